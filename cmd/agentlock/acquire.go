@@ -1,0 +1,188 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentlock/agentlock/core"
+)
+
+// acquireRecord is the JSON line of one path of an acquire, with the field
+// names of agent-registry 0.2's result dictionary.
+type acquireRecord struct {
+	Path       string   `json:"path"`
+	Locked     bool     `json:"locked"`
+	Owner      string   `json:"owner,omitempty"`       // on success: the caller
+	StaleOwner string   `json:"stale_owner,omitempty"` // whose expired lock was taken over
+	Note       string   `json:"note,omitempty"`
+	SessionID  string   `json:"session_id,omitempty"` // on refusal: the current owner
+	Age        *float64 `json:"age,omitempty"`        // on refusal: seconds since its renewal
+	ExpiresIn  *float64 `json:"expires_in,omitempty"` // on refusal: seconds until it is stale
+}
+
+type acquireOptions struct {
+	wait time.Duration
+}
+
+func newAcquireCmd(f *factory) *cobra.Command {
+	opts := acquireOptions{}
+	cmd := &cobra.Command{
+		Use:   "acquire <path>... [--session ID] | acquire <path> <session>",
+		Short: "Take the lock on one or more paths (all or none)",
+		Long: `Take the lock on each path for the session, or renew it when the session
+already holds it. Several paths are taken all together or not at all.
+
+A lock held by another session and renewed within the timeout is never taken;
+an expired (stale) one is taken over and its previous owner reported.
+
+Exit 0: every path is yours. Exit 1: another session holds one of them; do not
+modify it, and do not work around the refusal. Wait (--wait) or ask the holder.`,
+		Example: `  agentlock acquire src/auth.py claude-1
+  agentlock acquire --session claude-1 src/a.go src/b.go
+  agentlock acquire --wait 2m src/auth.py --session claude-1`,
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			return acquireRun(f, cmd, args, opts)
+		}),
+	}
+	cmd.Flags().DurationVar(&opts.wait, "wait", 0, "when a path is held, retry until it is free or this much time has passed (e.g. 30s, 5m)")
+	return cmd
+}
+
+func acquireRun(f *factory, cmd *cobra.Command, args []string, opts acquireOptions) error {
+	c, err := loadConfig(cmd)
+	if err != nil {
+		return err
+	}
+	paths, session, err := pathsAndSession(cmd, args, c)
+	if err != nil {
+		return err
+	}
+	if opts.wait < 0 {
+		return usagef("--wait %s: must not be negative", opts.wait)
+	}
+	locker := c.locker()
+	leases, err := locker.AcquireAll(paths, session)
+	if errors.Is(err, core.ErrLocked) && opts.wait > 0 {
+		leases, err = waitAndAcquire(f, locker, paths, session, opts.wait, err)
+	}
+	if errors.Is(err, core.ErrLocked) {
+		return reportRefusal(f, c, paths, err, opts.wait)
+	}
+	if err != nil {
+		return err
+	}
+	for _, l := range leases {
+		rec := acquireRecord{Path: l.Path, Locked: true, Owner: l.Session, StaleOwner: l.StaleOwner, Note: "acquired"}
+		human := fmt.Sprintf("acquired %s (session %s)", l.Path, l.Session)
+		switch {
+		case l.Renewed:
+			rec.Note = "renewed: already held by this session"
+			human = fmt.Sprintf("renewed %s (already held by session %s)", l.Path, l.Session)
+		case l.StaleOwner != "":
+			rec.Note = "took over the stale lock of " + l.StaleOwner
+			human = fmt.Sprintf("acquired %s (session %s; took over the stale lock of %s)", l.Path, l.Session, l.StaleOwner)
+		}
+		if err := emit(f, c, rec, human); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// waitAndAcquire retries an acquisition refused with first until it succeeds,
+// fails otherwise, or wait has passed. The pauses grow from 50ms to 1s with
+// random jitter, so that agents waiting for the same paths do not retry in
+// step.
+func waitAndAcquire(f *factory, locker *core.Locker, paths []string, session string, wait time.Duration, first error) ([]core.Lease, error) {
+	var held *core.HeldError
+	if errors.As(first, &held) {
+		fmt.Fprintf(f.ErrOut, "agentlock: %s is locked by %s; waiting up to %s...\n", held.Path, held.Owner, wait)
+	}
+	deadline := time.Now().Add(wait)
+	pause := 50 * time.Millisecond
+	err := first
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil, err
+		}
+		sleep := min(pause/2+rand.N(pause), left)
+		time.Sleep(sleep)
+		leases, err2 := locker.AcquireAll(paths, session)
+		if !errors.Is(err2, core.ErrLocked) {
+			return leases, err2
+		}
+		err = err2
+		pause = min(pause*3/2, time.Second)
+	}
+}
+
+// reportRefusal prints who holds what and returns the refusal. All or none:
+// the paths that were free are reported as not acquired too.
+func reportRefusal(f *factory, c config, paths []string, err error, waited time.Duration) error {
+	heldBy := map[string]*core.HeldError{}
+	for _, e := range joined(err) {
+		var held *core.HeldError
+		if errors.As(e, &held) {
+			heldBy[held.Path] = held
+		}
+	}
+	locker := c.locker()
+	for _, p := range paths {
+		// Resolve each path again to line it up with the refusals, which
+		// name real paths.
+		real, rerr := core.RealPath(p, locker.Cwd)
+		if rerr != nil {
+			return rerr
+		}
+		held, ok := heldBy[real]
+		if !ok {
+			if c.JSON {
+				if err := writeJSON(f.Out, acquireRecord{Path: real, Note: "not acquired: another path of the request is held"}); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		age, left := seconds(held.Age), seconds(held.Left)
+		if c.JSON {
+			rec := acquireRecord{Path: real, SessionID: held.Owner, Age: &age, ExpiresIn: &left, Note: "held by another session"}
+			if err := writeJSON(f.Out, rec); err != nil {
+				return err
+			}
+			continue
+		}
+		msg := fmt.Sprintf("agentlock: %s is locked by %s (renewed %s ago, expires in %s if not renewed)",
+			real, held.Owner, human(held.Age), human(held.Left))
+		if waited > 0 {
+			msg = fmt.Sprintf("agentlock: gave up after %s: %s is still locked by %s (renewed %s ago)",
+				waited, real, held.Owner, human(held.Age))
+		}
+		fmt.Fprintf(f.ErrOut, "%s.\nDo not modify it and do not work around this: wait with 'agentlock acquire --wait 5m', work on something else, or ask %s.\n", msg, held.Owner)
+	}
+	if len(paths) > 1 && !c.JSON {
+		fmt.Fprintln(f.ErrOut, "agentlock: nothing was acquired (several paths are taken all together or not at all).")
+	}
+	return errSilentRefusal
+}
+
+// joined returns the errors joined in err, or err alone.
+func joined(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// emit prints rec as JSON or the human line, per c.JSON.
+func emit(f *factory, c config, rec any, human string) error {
+	if c.JSON {
+		return writeJSON(f.Out, rec)
+	}
+	_, err := fmt.Fprintln(f.Out, human)
+	return err
+}

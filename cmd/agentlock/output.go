@@ -1,0 +1,46 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"time"
+)
+
+// seconds renders a duration as seconds with millisecond precision, the unit
+// of the "age" fields of agent-registry 0.2.
+func seconds(d time.Duration) float64 {
+	return math.Round(d.Seconds()*1000) / 1000
+}
+
+// human renders a duration for people: "3.2s", "2m5s".
+func human(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	if d < time.Minute {
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+// writeJSON prints v as one line of JSON.
+func writeJSON(w io.Writer, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode output: %w", err)
+	}
+	data = append(data, '\n')
+	if _, err := w.Write(data); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
+
+// errorRecord is the JSON line printed for a path whose operation failed
+// for a reason other than a refusal (usage, I/O, corrupt file).
+type errorRecord struct {
+	Path  string `json:"path,omitempty"`
+	Error string `json:"error"`
+}

@@ -1,0 +1,81 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Sentinel errors. Refusals (ErrLocked, ErrNotOwner, ErrNoLock) are the
+// normal answers of a lock manager and carry the current owner through the
+// typed errors below; the others mean the environment is not usable.
+var (
+	// ErrLocked: the path is held by another session whose lock is fresh.
+	ErrLocked = errors.New("locked by another session")
+	// ErrNotOwner: renew or release asked by a session that does not hold the lock.
+	ErrNotOwner = errors.New("not owner")
+	// ErrNoLock: renew asked for a path that has no lock.
+	ErrNoLock = errors.New("lock not found")
+	// ErrCorrupt: a lock file holds content that cannot be parsed.
+	ErrCorrupt = errors.New("corrupt lock file")
+	// ErrInvalidSession: a session id that the lock file format cannot hold.
+	ErrInvalidSession = errors.New("invalid session id")
+	// ErrUnsupportedFS: the lock directory is on a network file system.
+	ErrUnsupportedFS = errors.New("unsupported file system")
+)
+
+// HeldError reports that a path is held by another session. It matches
+// ErrLocked with errors.Is.
+type HeldError struct {
+	Path  string        // real path asked for
+	Owner string        // session holding the lock
+	Age   time.Duration // time since the owner last renewed it
+	Left  time.Duration // time until the lock becomes stale
+}
+
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("%s is locked by %s (renewed %s ago, expires in %s)",
+		e.Path, e.Owner, roundDuration(e.Age), roundDuration(e.Left))
+}
+
+// Is makes errors.Is(err, ErrLocked) true.
+func (e *HeldError) Is(target error) bool { return target == ErrLocked }
+
+// NotOwnerError reports a renew or release by a session that does not own
+// the lock. It matches ErrNotOwner with errors.Is.
+type NotOwnerError struct {
+	Path  string // real path
+	Owner string // session that holds the lock
+}
+
+func (e *NotOwnerError) Error() string {
+	return fmt.Sprintf("%s: not owner (the lock is held by %s)", e.Path, e.Owner)
+}
+
+// Is makes errors.Is(err, ErrNotOwner) true.
+func (e *NotOwnerError) Is(target error) bool { return target == ErrNotOwner }
+
+// CorruptError reports a lock file whose content cannot be parsed. It
+// matches ErrCorrupt with errors.Is. The file is left as it was.
+type CorruptError struct {
+	File    string // lock file
+	Content string // what it holds (truncated to a short prefix)
+	Reason  string // why it cannot be parsed
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("%s: corrupt lock file (%s): %q; inspect it, then empty it with 'agentlock release --force'",
+		e.File, e.Reason, e.Content)
+}
+
+// Is makes errors.Is(err, ErrCorrupt) true.
+func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+
+// roundDuration renders d to a tenth of a second, which is what a person
+// reading an age needs.
+func roundDuration(d time.Duration) time.Duration {
+	if d < 0 {
+		d = 0
+	}
+	return d.Round(100 * time.Millisecond)
+}

@@ -1,0 +1,105 @@
+package core
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// RealPath returns the lock identity of path: absolute, with every symbolic
+// link resolved and every "." and ".." removed. It follows Python's
+// os.path.realpath in its default, non-strict mode, so that agentlock and the
+// agent-registry 0.2 scripts name the same file the same way:
+//
+//   - a relative path is taken relative to cwd (the process working
+//     directory when cwd is empty);
+//   - components that exist are resolved through symbolic links, and ".."
+//     removes the last component of the path resolved so far, so "link/.."
+//     is the parent of the link's target, not the folder holding the link;
+//   - a tail that does not exist yet is kept as written (an agent may lock a
+//     file before creating it);
+//   - a symbolic-link loop is not an error: the looping part is kept as is.
+//
+// RealPath reads the file system (lstat and readlink) but never writes it.
+func RealPath(path, cwd string) (string, error) {
+	if path == "" {
+		return "", fmt.Errorf("real path: empty path")
+	}
+	if !filepath.IsAbs(path) {
+		if cwd == "" {
+			wd, err := os.Getwd()
+			if err != nil {
+				return "", fmt.Errorf("real path of %s: %w", path, err)
+			}
+			cwd = wd
+		}
+		// Join without cleaning: "a/link/.." must be resolved through the
+		// link before ".." applies, exactly as Python does.
+		path = cwd + string(filepath.Separator) + path
+	}
+	r := resolver{seen: map[string]string{}}
+	resolved, _, err := r.join(string(filepath.Separator), path)
+	if err != nil {
+		return "", fmt.Errorf("real path of %s: %w", path, err)
+	}
+	return resolved, nil
+}
+
+// resolver carries the symbolic links met so far, to detect loops the way
+// Python's _joinrealpath does: a link being resolved maps to "" until its
+// target is known.
+type resolver struct {
+	seen map[string]string
+}
+
+// join resolves rest on top of the already resolved absolute path base.
+// The boolean is false when a symbolic-link loop stopped the resolution; the
+// remaining components are then appended unresolved.
+func (r *resolver) join(base, rest string) (string, bool, error) {
+	const sep = string(filepath.Separator)
+	path := base
+	if strings.HasPrefix(rest, sep) {
+		path = sep
+	}
+	for rest != "" {
+		var name string
+		name, rest, _ = strings.Cut(rest, sep)
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			path = filepath.Dir(path)
+			continue
+		}
+		next := filepath.Join(path, name)
+		info, err := os.Lstat(next)
+		if err != nil || info.Mode()&os.ModeSymlink == 0 {
+			// Missing components are kept lexically (non-strict mode).
+			path = next
+			continue
+		}
+		if target, ok := r.seen[next]; ok {
+			if target != "" {
+				path = target
+				continue
+			}
+			return filepath.Join(next, rest), false, nil
+		}
+		r.seen[next] = ""
+		link, err := os.Readlink(next)
+		if err != nil {
+			return "", false, err
+		}
+		resolved, ok, err := r.join(path, link)
+		if err != nil {
+			return "", false, err
+		}
+		if !ok {
+			return filepath.Join(resolved, rest), false, nil
+		}
+		r.seen[next] = resolved
+		path = resolved
+	}
+	return path, true, nil
+}
