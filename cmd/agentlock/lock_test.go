@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-		"syscall"
+	"syscall"
 	"testing"
 	"time"
 
@@ -257,7 +257,7 @@ func TestRenewalPreventsExpiry(t *testing.T) {
 
 	// The heartbeat loop watches this process and stops when it exits.
 	watched := startHelper(t, "sleep", "60")
-	loop := s.start( "heartbeat", "--every", "100ms", "--pid", fmt.Sprint(watched.Process.Pid), "src/auth.py", "agent-a")
+	loop := s.start("heartbeat", "--every", "100ms", "--pid", fmt.Sprint(watched.Process.Pid), "src/auth.py", "agent-a")
 
 	for i := range 8 { // 8 × 250ms = 2s, four timeouts
 		time.Sleep(250 * time.Millisecond)
