@@ -109,7 +109,7 @@ programs that ignore it.`,
 	flags.String("session", "", "session id (default $AGENTLOCK_SESSION)")
 	flags.String("timeout", "", "staleness timeout, in seconds or as a duration like 2m (default $AGENTLOCK_TIMEOUT or 120)")
 	// The Python scripts spelled the flag --session-id.
-	flags.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 		if name == "session-id" {
 			name = "session"
 		}
