@@ -25,27 +25,14 @@ func (lt lockType) String() string {
 }
 
 // flock waits for a lock of type lt on f. flock is taken only around one
-// read-modify-write of a file's contents and released by unlock (or by the
-// kernel when the process dies), never held across an agent's work.
+// read-modify-write of a file's contents and released by closing f (or by
+// the kernel when the process dies), never held across an agent's work.
 func flock(f *os.File, lt lockType) error {
 	for {
 		err := unix.Flock(int(f.Fd()), int(lt))
 		if !errors.Is(err, unix.EINTR) {
 			if err != nil {
 				return &fs.PathError{Op: lt.String(), Path: f.Name(), Err: err}
-			}
-			return nil
-		}
-	}
-}
-
-// unlock releases the flock(2) lock held on f.
-func unlock(f *os.File) error {
-	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_UN)
-		if !errors.Is(err, unix.EINTR) {
-			if err != nil {
-				return &fs.PathError{Op: "Unlock", Path: f.Name(), Err: err}
 			}
 			return nil
 		}

@@ -60,10 +60,12 @@ func parseRecord(data []byte) (record, error) {
 	if err != nil || math.IsNaN(secs) || math.IsInf(secs, 0) {
 		return record{}, fmt.Errorf("bad timestamp %q", stamp)
 	}
+	// Microseconds are all a float of this size holds exactly, and all
+	// that encode writes.
 	whole, frac := math.Modf(secs)
 	return record{
 		session: session,
-		stamp:   time.Unix(int64(whole), int64(math.Round(frac*1e9))),
+		stamp:   time.Unix(int64(whole), int64(math.Round(frac*1e6))*1e3),
 		path:    path,
 	}, nil
 }

@@ -47,7 +47,7 @@ type background struct {
 func (s *sandbox) start(args ...string) *background {
 	s.t.Helper()
 	b := &background{args: args, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan error, 1)}
-	b.cmd = exec.Command(agentlockBin, args...)
+	b.cmd = exec.Command(harness.Bin, args...)
 	b.cmd.Env = append(os.Environ(), s.env...)
 	b.cmd.Dir = s.project
 	b.cmd.Stdout, b.cmd.Stderr = b.stdout, b.stderr

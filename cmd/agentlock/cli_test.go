@@ -149,7 +149,7 @@ func TestMultiPathRacesNeitherDeadlockNorSplit(t *testing.T) {
 		}
 		held := map[string]string{} // path -> winner
 		winners := 0
-		for i, r := range proctest.Race(t, agentlockBin, cmds) {
+		for i, r := range harness.Race(t, cmds) {
 			if r.Code != 0 {
 				requireExit(t, 1, r)
 				continue
@@ -202,7 +202,7 @@ func TestHeartbeatLoopStopsWhenParentShellExits(t *testing.T) {
 	// The shell starts the loop in the background and exits, as an agent's
 	// one-shot shell does. The loop's stdout is the pipe read here: it
 	// reaches EOF only when both the shell and the loop have exited.
-	script := fmt.Sprintf("%q heartbeat --every 50ms src/auth.py agent-a & sleep 0.2", agentlockBin)
+	script := fmt.Sprintf("%q heartbeat --every 50ms src/auth.py agent-a & sleep 0.2", harness.Bin)
 	shell := proctest.Cmd{Args: []string{"-c", script}, Env: s.env, Dir: s.project}
 	r := proctest.Run(t, "/bin/sh", shell)
 	requireExit(t, 0, r)

@@ -169,8 +169,8 @@ func TestPythonAndGoProcessesRaceForOneLock(t *testing.T) {
 		}
 		// Both kinds start behind the same barrier.
 		done := make(chan []proctest.Result)
-		go func() { done <- proctest.Race(t, py, pyCmds) }()
-		goResults := proctest.Race(t, agentlockBin, goCmds)
+		go func() { done <- harness.RaceProgram(t, py, pyCmds) }()
+		goResults := harness.Race(t, goCmds)
 		pyResults := <-done
 		var winners []string
 		for _, r := range append(goResults, pyResults...) {

@@ -17,8 +17,8 @@ import (
 	"github.com/agentlock/agentlock/internal/proctest"
 )
 
-// agentlockBin is the binary under test, built once by TestMain.
-var agentlockBin string
+// harness runs the agentlock binary under test, built once by TestMain.
+var harness *proctest.Harness
 
 // configVars are the variables agentlock reads; the tests clear them so that
 // the developer's own settings cannot leak in.
@@ -28,7 +28,6 @@ var configVars = []string{
 }
 
 func TestMain(m *testing.M) {
-	proctest.MaybeChild()
 	os.Exit(testMain(m))
 }
 
@@ -39,7 +38,7 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	agentlockBin, err = proctest.Build(".", dir, "agentlock")
+	harness, err = proctest.New(".", dir, "agentlock")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -86,7 +85,7 @@ func (s *sandbox) cmd(args ...string) proctest.Cmd {
 // run runs agentlock once from the project folder, as a separate process.
 func (s *sandbox) run(args ...string) proctest.Result {
 	s.t.Helper()
-	return proctest.Run(s.t, agentlockBin, s.cmd(args...))
+	return proctest.Run(s.t, harness.Bin, s.cmd(args...))
 }
 
 // runIn runs agentlock once from dir.
@@ -94,7 +93,7 @@ func (s *sandbox) runIn(dir string, args ...string) proctest.Result {
 	s.t.Helper()
 	c := s.cmd(args...)
 	c.Dir = dir
-	return proctest.Run(s.t, agentlockBin, c)
+	return proctest.Run(s.t, harness.Bin, c)
 }
 
 // path returns the absolute path of a project file.

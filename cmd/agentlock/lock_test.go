@@ -55,7 +55,7 @@ func TestConcurrentAcquisitionsElectOneWinner(t *testing.T) {
 		for i := range cmds {
 			cmds[i] = s.cmd("acquire", "--json", "src/shared.go", fmt.Sprintf("agent-%d", i))
 		}
-		results := proctest.Race(t, agentlockBin, cmds)
+		results := harness.Race(t, cmds)
 		var winners []string
 		for i, r := range results {
 			rec := oneJSON(t, r)
@@ -85,7 +85,7 @@ func TestDistinctPathsDoNotInterfere(t *testing.T) {
 	for i := range cmds {
 		cmds[i] = s.cmd("acquire", fmt.Sprintf("src/file%d.go", i), fmt.Sprintf("agent-%d", i))
 	}
-	for i, r := range proctest.Race(t, agentlockBin, cmds) {
+	for i, r := range harness.Race(t, cmds) {
 		requireExit(t, 0, r)
 		owner, _ := s.onDisk(s.path(fmt.Sprintf("src/file%d.go", i)))
 		assert.Equal(t, fmt.Sprintf("agent-%d", i), owner)
@@ -185,7 +185,7 @@ func TestRaceOnStaleLockElectsOneWinner(t *testing.T) {
 		}
 		winners := 0
 		var winner string
-		for i, r := range proctest.Race(t, agentlockBin, cmds) {
+		for i, r := range harness.Race(t, cmds) {
 			rec := oneJSON(t, r)
 			if rec["locked"] == true {
 				winners++
@@ -446,6 +446,11 @@ func TestCorruptLockIsReportedNotOverwritten(t *testing.T) {
 		requireExit(t, 3, r)
 		assert.Contains(t, r.Stderr, "corrupt", "%v", args)
 	}
+	r := s.run("acquire", "--json", "src/auth.py", "agent-a")
+	requireExit(t, 3, r)
+	rec := oneJSON(t, r)
+	assert.Contains(t, rec["error"], "corrupt lock file", "--json callers get the error on stdout")
+	assert.Equal(t, 3.0, rec["exit_code"])
 	data, err := os.ReadFile(s.lockFile(target))
 	require.NoError(t, err)
 	assert.Equal(t, "this is not a lock record", string(data), "nothing overwrote it")

@@ -38,9 +38,9 @@ func writeJSON(w io.Writer, v any) error {
 	return nil
 }
 
-// errorRecord is the JSON line printed for a path whose operation failed
+// errorRecord is the JSON line printed, with --json, when a command fails
 // for a reason other than a refusal (usage, I/O, corrupt file).
 type errorRecord struct {
-	Path  string `json:"path,omitempty"`
-	Error string `json:"error"`
+	Error    string `json:"error"`
+	ExitCode int    `json:"exit_code"`
 }

@@ -143,5 +143,9 @@ func execute(f *factory, args []string) int {
 	default:
 		fmt.Fprintf(f.ErrOut, "agentlock: %s\n", err)
 	}
+	// An agent reading --json output gets the error on stdout too.
+	if asJSON, _ := cmd.Flags().GetBool("json"); asJSON && err != nil && !errors.Is(err, errSilentRefusal) {
+		writeJSON(f.Out, errorRecord{Error: err.Error(), ExitCode: code})
+	}
 	return code
 }

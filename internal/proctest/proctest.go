@@ -3,8 +3,8 @@
 // before anything is asserted. Races start many processes behind a shared
 // barrier so that they collide on the same files.
 //
-// A test package that uses Race must call MaybeChild first thing in its
-// TestMain: the test binary re-executes itself as the barrier child.
+// Typical use: build the program once in TestMain with New, then call
+// Run and Race from the tests.
 package proctest
 
 import (
@@ -14,88 +14,41 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"syscall"
-	"testing"
+		"testing"
 	"time"
 )
 
-// Environment variables by which a re-executed test binary learns that it is
-// a barrier child and which program to become.
-const (
-	envChildExec = "PROCTEST_CHILD_EXEC"
-	envChildDir  = "PROCTEST_CHILD_DIR"
-)
-
-// The barrier child talks to its parent through two inherited pipes.
-const (
-	readyFD = 3 // the child writes one byte here once it is waiting
-	gunFD   = 4 // the child blocks reading here until the parent closes it
-)
-
-// MaybeChild turns this process into a barrier child when Race started it:
-// it reports that it is ready, waits for the starting gun shared by all
-// children of the race, and replaces itself with the program under test. It
-// returns at once in any other process.
-func MaybeChild() {
-	bin := os.Getenv(envChildExec)
-	if bin == "" {
-		return
-	}
-	ready, gun := os.NewFile(readyFD, "ready"), os.NewFile(gunFD, "gun")
-	if _, err := ready.Write([]byte{1}); err != nil {
-		fail("proctest child: report ready: %v", err)
-	}
-	ready.Close()
-	// Read returns when the parent closes its end: every child wakes at once.
-	var b [1]byte
-	gun.Read(b[:])
-	gun.Close()
-	if dir := os.Getenv(envChildDir); dir != "" {
-		if err := os.Chdir(dir); err != nil {
-			fail("proctest child: %v", err)
-		}
-	}
-	env := make([]string, 0, len(os.Environ()))
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, envChildExec+"=") && !strings.HasPrefix(kv, envChildDir+"=") {
-			env = append(env, kv)
-		}
-	}
-	err := syscall.Exec(bin, append([]string{bin}, os.Args[1:]...), env)
-	fail("proctest child: exec %s: %v", bin, err)
+// Harness runs a built program as separate processes.
+type Harness struct {
+	// Bin is the program under test.
+	Bin string
+	// barrier is the helper that holds a racing process at the start.
+	barrier string
 }
 
-func fail(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, format+"\n", args...)
-	os.Exit(125)
+// New builds the main package pkg (a directory or import path) into dir
+// under name, and the barrier helper beside it.
+func New(pkg, dir, name string) (*Harness, error) {
+	bin, err := build(pkg, filepath.Join(dir, name))
+	if err != nil {
+		return nil, err
+	}
+	barrier, err := build("github.com/agentlock/agentlock/internal/proctest/barrier", filepath.Join(dir, "proctest-barrier"))
+	if err != nil {
+		return nil, err
+	}
+	return &Harness{Bin: bin, barrier: barrier}, nil
 }
 
-// Build compiles the main package pkg (a directory, or a pattern the go
-// command accepts) into dir and returns the binary's path. When the test
-// binary itself runs under the race detector, so does the program.
-func Build(pkg, dir, name string) (string, error) {
-	out := filepath.Join(dir, name)
-	args := []string{"build", "-o", out}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	cmd := exec.Command(goTool(), append(args, pkg)...)
+func build(pkg, out string) (string, error) {
+	// go test puts its own toolchain first on PATH.
+	cmd := exec.Command("go", "build", "-o", out, pkg)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("build %s: %w", pkg, err)
 	}
 	return out, nil
-}
-
-// goTool finds the go command of the running toolchain.
-func goTool() string {
-	tool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(tool); err == nil {
-		return tool
-	}
-	return "go"
 }
 
 // Cmd is one invocation of the program under test.
@@ -115,6 +68,12 @@ type Result struct {
 
 func (r Result) String() string {
 	return fmt.Sprintf("%v (dir %s): exit %d\nstdout: %s\nstderr: %s", r.Cmd.Args, r.Cmd.Dir, r.Code, r.Stdout, r.Stderr)
+}
+
+// Run runs the program once as a separate process and waits for it to exit.
+func (h *Harness) Run(t testing.TB, c Cmd) Result {
+	t.Helper()
+	return Run(t, h.Bin, c)
 }
 
 // Run runs bin once as a separate process and waits for it to exit.
@@ -139,7 +98,7 @@ func result(t testing.TB, c Cmd, err error, stdout, stderr *bytes.Buffer) Result
 	case err != nil:
 		t.Fatalf("run %v: %v", c.Args, err)
 	}
-	if r.Code == 125 && strings.Contains(r.Stderr, "proctest child") {
+	if r.Code == 125 && strings.Contains(r.Stderr, "proctest barrier") {
 		t.Fatalf("barrier child failed: %s", r.Stderr)
 	}
 	return r
@@ -147,10 +106,16 @@ func result(t testing.TB, c Cmd, err error, stdout, stderr *bytes.Buffer) Result
 
 // Race starts one process per command, holds every one of them at a shared
 // barrier until all have started, then releases them at the same instant and
-// waits for all to exit. Each process becomes bin only once released, so the
-// programs start and reach the shared files together. The test binary must
-// call MaybeChild in its TestMain.
-func Race(t testing.TB, bin string, cmds []Cmd) []Result {
+// waits for all to exit. Each process becomes the program only once
+// released, so the programs start and reach the shared files together.
+func (h *Harness) Race(t testing.TB, cmds []Cmd) []Result {
+	t.Helper()
+	return h.RaceProgram(t, h.Bin, cmds)
+}
+
+// RaceProgram is Race for another program, bin (a Python script's
+// interpreter, say), so that other implementations can join a race.
+func (h *Harness) RaceProgram(t testing.TB, bin string, cmds []Cmd) []Result {
 	t.Helper()
 	gunR, gunW, err := os.Pipe()
 	if err != nil {
@@ -163,9 +128,9 @@ func Race(t testing.TB, bin string, cmds []Cmd) []Result {
 	procs := make([]*exec.Cmd, len(cmds))
 	outs := make([][2]*bytes.Buffer, len(cmds))
 	for i, c := range cmds {
-		cmd := exec.Command(os.Args[0], c.Args...)
+		cmd := exec.Command(h.barrier, append([]string{bin}, c.Args...)...)
 		cmd.Env = append(os.Environ(), c.Env...)
-		cmd.Env = append(cmd.Env, envChildExec+"="+bin, envChildDir+"="+c.Dir)
+		cmd.Dir = c.Dir
 		cmd.ExtraFiles = []*os.File{readyW, gunR}
 		outs[i] = [2]*bytes.Buffer{{}, {}}
 		cmd.Stdout, cmd.Stderr = outs[i][0], outs[i][1]
