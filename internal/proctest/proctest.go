@@ -15,7 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-		"testing"
+	"testing"
 	"time"
 )
 
