@@ -353,6 +353,11 @@ func (l *Locker) edit(path string, decide func(target, State) (*record, error)) 
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	return l.editTarget(t, decide)
+}
+
+// editTarget is edit for a resolved target.
+func (l *Locker) editTarget(t target, decide func(target, State) (*record, error)) error {
 	f, err := openLockFile(t, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		_, err := decide(t, State{Path: t.path, File: t.file})
@@ -489,6 +494,42 @@ func (l *Locker) List(dir string) ([]State, []error, error) {
 		return a.File < b.File
 	})
 	return states, problems, nil
+}
+
+// ReleaseSession releases every lock in dir that session owns, found by
+// reading each lock file (not from any list the session kept), and returns
+// what it released. Locks of other sessions are never touched; a corrupt
+// file is reported in the error and skipped.
+func (l *Locker) ReleaseSession(dir, session string) ([]State, error) {
+	if err := ValidateSession(session); err != nil {
+		return nil, err
+	}
+	states, problems, err := l.List(dir)
+	if err != nil {
+		return nil, err
+	}
+	var released []State
+	for _, s := range states {
+		if s.Owner != session {
+			continue
+		}
+		// Re-judged under the exclusive flock: the listing is only a hint.
+		t := target{dir: dir, file: s.File}
+		err := l.editTarget(t, func(_ target, now State) (*record, error) {
+			if now.Owner != session {
+				return nil, nil
+			}
+			released = append(released, now)
+			return &record{}, nil
+		})
+		if err != nil {
+			problems = append(problems, err)
+		}
+	}
+	if len(problems) > 0 {
+		return released, fmt.Errorf("release locks of %s: %w", session, errors.Join(problems...))
+	}
+	return released, nil
 }
 
 // openLockFile opens t's lock file for reading and writing, creating it (and

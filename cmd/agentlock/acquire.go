@@ -75,6 +75,11 @@ func acquireRun(f *factory, cmd *cobra.Command, args []string, opts acquireOptio
 	if err != nil {
 		return err
 	}
+	held := make([]string, len(leases))
+	for i, l := range leases {
+		held[i] = l.Path
+	}
+	syncDoNotTouch(f, c, session, held, true)
 	for _, l := range leases {
 		rec := acquireRecord{Path: l.Path, Locked: true, Owner: l.Session, StaleOwner: l.StaleOwner, Note: "acquired"}
 		human := fmt.Sprintf("acquired %s (session %s)", l.Path, l.Session)

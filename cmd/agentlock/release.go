@@ -58,6 +58,8 @@ func releaseRun(f *factory, cmd *cobra.Command, args []string, opts releaseOptio
 	}
 	locker := c.locker()
 	refused := false
+	var dropped []string
+	defer func() { syncDoNotTouch(f, c, session, dropped, false) }()
 	for _, p := range paths {
 		prev, err := locker.Release(p, session)
 		var notOwner *core.NotOwnerError
@@ -73,6 +75,7 @@ func releaseRun(f *factory, cmd *cobra.Command, args []string, opts releaseOptio
 		case err != nil:
 			return err
 		case prev.Owner != "":
+			dropped = append(dropped, prev.Path)
 			err = emit(f, c, releaseRecord{Path: prev.Path, Released: true}, "released "+prev.Path)
 		default:
 			err = emit(f, c, releaseRecord{Path: prev.Path, Released: true, Note: "was not locked"}, "released "+prev.Path+" (it was not locked)")

@@ -66,7 +66,8 @@ func exitCode(err error) int {
 	case errors.As(err, &usage), errors.Is(err, core.ErrInvalidSession), !errors.As(err, &run):
 		return exitUsage
 	case errors.Is(err, errSilentRefusal),
-		errors.Is(err, core.ErrLocked), errors.Is(err, core.ErrNotOwner), errors.Is(err, core.ErrNoLock):
+		errors.Is(err, core.ErrLocked), errors.Is(err, core.ErrNotOwner), errors.Is(err, core.ErrNoLock),
+		errors.Is(err, core.ErrNoSession):
 		return exitRefused
 	default:
 		return exitEnvError
@@ -125,6 +126,11 @@ programs that ignore it.`,
 		newCheckCmd(f),
 		newHeartbeatCmd(f),
 		newStatusCmd(f),
+		newRegisterCmd(f),
+		newUpdateCmd(f),
+		newFinishCmd(f),
+		newHandoffCmd(f),
+		newShowCmd(f),
 	)
 	return root
 }

@@ -1,0 +1,400 @@
+package core
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Session statuses used by agentlock. Other values written by other tools
+// are kept as they are.
+const (
+	StatusWorking  = "OnWorking"
+	StatusFinished = "Finished"
+)
+
+// RegistryVersion is the version key agentlock writes in the frontmatter.
+const RegistryVersion = "1.0"
+
+// Errors of the registry.
+var (
+	// ErrNoSession: the session is not in the registry.
+	ErrNoSession = errors.New("no such session")
+	// ErrCorruptRegistry: registry.md cannot be parsed; it is never overwritten.
+	ErrCorruptRegistry = errors.New("corrupt registry")
+)
+
+// Todo is a session's task list, split as agent-registry 0.2 does.
+type Todo struct {
+	Past    []string `yaml:"past"`
+	Present []string `yaml:"present"`
+	Future  []string `yaml:"future"`
+}
+
+// Session is one agent's entry in registry.md, with the keys of
+// agent-registry 0.2.
+type Session struct {
+	SessionID  string   `yaml:"session_id" json:"session_id"`
+	Provider   string   `yaml:"provider" json:"provider"`
+	AIVersion  string   `yaml:"ai_version" json:"ai_version"`
+	StartedAt  string   `yaml:"started_at" json:"started_at"` // RFC 3339 with offset
+	WorkingOn  string   `yaml:"working_on" json:"working_on"`
+	Todo       Todo     `yaml:"todo" json:"todo"`
+	Space      []string `yaml:"space" json:"space"`
+	DoNotTouch []string `yaml:"do_not_touch" json:"do_not_touch"`
+	Status     string   `yaml:"status" json:"status"`
+	Issues     []string `yaml:"issues" json:"issues"`
+	Handoff    []string `yaml:"handoff" json:"handoff"`
+}
+
+// Document is the frontmatter of registry.md: its only authoritative data.
+type Document struct {
+	Version     string    `yaml:"version" json:"version"`
+	LastUpdated string    `yaml:"last_updated" json:"last_updated"`
+	Agents      []Session `yaml:"agents" json:"agents"`
+}
+
+// Find returns the session with id, or false.
+func (d *Document) Find(id string) (*Session, bool) {
+	for i := range d.Agents {
+		if d.Agents[i].SessionID == id {
+			return &d.Agents[i], true
+		}
+	}
+	return nil, false
+}
+
+// Registry reads and writes registry.md. Every write is one critical
+// section: flock on the dedicated registry.md.lock (created once, never
+// renamed or deleted) → read registry.md → change → write a temporary file in
+// the same folder, fsync, rename it over registry.md, fsync the folder →
+// unlock. Reading inside the section that writes means no update is lost.
+// A registry.md that cannot be parsed is never overwritten.
+type Registry struct {
+	// Path is registry.md; its folder is created on the first write.
+	Path string
+	// Protocol is the rendered protocol block, written between the
+	// frontmatter and the table on every write.
+	Protocol string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+func (r *Registry) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// Load reads registry.md. A missing file is an empty registry. Because
+// writers replace the file by rename, a reader always sees a whole version.
+func (r *Registry) Load() (Document, error) {
+	data, err := os.ReadFile(r.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Document{Version: RegistryVersion}, nil
+	}
+	if err != nil {
+		return Document{}, fmt.Errorf("read registry: %w", err)
+	}
+	return parseRegistry(r.Path, data)
+}
+
+// Register adds s, or replaces the entry with the same session id, with
+// status OnWorking and the current time as its start.
+func (r *Registry) Register(s Session) (Session, error) {
+	if err := ValidateSession(s.SessionID); err != nil {
+		return Session{}, err
+	}
+	s.Status = StatusWorking
+	s.StartedAt = r.now().Format(time.RFC3339)
+	err := r.edit(func(d *Document) error {
+		if old, ok := d.Find(s.SessionID); ok {
+			*old = s
+			return nil
+		}
+		d.Agents = append(d.Agents, s)
+		return nil
+	})
+	if err != nil {
+		return Session{}, fmt.Errorf("register %s: %w", s.SessionID, err)
+	}
+	return s, nil
+}
+
+// Update applies change to the session id inside the critical section and
+// returns the result. It fails with ErrNoSession, changing nothing, when
+// the session is not registered.
+func (r *Registry) Update(id string, change func(*Session)) (Session, error) {
+	var out Session
+	err := r.edit(func(d *Document) error {
+		s, ok := d.Find(id)
+		if !ok {
+			return fmt.Errorf("%w: %s", ErrNoSession, id)
+		}
+		change(s)
+		out = *s
+		return nil
+	})
+	if err != nil {
+		return Session{}, fmt.Errorf("update %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// Finish marks the session Finished and empties its do_not_touch. The
+// caller releases the session's locks (Locker.ReleaseSession): the lock
+// files stay authoritative, the registry is their readable view.
+func (r *Registry) Finish(id string) (Session, error) {
+	return r.Update(id, func(s *Session) {
+		s.Status = StatusFinished
+		s.DoNotTouch = []string{}
+	})
+}
+
+// AddHandoffRef appends ref (a path to notes for the next agent) to the
+// session's handoff list, once.
+func (r *Registry) AddHandoffRef(id, ref string) (Session, error) {
+	return r.Update(id, func(s *Session) { s.Handoff = appendMissing(s.Handoff, ref) })
+}
+
+// appendMissing appends the items not yet in list, keeping order.
+func appendMissing(list []string, items ...string) []string {
+	for _, it := range items {
+		found := false
+		for _, have := range list {
+			if have == it {
+				found = true
+				break
+			}
+		}
+		if !found {
+			list = append(list, it)
+		}
+	}
+	return list
+}
+
+// removeItems returns list without items.
+func removeItems(list []string, items ...string) []string {
+	out := []string{}
+	for _, have := range list {
+		keep := true
+		for _, it := range items {
+			if have == it {
+				keep = false
+				break
+			}
+		}
+		if keep {
+			out = append(out, have)
+		}
+	}
+	return out
+}
+
+// HoldPaths adds paths to the session's do_not_touch (after an acquire).
+// It reports false, changing nothing, when the session is not registered
+// or the registry does not exist yet.
+func (r *Registry) HoldPaths(id string, paths ...string) (bool, error) {
+	return r.changeIfRegistered(id, func(s *Session) { s.DoNotTouch = appendMissing(s.DoNotTouch, paths...) })
+}
+
+// DropPaths removes paths from the session's do_not_touch (after a
+// release), like HoldPaths.
+func (r *Registry) DropPaths(id string, paths ...string) (bool, error) {
+	return r.changeIfRegistered(id, func(s *Session) { s.DoNotTouch = removeItems(s.DoNotTouch, paths...) })
+}
+
+func (r *Registry) changeIfRegistered(id string, change func(*Session)) (bool, error) {
+	// Every acquire and release comes here: skip the locked parse and
+	// rewrite when the id does not even appear in the file.
+	data, err := os.ReadFile(r.Path)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && !bytes.Contains(data, []byte(id))) {
+		return false, nil
+	}
+	_, err = r.Update(id, change)
+	if errors.Is(err, ErrNoSession) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// edit runs one critical section on the registry; see Registry.
+func (r *Registry) edit(change func(*Document) error) error {
+	dir := filepath.Dir(r.Path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create registry folder: %w", err)
+	}
+	// The lock lives on its own file, because registry.md itself is
+	// replaced by rename: a flock on it would stay with the old inode.
+	lockPath := r.Path + ".lock"
+	lf, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
+	if err != nil {
+		return fmt.Errorf("open registry lock: %w", err)
+	}
+	defer lf.Close()
+	if err := checkLocalFile(lf); err != nil {
+		return err
+	}
+	if err := flock(lf, writeLock); err != nil {
+		return err
+	}
+	// Read under the lock: what another writer wrote a moment ago is kept.
+	doc, err := r.Load()
+	if err != nil {
+		return err
+	}
+	if err := change(&doc); err != nil {
+		return err
+	}
+	doc.Version = RegistryVersion
+	doc.LastUpdated = r.now().Format(time.RFC3339)
+	data, err := renderRegistry(doc, r.Protocol)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(r.Path, data)
+}
+
+// writeFileAtomic replaces path with data: temporary file in the same
+// folder, fsync, rename, fsync of the folder (so the rename itself survives
+// a crash). Readers see the old or the new file, never a mix.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// parseRegistry reads the frontmatter of a registry.md. The protocol block
+// and the table are views and are ignored.
+func parseRegistry(path string, data []byte) (Document, error) {
+	corrupt := func(reason string) error {
+		return fmt.Errorf("%s: %w: %s; fix the YAML frontmatter by hand (nothing was changed)", path, ErrCorruptRegistry, reason)
+	}
+	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	if strings.TrimSpace(text) == "" {
+		return Document{Version: RegistryVersion}, nil
+	}
+	if !strings.HasPrefix(text, "---\n") {
+		return Document{}, corrupt("it does not start with a '---' frontmatter line")
+	}
+	front, _, ok := strings.Cut(text[4:], "\n---")
+	if !ok {
+		return Document{}, corrupt("the frontmatter has no closing '---' line")
+	}
+	var doc Document
+	dec := yaml.NewDecoder(strings.NewReader(front))
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) { // EOF: empty frontmatter
+		return Document{}, corrupt(err.Error())
+	}
+	if doc.Version == "" {
+		doc.Version = RegistryVersion
+	}
+	return doc, nil
+}
+
+// renderRegistry writes the whole registry.md: frontmatter, protocol block,
+// table.
+func renderRegistry(doc Document, protocol string) ([]byte, error) {
+	for i := range doc.Agents {
+		normalizeLists(&doc.Agents[i])
+	}
+	var b bytes.Buffer
+	b.WriteString("---\n")
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("render registry: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("render registry: %w", err)
+	}
+	b.WriteString("---\n\n")
+	b.WriteString(protocol)
+	b.WriteString("\n\n")
+	writeTable(&b, doc)
+	return b.Bytes(), nil
+}
+
+// normalizeLists makes nil lists empty, so that the YAML says [] as
+// agent-registry does, not null.
+func normalizeLists(s *Session) {
+	for _, l := range []*[]string{&s.Todo.Past, &s.Todo.Present, &s.Todo.Future, &s.Space, &s.DoNotTouch, &s.Issues, &s.Handoff} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+}
+
+// writeTable renders the sessions as a markdown table, one row each.
+func writeTable(b *bytes.Buffer, doc Document) {
+	b.WriteString("| Session | Provider | AI Version | Status | Working On | Do Not Touch | Space | Todo (present) | Started | Handoff |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, s := range doc.Agents {
+		row := []string{
+			cell(s.SessionID), cell(s.Provider), cell(s.AIVersion), cell(s.Status), cell(s.WorkingOn),
+			cells(s.DoNotTouch), cells(s.Space), cells(s.Todo.Present), cell(s.StartedAt), cells(s.Handoff),
+		}
+		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+	}
+}
+
+// cell neutralises what would break a table row: '|' is escaped, line
+// breaks become <br>. The frontmatter keeps the exact values.
+func cell(v string) string {
+	v = strings.ReplaceAll(v, `\`, `\\`)
+	v = strings.ReplaceAll(v, "|", `\|`)
+	v = strings.ReplaceAll(v, "\r\n", "<br>")
+	v = strings.ReplaceAll(v, "\n", "<br>")
+	v = strings.ReplaceAll(v, "\r", "<br>")
+	return v
+}
+
+// cells renders a list as one cell, items separated by <br>.
+func cells(list []string) string {
+	out := make([]string, len(list))
+	for i, v := range list {
+		out[i] = cell(v)
+	}
+	return strings.Join(out, "<br>")
+}
