@@ -1,0 +1,52 @@
+package core
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+)
+
+// registryOf200 returns a registry file holding 200 sessions.
+func registryOf200(b *testing.B) *Registry {
+	b.Helper()
+	r := &Registry{Path: filepath.Join(b.TempDir(), "registry.md"), Protocol: "<!-- PROTOCOL:START -->\n<!-- PROTOCOL:END -->"}
+	for i := range 200 {
+		id := fmt.Sprintf("session-%03d", i)
+		if _, err := r.Register(Session{SessionID: id, Provider: "vendor", AIVersion: "m", WorkingOn: "working on " + id,
+			Space: []string{"src/a", "src/b"}, Todo: Todo{Present: []string{"one", "two"}}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return r
+}
+
+func BenchmarkRegistryUpdate200(b *testing.B) {
+	r := registryOf200(b)
+	for b.Loop() {
+		if _, err := r.Update("session-001", func(s *Session) { s.WorkingOn = "x" }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkRegistryLoad200(b *testing.B) {
+	r := registryOf200(b)
+	for b.Loop() {
+		if _, err := r.Load(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkRegistryRender200(b *testing.B) {
+	r := registryOf200(b)
+	doc, err := r.Load()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := renderRegistry(doc, r.Protocol); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
