@@ -82,9 +82,10 @@ func (d *Document) Find(id string) (*Session, bool) {
 type Registry struct {
 	// Path is registry.md; its folder is created on the first write.
 	Path string
-	// Protocol is the rendered protocol block, written between the
-	// frontmatter and the table on every write.
-	Protocol string
+	// Protocol renders the protocol block written between the frontmatter
+	// and the table. It is called only when the registry is written, so
+	// that reads and the lock commands' registry checks do not pay for it.
+	Protocol func() (string, error)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -259,7 +260,11 @@ func (r *Registry) edit(change func(*Document) error) error {
 	}
 	doc.Version = RegistryVersion
 	doc.LastUpdated = r.now().Format(time.RFC3339)
-	data, err := renderRegistry(doc, r.Protocol)
+	protocol, err := r.Protocol()
+	if err != nil {
+		return err
+	}
+	data, err := renderRegistry(doc, protocol)
 	if err != nil {
 		return err
 	}

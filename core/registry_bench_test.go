@@ -9,7 +9,7 @@ import (
 // registryOf200 returns a registry file holding 200 sessions.
 func registryOf200(b *testing.B) *Registry {
 	b.Helper()
-	r := &Registry{Path: filepath.Join(b.TempDir(), "registry.md"), Protocol: "<!-- PROTOCOL:START -->\n<!-- PROTOCOL:END -->"}
+	r := &Registry{Path: filepath.Join(b.TempDir(), "registry.md"), Protocol: func() (string, error) { return "<!-- PROTOCOL:START -->\n<!-- PROTOCOL:END -->", nil }}
 	for i := range 200 {
 		id := fmt.Sprintf("session-%03d", i)
 		if _, err := r.Register(Session{SessionID: id, Provider: "vendor", AIVersion: "m", WorkingOn: "working on " + id,
@@ -44,8 +44,12 @@ func BenchmarkRegistryRender200(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	protocol, err := r.Protocol()
+	if err != nil {
+		b.Fatal(err)
+	}
 	for b.Loop() {
-		if _, err := renderRegistry(doc, r.Protocol); err != nil {
+		if _, err := renderRegistry(doc, protocol); err != nil {
 			b.Fatal(err)
 		}
 	}

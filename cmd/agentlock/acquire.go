@@ -136,11 +136,10 @@ func reportRefusal(f *factory, c config, paths []string, err error, waited time.
 			heldBy[held.Path] = held
 		}
 	}
-	locker := c.locker()
 	for _, p := range paths {
 		// Resolve each path again to line it up with the refusals, which
 		// name real paths.
-		real, rerr := core.RealPath(p, locker.Cwd)
+		real, rerr := core.RealPath(p, "")
 		if rerr != nil {
 			return rerr
 		}

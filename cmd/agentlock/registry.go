@@ -28,10 +28,7 @@ func (c config) registryFor(realPath string) (*core.Registry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("registry path: %w", err)
 	}
-	protocol, err := templates.Protocol(templates.ProtocolData{Bin: "agentlock"})
-	if err != nil {
-		return nil, err
-	}
+	protocol := func() (string, error) { return templates.Protocol(templates.ProtocolData{Bin: "agentlock"}) }
 	return &core.Registry{Path: abs, Protocol: protocol}, nil
 }
 
