@@ -4,15 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // Session statuses used by agentlock. Other values written by other tools
@@ -264,11 +261,7 @@ func (r *Registry) edit(change func(*Document) error) error {
 	if err != nil {
 		return err
 	}
-	data, err := renderRegistry(doc, protocol)
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(r.Path, data)
+	return writeFileAtomic(r.Path, renderRegistry(doc, protocol))
 }
 
 // writeFileAtomic replaces path with data: temporary file in the same
@@ -327,9 +320,8 @@ func parseRegistry(path string, data []byte) (Document, error) {
 	if !ok {
 		return Document{}, corrupt("the frontmatter has no closing '---' line")
 	}
-	var doc Document
-	dec := yaml.NewDecoder(strings.NewReader(front))
-	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) { // EOF: empty frontmatter
+	doc, err := decodeFrontmatter(front)
+	if err != nil {
 		return Document{}, corrupt(err.Error())
 	}
 	if doc.Version == "" {
@@ -340,25 +332,18 @@ func parseRegistry(path string, data []byte) (Document, error) {
 
 // renderRegistry writes the whole registry.md: frontmatter, protocol block,
 // table.
-func renderRegistry(doc Document, protocol string) ([]byte, error) {
+func renderRegistry(doc Document, protocol string) []byte {
 	for i := range doc.Agents {
 		normalizeLists(&doc.Agents[i])
 	}
 	var b bytes.Buffer
 	b.WriteString("---\n")
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(doc); err != nil {
-		return nil, fmt.Errorf("render registry: %w", err)
-	}
-	if err := enc.Close(); err != nil {
-		return nil, fmt.Errorf("render registry: %w", err)
-	}
+	encodeFrontmatter(&b, doc)
 	b.WriteString("---\n\n")
 	b.WriteString(protocol)
 	b.WriteString("\n\n")
 	writeTable(&b, doc)
-	return b.Bytes(), nil
+	return b.Bytes()
 }
 
 // normalizeLists makes nil lists empty, so that the YAML says [] as
@@ -387,6 +372,9 @@ func writeTable(b *bytes.Buffer, doc Document) {
 // cell neutralises what would break a table row: '|' is escaped, line
 // breaks become <br>. The frontmatter keeps the exact values.
 func cell(v string) string {
+	if !strings.ContainsAny(v, "\\|\r\n") {
+		return v
+	}
 	v = strings.ReplaceAll(v, `\`, `\\`)
 	v = strings.ReplaceAll(v, "|", `\|`)
 	v = strings.ReplaceAll(v, "\r\n", "<br>")

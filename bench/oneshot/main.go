@@ -61,6 +61,11 @@ func run(bin string, n int) error {
 		{name: "agentlock check", cmd: []string{bin, "check", target}},
 		{name: "register (200 reg.)", cmd: []string{bin, "register", "session-000", "vendor", "model-2", "again"}},
 		{name: "update (200 reg.)", cmd: []string{bin, "update", "session-001", "--todo-present", "task three"}},
+		// Floors, to read the ratios against: the same binary doing no
+		// work, and one process making one durable copy of the registry
+		// (write + fsync), which every registry write must do.
+		{name: "floor: agentlock -h", cmd: []string{bin, "-h"}},
+		{name: "floor: dd fsync", cmd: []string{"dd", "if=" + filepath.Join(dir, "registry.md"), "of=" + filepath.Join(dir, "copy.md"), "conv=fsync", "status=none"}},
 	}
 	times := make([][]time.Duration, len(scenarios))
 	for round := range n {

@@ -321,6 +321,9 @@ func TestPythonYAMLReadsTheRegistry(t *testing.T) {
 	s, reg := registrySandbox(t)
 	requireExit(t, 0, register(s, "claude-1", "a|b,c", "task: with colon"))
 	requireExit(t, 0, s.run("handoff", "claude-1", "notes #1.md"))
+	// Every character class the frontmatter writer escapes or passes raw.
+	hard := "say \"hi\" \\ # x: [y], {z} 'q'\ttab\nline\x7fdel\u0085nel\u2028ls ü 😀 \x01"
+	requireExit(t, 0, s.run("update", "claude-1", "--working-on", hard))
 	script := `
 import sys, yaml
 text = open(sys.argv[1]).read()
@@ -335,9 +338,10 @@ assert set(a["todo"]) == {"past", "present", "future"}
 assert a["space"] == ["a|b", "c"], a["space"]
 assert a["todo"]["present"] == ["task: with colon"], a["todo"]
 assert a["handoff"] == ["notes #1.md"], a["handoff"]
+assert a["working_on"] == sys.argv[2], repr(a["working_on"])
 print("ok")
 `
-	r := proctest.Run(t, py, proctest.Cmd{Args: []string{"-c", script, reg}})
+	r := proctest.Run(t, py, proctest.Cmd{Args: []string{"-c", script, reg, hard}})
 	requireExit(t, 0, r)
 	assert.Equal(t, "ok\n", r.Stdout)
 }
