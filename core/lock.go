@@ -501,6 +501,29 @@ func (l *Locker) List(dir string) ([]State, []error, error) {
 // what it released. Locks of other sessions are never touched; a corrupt
 // file is reported in the error and skipped.
 func (l *Locker) ReleaseSession(dir, session string) ([]State, error) {
+	released, err := l.eachOwned(dir, session, func(State) *record { return &record{} })
+	if err != nil {
+		return released, fmt.Errorf("release locks of %s: %w", session, err)
+	}
+	return released, nil
+}
+
+// RenewSession renews every lock in dir that session owns (as Heartbeat
+// does for one path), found by owner like ReleaseSession. It returns the
+// renewed locks, with their state before the renewal.
+func (l *Locker) RenewSession(dir, session string) ([]State, error) {
+	renewed, err := l.eachOwned(dir, session, func(s State) *record {
+		return &record{session: session, stamp: l.now(), path: s.Path}
+	})
+	if err != nil {
+		return renewed, fmt.Errorf("renew locks of %s: %w", session, err)
+	}
+	return renewed, nil
+}
+
+// eachOwned writes next(state) into every lock file of dir that session
+// owns, each under its exclusive flock, and returns the states it changed.
+func (l *Locker) eachOwned(dir, session string, next func(State) *record) ([]State, error) {
 	if err := ValidateSession(session); err != nil {
 		return nil, err
 	}
@@ -508,7 +531,7 @@ func (l *Locker) ReleaseSession(dir, session string) ([]State, error) {
 	if err != nil {
 		return nil, err
 	}
-	var released []State
+	var changed []State
 	for _, s := range states {
 		if s.Owner != session {
 			continue
@@ -519,17 +542,15 @@ func (l *Locker) ReleaseSession(dir, session string) ([]State, error) {
 			if now.Owner != session {
 				return nil, nil
 			}
-			released = append(released, now)
-			return &record{}, nil
+			now.Path = s.Path
+			changed = append(changed, now)
+			return next(now), nil
 		})
 		if err != nil {
 			problems = append(problems, err)
 		}
 	}
-	if len(problems) > 0 {
-		return released, fmt.Errorf("release locks of %s: %w", session, errors.Join(problems...))
-	}
-	return released, nil
+	return changed, errors.Join(problems...)
 }
 
 // openLockFile opens t's lock file for reading and writing, creating it (and

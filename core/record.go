@@ -34,6 +34,9 @@ func (r record) free() bool { return r.session == "" }
 // "<session>|<unix seconds with fraction>|<real path>", no newline.
 func (r record) encode() []byte {
 	secs := float64(r.stamp.UnixNano()) / 1e9
+	if r.path == "" { // renewing a 0.1.0 lock, which does not record its path
+		return []byte(r.session + "|" + strconv.FormatFloat(secs, 'f', 6, 64))
+	}
 	return []byte(r.session + "|" + strconv.FormatFloat(secs, 'f', 6, 64) + "|" + r.path)
 }
 

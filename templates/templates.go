@@ -1,16 +1,25 @@
 // Package templates holds the text that agentlock generates — the protocol
-// block of registry.md and the empty registry — embedded in the binary. It
-// is the single source of that text: nothing is assembled by hand in Go.
+// block of registry.md, the empty registry, and every file that
+// `agentlock init` writes for an agent — embedded in the binary. It is the
+// single source of that text: nothing is assembled by hand in Go.
+//
+// Integration templates live in integrations/ (shared by every agent) and
+// agents/<name>/ (one folder per agent). An agent's folder defines the
+// "session-id" partial that the shared instructions use, and holds its
+// hook configuration template.
 package templates
 
 import (
 	"bytes"
 	"embed"
+	"encoding/json"
 	"fmt"
+	"io/fs"
+	"strings"
 	"text/template"
 )
 
-//go:embed *.tmpl *.md
+//go:embed *.tmpl *.md integrations agents
 var files embed.FS
 
 // ProtocolData fills the protocol block template.
@@ -39,4 +48,134 @@ func Protocol(data ProtocolData) (string, error) {
 // empty table. A test keeps it equal to what the registry writer renders.
 func EmptyRegistry() ([]byte, error) {
 	return files.ReadFile("registry-empty.md")
+}
+
+// AgentData fills the integration templates of one agent.
+type AgentData struct {
+	Bin         string // the command agents run, normally "agentlock"
+	Agent       string // the agent's name in agentlock: "claude"; empty for agent-neutral files
+	Title       string // the agent's product name: "Claude Code"
+	Command     string // the agent's CLI: "claude"
+	Provider    string // the vendor recorded in the registry: "anthropic"
+	Wrapper     string // the wrapper script's path in the project
+	PreEditHook bool   // the project installs a pre-edit hook for this agent
+	KimiCode    bool   // Kimi: the Kimi Code CLI generation rather than the legacy kimi-cli
+}
+
+// hookData fills the "hook-command" partial.
+type hookData struct {
+	Bin, Agent, Event string
+}
+
+// Agents lists the agents that have a template folder.
+func Agents() ([]string, error) {
+	entries, err := fs.ReadDir(files, "agents")
+	if err != nil {
+		return nil, fmt.Errorf("agent templates: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
+}
+
+// Render executes the integration template name (a file of integrations/
+// or of agents/<data.Agent>/) with data. Templates may call hookCommand
+// "<event>", the one stable hook command line for the agent, and the
+// quoting functions json and toml.
+func Render(name string, data AgentData) ([]byte, error) {
+	t := template.New(name)
+	t.Funcs(template.FuncMap{
+		"json": jsonString,
+		"toml": tomlString,
+		"hookCommand": func(event string) (string, error) {
+			return execute(t, "hook-command", hookData{Bin: data.Bin, Agent: data.Agent, Event: event})
+		},
+	})
+	patterns := []string{"integrations/*.tmpl"}
+	if data.Agent != "" {
+		patterns = append(patterns, "agents/"+data.Agent+"/*.tmpl")
+	}
+	if _, err := t.ParseFS(files, patterns...); err != nil {
+		return nil, fmt.Errorf("templates of %q: %w", data.Agent, err)
+	}
+	out, err := execute(t, name, data)
+	return []byte(out), err
+}
+
+// HookCommand returns the command line that the hooks of agent run for
+// event: it checks that bin is on PATH (and does nothing, with a warning,
+// when it is not) and runs "<bin> hook <agent> <event>".
+func HookCommand(bin, agent, event string) (string, error) {
+	t, err := template.ParseFS(files, "integrations/hook-command.tmpl")
+	if err != nil {
+		return "", fmt.Errorf("hook command template: %w", err)
+	}
+	return execute(t, "hook-command", hookData{Bin: bin, Agent: agent, Event: event})
+}
+
+// SessionContextData fills the text the session-start hook gives the model.
+type SessionContextData struct {
+	Session string
+	Held    []HeldPath
+}
+
+// HeldPath is a path locked by another session.
+type HeldPath struct {
+	Path, Owner string
+}
+
+// SessionContext renders what the session-start hook tells the model: its
+// session id, the rules in two lines, and the paths others hold.
+func SessionContext(data SessionContextData) (string, error) {
+	t, err := template.ParseFS(files, "integrations/session-context.md.tmpl")
+	if err != nil {
+		return "", fmt.Errorf("session context template: %w", err)
+	}
+	return execute(t, "session-context.md.tmpl", data)
+}
+
+func execute(t *template.Template, name string, data any) (string, error) {
+	var b bytes.Buffer
+	if err := t.ExecuteTemplate(&b, name, data); err != nil {
+		return "", fmt.Errorf("template %s: %w", name, err)
+	}
+	return b.String(), nil
+}
+
+// jsonString quotes s as a JSON string, leaving <, > and & readable.
+func jsonString(s string) (string, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// tomlString quotes s as a TOML basic string.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }

@@ -12,16 +12,25 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/integrations"
+	"github.com/agentlock/agentlock/integrations/all"
 )
 
 // config is the configuration of one invocation, resolved fresh from flags
 // and environment every time a command runs (never cached in a package
 // variable), so that tests and agents isolate by environment alone.
 type config struct {
-	LockDir  string        // AGENT_REGISTRY_LOCK_DIR: explicit lock directory
-	Registry string        // AGENT_REGISTRY_PATH: explicit registry file
-	Home     string        // AGENT_REGISTRY_HOME: folder holding both
-	Session  string        // --session or AGENTLOCK_SESSION (may be empty)
+	LockDir  string // AGENT_REGISTRY_LOCK_DIR: explicit lock directory
+	Registry string // AGENT_REGISTRY_PATH: explicit registry file
+	Home     string // AGENT_REGISTRY_HOME: folder holding both
+	Session  string // resolved session id (may be empty); see resolveSession
+	// SessionSource names where Session came from: "--session",
+	// "AGENTLOCK_SESSION" or a harness variable such as
+	// "CLAUDE_CODE_SESSION_ID".
+	SessionSource string
+	// Harness holds, per agent name, the session id its harness exported
+	// (raw, without the agent prefix).
+	Harness  map[string]string
 	Timeout  time.Duration // --timeout or AGENTLOCK_TIMEOUT
 	UserHome string        // the user's home folder, for the default home
 	JSON     bool          // --json
@@ -45,6 +54,13 @@ func loadConfig(cmd *cobra.Command) (config, error) {
 			return config{}, fmt.Errorf("configuration: %w", err)
 		}
 	}
+	for _, a := range all.Agents() {
+		if name := a.SessionEnvVar(); name != "" {
+			if err := v.BindEnv("harness_"+a.Name(), name); err != nil {
+				return config{}, fmt.Errorf("configuration: %w", err)
+			}
+		}
+	}
 	for _, name := range []string{"session", "timeout", "json"} {
 		if fl := cmd.Flags().Lookup(name); fl != nil {
 			if err := v.BindPFlag(name, fl); err != nil {
@@ -56,9 +72,15 @@ func loadConfig(cmd *cobra.Command) (config, error) {
 		LockDir:  v.GetString("lock_dir"),
 		Registry: v.GetString("registry_path"),
 		Home:     v.GetString("home"),
-		Session:  v.GetString("session"),
 		JSON:     v.GetBool("json"),
+		Harness:  map[string]string{},
 	}
+	for _, a := range all.Agents() {
+		if id := v.GetString("harness_" + a.Name()); id != "" {
+			c.Harness[a.Name()] = id
+		}
+	}
+	c.Session, c.SessionSource = resolveSession(cmd, v.GetString("session"), c.Harness)
 	timeout, err := parseTimeout(v.GetString("timeout"))
 	if err != nil {
 		return config{}, err
@@ -68,6 +90,26 @@ func loadConfig(cmd *cobra.Command) (config, error) {
 		c.UserHome = home
 	}
 	return c, nil
+}
+
+// resolveSession applies the one resolution order of the session id that
+// every command uses: --session, AGENTLOCK_SESSION, then the session id
+// that an agent harness exported (CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID,
+// GEMINI_SESSION_ID, in that order) mapped to "<agent>-<id>". explicit is
+// the flag-or-AGENTLOCK_SESSION value viper resolved.
+func resolveSession(cmd *cobra.Command, explicit string, harness map[string]string) (string, string) {
+	if explicit != "" {
+		if fl := cmd.Flags().Lookup("session"); fl != nil && fl.Changed {
+			return explicit, "--session"
+		}
+		return explicit, "AGENTLOCK_SESSION"
+	}
+	for _, a := range all.Agents() {
+		if id := harness[a.Name()]; id != "" {
+			return integrations.SessionID(a, id), a.SessionEnvVar()
+		}
+	}
+	return "", ""
 }
 
 // parseTimeout accepts seconds ("120", "0.5") or a Go duration ("2m").

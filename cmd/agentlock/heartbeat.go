@@ -24,12 +24,13 @@ type heartbeatRecord struct {
 type heartbeatOptions struct {
 	every time.Duration
 	pid   int
+	all   bool
 }
 
 func newHeartbeatCmd(f *factory) *cobra.Command {
 	opts := heartbeatOptions{}
 	cmd := &cobra.Command{
-		Use:   "heartbeat <path>... [--session ID] [--every DURATION] | heartbeat <path> <session>",
+		Use:   "heartbeat <path>... [--session ID] [--every DURATION] | heartbeat <path> <session> | heartbeat --all [--every DURATION]",
 		Short: "Renew the session's locks so they do not expire",
 		Long: `Renew the session's lock on each path: its age starts again from zero.
 Only the owner can renew (exit 1, "not owner"); a path with no lock is not
@@ -37,15 +38,21 @@ created (exit 1, "lock not found").
 
 With --every, keep renewing at that interval until a lock is lost, the watched
 process exits (the parent shell by default, or --pid), or the command is
-interrupted. Pick an interval well below the timeout (a third of it, say).`,
+interrupted. Pick an interval well below the timeout (a third of it, say).
+
+With --all, renew every lock the session holds in the lock folder of the
+working directory (found by owner), however many there are, including none:
+this is what the wrapper scripts run beside the agent.`,
 		Example: `  agentlock heartbeat src/auth.py claude-1
-  agentlock heartbeat --every 30s --session claude-1 src/auth.py &`,
+  agentlock heartbeat --every 30s --session claude-1 src/auth.py &
+  agentlock heartbeat --all --every 30s --session claude-1 &`,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			return heartbeatRun(f, cmd, args, opts)
 		}),
 	}
 	cmd.Flags().DurationVar(&opts.every, "every", 0, "keep renewing at this interval (e.g. 30s) until a lock is lost or the watched process exits")
 	cmd.Flags().IntVar(&opts.pid, "pid", 0, "with --every: stop when this process exits (default: the parent process)")
+	cmd.Flags().BoolVar(&opts.all, "all", false, "renew every lock the session holds (no paths)")
 	return cmd
 }
 
@@ -54,9 +61,20 @@ func heartbeatRun(f *factory, cmd *cobra.Command, args []string, opts heartbeatO
 	if err != nil {
 		return err
 	}
-	paths, session, err := pathsAndSession(cmd, args, c)
-	if err != nil {
-		return err
+	var paths []string
+	session := c.Session
+	switch {
+	case opts.all && len(args) > 0:
+		return usagef("--all takes no paths")
+	case opts.all && session == "":
+		return usagef("no session id: pass --session ID or set AGENTLOCK_SESSION (agentlock whoami explains)")
+	case !opts.all:
+		if paths, session, err = pathsAndSession(cmd, args, c); err != nil {
+			return err
+		}
+	}
+	if err := core.ValidateSession(session); err != nil {
+		return usagef("%v", err)
 	}
 	if opts.every < 0 || (opts.every == 0 && cmd.Flags().Changed("every")) {
 		return usagef("--every %s: must be positive", opts.every)
@@ -65,10 +83,44 @@ func heartbeatRun(f *factory, cmd *cobra.Command, args []string, opts heartbeatO
 		return usagef("--pid goes with --every")
 	}
 	locker := c.locker()
-	if opts.every == 0 {
-		return renewAll(f, c, locker, paths, session, true)
+	renew := func(verbose bool) error { return renewAll(f, c, locker, paths, session, verbose) }
+	if opts.all {
+		wd, err := workDir()
+		if err != nil {
+			return err
+		}
+		dir, err := c.lockDirFor(wd)
+		if err != nil {
+			return err
+		}
+		renew = func(verbose bool) error { return renewOwned(f, c, locker, dir, session, verbose) }
 	}
-	return heartbeatLoop(f, c, locker, paths, session, opts)
+	if opts.every == 0 {
+		return renew(true)
+	}
+	return heartbeatLoop(renew, opts)
+}
+
+// renewOwned renews every lock of dir that session holds. A lock that
+// another session took over meanwhile is simply not the session's any more.
+func renewOwned(f *factory, c config, locker *core.Locker, dir, session string, verbose bool) error {
+	renewed, err := locker.RenewSession(dir, session)
+	if !verbose {
+		return err
+	}
+	for _, st := range renewed {
+		name := st.Path
+		if name == "" {
+			name = st.File
+		}
+		if perr := emit(f, c, heartbeatRecord{Path: name, OK: true}, "renewed "+name); perr != nil {
+			return perr
+		}
+	}
+	if len(renewed) == 0 && !c.JSON {
+		fmt.Fprintf(f.Out, "no lock of %s to renew\n", session)
+	}
+	return err
 }
 
 // renewAll renews every path once. Each result is printed when verbose;
@@ -121,7 +173,7 @@ func renewAll(f *factory, c config, locker *core.Locker, paths []string, session
 // watched process is gone or a signal arrives (exit 0). It polls the watched
 // process more often than it renews, so that it does not outlive it by a
 // whole interval.
-func heartbeatLoop(f *factory, c config, locker *core.Locker, paths []string, session string, opts heartbeatOptions) error {
+func heartbeatLoop(renewOnce func(verbose bool) error, opts heartbeatOptions) error {
 	watched := opts.pid
 	if watched == 0 {
 		watched = os.Getppid()
@@ -135,7 +187,7 @@ func heartbeatLoop(f *factory, c config, locker *core.Locker, paths []string, se
 	poll := time.NewTicker(min(opts.every, 250*time.Millisecond))
 	defer poll.Stop()
 
-	if err := renewAll(f, c, locker, paths, session, false); err != nil {
+	if err := renewOnce(false); err != nil {
 		return err
 	}
 	for {
@@ -147,7 +199,7 @@ func heartbeatLoop(f *factory, c config, locker *core.Locker, paths []string, se
 				return nil
 			}
 		case <-renew.C:
-			if err := renewAll(f, c, locker, paths, session, false); err != nil {
+			if err := renewOnce(false); err != nil {
 				return err
 			}
 		}

@@ -25,6 +25,8 @@ var harness *proctest.Harness
 var configVars = []string{
 	"AGENT_REGISTRY_LOCK_DIR", "AGENT_REGISTRY_PATH", "AGENT_REGISTRY_HOME",
 	"AGENTLOCK_SESSION", "AGENTLOCK_TIMEOUT",
+	// The harnesses' session ids: a test run inside an agent must not inherit its session.
+	"CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "GEMINI_SESSION_ID",
 }
 
 func TestMain(m *testing.M) {

@@ -26,6 +26,9 @@ const (
 	exitRefused  = 1 // held by another session, not the owner, no such lock or session
 	exitUsage    = 2 // missing or malformed arguments
 	exitEnvError = 3 // I/O or permission error, corrupt file, unsupported file system
+	// exitDeny is the hook's refusal of an edit: the code every harness
+	// reads as "block this tool call".
+	exitDeny = 2
 )
 
 // usageError is a mistake in the command line; the usage is printed with it.
@@ -63,6 +66,8 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.Is(err, errHookDenied):
+		return exitDeny
 	case errors.As(err, &usage), errors.Is(err, core.ErrInvalidSession), !errors.As(err, &run):
 		return exitUsage
 	case errors.Is(err, errSilentRefusal),
@@ -107,7 +112,7 @@ programs that ignore it.`,
 	root.SetIn(f.In)
 	flags := root.PersistentFlags()
 	flags.Bool("json", false, "print one JSON object per line for machines")
-	flags.String("session", "", "session id (default $AGENTLOCK_SESSION)")
+	flags.String("session", "", "session id (default $AGENTLOCK_SESSION, then the agent's own id; see agentlock whoami)")
 	flags.String("timeout", "", "staleness timeout, in seconds or as a duration like 2m (default $AGENTLOCK_TIMEOUT or 120)")
 	// The Python scripts spelled the flag --session-id.
 	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
@@ -131,6 +136,12 @@ programs that ignore it.`,
 		newFinishCmd(f),
 		newHandoffCmd(f),
 		newShowCmd(f),
+		newInitCmd(f),
+		newUninitCmd(f),
+		newHookCmd(f),
+		newWhoamiCmd(f),
+		newEnvCmd(f),
+		newDocsCmd(f),
 	)
 	return root
 }
@@ -143,14 +154,14 @@ func execute(f *factory, args []string) int {
 	cmd, err := root.ExecuteC()
 	code := exitCode(err)
 	switch {
-	case err == nil, errors.Is(err, errSilentRefusal):
+	case err == nil, errors.Is(err, errSilentRefusal), errors.Is(err, errHookDenied):
 	case code == exitUsage:
 		fmt.Fprintf(f.ErrOut, "agentlock: %s\n\n%s", err, strings.TrimLeft(cmd.UsageString(), "\n"))
 	default:
 		fmt.Fprintf(f.ErrOut, "agentlock: %s\n", err)
 	}
 	// An agent reading --json output gets the error on stdout too.
-	if asJSON, _ := cmd.Flags().GetBool("json"); asJSON && err != nil && !errors.Is(err, errSilentRefusal) {
+	if asJSON, _ := cmd.Flags().GetBool("json"); asJSON && err != nil && !errors.Is(err, errSilentRefusal) && !errors.Is(err, errHookDenied) {
 		writeJSON(f.Out, errorRecord{Error: err.Error(), ExitCode: code})
 	}
 	return code

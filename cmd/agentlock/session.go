@@ -21,12 +21,12 @@ func pathsAndSession(cmd *cobra.Command, args []string, c config) ([]string, str
 	if len(args) == 2 && !flagGiven {
 		if session != "" && session != args[1] {
 			return nil, "", usagef("ambiguous arguments: %q may be a session id or a second path "+
-				"(AGENTLOCK_SESSION is %q); use --session to name the session", args[1], session)
+				"(the session from %s is %q); use --session to name the session", args[1], c.SessionSource, session)
 		}
 		session, args = args[1], args[:1]
 	}
 	if session == "" {
-		return nil, "", usagef("no session id: pass --session ID, set AGENTLOCK_SESSION, or use '%s <path> <session>'", cmd.CommandPath())
+		return nil, "", usagef("no session id: pass --session ID, set AGENTLOCK_SESSION, or use '%s <path> <session>' (agentlock whoami explains)", cmd.CommandPath())
 	}
 	if err := core.ValidateSession(session); err != nil {
 		return nil, "", usagef("%v", err)

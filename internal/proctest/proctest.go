@@ -56,6 +56,8 @@ type Cmd struct {
 	Args []string // arguments, without the program name
 	Env  []string // extra environment (KEY=value), added to the test's own
 	Dir  string   // working directory; empty for the test's
+	// Stdin is fed to the process (a hook's JSON payload, say).
+	Stdin string
 }
 
 // Result is what one process did.
@@ -82,6 +84,7 @@ func Run(t testing.TB, bin string, c Cmd) Result {
 	cmd := exec.Command(bin, c.Args...)
 	cmd.Env = append(os.Environ(), c.Env...)
 	cmd.Dir = c.Dir
+	cmd.Stdin = strings.NewReader(c.Stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -131,6 +134,7 @@ func (h *Harness) RaceProgram(t testing.TB, bin string, cmds []Cmd) []Result {
 		cmd := exec.Command(h.barrier, append([]string{bin}, c.Args...)...)
 		cmd.Env = append(os.Environ(), c.Env...)
 		cmd.Dir = c.Dir
+		cmd.Stdin = strings.NewReader(c.Stdin)
 		cmd.ExtraFiles = []*os.File{readyW, gunR}
 		outs[i] = [2]*bytes.Buffer{{}, {}}
 		cmd.Stdout, cmd.Stderr = outs[i][0], outs[i][1]

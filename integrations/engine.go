@@ -1,0 +1,252 @@
+package integrations
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"syscall"
+)
+
+// Engine installs and uninstalls planned artifacts. It is the one place
+// that reads and writes the files of every agent.
+type Engine struct {
+	// ProjectRoot is the real path of the project's root folder.
+	ProjectRoot string
+	// UserHome is the real path of the user's home folder, the root of
+	// User-scope artifacts.
+	UserHome string
+	// Fingerprint identifies agentlock's hook entries in JSON settings:
+	// their command contains it ("agentlock hook ").
+	Fingerprint string
+}
+
+// Change is what installing or uninstalling one artifact does to its file.
+type Change struct {
+	Artifact Artifact
+	// Path is the file's absolute path.
+	Path string
+	// Old is the file's content now; Existed says whether it exists.
+	Old     []byte
+	Existed bool
+	// New is the content after the change; Delete means the file goes.
+	New    []byte
+	Delete bool
+	// Note explains a change that was left undone on purpose.
+	Note string
+}
+
+// Changed reports whether applying c would change the file system.
+func (c Change) Changed() bool {
+	if c.Delete {
+		return c.Existed
+	}
+	return !c.Existed || !bytes.Equal(c.Old, c.New)
+}
+
+// Install computes the change that installs a, without writing.
+func (e Engine) Install(a Artifact) (Change, error) {
+	c, err := e.current(a)
+	if err != nil {
+		return c, err
+	}
+	switch a.Kind {
+	case OwnedFile:
+		if c.Existed && !hasMarker(c.Old) {
+			return c, fmt.Errorf("%s exists and was not written by agentlock: move it away, then run init again", c.Path)
+		}
+		c.New = a.Content
+	case ManagedBlock, TOMLBlock:
+		if a.Kind == TOMLBlock {
+			if err := checkTOMLHooks(c.Old, a.Comment); err != nil {
+				return c, fmt.Errorf("%s: %w", c.Path, err)
+			}
+		}
+		c.New, err = installBlock(c.Old, a)
+	case JSONHooks:
+		c.New, err = installHooks(c.Old, a.Content, e.Fingerprint)
+	}
+	if err != nil {
+		return c, fmt.Errorf("%s: %w", c.Path, err)
+	}
+	return c, nil
+}
+
+// Uninstall computes the change that removes a, without writing: owned
+// files that carry the marker are deleted, blocks and hook entries are
+// cut out, and a user file that held nothing else is deleted.
+func (e Engine) Uninstall(a Artifact) (Change, error) {
+	c, err := e.current(a)
+	if err != nil || !c.Existed {
+		c.New, c.Delete = c.Old, false
+		return c, err
+	}
+	switch a.Kind {
+	case OwnedFile:
+		if !hasMarker(c.Old) {
+			c.New = c.Old
+			c.Note = "kept: it was not written by agentlock"
+			return c, nil
+		}
+		c.Delete = true
+		return c, nil
+	case ManagedBlock, TOMLBlock:
+		c.New, err = removeBlocks(c.Old, a.Comment)
+	case JSONHooks:
+		c.New, err = removeHooks(c.Old, e.Fingerprint)
+	}
+	if err != nil {
+		return c, fmt.Errorf("%s: %w", c.Path, err)
+	}
+	c.Delete = len(bytes.TrimSpace(c.New)) == 0
+	return c, nil
+}
+
+// current resolves a's path and reads the file there. It refuses paths
+// that leave their root, that go through a symbolic link, and files that
+// are not regular or have other hard links: agentlock writes only where it
+// means to.
+func (e Engine) current(a Artifact) (Change, error) {
+	c := Change{Artifact: a}
+	root := e.ProjectRoot
+	if a.Scope == User {
+		root = e.UserHome
+	}
+	if root == "" || !filepath.IsLocal(a.Path) {
+		return c, fmt.Errorf("%s: outside the %s folder", a.Path, a.Scope)
+	}
+	c.Path = filepath.Join(root, a.Path)
+	dir := root
+	for _, part := range splitPath(a.Path) {
+		dir = filepath.Join(dir, part)
+		info, err := os.Lstat(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return c, nil
+		}
+		if err != nil {
+			return c, fmt.Errorf("inspect %s: %w", dir, err)
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			return c, fmt.Errorf("%s is a symbolic link: agentlock does not write through links", dir)
+		}
+		if dir == c.Path {
+			if !info.Mode().IsRegular() {
+				return c, fmt.Errorf("%s is not a regular file", dir)
+			}
+			if st, ok := info.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+				return c, fmt.Errorf("%s has other hard links: agentlock does not write through links", dir)
+			}
+		}
+	}
+	data, err := os.ReadFile(c.Path)
+	if err != nil {
+		return c, fmt.Errorf("read %s: %w", c.Path, err)
+	}
+	c.Old, c.Existed = data, true
+	return c, nil
+}
+
+func splitPath(rel string) []string {
+	var parts []string
+	for rel != "." && rel != "" {
+		dir, file := filepath.Split(rel)
+		parts = append([]string{file}, parts...)
+		rel = filepath.Clean(dir)
+		if dir == "" {
+			break
+		}
+	}
+	return parts
+}
+
+// hasMarker reports whether an owned file carries Marker in its first lines
+// (after a shebang or a frontmatter opening).
+func hasMarker(data []byte) bool {
+	head := data
+	for i, n := 0, 0; i < len(data); i++ {
+		if data[i] == '\n' {
+			if n++; n == 5 {
+				head = data[:i]
+				break
+			}
+		}
+	}
+	return bytes.Contains(head, []byte(Marker))
+}
+
+// tomlHooksKey finds a hooks key or [hooks] table the user wrote: a block
+// of [[hooks]] tables appended after it would not be valid TOML.
+var tomlHooksKey = regexp.MustCompile(`(?m)^[ \t]*(hooks[ \t]*=|\[[ \t]*hooks[ \t]*\][ \t]*(#.*)?$)`)
+
+func checkTOMLHooks(text []byte, comment string) error {
+	outside, err := removeBlocks(text, comment)
+	if err != nil {
+		return err
+	}
+	if loc := tomlHooksKey.FindIndex(outside); loc != nil {
+		return fmt.Errorf("line %d defines hooks as a key or a table; agentlock adds [[hooks]] tables, which cannot follow it: "+
+			"turn it into [[hooks]] tables, or add agentlock's hooks by hand (init --dry-run prints them)", lineNumber(outside, loc[0]))
+	}
+	return nil
+}
+
+// Write applies c: the new content is written to a temporary file in the
+// same folder and renamed over the file (keeping its permissions); a
+// deleted file's folders are removed when it leaves them empty, up to the
+// root.
+func (e Engine) Write(c Change) error {
+	if !c.Changed() {
+		return nil
+	}
+	if c.Delete {
+		if err := os.Remove(c.Path); err != nil {
+			return fmt.Errorf("remove %s: %w", c.Path, err)
+		}
+		root := e.ProjectRoot
+		if c.Artifact.Scope == User {
+			root = e.UserHome
+		}
+		for dir := filepath.Dir(c.Path); dir != root && len(dir) > len(root); dir = filepath.Dir(dir) {
+			if os.Remove(dir) != nil { // not empty: stop
+				break
+			}
+		}
+		return nil
+	}
+	mode := c.Artifact.Mode
+	if mode == 0 {
+		mode = 0o644
+	}
+	if info, err := os.Stat(c.Path); err == nil {
+		mode = info.Mode().Perm()
+	}
+	dir := filepath.Dir(c.Path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(c.Path)+".agentlock-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", c.Path, err)
+	}
+	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
+	_, err = tmp.Write(c.New)
+	if err == nil {
+		err = tmp.Chmod(mode)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), c.Path)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", c.Path, err)
+	}
+	return nil
+}

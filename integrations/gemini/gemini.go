@@ -1,0 +1,54 @@
+// Package gemini integrates the Gemini CLI with agentlock: a managed block
+// in GEMINI.md, hooks in .gemini/settings.json (JSONC: edited as text, the
+// user's comments kept), and a wrapper script, which is what gives the
+// model's shell commands a session id (Gemini exports its own only to
+// hooks).
+package gemini
+
+import (
+	"github.com/agentlock/agentlock/integrations"
+	"github.com/agentlock/agentlock/templates"
+)
+
+// Agent is the Gemini CLI.
+type Agent struct{}
+
+var _ integrations.Agent = Agent{}
+
+// Name implements integrations.Agent.
+func (Agent) Name() string { return "gemini" }
+
+// Title implements integrations.Agent.
+func (Agent) Title() string { return "Gemini CLI" }
+
+// SessionEnvVar implements integrations.Agent: Gemini sets it for hooks
+// only, not for the model's shell commands.
+func (Agent) SessionEnvVar() string { return "GEMINI_SESSION_ID" }
+
+// Plan implements integrations.Agent.
+func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
+	d := templates.AgentData{Bin: env.Bin, Agent: a.Name(), Title: a.Title(), Command: "gemini", Provider: "google",
+		Wrapper: integrations.WrapperPath(a.Name()), PreEditHook: true}
+	var p integrations.Plan
+	p.Add(integrations.Rendered("GEMINI.md", integrations.Project, integrations.ManagedBlock, "block.md.tmpl", d,
+		"instructions, in a managed block at the top of GEMINI.md"))
+	p.Add(integrations.Rendered(".gemini/settings.json", integrations.Project, integrations.JSONHooks, "settings.json.tmpl", d,
+		"hooks: lock before write_file/replace, register at start, renew after each tool, finish at the end"))
+	p.Add(integrations.Wrapper(d))
+	p.Notes = append(p.Notes, "Gemini CLI ignores .gemini/settings.json in an untrusted folder; trust the project for the hooks to run.")
+	return p.Result()
+}
+
+// EditedPaths implements integrations.Agent: write_file and replace carry
+// tool_input.file_path, the model's raw argument, maybe relative.
+func (Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
+	if p := integrations.StringField(in.ToolInput, "file_path"); p != "" {
+		return []string{p}, nil
+	}
+	return nil, nil
+}
+
+// SessionContext implements integrations.Agent.
+func (Agent) SessionContext(text string) ([]byte, error) {
+	return integrations.AdditionalContext("SessionStart", text)
+}

@@ -1,0 +1,78 @@
+// Package kimi integrates Kimi with agentlock, for both CLI generations
+// that install the "kimi" command: the legacy kimi-cli (~/.kimi) and Kimi
+// Code (~/.kimi-code), detected by the user's folder. It writes the
+// per-tool instruction file (.kimi/AGENTS.md or .kimi-code/AGENTS.md) and a
+// wrapper script. Kimi reads hooks only from the user's config.toml, for
+// every project, so the hooks are added there only with the user's
+// consent (init --global), as a marked block, never re-serialising a file
+// that also holds API keys.
+package kimi
+
+import (
+	"path/filepath"
+
+	"github.com/agentlock/agentlock/integrations"
+	"github.com/agentlock/agentlock/templates"
+)
+
+// Agent is Kimi (kimi-cli or Kimi Code).
+type Agent struct{}
+
+var _ integrations.Agent = Agent{}
+
+// Name implements integrations.Agent.
+func (Agent) Name() string { return "kimi" }
+
+// Title implements integrations.Agent.
+func (Agent) Title() string { return "Kimi CLI" }
+
+// SessionEnvVar implements integrations.Agent: Kimi gives its session id
+// to hooks on stdin only.
+func (Agent) SessionEnvVar() string { return "" }
+
+// folder returns the user-folder name of the installed generation.
+func folder(env integrations.Env) (string, bool) {
+	if env.UserHome != "" && env.Exists != nil && env.Exists(filepath.Join(env.UserHome, ".kimi-code")) {
+		return ".kimi-code", true
+	}
+	return ".kimi", false
+}
+
+// Plan implements integrations.Agent.
+func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
+	dir, kimiCode := folder(env)
+	title := "Kimi CLI"
+	if kimiCode {
+		title = "Kimi Code CLI"
+	}
+	d := templates.AgentData{Bin: env.Bin, Agent: a.Name(), Title: title, Command: "kimi", Provider: "moonshot",
+		Wrapper: integrations.WrapperPath(a.Name()), PreEditHook: env.Global, KimiCode: kimiCode}
+	var p integrations.Plan
+	p.Add(integrations.Rendered(dir+"/AGENTS.md", integrations.Project, integrations.OwnedFile, "rule.md.tmpl", d,
+		"instructions "+title+" loads beside AGENTS.md"))
+	p.Add(integrations.Wrapper(d))
+	if env.Global {
+		p.Add(integrations.Rendered(dir+"/config.toml", integrations.User, integrations.TOMLBlock, "hooks.toml.tmpl", d,
+			"hooks (user-wide; they do nothing outside agentlock projects)"))
+	} else {
+		p.Notes = append(p.Notes, "Kimi reads hooks only from ~/"+dir+"/config.toml, for every project: "+
+			"run again with --global to add agentlock's hooks there (they do nothing in projects without agentlock).")
+	}
+	return p.Result()
+}
+
+// EditedPaths implements integrations.Agent: WriteFile/StrReplaceFile
+// (kimi-cli) and Write/Edit (Kimi Code) carry tool_input.path, maybe
+// relative.
+func (Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
+	if p := integrations.StringField(in.ToolInput, "path"); p != "" {
+		return []string{p}, nil
+	}
+	return nil, nil
+}
+
+// SessionContext implements integrations.Agent: Kimi adds a hook's plain
+// stdout to the context.
+func (Agent) SessionContext(text string) ([]byte, error) {
+	return []byte(text + "\n"), nil
+}
