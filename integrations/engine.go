@@ -81,7 +81,7 @@ func (e Engine) Install(a Artifact) (Change, error) {
 func (e Engine) Uninstall(a Artifact) (Change, error) {
 	c, err := e.current(a)
 	if err != nil || !c.Existed {
-		c.New, c.Delete = c.Old, false
+		c.Delete = true // nothing there: nothing to do (Changed is false)
 		return c, err
 	}
 	switch a.Kind {
