@@ -84,8 +84,8 @@ func snapshot(t *testing.T, dir string) map[string]string {
 // userFiles are files a user already has; init and uninit must leave their
 // bytes alone.
 var userFiles = map[string]string{
-	"AGENTS.md": "# Project rules\n\nUse tabs.\n",
-	"GEMINI.md": "Be brief.\n",
+	"AGENTS.md":  "# Project rules\n\nUse tabs.\n",
+	"GEMINI.md":  "Be brief.\n",
 	".gitignore": "node_modules/\n*.log\n",
 	".claude/settings.json": `{
   "permissions": {"allow": ["Bash(go test:*)"]},
