@@ -32,9 +32,9 @@ var (
 
 // Todo is a session's task list, split as agent-registry 0.2 does.
 type Todo struct {
-	Past    []string `yaml:"past"`
-	Present []string `yaml:"present"`
-	Future  []string `yaml:"future"`
+	Past    []string `yaml:"past" json:"past"`
+	Present []string `yaml:"present" json:"present"`
+	Future  []string `yaml:"future" json:"future"`
 }
 
 // Session is one agent's entry in registry.md, with the keys of

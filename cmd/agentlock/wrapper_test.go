@@ -1,0 +1,138 @@
+package main_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeAgent is a stand-in for an agent CLI: it records its session, takes a
+// lock the way an instructed model would, then exits with 7, or waits to be
+// terminated when FAKE_WAIT is set.
+const fakeAgent = `#!/bin/sh
+agentlock acquire src/a.go >/dev/null || exit 9
+echo "$AGENTLOCK_SESSION" > "$FAKE_STATE/session"
+echo "$*" > "$FAKE_STATE/args"
+if [ -n "${FAKE_WAIT:-}" ]; then exec sleep 60; fi
+exit 7
+`
+
+// wrapperProject is a project set up for codex, with a PATH holding
+// agentlock and a fake codex.
+func wrapperProject(t *testing.T) (*project, string) {
+	t.Helper()
+	p := newProject(t)
+	requireExit(t, 0, p.run("init", "--agent", "codex"))
+	p.write("src/a.go", "x\n")
+	bin := t.TempDir()
+	require.NoError(t, os.Symlink(harness.Bin, filepath.Join(bin, "agentlock")))
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "codex"), []byte(fakeAgent), 0o755))
+	state := t.TempDir()
+	p.env = append(p.env, "PATH="+bin+":/usr/bin:/bin", "FAKE_STATE="+state)
+	return p, state
+}
+
+func (p *project) session(t *testing.T, id string) map[string]any {
+	t.Helper()
+	r := p.run("show", "--json")
+	requireExit(t, 0, r)
+	for _, line := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
+		var s map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &s))
+		if s["session_id"] == id {
+			return s
+		}
+	}
+	t.Fatalf("session %s not in the registry: %s", id, r.Stdout)
+	return nil
+}
+
+func readState(t *testing.T, dir, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	require.NoError(t, err)
+	return strings.TrimSpace(string(data))
+}
+
+func TestWrapperRegistersHoldsAndFinishesOnExit(t *testing.T) {
+	p, state := wrapperProject(t)
+	cmd := exec.Command(filepath.Join(p.dir, "scripts", "agentlock-codex"), "--model", "o3")
+	cmd.Dir, cmd.Env = p.dir, append(os.Environ(), p.env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, "stderr: %s", stderr.String())
+	assert.Equal(t, 7, exit.ExitCode(), "the agent's exit code comes through; stderr: %s", stderr.String())
+
+	session := readState(t, state, "session")
+	assert.True(t, strings.HasPrefix(session, "codex-"), session)
+	assert.Equal(t, "--model o3", readState(t, state, "args"), "arguments reach the agent")
+	s := p.session(t, session)
+	assert.Equal(t, "Finished", s["status"], "finished on exit")
+	assert.Equal(t, "openai", s["provider"])
+	assert.Empty(t, p.owner("src/a.go"), "the lock the agent took is released")
+}
+
+func TestWrapperFinishesOnSIGTERM(t *testing.T) {
+	p, state := wrapperProject(t)
+	cmd := exec.Command(filepath.Join(p.dir, "scripts", "agentlock-codex"))
+	cmd.Dir, cmd.Env = p.dir, append(append(os.Environ(), p.env...), "FAKE_WAIT=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+	})
+
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(state, "session")); err == nil {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the fake agent did not start; stderr: %s", stderr.String())
+		time.Sleep(20 * time.Millisecond)
+	}
+	session := readState(t, state, "session")
+	assert.Equal(t, session, p.owner("src/a.go"), "the agent holds its lock while it runs")
+	assert.Equal(t, "OnWorking", p.session(t, session)["status"])
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case err := <-done:
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit)
+		assert.Equal(t, 143, exit.ExitCode(), "stderr: %s", stderr.String())
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the wrapper did not exit after SIGTERM; stderr: %s", stderr.String())
+	}
+	assert.Equal(t, "Finished", p.session(t, session)["status"], "finished on SIGTERM")
+	assert.Empty(t, p.owner("src/a.go"), "its locks released")
+}
+
+func TestHeartbeatAllRenewsEveryLockOfTheSession(t *testing.T) {
+	p := hookProject(t)
+	requireExit(t, 0, p.run("acquire", "--session", "w1", "src/a.go", "src/b.go"))
+	requireExit(t, 0, p.run("acquire", "src/c.go", "other"))
+	r := p.run("heartbeat", "--all", "--session", "w1", "--json")
+	requireExit(t, 0, r)
+	var renewed []string
+	for _, rec := range jsonLines(t, r) {
+		assert.Equal(t, true, rec["ok"])
+		renewed = append(renewed, rec["path"].(string))
+	}
+	assert.ElementsMatch(t, []string{filepath.Join(p.dir, "src/a.go"), filepath.Join(p.dir, "src/b.go")}, renewed)
+	requireExit(t, 2, p.run("heartbeat", "--all", "--session", "w1", "src/a.go"))
+	requireExit(t, 2, p.run("heartbeat", "--all"))
+}
