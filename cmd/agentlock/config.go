@@ -168,6 +168,24 @@ func workDir() (string, error) {
 	return core.RealPath(wd, "")
 }
 
+// workLockDir is lockDirFor the working directory.
+func (c config) workLockDir() (string, error) {
+	wd, err := workDir()
+	if err != nil {
+		return "", err
+	}
+	return c.lockDirFor(wd)
+}
+
+// lockName names a lock for people: its real path, or its lock file when
+// the record does not say (the 0.1.0 format).
+func lockName(s core.State) string {
+	if s.Path == "" {
+		return s.File
+	}
+	return s.Path
+}
+
 // locker returns the lock manager configured by c.
 func (c config) locker() *core.Locker {
 	return &core.Locker{LockDir: c.lockDirFor, Timeout: c.Timeout}

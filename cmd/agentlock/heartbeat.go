@@ -85,11 +85,7 @@ func heartbeatRun(f *factory, cmd *cobra.Command, args []string, opts heartbeatO
 	locker := c.locker()
 	renew := func(verbose bool) error { return renewAll(f, c, locker, paths, session, verbose) }
 	if opts.all {
-		wd, err := workDir()
-		if err != nil {
-			return err
-		}
-		dir, err := c.lockDirFor(wd)
+		dir, err := c.workLockDir()
 		if err != nil {
 			return err
 		}
@@ -109,10 +105,7 @@ func renewOwned(f *factory, c config, locker *core.Locker, dir, session string, 
 		return err
 	}
 	for _, st := range renewed {
-		name := st.Path
-		if name == "" {
-			name = st.File
-		}
+		name := lockName(st)
 		if perr := emit(f, c, heartbeatRecord{Path: name, OK: true}, "renewed "+name); perr != nil {
 			return perr
 		}

@@ -266,11 +266,7 @@ func finishRun(f *factory, cmd *cobra.Command, id string) error {
 	released, relErr := c.locker().ReleaseSession(dir, id)
 	rec := finishRecord{sessionRecord: sessionRecord{Session: s, Registry: reg.Path}, Released: []string{}}
 	for _, st := range released {
-		name := st.Path
-		if name == "" {
-			name = st.File
-		}
-		rec.Released = append(rec.Released, name)
+		rec.Released = append(rec.Released, lockName(st))
 	}
 	human := fmt.Sprintf("finished %s; released %d lock(s)", id, len(released))
 	for _, p := range rec.Released {

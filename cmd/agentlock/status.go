@@ -50,11 +50,7 @@ func statusRun(f *factory, cmd *cobra.Command, opts statusOptions) error {
 	if err != nil {
 		return err
 	}
-	wd, err := workDir()
-	if err != nil {
-		return err
-	}
-	dir, err := c.lockDirFor(wd)
+	dir, err := c.workLockDir()
 	if err != nil {
 		return err
 	}
