@@ -87,8 +87,8 @@ func TestWrapperFinishesOnSIGTERM(t *testing.T) {
 	p, state := wrapperProject(t)
 	cmd := exec.Command(filepath.Join(p.dir, "scripts", "agentlock-codex"))
 	cmd.Dir, cmd.Env = p.dir, append(append(os.Environ(), p.env...), "FAKE_WAIT=1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := &syncBuffer{} // read while the script runs
+	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
