@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -21,6 +22,7 @@ type scenario struct {
 	name  string
 	setup []string
 	cmd   []string
+	stdin string // fed to cmd (a hook's payload)
 }
 
 func main() {
@@ -46,6 +48,7 @@ func run(bin string, n int) error {
 	os.Setenv("AGENT_REGISTRY_LOCK_DIR", filepath.Join(dir, "locks"))
 	os.Setenv("AGENT_REGISTRY_PATH", filepath.Join(dir, "registry.md"))
 	target := filepath.Join(dir, "src", "file.go")
+	edited := filepath.Join(dir, "src", "edited.go")
 	// The registry scenarios run on a registry that holds 200 sessions.
 	fmt.Fprintln(os.Stderr, "oneshot: registering 200 sessions...")
 	for i := range 200 {
@@ -61,6 +64,9 @@ func run(bin string, n int) error {
 		{name: "agentlock check", cmd: []string{bin, "check", target}},
 		{name: "register (200 reg.)", cmd: []string{bin, "register", "session-000", "vendor", "model-2", "again"}},
 		{name: "update (200 reg.)", cmd: []string{bin, "update", "session-001", "--todo-present", "task three"}},
+		// What a Claude Code edit pays: the pre-edit hook, taking the lock.
+		{name: "hook claude pre-edit", setup: []string{bin, "release", edited, "claude-bench"}, cmd: []string{bin, "hook", "claude", "pre-edit"},
+			stdin: fmt.Sprintf(`{"session_id":"bench","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":%q}}`, dir, edited)},
 		// Floors, to read the ratios against: the same binary doing no
 		// work, and one process making one durable copy of the registry
 		// (write + fsync), which every registry write must do.
@@ -75,8 +81,10 @@ func run(bin string, n int) error {
 					return fmt.Errorf("%s: setup: %w", sc.name, err)
 				}
 			}
+			c := exec.Command(sc.cmd[0], sc.cmd[1:]...)
+			c.Stdin = strings.NewReader(sc.stdin)
 			start := time.Now()
-			err := exec.Command(sc.cmd[0], sc.cmd[1:]...).Run()
+			err := c.Run()
 			elapsed := time.Since(start)
 			if err != nil && sc.name != "agentlock check" {
 				return fmt.Errorf("%s (round %d): %w", sc.name, round, err)

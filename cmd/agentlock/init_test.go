@@ -288,3 +288,30 @@ func TestUninitKeepsTheHomeWhileLocksAreHeld(t *testing.T) {
 	requireExit(t, 0, p.run("uninit"))
 	assert.NoDirExists(t, filepath.Join(p.dir, ".agent-registry"))
 }
+
+// In a real git repository, what init writes for Codex is what a Codex user
+// commits, agentlock's local state stays out of git, and uninit leaves
+// nothing behind.
+func TestInitInAGitRepositoryProducesCommittableFiles(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("SKIPPED: git is not on PATH; the git status check did not run")
+	}
+	p := newProject(t)
+	require.NoError(t, os.RemoveAll(filepath.Join(p.dir, ".git")))
+	gitRun := func(args ...string) string {
+		r := proctest.Run(t, git, proctest.Cmd{Args: args, Env: p.env, Dir: p.dir})
+		requireExit(t, 0, r)
+		return r.Stdout
+	}
+	gitRun("init", "-q")
+	requireExit(t, 0, p.run("init", "--agent", "codex"))
+	requireExit(t, 0, p.run("acquire", "AGENTS.md", "codex-1"))
+	status := gitRun("status", "--porcelain", "--untracked-files=all")
+	assert.ElementsMatch(t, []string{"?? .agents/skills/agentlock/SKILL.md", "?? .codex/hooks.json", "?? .gitignore",
+		"?? AGENTS.md", "?? scripts/agentlock-codex"}, strings.Split(strings.TrimSpace(status), "\n"),
+		"the files to commit, and not .agent-registry/")
+	requireExit(t, 0, p.run("release", "AGENTS.md", "codex-1"))
+	requireExit(t, 0, p.run("uninit"))
+	assert.Empty(t, gitRun("status", "--porcelain", "--untracked-files=all"))
+}
