@@ -127,6 +127,8 @@ type Agent interface {
 	Name() string
 	// Title is the product name: "Claude Code".
 	Title() string
+	// Provider is the vendor recorded in the registry: "anthropic".
+	Provider() string
 	// Plan returns what init installs for this agent. It writes nothing.
 	// Notes are told to the user (for instance, hooks left out for want of
 	// consent).

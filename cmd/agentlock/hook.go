@@ -184,13 +184,20 @@ func (h hookContext) preEdit() error {
 		warnf(h.f, "%s pre-edit hook: %v; the edit is not gated", h.agent.Name(), err)
 		return nil
 	}
+	// Only paths in an agentlock project are coordinated: an edit of
+	// ~/.claude/settings.json or /tmp/x is nobody's business here.
+	var gated []string
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(h.cwd, p)
+		}
+		if enabledAt(h.c, filepath.Dir(p)) {
+			gated = append(gated, p)
+		}
+	}
+	paths = gated
 	if len(paths) == 0 {
 		return nil
-	}
-	for i, p := range paths {
-		if !filepath.IsAbs(p) {
-			paths[i] = filepath.Join(h.cwd, p)
-		}
 	}
 	leases, err := h.c.locker().AcquireAll(paths, h.session)
 	var held *core.HeldError
@@ -265,7 +272,7 @@ func (h hookContext) registerOnce(reg *core.Registry) error {
 	if json.Unmarshal(h.in.Model, &m) == nil && m != "" {
 		model = m
 	}
-	_, err = reg.Register(core.Session{SessionID: h.session, Provider: h.agent.Title(), AIVersion: model,
+	_, err = reg.Register(core.Session{SessionID: h.session, Provider: h.agent.Provider(), AIVersion: model,
 		WorkingOn: "(not stated yet: update it with agentlock update)"})
 	return err
 }

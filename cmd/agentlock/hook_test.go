@@ -167,6 +167,15 @@ func TestHookOutsideAnAgentlockProjectDoesNothing(t *testing.T) {
 	requireExit(t, 0, r)
 	assert.Empty(t, r.Stdout+r.Stderr)
 	assert.NoDirExists(t, filepath.Join(p.dir, ".agent-registry"), "nothing created")
+
+	// From an agentlock project, an edit outside any such project (the
+	// user's own settings, a temporary file) is not gated either.
+	q := hookProject(t)
+	elsewhere := filepath.Join(t.TempDir(), "scratch.txt")
+	r = q.hook("claude", "pre-edit", claudeEdit("c1", q.dir, elsewhere))
+	requireExit(t, 0, r)
+	assert.Empty(t, r.Stderr)
+	assert.NoDirExists(t, filepath.Join(q.home, ".agent-registry"), "no lock folder in the home")
 }
 
 func TestHookSessionLifecycle(t *testing.T) {

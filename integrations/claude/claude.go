@@ -16,6 +16,9 @@ var _ integrations.Agent = Agent{}
 // Name implements integrations.Agent.
 func (Agent) Name() string { return "claude" }
 
+// Provider implements integrations.Agent.
+func (Agent) Provider() string { return "anthropic" }
+
 // Title implements integrations.Agent.
 func (Agent) Title() string { return "Claude Code" }
 
@@ -25,7 +28,7 @@ func (Agent) SessionEnvVar() string { return "CLAUDE_CODE_SESSION_ID" }
 
 // Plan implements integrations.Agent.
 func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
-	d := templates.AgentData{Bin: env.Bin, Agent: a.Name(), Title: a.Title(), Command: "claude", Provider: "anthropic",
+	d := templates.AgentData{Bin: env.Bin, Agent: a.Name(), Title: a.Title(), Command: "claude", Provider: a.Provider(),
 		Wrapper: integrations.WrapperPath(a.Name()), PreEditHook: true}
 	var p integrations.Plan
 	p.Add(integrations.Rendered(".claude/rules/agentlock.md", integrations.Project, integrations.OwnedFile, "rule.md.tmpl", d,

@@ -20,6 +20,9 @@ var _ integrations.Agent = Agent{}
 // Name implements integrations.Agent.
 func (Agent) Name() string { return "codex" }
 
+// Provider implements integrations.Agent.
+func (Agent) Provider() string { return "openai" }
+
 // Title implements integrations.Agent.
 func (Agent) Title() string { return "Codex CLI" }
 
@@ -29,7 +32,7 @@ func (Agent) SessionEnvVar() string { return "CODEX_THREAD_ID" }
 
 // Plan implements integrations.Agent.
 func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
-	d := templates.AgentData{Bin: env.Bin, Agent: a.Name(), Title: a.Title(), Command: "codex", Provider: "openai",
+	d := templates.AgentData{Bin: env.Bin, Agent: a.Name(), Title: a.Title(), Command: "codex", Provider: a.Provider(),
 		Wrapper: integrations.WrapperPath(a.Name()), PreEditHook: true}
 	var p integrations.Plan
 	p.Add(integrations.Rendered("AGENTS.md", integrations.Project, integrations.ManagedBlock, "block.md.tmpl", d,

@@ -18,6 +18,9 @@ var _ integrations.Agent = Agent{}
 // Name implements integrations.Agent.
 func (Agent) Name() string { return "gemini" }
 
+// Provider implements integrations.Agent.
+func (Agent) Provider() string { return "google" }
+
 // Title implements integrations.Agent.
 func (Agent) Title() string { return "Gemini CLI" }
 
@@ -27,7 +30,7 @@ func (Agent) SessionEnvVar() string { return "GEMINI_SESSION_ID" }
 
 // Plan implements integrations.Agent.
 func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
-	d := templates.AgentData{Bin: env.Bin, Agent: a.Name(), Title: a.Title(), Command: "gemini", Provider: "google",
+	d := templates.AgentData{Bin: env.Bin, Agent: a.Name(), Title: a.Title(), Command: "gemini", Provider: a.Provider(),
 		Wrapper: integrations.WrapperPath(a.Name()), PreEditHook: true}
 	var p integrations.Plan
 	p.Add(integrations.Rendered("GEMINI.md", integrations.Project, integrations.ManagedBlock, "block.md.tmpl", d,

@@ -23,6 +23,9 @@ var _ integrations.Agent = Agent{}
 // Name implements integrations.Agent.
 func (Agent) Name() string { return "kimi" }
 
+// Provider implements integrations.Agent.
+func (Agent) Provider() string { return "moonshot" }
+
 // Title implements integrations.Agent.
 func (Agent) Title() string { return "Kimi CLI" }
 
@@ -45,7 +48,7 @@ func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, er
 	if kimiCode {
 		title = "Kimi Code CLI"
 	}
-	d := templates.AgentData{Bin: env.Bin, Agent: a.Name(), Title: title, Command: "kimi", Provider: "moonshot",
+	d := templates.AgentData{Bin: env.Bin, Agent: a.Name(), Title: title, Command: "kimi", Provider: a.Provider(),
 		Wrapper: integrations.WrapperPath(a.Name()), PreEditHook: env.Global, KimiCode: kimiCode}
 	var p integrations.Plan
 	p.Add(integrations.Rendered(dir+"/AGENTS.md", integrations.Project, integrations.OwnedFile, "rule.md.tmpl", d,
