@@ -154,7 +154,11 @@ func enabledAt(c config, dir string) bool {
 	if c.Home != "" || c.LockDir != "" || c.Registry != "" {
 		return true
 	}
-	project := core.FindProject(dir)
+	return hasHome(core.FindProject(dir))
+}
+
+// hasHome reports whether project has its .agent-registry folder.
+func hasHome(project string) bool {
 	if project == "" {
 		return false
 	}
@@ -184,14 +188,16 @@ func (h hookContext) preEdit() error {
 		warnf(h.f, "%s pre-edit hook: %v; the edit is not gated", h.agent.Name(), err)
 		return nil
 	}
-	// Only paths in an agentlock project are coordinated: an edit of
-	// ~/.claude/settings.json or /tmp/x is nobody's business here.
+	// Only paths in the session's project or another agentlock project
+	// are coordinated: an edit of ~/.claude/settings.json or /tmp/x is
+	// nobody's business here, even when a wrapper configured the folders.
+	home := core.FindProject(h.cwd)
 	var gated []string
 	for _, p := range paths {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(h.cwd, p)
 		}
-		if enabledAt(h.c, filepath.Dir(p)) {
+		if project := core.FindProject(p); project != "" && (project == home || hasHome(project)) {
 			gated = append(gated, p)
 		}
 	}

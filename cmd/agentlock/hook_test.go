@@ -176,6 +176,13 @@ func TestHookOutsideAnAgentlockProjectDoesNothing(t *testing.T) {
 	requireExit(t, 0, r)
 	assert.Empty(t, r.Stderr)
 	assert.NoDirExists(t, filepath.Join(q.home, ".agent-registry"), "no lock folder in the home")
+	// The same under a wrapper, which exports the project's folders.
+	wrapped := []string{"AGENT_REGISTRY_LOCK_DIR=" + filepath.Join(q.dir, ".agent-registry", "locks"),
+		"AGENT_REGISTRY_PATH=" + filepath.Join(q.dir, ".agent-registry", "registry.md")}
+	requireExit(t, 0, q.hook("claude", "pre-edit", claudeEdit("c1", q.dir, elsewhere), wrapped...))
+	requireExit(t, 0, q.hook("claude", "pre-edit", claudeEdit("c2", q.dir, elsewhere), wrapped...))
+	requireExit(t, 0, q.hook("claude", "pre-edit", claudeEdit("c1", q.dir, filepath.Join(q.dir, "src/a.go")), wrapped...))
+	requireDenied(t, q.hook("claude", "pre-edit", claudeEdit("c2", q.dir, filepath.Join(q.dir, "src/a.go")), wrapped...), "claude-c1")
 }
 
 func TestHookSessionLifecycle(t *testing.T) {
