@@ -299,6 +299,9 @@ func uninitRun(f *factory, cmd *cobra.Command, opts initOptions) error {
 	if err != nil {
 		return err
 	}
+	if !opts.global {
+		s.remindUserFiles(f)
+	}
 	for _, c := range changes {
 		switch {
 		case c.Note != "":
@@ -321,6 +324,28 @@ func uninitRun(f *factory, cmd *cobra.Command, opts initOptions) error {
 		return s.removeHome(f, opts.dryRun)
 	}
 	return nil
+}
+
+// remindUserFiles says which user-wide files still hold agentlock's part
+// when uninit runs without --global (Kimi's hooks), instead of touching them.
+func (s setup) remindUserFiles(f *factory) {
+	env := s.env
+	env.Global = true
+	for _, agent := range s.agents {
+		arts, _, err := agent.Plan(env)
+		if err != nil {
+			continue
+		}
+		for _, a := range arts {
+			if a.Scope != integrations.User {
+				continue
+			}
+			if c, err := s.engine.Uninstall(a); err == nil && c.Changed() {
+				fmt.Fprintf(f.Out, "note: ~/%s still has agentlock's %s hooks: run agentlock uninit --agent %s --global to remove them\n",
+					a.Path, agent.Title(), agent.Name())
+			}
+		}
+	}
 }
 
 func (s setup) rel(path string) string {

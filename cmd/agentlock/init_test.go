@@ -269,6 +269,13 @@ func TestKimiHooksOnlyWithGlobalConsent(t *testing.T) {
 		t.Log("SKIPPED part: python3 is not on PATH; the TOML validity check did not run")
 	}
 
+	r = p.run("uninit", "--agent", "kimi")
+	requireExit(t, 0, r)
+	assert.Contains(t, r.Stdout, "note: ~/.kimi-code/config.toml still has agentlock's Kimi CLI hooks")
+	data, err = os.ReadFile(config)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "# BEGIN agentlock", "without --global, the user file is not touched")
+
 	requireExit(t, 0, p.run("uninit", "--agent", "kimi", "--global"))
 	data, err = os.ReadFile(config)
 	require.NoError(t, err)

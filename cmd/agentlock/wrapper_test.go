@@ -136,3 +136,43 @@ func TestHeartbeatAllRenewsEveryLockOfTheSession(t *testing.T) {
 	requireExit(t, 2, p.run("heartbeat", "--all", "--session", "w1", "src/a.go"))
 	requireExit(t, 2, p.run("heartbeat", "--all"))
 }
+
+// While the agent runs, the wrapper keeps its locks renewed: with a 1 s
+// timeout, a lock taken at the start is still fresh after 2.5 s.
+func TestWrapperRenewsTheSessionLocks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a lock timeout in real time")
+	}
+	p, state := wrapperProject(t)
+	cmd := exec.Command(filepath.Join(p.dir, "scripts", "agentlock-codex"))
+	cmd.Dir = p.dir
+	cmd.Env = append(append(os.Environ(), p.env...), "FAKE_WAIT=1", "AGENTLOCK_TIMEOUT=1", "AGENTLOCK_RENEW_EVERY=200ms")
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	require.NoError(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill() })
+
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(state, "session")); err == nil {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the fake agent did not start; stderr: %s", stderr.String())
+		time.Sleep(20 * time.Millisecond)
+	}
+	session := readState(t, state, "session")
+	time.Sleep(2500 * time.Millisecond)
+	r := p.run2([]string{"AGENTLOCK_TIMEOUT=1"}, "acquire", "src/a.go", "intruder")
+	requireExit(t, 1, r)
+	assert.Contains(t, r.Stdout+r.Stderr, session, "still held by the wrapped session")
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the wrapper did not exit; stderr: %s", stderr.String())
+	}
+	assert.Empty(t, p.owner("src/a.go"))
+}
