@@ -20,8 +20,8 @@ import (
 // edited by a person — goes through the general YAML decoder. Both give
 // the same Document for the same text; a test holds them to it.
 
-// sessionFields is the order of a session's lines in the fixed shape.
-// Each entry names the key, its indentation and where its value goes.
+// sessionField is one line of a session in the fixed shape: its
+// indentation, its key and where its value goes.
 type sessionField struct {
 	indent string
 	key    string
@@ -30,6 +30,7 @@ type sessionField struct {
 	header bool // a mapping key with nested lines ("todo:")
 }
 
+// sessionFields is the order of a session's lines in the fixed shape.
 var sessionFields = []sessionField{
 	{indent: "  - ", key: "session_id", str: func(s *Session) *string { return &s.SessionID }},
 	{indent: "    ", key: "provider", str: func(s *Session) *string { return &s.Provider }},

@@ -8,15 +8,15 @@ import (
 )
 
 // Rendered returns an artifact whose content is the integration template
-// tmpl rendered with d. Blocks get their comment syntax from the path:
-// "#" for TOML and .gitignore, "<!--" for markdown.
+// tmpl rendered with d. Blocks are markdown ("<!--" markers, at the top)
+// except TOML blocks ("#" markers, at the bottom).
 func Rendered(path string, scope Scope, kind Kind, tmpl string, d templates.AgentData, purpose string) (Artifact, error) {
 	content, err := templates.Render(tmpl, d)
 	if err != nil {
 		return Artifact{}, err
 	}
 	a := Artifact{Path: path, Scope: scope, Kind: kind, Content: content, Purpose: purpose, Comment: "<!--"}
-	if kind == TOMLBlock || path == ".gitignore" {
+	if kind == TOMLBlock {
 		a.Comment, a.Placement = "#", Bottom
 	}
 	return a, nil
@@ -42,7 +42,9 @@ func Skill(path string, d templates.AgentData) (Artifact, error) {
 // Gitignore returns the .gitignore block that keeps agentlock's local
 // state (.agent-registry/) out of git.
 func Gitignore(bin string) (Artifact, error) {
-	return Rendered(".gitignore", Project, ManagedBlock, "gitignore.tmpl", templates.AgentData{Bin: bin}, "keeps .agent-registry/ out of git")
+	a, err := Rendered(".gitignore", Project, ManagedBlock, "gitignore.tmpl", templates.AgentData{Bin: bin}, "keeps .agent-registry/ out of git")
+	a.Comment, a.Placement = "#", Bottom
+	return a, err
 }
 
 // AdditionalContext is the session-start hook output that Claude Code,

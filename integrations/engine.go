@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"syscall"
 )
 
@@ -111,16 +112,13 @@ func (e Engine) Uninstall(a Artifact) (Change, error) {
 // means to.
 func (e Engine) current(a Artifact) (Change, error) {
 	c := Change{Artifact: a}
-	root := e.ProjectRoot
-	if a.Scope == User {
-		root = e.UserHome
-	}
+	root := e.root(a.Scope)
 	if root == "" || !filepath.IsLocal(a.Path) {
 		return c, fmt.Errorf("%s: outside the %s folder", a.Path, a.Scope)
 	}
 	c.Path = filepath.Join(root, a.Path)
 	dir := root
-	for _, part := range splitPath(a.Path) {
+	for _, part := range strings.Split(filepath.Clean(a.Path), string(filepath.Separator)) {
 		dir = filepath.Join(dir, part)
 		info, err := os.Lstat(dir)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -149,17 +147,12 @@ func (e Engine) current(a Artifact) (Change, error) {
 	return c, nil
 }
 
-func splitPath(rel string) []string {
-	var parts []string
-	for rel != "." && rel != "" {
-		dir, file := filepath.Split(rel)
-		parts = append([]string{file}, parts...)
-		rel = filepath.Clean(dir)
-		if dir == "" {
-			break
-		}
+// root is the folder that artifacts of scope live below.
+func (e Engine) root(scope Scope) string {
+	if scope == User {
+		return e.UserHome
 	}
-	return parts
+	return e.ProjectRoot
 }
 
 // hasMarker reports whether an owned file carries Marker in its first lines
@@ -205,10 +198,7 @@ func (e Engine) Write(c Change) error {
 		if err := os.Remove(c.Path); err != nil {
 			return fmt.Errorf("remove %s: %w", c.Path, err)
 		}
-		root := e.ProjectRoot
-		if c.Artifact.Scope == User {
-			root = e.UserHome
-		}
+		root := e.root(c.Artifact.Scope)
 		for dir := filepath.Dir(c.Path); dir != root && len(dir) > len(root); dir = filepath.Dir(dir) {
 			if os.Remove(dir) != nil { // not empty: stop
 				break

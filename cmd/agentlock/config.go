@@ -54,13 +54,6 @@ func loadConfig(cmd *cobra.Command) (config, error) {
 			return config{}, fmt.Errorf("configuration: %w", err)
 		}
 	}
-	for _, a := range all.Agents() {
-		if name := a.SessionEnvVar(); name != "" {
-			if err := v.BindEnv("harness_"+a.Name(), name); err != nil {
-				return config{}, fmt.Errorf("configuration: %w", err)
-			}
-		}
-	}
 	for _, name := range []string{"session", "timeout", "json"} {
 		if fl := cmd.Flags().Lookup(name); fl != nil {
 			if err := v.BindPFlag(name, fl); err != nil {
@@ -76,7 +69,15 @@ func loadConfig(cmd *cobra.Command) (config, error) {
 		Harness:  map[string]string{},
 	}
 	for _, a := range all.Agents() {
-		if id := v.GetString("harness_" + a.Name()); id != "" {
+		name := a.SessionEnvVar()
+		if name == "" {
+			continue
+		}
+		key := "harness_" + a.Name()
+		if err := v.BindEnv(key, name); err != nil {
+			return config{}, fmt.Errorf("configuration: %w", err)
+		}
+		if id := v.GetString(key); id != "" {
 			c.Harness[a.Name()] = id
 		}
 	}

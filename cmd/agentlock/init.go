@@ -95,13 +95,15 @@ hooks) are touched only with --global.`,
 
 // setup is what init and uninit work on.
 type setup struct {
-	c       config
-	root    string // real project root
-	engine  integrations.Engine
-	agents  []integrations.Agent
-	env     integrations.Env
-	home    string // agentlock home: .agent-registry
-	ownHome bool   // the home is the project's own .agent-registry (not configured elsewhere)
+	c        config
+	root     string // real project root
+	engine   integrations.Engine
+	agents   []integrations.Agent
+	env      integrations.Env
+	home     string // agentlock home: .agent-registry
+	ownHome  bool   // the home is the project's own .agent-registry (not configured elsewhere)
+	registry *core.Registry
+	lockDir  string
 }
 
 func newSetup(cmd *cobra.Command, names []string, global bool) (setup, error) {
@@ -136,6 +138,12 @@ func newSetup(cmd *cobra.Command, names []string, global bool) (setup, error) {
 		return setup{}, err
 	}
 	s.ownHome = s.home == filepath.Join(root, core.HomeDirName)
+	if s.registry, err = c.registryFor(root); err != nil {
+		return setup{}, err
+	}
+	if s.lockDir, err = c.lockDirFor(root); err != nil {
+		return setup{}, err
+	}
 	return s, nil
 }
 
@@ -355,23 +363,8 @@ func (s setup) rel(path string) string {
 	return path
 }
 
-func (s setup) registryPath() string {
-	if s.c.Registry != "" {
-		return s.c.Registry
-	}
-	return filepath.Join(s.home, "registry.md")
-}
-
-func (s setup) lockDir() string {
-	dir, err := s.c.lockDirFor(s.root)
-	if err != nil {
-		return filepath.Join(s.home, "locks")
-	}
-	return dir
-}
-
 func (s setup) homeMissing() bool {
-	for _, p := range []string{s.registryPath(), s.lockDir()} {
+	for _, p := range []string{s.registry.Path, s.lockDir} {
 		if _, err := os.Stat(p); err != nil {
 			return true
 		}
@@ -382,10 +375,10 @@ func (s setup) homeMissing() bool {
 // createHome creates the lock folder and an empty registry (with its
 // protocol block) when they are missing; an existing registry is kept.
 func (s setup) createHome() error {
-	if err := os.MkdirAll(s.lockDir(), 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", s.lockDir(), err)
+	if err := os.MkdirAll(s.lockDir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", s.lockDir, err)
 	}
-	reg := s.registryPath()
+	reg := s.registry.Path
 	if err := os.MkdirAll(filepath.Dir(reg), 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(reg), err)
 	}
@@ -411,7 +404,7 @@ func (s setup) createHome() error {
 // it: no lock held, no session working. Lock files are otherwise never
 // deleted; this is the project's teardown, refused while agents work.
 func (s setup) removeHome(f *factory, dryRun bool) error {
-	states, problems, err := s.c.locker().List(s.lockDir())
+	states, problems, err := s.c.locker().List(s.lockDir)
 	if err != nil {
 		return err
 	}
@@ -421,8 +414,7 @@ func (s setup) removeHome(f *factory, dryRun bool) error {
 			held = append(held, st.Path+" ("+st.Owner+")")
 		}
 	}
-	reg := &core.Registry{Path: s.registryPath()}
-	doc, regErr := reg.Load()
+	doc, regErr := s.registry.Load()
 	var working []string
 	for _, sess := range doc.Agents {
 		if sess.Status == core.StatusWorking {
