@@ -109,14 +109,15 @@ func TestHookClaudePreEdit(t *testing.T) {
 
 	// The model's own command in the same session (CLAUDE_CODE_SESSION_ID in
 	// its Bash) holds the same identity as the hook.
-	r = p.run2([]string{"CLAUDE_CODE_SESSION_ID=aaa"}, "acquire", "src/a.go")
+	r = p.runEnv([]string{"CLAUDE_CODE_SESSION_ID=aaa"}, "acquire", "src/a.go")
 	requireExit(t, 0, r)
 	assert.Contains(t, r.Stdout, "claude-aaa")
-	r = p.run2([]string{"CLAUDE_CODE_SESSION_ID=bbb"}, "acquire", "src/a.go")
+	r = p.runEnv([]string{"CLAUDE_CODE_SESSION_ID=bbb"}, "acquire", "src/a.go")
 	requireExit(t, 1, r)
 }
 
-func (p *project) run2(env []string, args ...string) proctest.Result {
+// runEnv runs agentlock from the project with extra environment.
+func (p *project) runEnv(env []string, args ...string) proctest.Result {
 	p.t.Helper()
 	return proctest.Run(p.t, harness.Bin, proctest.Cmd{Args: args, Env: append(append([]string{}, p.env...), env...), Dir: p.dir})
 }
@@ -139,7 +140,7 @@ func TestHookCodexMultiFilePatchIsAllOrNothing(t *testing.T) {
 		assert.Equal(t, "codex-thread-1", p.owner(f), "%s: relative to the payload's cwd", f)
 	}
 	// The model's shell in the same Codex thread has CODEX_THREAD_ID.
-	r := p.run2([]string{"CODEX_THREAD_ID=thread-1"}, "whoami")
+	r := p.runEnv([]string{"CODEX_THREAD_ID=thread-1"}, "whoami")
 	requireExit(t, 0, r)
 	assert.Equal(t, "codex-thread-1 (from CODEX_THREAD_ID)\n", r.Stdout)
 }

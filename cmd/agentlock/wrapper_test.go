@@ -83,41 +83,60 @@ func TestWrapperRegistersHoldsAndFinishesOnExit(t *testing.T) {
 	assert.Empty(t, p.owner("src/a.go"), "the lock the agent took is released")
 }
 
-func TestWrapperFinishesOnSIGTERM(t *testing.T) {
-	p, state := wrapperProject(t)
-	cmd := exec.Command(filepath.Join(p.dir, "scripts", "agentlock-codex"))
-	cmd.Dir, cmd.Env = p.dir, append(append(os.Environ(), p.env...), "FAKE_WAIT=1")
-	stderr := &syncBuffer{} // read while the script runs
-	cmd.Stderr = stderr
-	require.NoError(t, cmd.Start())
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-	})
+// runningWrapper is a wrapper script started in the background whose fake
+// agent has taken its lock and is waiting to be terminated.
+type runningWrapper struct {
+	cmd     *exec.Cmd
+	done    chan error
+	stderr  *syncBuffer // read while the script runs
+	session string
+}
 
+func startWrapper(t *testing.T, p *project, state string, env ...string) *runningWrapper {
+	t.Helper()
+	w := &runningWrapper{done: make(chan error, 1), stderr: &syncBuffer{}}
+	w.cmd = exec.Command(filepath.Join(p.dir, "scripts", "agentlock-codex"))
+	w.cmd.Dir = p.dir
+	w.cmd.Env = append(append(append(os.Environ(), p.env...), "FAKE_WAIT=1"), env...)
+	w.cmd.Stderr = w.stderr
+	require.NoError(t, w.cmd.Start())
+	go func() { w.done <- w.cmd.Wait() }()
+	t.Cleanup(func() { w.cmd.Process.Kill() })
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		if _, err := os.Stat(filepath.Join(state, "session")); err == nil {
 			break
 		}
-		require.True(t, time.Now().Before(deadline), "the fake agent did not start; stderr: %s", stderr.String())
+		require.True(t, time.Now().Before(deadline), "the fake agent did not start; stderr: %s", w.stderr.String())
 		time.Sleep(20 * time.Millisecond)
 	}
-	session := readState(t, state, "session")
-	assert.Equal(t, session, p.owner("src/a.go"), "the agent holds its lock while it runs")
-	assert.Equal(t, "OnWorking", p.session(t, session)["status"])
+	w.session = readState(t, state, "session")
+	return w
+}
 
-	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+// terminate sends SIGTERM and waits, bounded, for the script's exit code.
+func (w *runningWrapper) terminate(t *testing.T) int {
+	t.Helper()
+	require.NoError(t, w.cmd.Process.Signal(syscall.SIGTERM))
 	select {
-	case err := <-done:
+	case err := <-w.done:
 		var exit *exec.ExitError
 		require.ErrorAs(t, err, &exit)
-		assert.Equal(t, 143, exit.ExitCode(), "stderr: %s", stderr.String())
+		return exit.ExitCode()
 	case <-time.After(20 * time.Second):
-		t.Fatalf("the wrapper did not exit after SIGTERM; stderr: %s", stderr.String())
+		t.Fatalf("the wrapper did not exit after SIGTERM; stderr: %s", w.stderr.String())
+		return 0
 	}
-	assert.Equal(t, "Finished", p.session(t, session)["status"], "finished on SIGTERM")
+}
+
+func TestWrapperFinishesOnSIGTERM(t *testing.T) {
+	p, state := wrapperProject(t)
+	w := startWrapper(t, p, state)
+	assert.Equal(t, w.session, p.owner("src/a.go"), "the agent holds its lock while it runs")
+	assert.Equal(t, "OnWorking", p.session(t, w.session)["status"])
+
+	assert.Equal(t, 143, w.terminate(t), "stderr: %s", w.stderr.String())
+	assert.Equal(t, "Finished", p.session(t, w.session)["status"], "finished on SIGTERM")
 	assert.Empty(t, p.owner("src/a.go"), "its locks released")
 }
 
@@ -144,35 +163,12 @@ func TestWrapperRenewsTheSessionLocks(t *testing.T) {
 		t.Skip("waits for a lock timeout in real time")
 	}
 	p, state := wrapperProject(t)
-	cmd := exec.Command(filepath.Join(p.dir, "scripts", "agentlock-codex"))
-	cmd.Dir = p.dir
-	cmd.Env = append(append(os.Environ(), p.env...), "FAKE_WAIT=1", "AGENTLOCK_TIMEOUT=1", "AGENTLOCK_RENEW_EVERY=200ms")
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
-	require.NoError(t, cmd.Start())
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() { cmd.Process.Kill() })
-
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if _, err := os.Stat(filepath.Join(state, "session")); err == nil {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "the fake agent did not start; stderr: %s", stderr.String())
-		time.Sleep(20 * time.Millisecond)
-	}
-	session := readState(t, state, "session")
+	w := startWrapper(t, p, state, "AGENTLOCK_TIMEOUT=1", "AGENTLOCK_RENEW_EVERY=200ms")
 	time.Sleep(2500 * time.Millisecond)
-	r := p.run2([]string{"AGENTLOCK_TIMEOUT=1"}, "acquire", "src/a.go", "intruder")
+	r := p.runEnv([]string{"AGENTLOCK_TIMEOUT=1"}, "acquire", "src/a.go", "intruder")
 	requireExit(t, 1, r)
-	assert.Contains(t, r.Stdout+r.Stderr, session, "still held by the wrapped session")
+	assert.Contains(t, r.Stdout+r.Stderr, w.session, "still held by the wrapped session")
 
-	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatalf("the wrapper did not exit; stderr: %s", stderr.String())
-	}
+	w.terminate(t)
 	assert.Empty(t, p.owner("src/a.go"))
 }
