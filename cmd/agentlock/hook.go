@@ -89,7 +89,8 @@ func hookRun(f *factory, cmd *cobra.Command, args []string) error {
 		warnf(f, "%s %s hook: %v; doing nothing", agent.Name(), event, err)
 		return nil
 	}
-	if !enabledAt(c, cwd) {
+	project := core.FindProject(cwd)
+	if !enabled(c, project) {
 		return nil
 	}
 	session := hookSession(c, agent, in)
@@ -101,7 +102,7 @@ func hookRun(f *factory, cmd *cobra.Command, args []string) error {
 		warnf(f, "%s %s hook: %v; doing nothing", agent.Name(), event, err)
 		return nil
 	}
-	h := hookContext{f: f, c: c, agent: agent, in: in, cwd: cwd, session: session}
+	h := hookContext{f: f, c: c, agent: agent, in: in, cwd: cwd, project: project, session: session}
 	switch event {
 	case eventPreEdit:
 		return h.preEdit()
@@ -121,6 +122,7 @@ type hookContext struct {
 	agent   integrations.Agent
 	in      integrations.HookInput
 	cwd     string // real path of the payload's cwd
+	project string // the project of cwd ("" when none)
 	session string
 }
 
@@ -147,14 +149,14 @@ func hookCwd(in integrations.HookInput) (string, error) {
 	return workDir()
 }
 
-// enabledAt reports whether agentlock is set up for dir: configured by
-// environment, or inside a project that has an .agent-registry folder.
+// enabled reports whether agentlock is set up for a hook run in project:
+// configured by environment, or the project has an .agent-registry folder.
 // Kimi's hooks are user-wide, so this must be quick and quiet elsewhere.
-func enabledAt(c config, dir string) bool {
+func enabled(c config, project string) bool {
 	if c.Home != "" || c.LockDir != "" || c.Registry != "" {
 		return true
 	}
-	return hasHome(core.FindProject(dir))
+	return hasHome(project)
 }
 
 // hasHome reports whether project has its .agent-registry folder.
@@ -191,13 +193,12 @@ func (h hookContext) preEdit() error {
 	// Only paths in the session's project or another agentlock project
 	// are coordinated: an edit of ~/.claude/settings.json or /tmp/x is
 	// nobody's business here, even when a wrapper configured the folders.
-	home := core.FindProject(h.cwd)
 	var gated []string
 	for _, p := range paths {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(h.cwd, p)
 		}
-		if project := core.FindProject(p); project != "" && (project == home || hasHome(project)) {
+		if project := core.FindProject(p); project != "" && (project == h.project || hasHome(project)) {
 			gated = append(gated, p)
 		}
 	}
