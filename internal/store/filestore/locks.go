@@ -1,0 +1,258 @@
+package filestore
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/agentlock/agentlock/internal/store"
+)
+
+// maxLockFileSize bounds what is read from a lock file. A record is one short
+// line; anything larger is not a lock record.
+const maxLockFileSize = 64 << 10
+
+// Locks is a lock store of lock files: the lock of a real path is the file
+// LockFileName(path) in the lock folder DirFor(path). It holds no state
+// between calls and is safe for concurrent use by goroutines and processes,
+// including agent-registry 0.2's Python scripts sharing the folder.
+type Locks struct {
+	// DirFor returns the lock folder for a real path. Paths of different
+	// projects may have different folders.
+	DirFor func(realPath string) (string, error)
+	// ScanDir is the lock folder that Scan lists.
+	ScanDir string
+}
+
+var _ store.Locks = (*Locks)(nil)
+
+// slotFile is one record of a transaction: its slot and its open file.
+type slotFile struct {
+	slot store.Slot
+	dir  string
+	f    *os.File // nil when the file does not exist (Read and Update)
+}
+
+// ref returns the lock file of k.
+func (s *Locks) ref(k store.Key) (string, error) {
+	if k.Ref != "" {
+		return k.Ref, nil
+	}
+	if s.DirFor == nil {
+		return "", fmt.Errorf("lock %s: no lock folder configured", k.Path)
+	}
+	dir, err := s.DirFor(k.Path)
+	if err != nil {
+		return "", fmt.Errorf("lock folder for %s: %w", k.Path, err)
+	}
+	return filepath.Join(dir, LockFileName(k.Path)), nil
+}
+
+// Transact implements store.Locks. It opens the lock files in the order of
+// their names, flocks each one (shared for Read, exclusive otherwise),
+// reads them all, calls decide with every flock held, and writes each
+// record decide returned in place. Closing the files releases the flocks.
+// In Create mode it also holds a shared flock on each lock folder, taken
+// before any file, so that RemoveHome cannot delete a folder under it.
+func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide) error {
+	items := make([]*slotFile, len(keys))
+	byRef := map[string]int{}
+	for i, k := range keys {
+		ref, err := s.ref(k)
+		if err != nil {
+			return err
+		}
+		if j, dup := byRef[ref]; dup {
+			return fmt.Errorf("%s and %s have the same lock file %s", keys[j].Path, k.Path, ref)
+		}
+		byRef[ref] = i
+		k.Ref = ref
+		items[i] = &slotFile{slot: store.Slot{Key: k}, dir: filepath.Dir(ref)}
+	}
+	// One fixed order — folders, then files, each by name — so that
+	// transactions over overlapping sets never wait for each other in a
+	// cycle.
+	order := make([]*slotFile, len(items))
+	copy(order, items)
+	sort.Slice(order, func(a, b int) bool { return order[a].slot.Key.Ref < order[b].slot.Key.Ref })
+	defer func() {
+		for _, it := range order {
+			if it.f != nil {
+				it.f.Close()
+			}
+		}
+	}()
+	if mode == store.Create {
+		unlock, err := lockDirsShared(order)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
+	for _, it := range order {
+		f, err := openLockFile(it.slot.Key.Ref, it.dir, mode == store.Create)
+		if errors.Is(err, fs.ErrNotExist) && mode != store.Create {
+			continue // a missing lock file is a free lock
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", name(it.slot.Key), err)
+		}
+		it.f = f
+		lt := writeLock
+		if mode == store.Read {
+			lt = readLock
+		}
+		if err := flock(f, lt); err != nil {
+			return fmt.Errorf("%s: %w", name(it.slot.Key), err)
+		}
+	}
+	slots := make([]store.Slot, len(items))
+	for i, it := range items {
+		if it.f != nil {
+			it.slot.Record, it.slot.Err = readRecord(it.f, it.slot.Key)
+		}
+		slots[i] = it.slot
+	}
+	next, err := decide(slots)
+	if err != nil || mode == store.Read {
+		return err
+	}
+	if len(next) != len(items) {
+		return fmt.Errorf("lock store: %d records decided for %d keys", len(next), len(items))
+	}
+	for i, it := range items {
+		if next[i] == nil || (it.f == nil && next[i].Free()) {
+			continue // freeing a lock that does not exist changes nothing
+		}
+		if it.f == nil {
+			return fmt.Errorf("%s: lock store: cannot write a lock that does not exist in update mode", name(it.slot.Key))
+		}
+		if err := writeRecord(it.f, *next[i]); err != nil {
+			return fmt.Errorf("%s: %w", name(it.slot.Key), err)
+		}
+	}
+	return nil
+}
+
+// lockDirsShared takes a shared flock on the folder of every item, in
+// order, creating missing folders. It returns the function that releases
+// them.
+func lockDirsShared(order []*slotFile) (func(), error) {
+	var held []*os.File
+	unlock := func() {
+		for _, d := range held {
+			d.Close()
+		}
+	}
+	seen := map[string]bool{}
+	dirs := make([]string, 0, 1)
+	for _, it := range order {
+		if !seen[it.dir] {
+			seen[it.dir] = true
+			dirs = append(dirs, it.dir)
+		}
+	}
+	sort.Strings(dirs)
+	for _, dir := range dirs {
+		d, err := lockDir(dir, readLock, true)
+		if err != nil {
+			unlock()
+			return nil, err
+		}
+		held = append(held, d)
+	}
+	return unlock, nil
+}
+
+// name is how a key is named in errors: its path, else its lock file.
+func name(k store.Key) string {
+	if k.Path != "" {
+		return k.Path
+	}
+	return k.Ref
+}
+
+// Scan implements store.Locks: every *.lock file of ScanDir, each read under
+// a shared flock. A missing folder holds no locks.
+func (s *Locks) Scan() ([]store.Slot, error) {
+	entries, err := os.ReadDir(s.ScanDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list locks: %w", err)
+	}
+	var slots []store.Slot
+	for _, e := range entries {
+		if e.IsDir() || filepath.Ext(e.Name()) != ".lock" {
+			continue
+		}
+		slot := store.Slot{Key: store.Key{Ref: filepath.Join(s.ScanDir, e.Name())}}
+		slot.Record, slot.Err = s.readOne(slot.Key)
+		if errors.Is(slot.Err, fs.ErrNotExist) {
+			continue // removed meanwhile: only RemoveHome does that
+		}
+		slot.Key.Path = slot.Record.Path
+		slots = append(slots, slot)
+	}
+	return slots, nil
+}
+
+// readOne reads one lock file under a shared flock.
+func (s *Locks) readOne(k store.Key) (store.Record, error) {
+	f, err := openLockFile(k.Ref, s.ScanDir, false)
+	if err != nil {
+		return store.Record{}, err
+	}
+	defer f.Close()
+	if err := flock(f, readLock); err != nil {
+		return store.Record{}, err
+	}
+	return readRecord(f, k)
+}
+
+// readRecord reads and parses the whole content of an open lock file. The
+// caller holds flock on it.
+func readRecord(f *os.File, k store.Key) (store.Record, error) {
+	data, err := io.ReadAll(io.NewSectionReader(f, 0, maxLockFileSize+1))
+	if err != nil {
+		return store.Record{}, fmt.Errorf("read %s: %w", f.Name(), err)
+	}
+	corrupt := func(reason string) error {
+		content := string(data)
+		if len(content) > 80 {
+			content = content[:80] + "..."
+		}
+		return &store.CorruptError{Ref: f.Name(), Content: content, Reason: reason}
+	}
+	if len(data) > maxLockFileSize {
+		return store.Record{}, corrupt("larger than any lock record")
+	}
+	rec, err := parseRecord(data)
+	if err != nil {
+		return store.Record{}, corrupt(err.Error())
+	}
+	if rec.Path != "" && k.Path != "" && rec.Path != k.Path {
+		return store.Record{}, corrupt(fmt.Sprintf("records path %s, not %s", rec.Path, k.Path))
+	}
+	return rec, nil
+}
+
+// writeRecord replaces the content of an open lock file in place: write from
+// offset 0, then cut the file to the new length. The file is never unlinked
+// or renamed, so every process keeps contending on the same inode. The
+// caller holds an exclusive flock on it.
+func writeRecord(f *os.File, rec store.Record) error {
+	data := encodeRecord(rec)
+	if _, err := f.WriteAt(data, 0); err != nil {
+		return fmt.Errorf("write %s: %w", f.Name(), err)
+	}
+	if err := f.Truncate(int64(len(data))); err != nil {
+		return fmt.Errorf("write %s: %w", f.Name(), err)
+	}
+	return nil
+}

@@ -1,0 +1,157 @@
+//go:build unix
+
+package filestore
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// lockType is the kind of flock(2) lock taken on a file.
+type lockType int
+
+const (
+	readLock  lockType = unix.LOCK_SH
+	writeLock lockType = unix.LOCK_EX
+)
+
+// String names the operation for error messages ("RLock", "Lock").
+func (lt lockType) String() string {
+	if lt == readLock {
+		return "RLock"
+	}
+	return "Lock"
+}
+
+// flock waits for a lock of type lt on f, retrying when a signal interrupts
+// the wait. The lock is released by closing f, or by the kernel when the
+// process dies.
+func flock(f *os.File, lt lockType) error {
+	for {
+		err := unix.Flock(int(f.Fd()), int(lt))
+		if !errors.Is(err, unix.EINTR) {
+			if err != nil {
+				return &fs.PathError{Op: lt.String(), Path: f.Name(), Err: err}
+			}
+			return nil
+		}
+	}
+}
+
+// openLockFile opens a lock file for reading and writing, creating it (and
+// its folder dir) when create is set. O_NOFOLLOW refuses a symbolic link
+// planted in the lock folder, so that agentlock never truncates the file
+// it points to; anything but a regular file is refused too. The file is never
+// truncated on open: its content is the lock's state.
+func openLockFile(file, dir string, create bool) (*os.File, error) {
+	// O_NONBLOCK: opening a FIFO planted in the folder must not hang.
+	flags := os.O_RDWR | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
+	if create {
+		flags |= os.O_CREATE
+	}
+	f, err := os.OpenFile(file, flags, 0o644)
+	if create && errors.Is(err, fs.ErrNotExist) {
+		if err := ensureDir(dir); err != nil {
+			return nil, err
+		}
+		f, err = os.OpenFile(file, flags, 0o644)
+	}
+	if errors.Is(err, unix.ELOOP) {
+		return nil, fmt.Errorf("%s: lock file is a symbolic link; refusing to follow it", file)
+	}
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: lock file is not a regular file (%s)", file, info.Mode().Type())
+	}
+	if err := checkLocalFile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// maxRetries bounds how often a lock is retried because the folder or file
+// it was taken on has just been removed by RemoveHome.
+const maxRetries = 8
+
+// lockDir opens the folder dir (creating it when create is set) and takes
+// a flock of type lt on it. A folder removed while this process waited for
+// its flock is opened again, so that the lock is always on the folder that
+// the path names.
+func lockDir(dir string, lt lockType, create bool) (*os.File, error) {
+	for range maxRetries {
+		if create {
+			if err := ensureDir(dir); err != nil {
+				return nil, err
+			}
+		}
+		d, err := os.OpenFile(dir, os.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return nil, fmt.Errorf("open lock folder: %w", err)
+		}
+		if err := flock(d, lt); err != nil {
+			d.Close()
+			return nil, err
+		}
+		if !removed(d) {
+			return d, nil
+		}
+		d.Close()
+	}
+	return nil, fmt.Errorf("lock folder %s: removed again and again while waiting for it", dir)
+}
+
+// removed reports whether f's file or folder has been unlinked.
+func removed(f *os.File) bool {
+	var st unix.Stat_t
+	return unix.Fstat(int(f.Fd()), &st) == nil && st.Nlink == 0
+}
+
+// openSidecar opens (creating it) the lock file that serialises the writers
+// of a document, flocked exclusively. A sidecar removed while this process
+// waited (RemoveHome) is created again.
+func openSidecar(path, dir string) (*os.File, error) {
+	for range maxRetries {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("create registry folder: %w", err)
+		}
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("open registry lock: %w", err)
+		}
+		if err := checkLocalFile(f); err != nil {
+			f.Close()
+			return nil, err
+		}
+		if err := flock(f, writeLock); err != nil {
+			f.Close()
+			return nil, err
+		}
+		if !removed(f) {
+			return f, nil
+		}
+		f.Close()
+	}
+	return nil, fmt.Errorf("%s: removed again and again while waiting for it", path)
+}
+
+// ensureDir creates dir (and its parents) when missing, with mode 0700 for
+// what it creates.
+func ensureDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create lock directory: %w", err)
+	}
+	return nil
+}

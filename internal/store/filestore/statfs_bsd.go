@@ -1,0 +1,39 @@
+//go:build darwin || freebsd
+
+package filestore
+
+import (
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// networkNames maps the file system type names of BSD statfs(2) to the
+// network file systems on which flock(2) gives weak or no exclusion.
+var networkNames = map[string]string{
+	"nfs":    "NFS",
+	"smbfs":  "SMB",
+	"afpfs":  "AFP",
+	"webdav": "WebDAV",
+}
+
+// checkLocalFile refuses a file on a network file system. Synced folders
+// look local to the kernel and are not detected.
+func checkLocalFile(f *os.File) error {
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(int(f.Fd()), &st); err != nil {
+		return &os.PathError{Op: "fstatfs", Path: f.Name(), Err: err}
+	}
+	var name []byte
+	for _, c := range st.Fstypename {
+		if c == 0 {
+			break
+		}
+		name = append(name, byte(c))
+	}
+	if fs := networkNames[string(name)]; fs != "" {
+		return fmt.Errorf("%s is on %s: %w (flock does not exclude reliably there; use a local folder)", f.Name(), fs, ErrUnsupportedFS)
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+// Package store is the storage seam of agentlock's lock engine and registry.
+//
+// The engine (package core) decides; a store keeps records and makes each
+// decision atomic. A lock store has two operations: Transact reads a set of
+// lock records, lets the engine decide on all of them at once, and writes
+// what it decided, as one atomic step that other processes cannot
+// interleave with; Scan reads every record. A document store keeps one
+// document (registry.md) and runs read-modify-write sections on it.
+//
+// The only implementation today is package filestore: lock files changed in
+// place under flock(2), and registry.md replaced atomically under a sidecar
+// lock. The interfaces name no file, so that a store on a distributed
+// engine can take its place without touching the decision logic. The
+// package is internal: the public entry points are packages core and
+// workspace.
+package store
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Record is the state of one lock as stored: who owns it, when the owner
+// last renewed it, and the real path it guards. The zero Record is free.
+type Record struct {
+	Session string
+	Stamp   time.Time
+	// Path is the real path written in the record; empty in the two-field
+	// records of agent-registry 0.1.0, which do not say.
+	Path string
+}
+
+// Free reports whether the record names no owner.
+func (r Record) Free() bool { return r.Session == "" }
+
+// Key names one lock record: by the real path it guards, or by Ref, the
+// store's own name for a record that a Scan returned (the only way to name
+// a record that does not say its path).
+type Key struct {
+	Path string
+	Ref  string
+}
+
+// Mode says what a transaction may do.
+type Mode int
+
+const (
+	// Read takes the records shared: other readers may read at the same
+	// time, no writer can. Decide's answer is ignored.
+	Read Mode = iota
+	// Update takes the records exclusively. A record that does not exist
+	// is passed as free and is not created: Decide may only free it, which
+	// changes nothing.
+	Update
+	// Create takes the records exclusively, creating the ones that do not
+	// exist, so that Decide may write any of them.
+	Create
+)
+
+// Slot is one record as a transaction or a scan read it.
+type Slot struct {
+	// Key is the key asked for, with Ref filled in by the store.
+	Key Key
+	// Record is what the store holds; free when there is nothing.
+	Record Record
+	// Err is set when the stored record cannot be decoded (a
+	// *CorruptError) or read; Record is then free. Decide may still
+	// overwrite such a record.
+	Err error
+}
+
+// Decide sees the slots of a transaction, in the order of the keys, and
+// returns one entry per slot: the record to store there, or nil to leave
+// it as it is. An error stores nothing and is returned by Transact.
+type Decide func(slots []Slot) ([]*Record, error)
+
+// Locks keeps the lock records of one workspace.
+type Locks interface {
+	// Transact runs one atomic read-decide-write over the records of keys.
+	// Records are taken in one fixed order whatever the order of keys, so
+	// that transactions over overlapping sets never deadlock. Keys must
+	// name distinct records. If writing fails part-way, the records written
+	// before the failure stay and the error is returned.
+	Transact(mode Mode, keys []Key, decide Decide) error
+	// Scan reads every record of the workspace, each one atomically, and
+	// returns them in no particular order. A record that cannot be read
+	// comes back with Err set; only a failure to list the records at all is
+	// an error.
+	Scan() ([]Slot, error)
+}
+
+// Document keeps one document: the registry's markdown file.
+type Document interface {
+	// Read returns the document's current content; nil when there is none.
+	// It sees a whole version, never a write in progress.
+	Read() ([]byte, error)
+	// Edit runs one read-modify-write section: change gets the current
+	// content (nil when there is none) and returns the new content, or nil
+	// to leave it unchanged. No other Edit of the same document runs in
+	// between, in this process or another.
+	Edit(change func(old []byte) ([]byte, error)) error
+	// Where names the document for people and for messages.
+	Where() string
+}
+
+// ErrCorrupt matches a record that cannot be decoded.
+var ErrCorrupt = errors.New("corrupt lock file")
+
+// CorruptError reports a stored record that cannot be decoded. It matches
+// ErrCorrupt with errors.Is. The record is left as it was.
+type CorruptError struct {
+	Ref     string // the store's name for the record (a lock file)
+	Content string // what it holds, cut to a short prefix
+	Reason  string // why it cannot be decoded
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("%s: corrupt lock file (%s): %q", e.Ref, e.Reason, e.Content)
+}
+
+// Is makes errors.Is(err, ErrCorrupt) true.
+func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
