@@ -10,59 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/internal/store/filestore"
 )
-
-func TestParseRecord(t *testing.T) {
-	tests := []struct {
-		name    string
-		content string
-		want    record
-		wantErr bool
-	}{
-		{name: "empty is free", content: ""},
-		{name: "blank is free", content: " \n"},
-		{name: "0.2 form", content: "claude-1|1700000000.5|/p/a.go",
-			want: record{session: "claude-1", stamp: time.Unix(1700000000, 5e8), path: "/p/a.go"}},
-		{name: "path with a bar", content: "s|1700000000|/p/a|b.go",
-			want: record{session: "s", stamp: time.Unix(1700000000, 0), path: "/p/a|b.go"}},
-		{name: "0.1.0 form", content: "kimi-9|1700000000.25",
-			want: record{session: "kimi-9", stamp: time.Unix(1700000000, 25e7)}},
-		{name: "trailing newline", content: "s|1700000000|/p\n",
-			want: record{session: "s", stamp: time.Unix(1700000000, 0), path: "/p"}},
-		{name: "no separator", content: "garbage", wantErr: true},
-		{name: "bad timestamp", content: "s|yesterday|/p", wantErr: true},
-		{name: "nan timestamp", content: "s|nan|/p", wantErr: true},
-		{name: "no session", content: "|1700000000|/p", wantErr: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseRecord([]byte(tt.content))
-			if tt.wantErr {
-				assert.Error(t, err)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want.session, got.session)
-			assert.Equal(t, tt.want.path, got.path)
-			assert.True(t, tt.want.stamp.Equal(got.stamp), "stamp %v, want %v", got.stamp, tt.want.stamp)
-		})
-	}
-}
-
-func TestRecordRoundTrip(t *testing.T) {
-	r := record{session: "codex-7", stamp: time.Unix(1732912345, 123456000), path: "/w/src/main.go"}
-	assert.Equal(t, "codex-7|1732912345.123456|/w/src/main.go", string(r.encode()))
-	back, err := parseRecord(r.encode())
-	require.NoError(t, err)
-	assert.Equal(t, r.session, back.session)
-	assert.Equal(t, r.path, back.path)
-	assert.True(t, r.stamp.Equal(back.stamp))
-}
-
-func TestLockFileNameIsTruncatedSHA256(t *testing.T) {
-	// sha256("/tmp/x") starts 2e56aa36f538b33b (sha256sum): the name is its first 16 hex digits.
-	assert.Equal(t, "2e56aa36f538b33b.lock", LockFileName("/tmp/x"))
-}
 
 func TestValidateSession(t *testing.T) {
 	for _, ok := range []string{"a", "claude-1", "kimi-1732912345", "ü-session", strings.Repeat("x", 128)} {
@@ -99,7 +49,7 @@ func TestRealPath(t *testing.T) {
 
 func TestHeldErrorMatchesSentinel(t *testing.T) {
 	dir := t.TempDir()
-	l := &Locker{LockDir: StaticDir(dir), Cwd: dir}
+	l := testLocker(dir, Options{Cwd: dir})
 	_, err := l.Acquire("f", "a")
 	require.NoError(t, err)
 	_, err = l.Acquire("f", "b")
@@ -117,7 +67,7 @@ func TestHeldErrorMatchesSentinel(t *testing.T) {
 func TestClockDecidesStaleness(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Unix(1_800_000_000, 0)
-	l := &Locker{LockDir: StaticDir(dir), Cwd: dir, Timeout: time.Minute, Now: func() time.Time { return now }}
+	l := testLocker(dir, Options{Cwd: dir, Timeout: time.Minute, Now: func() time.Time { return now }})
 	_, err := l.Acquire("f", "a")
 	require.NoError(t, err)
 	now = now.Add(time.Minute) // exactly the timeout: still fresh
@@ -131,7 +81,7 @@ func TestClockDecidesStaleness(t *testing.T) {
 
 func BenchmarkAcquireRelease(b *testing.B) {
 	dir := b.TempDir()
-	l := &Locker{LockDir: StaticDir(dir), Cwd: dir}
+	l := testLocker(dir, Options{Cwd: dir})
 	for b.Loop() {
 		if _, err := l.Acquire("src/file.go", "bench"); err != nil {
 			b.Fatal(err)
@@ -144,7 +94,7 @@ func BenchmarkAcquireRelease(b *testing.B) {
 
 func BenchmarkIsLocked(b *testing.B) {
 	dir := b.TempDir()
-	l := &Locker{LockDir: StaticDir(dir), Cwd: dir}
+	l := testLocker(dir, Options{Cwd: dir})
 	if _, err := l.Acquire("src/file.go", "bench"); err != nil {
 		b.Fatal(err)
 	}
@@ -157,11 +107,16 @@ func BenchmarkIsLocked(b *testing.B) {
 
 func BenchmarkAcquireAllTenPaths(b *testing.B) {
 	dir := b.TempDir()
-	l := &Locker{LockDir: StaticDir(dir), Cwd: dir}
+	l := testLocker(dir, Options{Cwd: dir})
 	paths := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}
 	for b.Loop() {
 		if _, err := l.AcquireAll(paths, "bench"); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// testLocker returns a Locker on lock files in dir.
+func testLocker(dir string, opts Options) *Locker {
+	return NewLocker(&filestore.Locks{DirFor: func(string) (string, error) { return dir, nil }, ScanDir: dir}, opts)
 }

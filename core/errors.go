@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/agentlock/agentlock/internal/store"
 )
 
 // Sentinel errors. Refusals (ErrLocked, ErrNotOwner, ErrNoLock) are the
@@ -16,12 +18,10 @@ var (
 	ErrNotOwner = errors.New("not owner")
 	// ErrNoLock: renew asked for a path that has no lock.
 	ErrNoLock = errors.New("lock not found")
-	// ErrCorrupt: a lock file holds content that cannot be parsed.
-	ErrCorrupt = errors.New("corrupt lock file")
+	// ErrCorrupt: a lock record cannot be parsed (see CorruptError).
+	ErrCorrupt = store.ErrCorrupt
 	// ErrInvalidSession: a session id that the lock file format cannot hold.
 	ErrInvalidSession = errors.New("invalid session id")
-	// ErrUnsupportedFS: the lock directory is on a network file system.
-	ErrUnsupportedFS = errors.New("unsupported file system")
 )
 
 // HeldError reports that a path is held by another session. It matches
@@ -55,21 +55,11 @@ func (e *NotOwnerError) Error() string {
 // Is makes errors.Is(err, ErrNotOwner) true.
 func (e *NotOwnerError) Is(target error) bool { return target == ErrNotOwner }
 
-// CorruptError reports a lock file whose content cannot be parsed. It
-// matches ErrCorrupt with errors.Is. The file is left as it was.
-type CorruptError struct {
-	File    string // lock file
-	Content string // what it holds (truncated to a short prefix)
-	Reason  string // why it cannot be parsed
-}
-
-func (e *CorruptError) Error() string {
-	return fmt.Sprintf("%s: corrupt lock file (%s): %q; inspect it, then empty it with 'agentlock release --force'",
-		e.File, e.Reason, e.Content)
-}
-
-// Is makes errors.Is(err, ErrCorrupt) true.
-func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+// CorruptError reports a lock record that cannot be parsed: its Ref (the
+// lock file), a prefix of its Content and the Reason. It matches ErrCorrupt
+// with errors.Is. The record is left as it was; a person may inspect it and
+// free it with Locker.ForceRelease.
+type CorruptError = store.CorruptError
 
 // roundDuration renders d to a tenth of a second, which is what a person
 // reading an age needs.

@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/agentlock/agentlock/internal/store"
 )
 
 // Session statuses used by agentlock. Other values written by other tools
@@ -70,15 +68,19 @@ func (d *Document) Find(id string) (*Session, bool) {
 	return nil, false
 }
 
-// Registry reads and writes registry.md. Every write is one critical
-// section: flock on the dedicated registry.md.lock (created once, never
-// renamed or deleted) → read registry.md → change → write a temporary file in
-// the same folder, fsync, rename it over registry.md, fsync the folder →
-// unlock. Reading inside the section that writes means no update is lost.
-// A registry.md that cannot be parsed is never overwritten.
+// Registry reads and writes the registry document (registry.md). Every
+// write is one section of the document store, which no other write can
+// interleave with: read the current document → change → render → store.
+// Reading inside the section that writes means no update is lost. A
+// document that cannot be parsed is never overwritten.
 type Registry struct {
-	// Path is registry.md; its folder is created on the first write.
-	Path string
+	doc      store.Document
+	protocol func() (string, error)
+	clock    func() time.Time
+}
+
+// RegistryOptions configure a Registry.
+type RegistryOptions struct {
 	// Protocol renders the protocol block written between the frontmatter
 	// and the table. It is called only when the registry is written, so
 	// that reads and the lock commands' registry checks do not pay for it.
@@ -87,24 +89,52 @@ type Registry struct {
 	Now func() time.Time
 }
 
-func (r *Registry) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
+// NewRegistry returns the registry kept in doc. Package workspace gives the
+// registry of a project.
+func NewRegistry(doc store.Document, opts RegistryOptions) *Registry {
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
-	return time.Now()
+	if opts.Protocol == nil {
+		opts.Protocol = func() (string, error) { return "", nil }
+	}
+	return &Registry{doc: doc, protocol: opts.Protocol, clock: opts.Now}
 }
 
-// Load reads registry.md. A missing file is an empty registry. Because
-// writers replace the file by rename, a reader always sees a whole version.
+// Where names the registry for people: its file, with the file store.
+func (r *Registry) Where() string { return r.doc.Where() }
+
+func (r *Registry) now() time.Time { return r.clock() }
+
+// Load reads the registry. A missing document is an empty registry.
+// Writers replace the document whole, so a reader always sees one version.
 func (r *Registry) Load() (Document, error) {
-	data, err := os.ReadFile(r.Path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Document{Version: RegistryVersion}, nil
-	}
+	data, err := r.doc.Read()
 	if err != nil {
 		return Document{}, fmt.Errorf("read registry: %w", err)
 	}
-	return parseRegistry(r.Path, data)
+	return parseRegistry(r.Where(), data)
+}
+
+// Create writes the empty registry, protocol block included, when there is
+// none yet; an existing one is kept as it is. It reports whether it wrote.
+func (r *Registry) Create() (bool, error) {
+	created := false
+	err := r.doc.Edit(func(old []byte) ([]byte, error) {
+		if old != nil {
+			return nil, nil
+		}
+		protocol, err := r.protocol()
+		if err != nil {
+			return nil, err
+		}
+		created = true
+		return renderRegistry(Document{Version: RegistryVersion, Agents: []Session{}}, protocol), nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("create registry: %w", err)
+	}
+	return created, nil
 }
 
 // Register adds s, or replaces the entry with the same session id, with
@@ -150,8 +180,9 @@ func (r *Registry) Update(id string, change func(*Session)) (Session, error) {
 }
 
 // Finish marks the session Finished and empties its do_not_touch. The
-// caller releases the session's locks (Locker.ReleaseSession): the lock
-// files stay authoritative, the registry is their readable view.
+// caller releases the session's locks (Locker.ReleaseSession; package
+// workspace does both): the lock records stay authoritative, the registry
+// is their readable view.
 func (r *Registry) Finish(id string) (Session, error) {
 	return r.Update(id, func(s *Session) {
 		s.Status = StatusFinished
@@ -215,9 +246,9 @@ func (r *Registry) DropPaths(id string, paths ...string) (bool, error) {
 
 func (r *Registry) changeIfRegistered(id string, change func(*Session)) (bool, error) {
 	// Every acquire and release comes here: skip the locked parse and
-	// rewrite when the id does not even appear in the file.
-	data, err := os.ReadFile(r.Path)
-	if errors.Is(err, fs.ErrNotExist) || (err == nil && !bytes.Contains(data, []byte(id))) {
+	// rewrite when the id does not even appear in the document.
+	data, err := r.doc.Read()
+	if err == nil && (data == nil || !bytes.Contains(data, []byte(id))) {
 		return false, nil
 	}
 	_, err = r.Update(id, change)
@@ -227,80 +258,24 @@ func (r *Registry) changeIfRegistered(id string, change func(*Session)) (bool, e
 	return err == nil, err
 }
 
-// edit runs one critical section on the registry; see Registry.
+// edit runs one write section on the registry; see Registry.
 func (r *Registry) edit(change func(*Document) error) error {
-	dir := filepath.Dir(r.Path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create registry folder: %w", err)
-	}
-	// The lock lives on its own file, because registry.md itself is
-	// replaced by rename: a flock on it would stay with the old inode.
-	lockPath := r.Path + ".lock"
-	lf, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
-	if err != nil {
-		return fmt.Errorf("open registry lock: %w", err)
-	}
-	defer lf.Close()
-	if err := checkLocalFile(lf); err != nil {
-		return err
-	}
-	if err := flock(lf, writeLock); err != nil {
-		return err
-	}
-	// Read under the lock: what another writer wrote a moment ago is kept.
-	doc, err := r.Load()
-	if err != nil {
-		return err
-	}
-	if err := change(&doc); err != nil {
-		return err
-	}
-	doc.Version = RegistryVersion
-	doc.LastUpdated = r.now().Format(time.RFC3339)
-	protocol, err := r.Protocol()
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(r.Path, renderRegistry(doc, protocol))
-}
-
-// writeFileAtomic replaces path with data: temporary file in the same
-// folder, fsync, rename, fsync of the folder (so the rename itself survives
-// a crash). Readers see the old or the new file, never a mix.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
+	return r.doc.Edit(func(old []byte) ([]byte, error) {
+		doc, err := parseRegistry(r.Where(), old)
+		if err != nil {
+			return nil, err
+		}
+		if err := change(&doc); err != nil {
+			return nil, err
+		}
+		doc.Version = RegistryVersion
+		doc.LastUpdated = r.now().Format(time.RFC3339)
+		protocol, err := r.protocol()
+		if err != nil {
+			return nil, err
+		}
+		return renderRegistry(doc, protocol), nil
+	})
 }
 
 // parseRegistry reads the frontmatter of a registry.md. The protocol block

@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	"github.com/agentlock/agentlock/internal/store/filestore"
 )
 
 // registryOf200 returns a registry file holding 200 sessions.
 func registryOf200(b *testing.B) *Registry {
 	b.Helper()
-	r := &Registry{Path: filepath.Join(b.TempDir(), "registry.md"), Protocol: func() (string, error) { return "<!-- PROTOCOL:START -->\n<!-- PROTOCOL:END -->", nil }}
+	r := NewRegistry(&filestore.Document{Path: filepath.Join(b.TempDir(), "registry.md")},
+		RegistryOptions{Protocol: func() (string, error) { return "<!-- PROTOCOL:START -->\n<!-- PROTOCOL:END -->", nil }})
 	for i := range 200 {
 		id := fmt.Sprintf("session-%03d", i)
 		if _, err := r.Register(Session{SessionID: id, Provider: "vendor", AIVersion: "m", WorkingOn: "working on " + id,
@@ -44,7 +47,7 @@ func BenchmarkRegistryRender200(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	protocol, err := r.Protocol()
+	protocol, err := r.protocol()
 	if err != nil {
 		b.Fatal(err)
 	}

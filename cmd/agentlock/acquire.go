@@ -1,15 +1,25 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/core"
 )
+
+// AcquireOptions are the inputs of agentlock acquire.
+type AcquireOptions struct {
+	IO     *IOStreams
+	Config func() (*config, error)
+
+	Command string   // how the command was called, for messages
+	Args    []string // paths, maybe followed by the session
+	Wait    time.Duration
+}
 
 // acquireRecord is the JSON line of one path of an acquire, with the field
 // names of agent-registry 0.2's result dictionary.
@@ -24,12 +34,8 @@ type acquireRecord struct {
 	ExpiresIn  *float64 `json:"expires_in,omitempty"` // on refusal: seconds until it is stale
 }
 
-type acquireOptions struct {
-	wait time.Duration
-}
-
-func newAcquireCmd(f *factory) *cobra.Command {
-	opts := acquireOptions{}
+func newCmdAcquire(f *Factory, runF func(*AcquireOptions) error) *cobra.Command {
+	opts := &AcquireOptions{IO: f.IO, Config: f.Config}
 	cmd := &cobra.Command{
 		Use:   "acquire <path>... [--session ID] | acquire <path> <session>",
 		Short: "Take the lock on one or more paths (all or none)",
@@ -44,42 +50,51 @@ modify it, and do not work around the refusal. Wait (--wait) or ask the holder.`
 		Example: `  agentlock acquire src/auth.py claude-1
   agentlock acquire --session claude-1 src/a.go src/b.go
   agentlock acquire --wait 2m src/auth.py --session claude-1`,
-		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			return acquireRun(f, cmd, args, opts)
-		}),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Command, opts.Args = cmd.CommandPath(), args
+			if runF != nil {
+				return runF(opts)
+			}
+			return acquireRun(opts)
+		},
 	}
-	cmd.Flags().DurationVar(&opts.wait, "wait", 0, "when a path is held, retry until it is free or this much time has passed (e.g. 30s, 5m)")
+	cmd.Flags().DurationVar(&opts.Wait, "wait", 0, "when a path is held, retry until it is free or this much time has passed (e.g. 30s, 5m)")
 	return cmd
 }
 
-func acquireRun(f *factory, cmd *cobra.Command, args []string, opts acquireOptions) error {
-	c, err := loadConfig(cmd)
+func acquireRun(opts *AcquireOptions) error {
+	c, err := opts.Config()
 	if err != nil {
 		return err
 	}
-	paths, session, err := pathsAndSession(cmd, args, c)
+	paths, session, err := pathsAndSession(opts.Command, opts.Args, c)
 	if err != nil {
 		return err
 	}
-	if opts.wait < 0 {
-		return usagef("--wait %s: must not be negative", opts.wait)
+	if opts.Wait < 0 {
+		return usagef("--wait %s: must not be negative", opts.Wait)
 	}
-	locker := c.locker()
-	leases, err := locker.AcquireAll(paths, session)
-	if errors.Is(err, core.ErrLocked) && opts.wait > 0 {
-		leases, err = waitAndAcquire(f, locker, paths, session, opts.wait, err)
+	ws, err := c.workWorkspace()
+	if err != nil {
+		return err
+	}
+	leases, warning, err := ws.Acquire(paths, session)
+	if errors.Is(err, core.ErrLocked) && opts.Wait > 0 {
+		var held *core.HeldError
+		if errors.As(err, &held) {
+			fmt.Fprintf(opts.IO.ErrOut, "agentlock: %s is locked by %s; waiting up to %s...\n", held.Path, held.Owner, opts.Wait)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), opts.Wait)
+		defer cancel()
+		leases, warning, err = ws.AcquireWait(ctx, paths, session)
 	}
 	if errors.Is(err, core.ErrLocked) {
-		return reportRefusal(f, c, paths, err, opts.wait)
+		return reportRefusal(opts.IO, c, paths, err, opts.Wait)
 	}
 	if err != nil {
 		return err
 	}
-	held := make([]string, len(leases))
-	for i, l := range leases {
-		held[i] = l.Path
-	}
-	syncDoNotTouch(f, c, session, held, true)
+	warn(opts.IO, warning)
 	for _, l := range leases {
 		rec := acquireRecord{Path: l.Path, Locked: true, Owner: l.Session, StaleOwner: l.StaleOwner, Note: "acquired"}
 		human := fmt.Sprintf("acquired %s (session %s)", l.Path, l.Session)
@@ -91,44 +106,16 @@ func acquireRun(f *factory, cmd *cobra.Command, args []string, opts acquireOptio
 			rec.Note = "took over the stale lock of " + l.StaleOwner
 			human = fmt.Sprintf("acquired %s (session %s; took over the stale lock of %s)", l.Path, l.Session, l.StaleOwner)
 		}
-		if err := emit(f, c, rec, human); err != nil {
+		if err := emit(opts.IO, c, rec, human); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// waitAndAcquire retries an acquisition refused with first until it succeeds,
-// fails otherwise, or wait has passed. The pauses grow from 50ms to 1s with
-// random jitter, so that agents waiting for the same paths do not retry in
-// step.
-func waitAndAcquire(f *factory, locker *core.Locker, paths []string, session string, wait time.Duration, first error) ([]core.Lease, error) {
-	var held *core.HeldError
-	if errors.As(first, &held) {
-		fmt.Fprintf(f.ErrOut, "agentlock: %s is locked by %s; waiting up to %s...\n", held.Path, held.Owner, wait)
-	}
-	deadline := time.Now().Add(wait)
-	pause := 50 * time.Millisecond
-	err := first
-	for {
-		left := time.Until(deadline)
-		if left <= 0 {
-			return nil, err
-		}
-		sleep := min(pause/2+rand.N(pause), left)
-		time.Sleep(sleep)
-		leases, err2 := locker.AcquireAll(paths, session)
-		if !errors.Is(err2, core.ErrLocked) {
-			return leases, err2
-		}
-		err = err2
-		pause = min(pause*3/2, time.Second)
-	}
-}
-
 // reportRefusal prints who holds what and returns the refusal. All or none:
 // the paths that were free are reported as not acquired too.
-func reportRefusal(f *factory, c config, paths []string, err error, waited time.Duration) error {
+func reportRefusal(io *IOStreams, c *config, paths []string, err error, waited time.Duration) error {
 	heldBy := map[string]*core.HeldError{}
 	for _, e := range joined(err) {
 		var held *core.HeldError
@@ -146,7 +133,7 @@ func reportRefusal(f *factory, c config, paths []string, err error, waited time.
 		held, ok := heldBy[real]
 		if !ok {
 			if c.JSON {
-				if err := writeJSON(f.Out, acquireRecord{Path: real, Note: "not acquired: another path of the request is held"}); err != nil {
+				if err := writeJSON(io.Out, acquireRecord{Path: real, Note: "not acquired: another path of the request is held"}); err != nil {
 					return err
 				}
 			}
@@ -155,7 +142,7 @@ func reportRefusal(f *factory, c config, paths []string, err error, waited time.
 		age, left := seconds(held.Age), seconds(held.Left)
 		if c.JSON {
 			rec := acquireRecord{Path: real, SessionID: held.Owner, Age: &age, ExpiresIn: &left, Note: "held by another session"}
-			if err := writeJSON(f.Out, rec); err != nil {
+			if err := writeJSON(io.Out, rec); err != nil {
 				return err
 			}
 			continue
@@ -166,10 +153,10 @@ func reportRefusal(f *factory, c config, paths []string, err error, waited time.
 			msg = fmt.Sprintf("agentlock: gave up after %s: %s is still locked by %s (renewed %s ago)",
 				waited, real, held.Owner, human(held.Age))
 		}
-		fmt.Fprintf(f.ErrOut, "%s.\nDo not modify it and do not work around this: wait with 'agentlock acquire --wait 5m', work on something else, or ask %s.\n", msg, held.Owner)
+		fmt.Fprintf(io.ErrOut, "%s.\nDo not modify it and do not work around this: wait with 'agentlock acquire --wait 5m', work on something else, or ask %s.\n", msg, held.Owner)
 	}
 	if len(paths) > 1 && !c.JSON {
-		fmt.Fprintln(f.ErrOut, "agentlock: nothing was acquired (several paths are taken all together or not at all).")
+		fmt.Fprintln(io.ErrOut, "agentlock: nothing was acquired (several paths are taken all together or not at all).")
 	}
 	return errSilentRefusal
 }
@@ -180,13 +167,4 @@ func joined(err error) []error {
 		return j.Unwrap()
 	}
 	return []error{err}
-}
-
-// emit prints rec as JSON or the human line, per c.JSON.
-func emit(f *factory, c config, rec any, human string) error {
-	if c.JSON {
-		return writeJSON(f.Out, rec)
-	}
-	_, err := fmt.Fprintln(f.Out, human)
-	return err
 }

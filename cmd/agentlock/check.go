@@ -6,6 +6,14 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// CheckOptions are the inputs of agentlock check.
+type CheckOptions struct {
+	IO     *IOStreams
+	Config func() (*config, error)
+
+	Paths []string
+}
+
 // checkRecord is the JSON line of one path of a check, merging the
 // dictionaries of agent-registry 0.2's is_locked and check_and_warn.
 type checkRecord struct {
@@ -21,7 +29,8 @@ type checkRecord struct {
 	Warning    string   `json:"warning,omitempty"`
 }
 
-func newCheckCmd(f *factory) *cobra.Command {
+func newCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
+	opts := &CheckOptions{IO: f.IO, Config: f.Config}
 	return &cobra.Command{
 		Use:   "check <path>... [--session ID]",
 		Short: "Tell whether paths are locked, without changing anything",
@@ -33,23 +42,31 @@ Exit 0 when the session may modify every path; exit 1 when another session
 holds one of them. check never modifies a lock.`,
 		Example: `  agentlock check src/auth.py
   agentlock check --json --session claude-1 src/a.go src/b.go`,
-		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			return checkRun(f, cmd, args)
-		}),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Paths = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return checkRun(opts)
+		},
 	}
 }
 
-func checkRun(f *factory, cmd *cobra.Command, paths []string) error {
-	c, err := loadConfig(cmd)
+func checkRun(opts *CheckOptions) error {
+	c, err := opts.Config()
 	if err != nil {
 		return err
 	}
-	if len(paths) == 0 {
+	if len(opts.Paths) == 0 {
 		return usagef("at least one path is required")
 	}
-	locker := c.locker()
+	ws, err := c.workWorkspace()
+	if err != nil {
+		return err
+	}
+	locker := ws.Locker()
 	blocked := false
-	for _, p := range paths {
+	for _, p := range opts.Paths {
 		chk, err := locker.CheckAndWarn(p, c.Session)
 		if err != nil {
 			return err
@@ -73,7 +90,7 @@ func checkRun(f *factory, cmd *cobra.Command, paths []string) error {
 			}
 		}
 		blocked = blocked || !chk.OK
-		if err := emit(f, c, rec, line); err != nil {
+		if err := emit(opts.IO, c, rec, line); err != nil {
 			return err
 		}
 	}

@@ -8,15 +8,16 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newDocsCmd(f *factory) *cobra.Command {
+// newCmdDocs is the hidden command that prints the CLI reference.
+func newCmdDocs(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:    "docs",
 		Short:  "Print the CLI reference (docs/cli.md) generated from the command tree",
 		Hidden: true,
 		Args:   cobra.NoArgs,
-		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			return writeReference(f.Out, cmd.Root())
-		}),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return writeReference(f.IO.Out, cmd.Root())
+		},
 	}
 }
 

@@ -7,13 +7,20 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// EnvOptions are the inputs of agentlock env.
+type EnvOptions struct {
+	IO     *IOStreams
+	Config func() (*config, error)
+}
+
 // envRecord is the JSON line of env.
 type envRecord struct {
 	Registry string `json:"registry"`
 	LockDir  string `json:"lock_dir"`
 }
 
-func newEnvCmd(f *factory) *cobra.Command {
+func newCmdEnv(f *Factory, runF func(*EnvOptions) error) *cobra.Command {
+	opts := &EnvOptions{IO: f.IO, Config: f.Config}
 	return &cobra.Command{
 		Use:   "env",
 		Short: "Print the registry and lock folder for this directory, as shell exports",
@@ -23,23 +30,26 @@ directory, as shell export lines. The wrapper scripts run
 so that the agent's commands and hooks use the same registry and locks
 wherever the agent changes directory.`,
 		Args: cobra.NoArgs,
-		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			c, err := loadConfig(cmd)
-			if err != nil {
-				return err
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
 			}
-			reg, err := c.workRegistry()
-			if err != nil {
-				return err
-			}
-			dir, err := c.workLockDir()
-			if err != nil {
-				return err
-			}
-			human := fmt.Sprintf("export AGENT_REGISTRY_PATH=%s\nexport AGENT_REGISTRY_LOCK_DIR=%s", shellQuote(reg.Path), shellQuote(dir))
-			return emit(f, c, envRecord{Registry: reg.Path, LockDir: dir}, human)
-		}),
+			return envRun(opts)
+		},
 	}
+}
+
+func envRun(opts *EnvOptions) error {
+	c, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	ws, err := c.workWorkspace()
+	if err != nil {
+		return err
+	}
+	human := fmt.Sprintf("export AGENT_REGISTRY_PATH=%s\nexport AGENT_REGISTRY_LOCK_DIR=%s", shellQuote(ws.RegistryPath), shellQuote(ws.LockDir))
+	return emit(opts.IO, c, envRecord{Registry: ws.RegistryPath, LockDir: ws.LockDir}, human)
 }
 
 // shellQuote quotes s for a POSIX shell.

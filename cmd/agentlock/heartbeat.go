@@ -13,6 +13,19 @@ import (
 	"github.com/agentlock/agentlock/core"
 )
 
+// HeartbeatOptions are the inputs of agentlock heartbeat.
+type HeartbeatOptions struct {
+	IO     *IOStreams
+	Config func() (*config, error)
+
+	Command    string
+	Args       []string // paths, maybe followed by the session
+	Every      time.Duration
+	EveryGiven bool // --every was on the command line (even as 0)
+	PID        int
+	All        bool
+}
+
 // heartbeatRecord is the JSON line of one renewal.
 type heartbeatRecord struct {
 	Path         string `json:"path"`
@@ -21,14 +34,8 @@ type heartbeatRecord struct {
 	CurrentOwner string `json:"current_owner,omitempty"` // with "not owner"
 }
 
-type heartbeatOptions struct {
-	every time.Duration
-	pid   int
-	all   bool
-}
-
-func newHeartbeatCmd(f *factory) *cobra.Command {
-	opts := heartbeatOptions{}
+func newCmdHeartbeat(f *Factory, runF func(*HeartbeatOptions) error) *cobra.Command {
+	opts := &HeartbeatOptions{IO: f.IO, Config: f.Config}
 	cmd := &cobra.Command{
 		Use:   "heartbeat <path>... [--session ID] [--every DURATION] | heartbeat <path> <session> | heartbeat --all [--every DURATION]",
 		Short: "Renew the session's locks so they do not expire",
@@ -46,80 +53,84 @@ this is what the wrapper scripts run beside the agent.`,
 		Example: `  agentlock heartbeat src/auth.py claude-1
   agentlock heartbeat --every 30s --session claude-1 src/auth.py &
   agentlock heartbeat --all --every 30s --session claude-1 &`,
-		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			return heartbeatRun(f, cmd, args, opts)
-		}),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Command, opts.Args, opts.EveryGiven = cmd.CommandPath(), args, cmd.Flags().Changed("every")
+			if runF != nil {
+				return runF(opts)
+			}
+			return heartbeatRun(opts)
+		},
 	}
-	cmd.Flags().DurationVar(&opts.every, "every", 0, "keep renewing at this interval (e.g. 30s) until a lock is lost or the watched process exits")
-	cmd.Flags().IntVar(&opts.pid, "pid", 0, "with --every: stop when this process exits (default: the parent process)")
-	cmd.Flags().BoolVar(&opts.all, "all", false, "renew every lock the session holds (no paths)")
+	cmd.Flags().DurationVar(&opts.Every, "every", 0, "keep renewing at this interval (e.g. 30s) until a lock is lost or the watched process exits")
+	cmd.Flags().IntVar(&opts.PID, "pid", 0, "with --every: stop when this process exits (default: the parent process)")
+	cmd.Flags().BoolVar(&opts.All, "all", false, "renew every lock the session holds (no paths)")
 	return cmd
 }
 
-func heartbeatRun(f *factory, cmd *cobra.Command, args []string, opts heartbeatOptions) error {
-	c, err := loadConfig(cmd)
+func heartbeatRun(opts *HeartbeatOptions) error {
+	c, err := opts.Config()
 	if err != nil {
 		return err
 	}
 	var paths []string
 	session := c.Session
 	switch {
-	case opts.all && len(args) > 0:
+	case opts.All && len(opts.Args) > 0:
 		return usagef("--all takes no paths")
-	case opts.all && session == "":
+	case opts.All && session == "":
 		return usagef("no session id: pass --session ID or set AGENTLOCK_SESSION (agentlock whoami explains)")
-	case !opts.all:
-		if paths, session, err = pathsAndSession(cmd, args, c); err != nil {
+	case !opts.All:
+		if paths, session, err = pathsAndSession(opts.Command, opts.Args, c); err != nil {
 			return err
 		}
 	}
 	if err := core.ValidateSession(session); err != nil {
 		return usagef("%v", err)
 	}
-	if opts.every < 0 || (opts.every == 0 && cmd.Flags().Changed("every")) {
-		return usagef("--every %s: must be positive", opts.every)
+	if opts.Every < 0 || (opts.Every == 0 && opts.EveryGiven) {
+		return usagef("--every %s: must be positive", opts.Every)
 	}
-	if opts.pid != 0 && opts.every == 0 {
+	if opts.PID != 0 && opts.Every == 0 {
 		return usagef("--pid goes with --every")
 	}
-	locker := c.locker()
-	renew := func(verbose bool) error { return renewAll(f, c, locker, paths, session, verbose) }
-	if opts.all {
-		dir, err := c.workLockDir()
-		if err != nil {
-			return err
-		}
-		renew = func(verbose bool) error { return renewOwned(f, c, locker, dir, session, verbose) }
+	ws, err := c.workWorkspace()
+	if err != nil {
+		return err
 	}
-	if opts.every == 0 {
+	locker := ws.Locker()
+	renew := func(verbose bool) error { return renewPaths(opts.IO, c, locker, paths, session, verbose) }
+	if opts.All {
+		renew = func(verbose bool) error { return renewOwned(opts.IO, c, locker, session, verbose) }
+	}
+	if opts.Every == 0 {
 		return renew(true)
 	}
-	return heartbeatLoop(renew, opts)
+	return heartbeatLoop(renew, opts.Every, opts.PID)
 }
 
-// renewOwned renews every lock of dir that session holds. A lock that
-// another session took over meanwhile is simply not the session's any more.
-func renewOwned(f *factory, c config, locker *core.Locker, dir, session string, verbose bool) error {
-	renewed, err := locker.RenewSession(dir, session)
+// renewOwned renews every lock of the workspace that session holds. A lock
+// that another session took over meanwhile is simply not the session's any
+// more.
+func renewOwned(io *IOStreams, c *config, locker *core.Locker, session string, verbose bool) error {
+	renewed, err := locker.RenewSession(session)
 	if !verbose {
 		return err
 	}
 	for _, st := range renewed {
-		name := lockName(st)
-		if perr := emit(f, c, heartbeatRecord{Path: name, OK: true}, "renewed "+name); perr != nil {
+		if perr := emit(io, c, heartbeatRecord{Path: st.Name(), OK: true}, "renewed "+st.Name()); perr != nil {
 			return perr
 		}
 	}
 	if len(renewed) == 0 && !c.JSON {
-		fmt.Fprintf(f.Out, "no lock of %s to renew\n", session)
+		fmt.Fprintf(io.Out, "no lock of %s to renew\n", session)
 	}
 	return err
 }
 
-// renewAll renews every path once. Each result is printed when verbose;
+// renewPaths renews every path once. Each result is printed when verbose;
 // failures are always printed. The error is a refusal when any lock was
 // lost.
-func renewAll(f *factory, c config, locker *core.Locker, paths []string, session string, verbose bool) error {
+func renewPaths(io *IOStreams, c *config, locker *core.Locker, paths []string, session string, verbose bool) error {
 	lost := false
 	for _, p := range paths {
 		lease, err := locker.Heartbeat(p, session)
@@ -146,11 +157,11 @@ func renewAll(f *factory, c config, locker *core.Locker, paths []string, session
 		lost = lost || !rec.OK
 		switch {
 		case c.JSON:
-			err = writeJSON(f.Out, rec)
+			err = writeJSON(io.Out, rec)
 		case rec.OK:
-			_, err = fmt.Fprintln(f.Out, line)
+			_, err = fmt.Fprintln(io.Out, line)
 		default:
-			_, err = fmt.Fprintln(f.ErrOut, line)
+			_, err = fmt.Fprintln(io.ErrOut, line)
 		}
 		if err != nil {
 			return err
@@ -162,12 +173,12 @@ func renewAll(f *factory, c config, locker *core.Locker, paths []string, session
 	return nil
 }
 
-// heartbeatLoop renews at opts.every until a lock is lost (exit 1), the
-// watched process is gone or a signal arrives (exit 0). It polls the watched
-// process more often than it renews, so that it does not outlive it by a
-// whole interval.
-func heartbeatLoop(renewOnce func(verbose bool) error, opts heartbeatOptions) error {
-	watched := opts.pid
+// heartbeatLoop renews every interval until a lock is lost (exit 1), the
+// watched process is gone or a signal arrives (exit 0). pid 0 watches the
+// parent process. It polls the watched process more often than it renews,
+// so that it does not outlive it by a whole interval.
+func heartbeatLoop(renewOnce func(verbose bool) error, every time.Duration, pid int) error {
+	watched := pid
 	if watched == 0 {
 		watched = os.Getppid()
 	}
@@ -175,9 +186,9 @@ func heartbeatLoop(renewOnce func(verbose bool) error, opts heartbeatOptions) er
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(signals)
 
-	renew := time.NewTicker(opts.every)
+	renew := time.NewTicker(every)
 	defer renew.Stop()
-	poll := time.NewTicker(min(opts.every, 250*time.Millisecond))
+	poll := time.NewTicker(min(every, 250*time.Millisecond))
 	defer poll.Stop()
 
 	if err := renewOnce(false); err != nil {
@@ -188,7 +199,7 @@ func heartbeatLoop(renewOnce func(verbose bool) error, opts heartbeatOptions) er
 		case <-signals:
 			return nil
 		case <-poll.C:
-			if !alive(watched, opts.pid == 0) {
+			if !alive(watched, pid == 0) {
 				return nil
 			}
 		case <-renew.C:
@@ -197,14 +208,4 @@ func heartbeatLoop(renewOnce func(verbose bool) error, opts heartbeatOptions) er
 			}
 		}
 	}
-}
-
-// alive reports whether process pid still runs. For the parent, being
-// re-parented (to init or a subreaper) also means the parent is gone.
-func alive(pid int, isParent bool) bool {
-	if isParent && os.Getppid() != pid {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }

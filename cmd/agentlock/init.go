@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,25 +10,24 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/all"
-	"github.com/agentlock/agentlock/templates"
+	"github.com/agentlock/agentlock/workspace"
 )
 
-// hookFingerprint identifies agentlock's entries in a harness's JSON hook
-// settings: every generated hook command runs "agentlock hook ...".
-const hookFingerprint = "agentlock hook "
+// InitOptions are the inputs of agentlock init and agentlock uninit.
+type InitOptions struct {
+	IO     *IOStreams
+	Config func() (*config, error)
 
-type initOptions struct {
-	agents []string
-	global bool
-	dryRun bool
-	check  bool
+	Agents []string // names, comma lists or "all"
+	Global bool     // consent to user-wide files
+	DryRun bool
+	Check  bool // init only
 }
 
-func newInitCmd(f *factory) *cobra.Command {
-	opts := initOptions{}
+func newCmdInit(f *Factory, runF func(*InitOptions) error) *cobra.Command {
+	opts := &InitOptions{IO: f.IO, Config: f.Config}
 	cmd := &cobra.Command{
 		Use:   "init [--agent NAME]... [--global] [--dry-run | --check]",
 		Short: "Set up agentlock in this project, and connect agent CLIs to it",
@@ -51,21 +49,26 @@ there only with --global. Running init twice changes nothing.`,
   agentlock init --agent all --check        # exit 1 when anything would change (CI)
   agentlock init --agent kimi --global      # also add Kimi's user-wide hooks`,
 		Args: cobra.NoArgs,
-		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			return initRun(f, cmd, opts)
-		}),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.DryRun && opts.Check {
+				return usagef("--dry-run and --check cannot be used together")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return initRun(opts)
+		},
 	}
 	fl := cmd.Flags()
-	fl.StringSliceVar(&opts.agents, "agent", nil, "agent to connect: "+strings.Join(all.Names(), ", ")+" or all (repeat or comma-separate)")
-	fl.BoolVar(&opts.global, "global", false, "also write user-wide files outside the project (Kimi's hooks in ~/.kimi*/config.toml)")
-	fl.BoolVar(&opts.dryRun, "dry-run", false, "print what would change as a diff; write nothing")
-	fl.BoolVar(&opts.check, "check", false, "write nothing; exit 1 when anything would change")
-	cmd.MarkFlagsMutuallyExclusive("dry-run", "check")
+	fl.StringSliceVar(&opts.Agents, "agent", nil, "agent to connect: "+strings.Join(all.Names(), ", ")+" or all (repeat or comma-separate)")
+	fl.BoolVar(&opts.Global, "global", false, "also write user-wide files outside the project (Kimi's hooks in ~/.kimi*/config.toml)")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "print what would change as a diff; write nothing")
+	fl.BoolVar(&opts.Check, "check", false, "write nothing; exit 1 when anything would change")
 	return cmd
 }
 
-func newUninitCmd(f *factory) *cobra.Command {
-	opts := initOptions{}
+func newCmdUninit(f *Factory, runF func(*InitOptions) error) *cobra.Command {
+	opts := &InitOptions{IO: f.IO, Config: f.Config}
 	cmd := &cobra.Command{
 		Use:   "uninit [--agent NAME]... [--global] [--dry-run]",
 		Short: "Remove what init added",
@@ -82,193 +85,137 @@ hooks) are touched only with --global.`,
   agentlock uninit --dry-run
   agentlock uninit --global`,
 		Args: cobra.NoArgs,
-		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			return uninitRun(f, cmd, opts)
-		}),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return uninitRun(opts)
+		},
 	}
 	fl := cmd.Flags()
-	fl.StringSliceVar(&opts.agents, "agent", nil, "agent to disconnect: "+strings.Join(all.Names(), ", ")+" or all (default: all, and the project set-up)")
-	fl.BoolVar(&opts.global, "global", false, "also edit user-wide files outside the project (Kimi's hooks)")
-	fl.BoolVar(&opts.dryRun, "dry-run", false, "print what would change as a diff; write nothing")
+	fl.StringSliceVar(&opts.Agents, "agent", nil, "agent to disconnect: "+strings.Join(all.Names(), ", ")+" or all (default: all, and the project set-up)")
+	fl.BoolVar(&opts.Global, "global", false, "also edit user-wide files outside the project (Kimi's hooks)")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "print what would change as a diff; write nothing")
 	return cmd
 }
 
-// setup is what init and uninit work on.
-type setup struct {
-	c        config
-	root     string // real project root
-	engine   integrations.Engine
-	agents   []integrations.Agent
-	env      integrations.Env
-	home     string // agentlock home: .agent-registry
-	ownHome  bool   // the home is the project's own .agent-registry (not configured elsewhere)
-	registry *core.Registry
-	lockDir  string
+// project is the project init and uninit work on: its root (the project
+// of the working directory, or the working directory itself), its
+// workspace and the integrations set-up.
+type project struct {
+	root  string
+	ws    *workspace.Workspace
+	setup integrations.Setup
 }
 
-func newSetup(cmd *cobra.Command, names []string, global bool) (setup, error) {
-	c, err := loadConfig(cmd)
+func openProject(opts *InitOptions, names []string, withProject bool) (*project, error) {
+	c, err := opts.Config()
 	if err != nil {
-		return setup{}, err
+		return nil, err
 	}
-	wd, err := workDir()
+	wd, err := workspace.WorkDir()
 	if err != nil {
-		return setup{}, err
+		return nil, err
 	}
-	root := core.FindProject(wd)
+	root := workspace.FindProject(wd)
 	if root == "" {
 		root = wd
 	}
-	s := setup{c: c, root: root}
-	if s.agents, err = selectAgents(names); err != nil {
-		return setup{}, err
+	agents, err := all.Select(names)
+	if err != nil {
+		return nil, usagef("%v", err)
 	}
-	userHome := ""
-	if c.UserHome != "" {
-		if userHome, err = filepath.EvalSymlinks(c.UserHome); err != nil {
-			userHome = c.UserHome
-		}
+	ws, err := workspace.Open(root, c.Settings)
+	if err != nil {
+		return nil, err
 	}
-	s.env = integrations.Env{Bin: "agentlock", UserHome: userHome, Global: global, Exists: func(p string) bool {
+	userHome := c.Settings.UserHome
+	if real, err := filepath.EvalSymlinks(userHome); err == nil {
+		userHome = real
+	}
+	env := integrations.Env{Bin: "agentlock", UserHome: userHome, Global: opts.Global, Exists: func(p string) bool {
 		_, err := os.Stat(p)
 		return err == nil
 	}}
-	s.engine = integrations.Engine{ProjectRoot: root, UserHome: userHome, Fingerprint: hookFingerprint}
-	if s.home, err = c.homeFor(root); err != nil {
-		return setup{}, err
-	}
-	s.ownHome = s.home == filepath.Join(root, core.HomeDirName)
-	if s.registry, err = c.registryFor(root); err != nil {
-		return setup{}, err
-	}
-	if s.lockDir, err = c.lockDirFor(root); err != nil {
-		return setup{}, err
-	}
-	return s, nil
+	engine := integrations.Engine{ProjectRoot: root, UserHome: userHome, Fingerprint: integrations.HookFingerprint}
+	setup := integrations.Setup{Engine: engine, Env: env, Agents: agents, Gitignore: withProject && ws.OwnHome()}
+	return &project{root: root, ws: ws, setup: setup}, nil
 }
 
-// selectAgents resolves --agent values: names, comma lists, "all".
-func selectAgents(names []string) ([]integrations.Agent, error) {
-	var out []integrations.Agent
-	for _, name := range names {
-		if name == "all" {
-			return all.Agents(), nil
-		}
-		a, ok := all.Lookup(name)
-		if !ok {
-			return nil, usagef("unknown agent %q (known: %s, all)", name, strings.Join(all.Names(), ", "))
-		}
-		if !slices.ContainsFunc(out, func(b integrations.Agent) bool { return b.Name() == name }) {
-			out = append(out, a)
+// changes computes every artifact's change; any problem is reported and
+// nothing is written.
+func (p *project) changes(io *IOStreams, compute func(integrations.Artifact) (integrations.Change, error)) ([]integrations.Change, []string, error) {
+	arts, notes, err := p.setup.Plan()
+	if err != nil {
+		return nil, nil, err
+	}
+	changes, problems := p.setup.Changes(arts, compute)
+	for _, problem := range problems {
+		fmt.Fprintf(io.ErrOut, "agentlock: %v\n", problem)
+		var ce *integrations.ChangeError
+		if errors.As(problem, &ce) && ce.Artifact.Kind == integrations.JSONHooks {
+			fmt.Fprintf(io.ErrOut, "agentlock: to add the hooks by hand, merge this into %s:\n%s", ce.Artifact.Path, ce.Artifact.Content)
 		}
 	}
-	return out, nil
+	if len(problems) > 0 {
+		fmt.Fprintln(io.ErrOut, "agentlock: nothing was written")
+		return nil, nil, errSilentRefusal
+	}
+	return changes, notes, nil
 }
 
-// plan returns the artifacts: the .gitignore block (when the home is the
-// project's own) and each selected agent's.
-func (s setup) plan(withProject bool) ([]integrations.Artifact, []string, error) {
-	var arts []integrations.Artifact
-	var notes []string
-	if withProject && s.ownHome {
-		a, err := integrations.Gitignore(s.env.Bin)
-		if err != nil {
-			return nil, nil, err
-		}
-		arts = append(arts, a)
+// rel shows a path of the project relative to its root.
+func (p *project) rel(path string) string {
+	if r, err := filepath.Rel(p.root, path); err == nil && filepath.IsLocal(r) {
+		return r + "/"
 	}
-	for _, agent := range s.agents {
-		a, n, err := agent.Plan(s.env)
-		if err != nil {
-			return nil, nil, fmt.Errorf("plan %s: %w", agent.Name(), err)
-		}
-		arts = append(arts, a...)
-		for _, note := range n {
-			notes = append(notes, agent.Title()+": "+note)
-		}
-	}
-	return arts, notes, nil
+	return path
 }
 
-// label is how a change's file is shown: relative to the project, or
-// under ~ for user files.
-func (s setup) label(c integrations.Change) string {
-	if c.Artifact.Scope == integrations.User {
-		return "~/" + c.Artifact.Path
-	}
-	return c.Artifact.Path
-}
-
-// changes computes every artifact's change with compute. All problems are
-// reported together; with any, nothing is written.
-func (s setup) changes(f *factory, arts []integrations.Artifact, compute func(integrations.Artifact) (integrations.Change, error)) ([]integrations.Change, error) {
-	var out []integrations.Change
-	failed := false
-	for _, a := range arts {
-		c, err := compute(a)
-		if err != nil {
-			failed = true
-			fmt.Fprintf(f.ErrOut, "agentlock: %v\n", err)
-			if a.Kind == integrations.JSONHooks {
-				fmt.Fprintf(f.ErrOut, "agentlock: to add the hooks by hand, merge this into %s:\n%s", a.Path, a.Content)
-			}
-			continue
-		}
-		out = append(out, c)
-	}
-	if failed {
-		fmt.Fprintln(f.ErrOut, "agentlock: nothing was written")
-		return nil, errSilentRefusal
-	}
-	return out, nil
-}
-
-func initRun(f *factory, cmd *cobra.Command, opts initOptions) error {
-	s, err := newSetup(cmd, opts.agents, opts.global)
+func initRun(opts *InitOptions) error {
+	p, err := openProject(opts, opts.Agents, true)
 	if err != nil {
 		return err
 	}
-	arts, notes, err := s.plan(true)
+	changes, notes, err := p.changes(opts.IO, p.setup.Engine.Install)
 	if err != nil {
 		return err
 	}
-	changes, err := s.changes(f, arts, s.engine.Install)
-	if err != nil {
-		return err
-	}
-	homeMissing := s.homeMissing()
+	out := opts.IO.Out
+	home := p.rel(p.ws.Home)
+	missing := p.ws.Missing()
 	switch {
-	case opts.dryRun:
-		if homeMissing {
-			fmt.Fprintf(f.Out, "would create %s (registry.md, locks/)\n", s.rel(s.home))
+	case opts.DryRun:
+		if missing {
+			fmt.Fprintf(out, "would create %s (registry.md, locks/)\n", home)
 		}
 		for _, c := range changes {
-			fmt.Fprint(f.Out, integrations.Diff(c, s.label(c)))
+			fmt.Fprint(out, integrations.Diff(c, integrations.Label(c)))
 		}
 		return nil
-	case opts.check:
-		drift := homeMissing
-		if homeMissing {
-			fmt.Fprintf(f.Out, "missing: %s\n", s.rel(s.home))
+	case opts.Check:
+		drift := missing
+		if missing {
+			fmt.Fprintf(out, "missing: %s\n", home)
 		}
 		for _, c := range changes {
 			if c.Changed() {
 				drift = true
-				fmt.Fprintf(f.Out, "out of date: %s\n", s.label(c))
+				fmt.Fprintf(out, "out of date: %s\n", integrations.Label(c))
 			}
 		}
 		if drift {
-			fmt.Fprintln(f.ErrOut, "agentlock: the set-up is not up to date: run agentlock init with the same options")
+			fmt.Fprintln(opts.IO.ErrOut, "agentlock: the set-up is not up to date: run agentlock init with the same options")
 			return errSilentRefusal
 		}
-		fmt.Fprintln(f.Out, "up to date")
+		fmt.Fprintln(out, "up to date")
 		return nil
 	}
-	if err := s.createHome(); err != nil {
+	if err := p.ws.Setup(); err != nil {
 		return err
 	}
-	if homeMissing {
-		fmt.Fprintf(f.Out, "created %s (registry.md, locks/)\n", s.rel(s.home))
+	if missing {
+		fmt.Fprintf(out, "created %s (registry.md, locks/)\n", home)
 	}
 	for _, c := range changes {
 		verb := "unchanged"
@@ -278,163 +225,71 @@ func initRun(f *factory, cmd *cobra.Command, opts initOptions) error {
 		case c.Changed():
 			verb = "updated"
 		}
-		if err := s.engine.Write(c); err != nil {
+		if err := p.setup.Engine.Write(c); err != nil {
 			return err
 		}
-		fmt.Fprintf(f.Out, "%-9s %s: %s\n", verb, s.label(c), c.Artifact.Purpose)
+		fmt.Fprintf(out, "%-9s %s: %s\n", verb, integrations.Label(c), c.Artifact.Purpose)
 	}
 	for _, n := range notes {
-		fmt.Fprintln(f.Out, "note: "+n)
+		fmt.Fprintln(out, "note: "+n)
 	}
 	return nil
 }
 
-func uninitRun(f *factory, cmd *cobra.Command, opts initOptions) error {
-	names := opts.agents
+func uninitRun(opts *InitOptions) error {
+	names := opts.Agents
 	whole := len(names) == 0 || slices.Contains(names, "all")
 	if len(names) == 0 {
 		names = []string{"all"}
 	}
-	s, err := newSetup(cmd, names, opts.global)
+	p, err := openProject(opts, names, whole)
 	if err != nil {
 		return err
 	}
-	arts, _, err := s.plan(whole)
+	changes, _, err := p.changes(opts.IO, p.setup.Engine.Uninstall)
 	if err != nil {
 		return err
 	}
-	changes, err := s.changes(f, arts, s.engine.Uninstall)
-	if err != nil {
-		return err
-	}
-	if !opts.global {
-		s.remindUserFiles(f)
+	out := opts.IO.Out
+	if !opts.Global {
+		for _, left := range p.setup.LeftInUserFiles() {
+			fmt.Fprintf(out, "note: ~/%s still has agentlock's %s hooks: run agentlock uninit --agent %s --global to remove them\n",
+				left.Path, left.Agent.Title(), left.Agent.Name())
+		}
 	}
 	for _, c := range changes {
 		switch {
 		case c.Note != "":
-			fmt.Fprintf(f.Out, "kept      %s: %s\n", s.label(c), c.Note)
+			fmt.Fprintf(out, "kept      %s: %s\n", integrations.Label(c), c.Note)
 		case !c.Changed():
-		case opts.dryRun:
-			fmt.Fprint(f.Out, integrations.Diff(c, s.label(c)))
+		case opts.DryRun:
+			fmt.Fprint(out, integrations.Diff(c, integrations.Label(c)))
 		default:
-			if err := s.engine.Write(c); err != nil {
+			if err := p.setup.Engine.Write(c); err != nil {
 				return err
 			}
 			verb := "updated"
 			if c.Delete {
 				verb = "removed"
 			}
-			fmt.Fprintf(f.Out, "%-9s %s\n", verb, s.label(c))
+			fmt.Fprintf(out, "%-9s %s\n", verb, integrations.Label(c))
 		}
 	}
-	if whole && s.ownHome && !s.homeMissing() {
-		return s.removeHome(f, opts.dryRun)
-	}
-	return nil
-}
-
-// remindUserFiles says which user-wide files still hold agentlock's part
-// when uninit runs without --global (Kimi's hooks), instead of touching them.
-func (s setup) remindUserFiles(f *factory) {
-	env := s.env
-	env.Global = true
-	for _, agent := range s.agents {
-		arts, _, err := agent.Plan(env)
-		if err != nil {
-			continue
-		}
-		for _, a := range arts {
-			if a.Scope != integrations.User {
-				continue
-			}
-			if c, err := s.engine.Uninstall(a); err == nil && c.Changed() {
-				fmt.Fprintf(f.Out, "note: ~/%s still has agentlock's %s hooks: run agentlock uninit --agent %s --global to remove them\n",
-					a.Path, agent.Title(), agent.Name())
-			}
-		}
-	}
-}
-
-func (s setup) rel(path string) string {
-	if r, err := filepath.Rel(s.root, path); err == nil && filepath.IsLocal(r) {
-		return r + "/"
-	}
-	return path
-}
-
-func (s setup) homeMissing() bool {
-	for _, p := range []string{s.registry.Path, s.lockDir} {
-		if _, err := os.Stat(p); err != nil {
-			return true
-		}
-	}
-	return false
-}
-
-// createHome creates the lock folder and an empty registry (with its
-// protocol block) when they are missing; an existing registry is kept.
-func (s setup) createHome() error {
-	if err := os.MkdirAll(s.lockDir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", s.lockDir, err)
-	}
-	reg := s.registry.Path
-	if err := os.MkdirAll(filepath.Dir(reg), 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", filepath.Dir(reg), err)
-	}
-	empty, err := templates.EmptyRegistry()
-	if err != nil {
-		return err
-	}
-	out, err := os.OpenFile(reg, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, fs.ErrExist) {
+	if !whole || !p.ws.OwnHome() || p.ws.Missing() {
 		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("create %s: %w", reg, err)
-	}
-	if _, err := out.Write(empty); err != nil {
-		out.Close()
-		return fmt.Errorf("write %s: %w", reg, err)
-	}
-	return out.Close()
-}
-
-// removeHome deletes the project's .agent-registry when nothing depends on
-// it: no lock held, no session working. Lock files are otherwise never
-// deleted; this is the project's teardown, refused while agents work.
-func (s setup) removeHome(f *factory, dryRun bool) error {
-	states, problems, err := s.c.locker().List(s.lockDir)
-	if err != nil {
-		return err
-	}
-	var held []string
-	for _, st := range states {
-		if st.Locked() {
-			held = append(held, st.Path+" ("+st.Owner+")")
-		}
-	}
-	doc, regErr := s.registry.Load()
-	var working []string
-	for _, sess := range doc.Agents {
-		if sess.Status == core.StatusWorking {
-			working = append(working, sess.SessionID)
-		}
-	}
+	home := p.rel(p.ws.Home)
+	err = p.ws.Teardown(opts.DryRun)
+	var kept *workspace.KeptError
 	switch {
-	case len(held) > 0:
-		fmt.Fprintf(f.Out, "kept      %s: locks are held: %s\n", s.rel(s.home), strings.Join(held, ", "))
-	case len(working) > 0:
-		fmt.Fprintf(f.Out, "kept      %s: sessions are working: %s (finish them first)\n", s.rel(s.home), strings.Join(working, ", "))
-	case len(problems) > 0 || regErr != nil:
-		fmt.Fprintf(f.Out, "kept      %s: it holds files agentlock cannot read: %v\n", s.rel(s.home), errors.Join(append(problems, regErr)...))
-	case dryRun:
-		fmt.Fprintf(f.Out, "would remove %s (registry.md, locks/)\n", s.rel(s.home))
+	case errors.As(err, &kept):
+		fmt.Fprintf(out, "kept      %s: %s\n", home, kept.Reason)
+	case err != nil:
+		return err
+	case opts.DryRun:
+		fmt.Fprintf(out, "would remove %s (registry.md, locks/)\n", home)
 	default:
-		if err := os.RemoveAll(s.home); err != nil {
-			return fmt.Errorf("remove %s: %w", s.home, err)
-		}
-		fmt.Fprintf(f.Out, "removed   %s\n", s.rel(s.home))
+		fmt.Fprintf(out, "removed   %s\n", home)
 	}
 	return nil
 }

@@ -2,18 +2,20 @@
 // locks on paths that outlive the one-shot shell command that took them,
 // and a registry of who works on what.
 //
-// See README.md for the workflow, exit codes and configuration.
+// The command line is thin: each command parses its arguments, calls
+// package workspace (the policy) or core (the engine), and prints. See
+// README.md for the workflow, exit codes and configuration.
 package main
 
 import (
 	"os"
+	"time"
 )
 
 func main() {
-	f := &factory{
-		In:     os.Stdin,
-		Out:    os.Stdout,
-		ErrOut: os.Stderr,
+	f := &Factory{
+		IO:  &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr},
+		Now: time.Now,
 	}
 	os.Exit(execute(f, os.Args[1:]))
 }

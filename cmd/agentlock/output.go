@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"time"
+
+	"github.com/agentlock/agentlock/workspace"
 )
 
 // seconds renders a duration as seconds with millisecond precision, the unit
@@ -36,6 +38,28 @@ func writeJSON(w io.Writer, v any) error {
 		return fmt.Errorf("write output: %w", err)
 	}
 	return nil
+}
+
+// emit prints rec as JSON or the human line, per c.JSON.
+func emit(io *IOStreams, c *config, rec any, human string) error {
+	if c.JSON {
+		return writeJSON(io.Out, rec)
+	}
+	_, err := fmt.Fprintln(io.Out, human)
+	return err
+}
+
+// warn prints a warning of the workspace: a lock operation that succeeded
+// although the registry could not follow.
+func warn(io *IOStreams, w *workspace.MirrorError) {
+	if w != nil {
+		fmt.Fprintf(io.ErrOut, "agentlock: warning: %v\n", w)
+	}
+}
+
+// warnf prints a warning.
+func warnf(io *IOStreams, format string, args ...any) {
+	fmt.Fprintf(io.ErrOut, "agentlock: warning: "+format+"\n", args...)
 }
 
 // errorRecord is the JSON line printed, with --json, when a command fails

@@ -1,13 +1,20 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
-
-	"github.com/agentlock/agentlock/core"
 )
+
+// ReleaseOptions are the inputs of agentlock release.
+type ReleaseOptions struct {
+	IO     *IOStreams
+	Config func() (*config, error)
+
+	Command string
+	Args    []string // paths, maybe followed by the session
+	Force   bool
+}
 
 // releaseRecord is the JSON line of one path of a release.
 type releaseRecord struct {
@@ -18,12 +25,8 @@ type releaseRecord struct {
 	CurrentOwner string `json:"current_owner,omitempty"` // with "not owner"
 }
 
-type releaseOptions struct {
-	force bool
-}
-
-func newReleaseCmd(f *factory) *cobra.Command {
-	opts := releaseOptions{}
+func newCmdRelease(f *Factory, runF func(*ReleaseOptions) error) *cobra.Command {
+	opts := &ReleaseOptions{IO: f.IO, Config: f.Config}
 	cmd := &cobra.Command{
 		Use:   "release <path>... [--session ID] | release <path> <session>",
 		Short: "Release the session's lock on one or more paths",
@@ -36,53 +39,58 @@ clearing a lock by hand after checking that its owner is gone.`,
 		Example: `  agentlock release src/auth.py claude-1
   agentlock release --session claude-1 src/a.go src/b.go
   agentlock release --force src/auth.py`,
-		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			return releaseRun(f, cmd, args, opts)
-		}),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Command, opts.Args = cmd.CommandPath(), args
+			if runF != nil {
+				return runF(opts)
+			}
+			return releaseRun(opts)
+		},
 	}
-	cmd.Flags().BoolVar(&opts.force, "force", false, "empty the lock whoever holds it (for people, not agents)")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "empty the lock whoever holds it (for people, not agents)")
 	return cmd
 }
 
-func releaseRun(f *factory, cmd *cobra.Command, args []string, opts releaseOptions) error {
-	c, err := loadConfig(cmd)
+func releaseRun(opts *ReleaseOptions) error {
+	c, err := opts.Config()
 	if err != nil {
 		return err
 	}
-	if opts.force {
-		return forceReleaseRun(f, c, args)
+	if opts.Force {
+		return forceReleaseRun(opts, c)
 	}
-	paths, session, err := pathsAndSession(cmd, args, c)
+	paths, session, err := pathsAndSession(opts.Command, opts.Args, c)
 	if err != nil {
 		return err
 	}
-	locker := c.locker()
+	ws, err := c.workWorkspace()
+	if err != nil {
+		return err
+	}
+	results, warning, err := ws.Release(paths, session)
+	warn(opts.IO, warning)
 	refused := false
-	var dropped []string
-	defer func() { syncDoNotTouch(f, c, session, dropped, false) }()
-	for _, p := range paths {
-		prev, err := locker.Release(p, session)
-		var notOwner *core.NotOwnerError
+	for _, r := range results {
+		var perr error
 		switch {
-		case errors.As(err, &notOwner):
+		case r.Refused != nil:
 			refused = true
 			if c.JSON {
-				err = writeJSON(f.Out, releaseRecord{Path: notOwner.Path, Error: "not owner", CurrentOwner: notOwner.Owner})
+				perr = writeJSON(opts.IO.Out, releaseRecord{Path: r.Refused.Path, Error: "not owner", CurrentOwner: r.Refused.Owner})
 			} else {
-				fmt.Fprintf(f.ErrOut, "agentlock: %s is locked by %s, not by %s: not released.\n", notOwner.Path, notOwner.Owner, session)
-				err = nil
+				fmt.Fprintf(opts.IO.ErrOut, "agentlock: %s is locked by %s, not by %s: not released.\n", r.Refused.Path, r.Refused.Owner, session)
 			}
-		case err != nil:
-			return err
-		case prev.Owner != "":
-			dropped = append(dropped, prev.Path)
-			err = emit(f, c, releaseRecord{Path: prev.Path, Released: true}, "released "+prev.Path)
+		case r.State.Owner != "":
+			perr = emit(opts.IO, c, releaseRecord{Path: r.State.Path, Released: true}, "released "+r.State.Path)
 		default:
-			err = emit(f, c, releaseRecord{Path: prev.Path, Released: true, Note: "was not locked"}, "released "+prev.Path+" (it was not locked)")
+			perr = emit(opts.IO, c, releaseRecord{Path: r.State.Path, Released: true, Note: "was not locked"}, "released "+r.State.Path+" (it was not locked)")
 		}
-		if err != nil {
-			return err
+		if perr != nil {
+			return perr
 		}
+	}
+	if err != nil {
+		return err
 	}
 	if refused {
 		return errSilentRefusal
@@ -90,12 +98,16 @@ func releaseRun(f *factory, cmd *cobra.Command, args []string, opts releaseOptio
 	return nil
 }
 
-func forceReleaseRun(f *factory, c config, paths []string) error {
-	if len(paths) == 0 {
+func forceReleaseRun(opts *ReleaseOptions, c *config) error {
+	if len(opts.Args) == 0 {
 		return usagef("at least one path is required")
 	}
-	locker := c.locker()
-	for _, p := range paths {
+	ws, err := c.workWorkspace()
+	if err != nil {
+		return err
+	}
+	locker := ws.Locker()
+	for _, p := range opts.Args {
 		prev, err := locker.ForceRelease(p)
 		if err != nil {
 			return err
@@ -106,7 +118,7 @@ func forceReleaseRun(f *factory, c config, paths []string) error {
 			human = fmt.Sprintf("released %s by force (it was held by %s)", prev.Path, prev.Owner)
 			rec.Note = "forced; was held by " + prev.Owner
 		}
-		if err := emit(f, c, rec, human); err != nil {
+		if err := emit(opts.IO, c, rec, human); err != nil {
 			return err
 		}
 	}

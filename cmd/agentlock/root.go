@@ -3,88 +3,15 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"github.com/agentlock/agentlock/core"
 )
 
-// factory carries what every command needs from the outside world, so that
-// commands read no globals: the IO streams.
-type factory struct {
-	In     io.Reader
-	Out    io.Writer
-	ErrOut io.Writer
-}
-
-// Exit codes: the contract agents script against (see README.md).
-const (
-	exitOK       = 0 // done
-	exitRefused  = 1 // held by another session, not the owner, no such lock or session
-	exitUsage    = 2 // missing or malformed arguments
-	exitEnvError = 3 // I/O or permission error, corrupt file, unsupported file system
-	// exitDeny is the hook's refusal of an edit: the code every harness
-	// reads as "block this tool call".
-	exitDeny = 2
-)
-
-// usageError is a mistake in the command line; the usage is printed with it.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
-}
-
-// runError marks an error returned while a command ran, as opposed to one
-// cobra raised while parsing the command line (which is a usage error).
-type runError struct{ err error }
-
-func (e *runError) Error() string { return e.err.Error() }
-func (e *runError) Unwrap() error { return e.err }
-
-// runE adapts a command's run function so that its errors are told apart
-// from cobra's parsing errors.
-func runE(run func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, args []string) error {
-		if err := run(cmd, args); err != nil {
-			return &runError{err: err}
-		}
-		return nil
-	}
-}
-
-// exitCode decides the process exit code for the error a command returned.
-// It is the one place where errors become exit codes.
-func exitCode(err error) int {
-	var usage *usageError
-	var run *runError
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.Is(err, errHookDenied):
-		return exitDeny
-	case errors.As(err, &usage), errors.Is(err, core.ErrInvalidSession), !errors.As(err, &run):
-		return exitUsage
-	case errors.Is(err, errSilentRefusal),
-		errors.Is(err, core.ErrLocked), errors.Is(err, core.ErrNotOwner), errors.Is(err, core.ErrNoLock),
-		errors.Is(err, core.ErrNoSession):
-		return exitRefused
-	default:
-		return exitEnvError
-	}
-}
-
-// errSilentRefusal is returned by a command that has already reported a
-// refusal on its output and only needs the exit code.
-var errSilentRefusal = errors.New("refused")
-
-// newRootCmd builds the command tree. It is built anew for every process.
-func newRootCmd(f *factory) *cobra.Command {
+// newRootCmd builds the command tree for one process, and sets f.Config to
+// resolve the configuration from the tree's flags.
+func newRootCmd(f *Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "agentlock",
 		Short: "Advisory path locks and a shared registry for AI coding agents",
@@ -107,9 +34,9 @@ programs that ignore it.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return nil },
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.SetOut(f.Out)
-	root.SetErr(f.ErrOut)
-	root.SetIn(f.In)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	root.SetIn(f.IO.In)
 	flags := root.PersistentFlags()
 	flags.Bool("json", false, "print one JSON object per line for machines")
 	flags.String("session", "", "session id (default $AGENTLOCK_SESSION, then the agent's own id; see agentlock whoami)")
@@ -121,48 +48,67 @@ programs that ignore it.`,
 		}
 		return pflag.NormalizedName(name)
 	})
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return &usageError{msg: err.Error()}
-	})
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return &usageError{err: err} })
+	f.Config = lazyConfig(flags, f.Now)
 
 	root.AddCommand(
-		newAcquireCmd(f),
-		newReleaseCmd(f),
-		newCheckCmd(f),
-		newHeartbeatCmd(f),
-		newStatusCmd(f),
-		newRegisterCmd(f),
-		newUpdateCmd(f),
-		newFinishCmd(f),
-		newHandoffCmd(f),
-		newShowCmd(f),
-		newInitCmd(f),
-		newUninitCmd(f),
-		newHookCmd(f),
-		newWhoamiCmd(f),
-		newEnvCmd(f),
-		newDocsCmd(f),
+		newCmdAcquire(f, nil),
+		newCmdRelease(f, nil),
+		newCmdCheck(f, nil),
+		newCmdHeartbeat(f, nil),
+		newCmdStatus(f, nil),
+		newCmdRegister(f, nil),
+		newCmdUpdate(f, nil),
+		newCmdFinish(f, nil),
+		newCmdHandoff(f, nil),
+		newCmdShow(f, nil),
+		newCmdInit(f, nil),
+		newCmdUninit(f, nil),
+		newCmdHook(f, nil),
+		newCmdWhoami(f, nil),
+		newCmdEnv(f, nil),
+		newCmdDocs(f),
 	)
+	usageArgs(root)
 	return root
+}
+
+// usageArgs makes every argument-count error of the tree a usage error.
+func usageArgs(cmd *cobra.Command) {
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				var usage *usageError
+				if errors.As(err, &usage) {
+					return err
+				}
+				return &usageError{err: err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		usageArgs(sub)
+	}
 }
 
 // execute runs the command line args and returns the exit code. Errors are
 // printed as one line on stderr, followed by the usage for usage errors.
-func execute(f *factory, args []string) int {
+func execute(f *Factory, args []string) int {
 	root := newRootCmd(f)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
 	code := exitCode(err)
 	switch {
-	case err == nil, errors.Is(err, errSilentRefusal), errors.Is(err, errHookDenied):
+	case err == nil, printed(err):
 	case code == exitUsage:
-		fmt.Fprintf(f.ErrOut, "agentlock: %s\n\n%s", err, strings.TrimLeft(cmd.UsageString(), "\n"))
+		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n\n%s", err, strings.TrimLeft(cmd.UsageString(), "\n"))
 	default:
-		fmt.Fprintf(f.ErrOut, "agentlock: %s\n", err)
+		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n", explain(err))
 	}
 	// An agent reading --json output gets the error on stdout too.
-	if asJSON, _ := cmd.Flags().GetBool("json"); asJSON && err != nil && !errors.Is(err, errSilentRefusal) && !errors.Is(err, errHookDenied) {
-		writeJSON(f.Out, errorRecord{Error: err.Error(), ExitCode: code})
+	if asJSON, _ := cmd.Flags().GetBool("json"); asJSON && err != nil && !printed(err) {
+		writeJSON(f.IO.Out, errorRecord{Error: explain(err), ExitCode: code})
 	}
 	return code
 }

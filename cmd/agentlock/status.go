@@ -21,12 +21,16 @@ type statusRecord struct {
 	Error     string   `json:"error,omitempty"` // why a corrupt file cannot be read
 }
 
-type statusOptions struct {
-	all bool
+// StatusOptions are the inputs of agentlock status.
+type StatusOptions struct {
+	IO     *IOStreams
+	Config func() (*config, error)
+
+	All bool
 }
 
-func newStatusCmd(f *factory) *cobra.Command {
-	opts := statusOptions{}
+func newCmdStatus(f *Factory, runF func(*StatusOptions) error) *cobra.Command {
+	opts := &StatusOptions{IO: f.IO, Config: f.Config}
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "List the locks of this project's lock directory",
@@ -37,38 +41,40 @@ Released (empty) lock files are shown with --all.`,
 		Example: `  agentlock status
   agentlock status --json`,
 		Args: cobra.NoArgs,
-		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			return statusRun(f, cmd, opts)
-		}),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return statusRun(opts)
+		},
 	}
-	cmd.Flags().BoolVar(&opts.all, "all", false, "also list released (free) lock files")
+	cmd.Flags().BoolVar(&opts.All, "all", false, "also list released (free) lock files")
 	return cmd
 }
 
-func statusRun(f *factory, cmd *cobra.Command, opts statusOptions) error {
-	c, err := loadConfig(cmd)
+func statusRun(opts *StatusOptions) error {
+	c, err := opts.Config()
 	if err != nil {
 		return err
 	}
-	dir, err := c.workLockDir()
+	ws, err := c.workWorkspace()
 	if err != nil {
 		return err
 	}
-	locker := c.locker()
-	states, problems, err := locker.List(dir)
+	states, problems, err := ws.Locker().List()
 	if err != nil {
 		return err
 	}
 	var records []statusRecord
 	for _, s := range states {
-		rec := statusRecord{Path: s.Path, File: s.File, State: "free"}
+		rec := statusRecord{Path: s.Path, File: s.Ref, State: "free"}
 		if s.Owner != "" {
 			age, left := seconds(s.Age), seconds(max(s.Left, 0))
 			rec.SessionID, rec.Age, rec.ExpiresIn, rec.State = s.Owner, &age, &left, "locked"
 			if s.Stale {
 				rec.State = "stale"
 			}
-		} else if !opts.all {
+		} else if !opts.All {
 			continue
 		}
 		records = append(records, rec)
@@ -77,23 +83,23 @@ func statusRun(f *factory, cmd *cobra.Command, opts statusOptions) error {
 		rec := statusRecord{State: "corrupt", Error: p.Error()}
 		var corrupt *core.CorruptError
 		if errors.As(p, &corrupt) {
-			rec.File, rec.Error = corrupt.File, corrupt.Reason
+			rec.File, rec.Error = corrupt.Ref, corrupt.Reason
 		}
 		records = append(records, rec)
 	}
 	if c.JSON {
 		for _, r := range records {
-			if err := writeJSON(f.Out, r); err != nil {
+			if err := writeJSON(opts.IO.Out, r); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 	if len(records) == 0 {
-		_, err := fmt.Fprintf(f.Out, "no locks in %s\n", dir)
+		_, err := fmt.Fprintf(opts.IO.Out, "no locks in %s\n", ws.LockDir)
 		return err
 	}
-	w := tabwriter.NewWriter(f.Out, 0, 0, 2, ' ', 0)
+	w := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "PATH\tOWNER\tAGE\tLEFT\tSTATE")
 	for _, r := range records {
 		path, owner, age, left := r.Path, r.SessionID, "-", "-"

@@ -6,13 +6,20 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// WhoamiOptions are the inputs of agentlock whoami.
+type WhoamiOptions struct {
+	IO     *IOStreams
+	Config func() (*config, error)
+}
+
 // whoamiRecord is the JSON line of whoami.
 type whoamiRecord struct {
 	SessionID string `json:"session_id"`
 	Source    string `json:"source"`
 }
 
-func newWhoamiCmd(f *factory) *cobra.Command {
+func newCmdWhoami(f *Factory, runF func(*WhoamiOptions) error) *cobra.Command {
+	opts := &WhoamiOptions{IO: f.IO, Config: f.Config}
 	return &cobra.Command{
 		Use:   "whoami",
 		Short: "Print the session id agentlock would use here, and where it came from",
@@ -24,23 +31,30 @@ Hooks also read the session_id of their stdin payload.
 
 Exits 1 when there is no session id.`,
 		Args: cobra.NoArgs,
-		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			c, err := loadConfig(cmd)
-			if err != nil {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return whoamiRun(opts)
+		},
+	}
+}
+
+func whoamiRun(opts *WhoamiOptions) error {
+	c, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	if c.Session == "" {
+		if c.JSON {
+			if err := writeJSON(opts.IO.Out, whoamiRecord{}); err != nil {
 				return err
 			}
-			if c.Session == "" {
-				if c.JSON {
-					if err := writeJSON(f.Out, whoamiRecord{}); err != nil {
-						return err
-					}
-				}
-				fmt.Fprintln(f.ErrOut, "agentlock: no session id: pass --session ID or set AGENTLOCK_SESSION "+
-					"(Claude Code and Codex export their own: CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID)")
-				return errSilentRefusal
-			}
-			return emit(f, c, whoamiRecord{SessionID: c.Session, Source: c.SessionSource},
-				fmt.Sprintf("%s (from %s)", c.Session, c.SessionSource))
-		}),
+		}
+		fmt.Fprintln(opts.IO.ErrOut, "agentlock: no session id: pass --session ID or set AGENTLOCK_SESSION "+
+			"(Claude Code and Codex export their own: CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID)")
+		return errSilentRefusal
 	}
+	return emit(opts.IO, c, whoamiRecord{SessionID: c.Session, Source: c.SessionSource},
+		fmt.Sprintf("%s (from %s)", c.Session, c.SessionSource))
 }

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentlock/agentlock/core"
+)
+
+// FinishOptions are the inputs of agentlock finish.
+type FinishOptions struct {
+	IO     *IOStreams
+	Config func() (*config, error)
+
+	Session string
+}
+
+// finishRecord is the JSON line of a finish.
+type finishRecord struct {
+	sessionRecord
+	Released []string `json:"released"`
+}
+
+func newCmdFinish(f *Factory, runF func(*FinishOptions) error) *cobra.Command {
+	opts := &FinishOptions{IO: f.IO, Config: f.Config}
+	return &cobra.Command{
+		Use:   "finish <session>",
+		Short: "Mark a session Finished and release every lock it owns",
+		Long: `Mark the session Finished, empty its do_not_touch, and release every lock
+that the session owns in the lock directory — found by owner, including paths
+it never listed — and never a lock of another session.`,
+		Example: `  agentlock finish claude-1`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Session = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return finishRun(opts)
+		},
+	}
+}
+
+func finishRun(opts *FinishOptions) error {
+	c, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	if err := core.ValidateSession(opts.Session); err != nil {
+		return usagef("%v", err)
+	}
+	ws, err := c.workWorkspace()
+	if err != nil {
+		return err
+	}
+	done, err := ws.Finish(opts.Session)
+	if !done.Registered {
+		if len(done.Released) > 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "agentlock: released %d lock(s) of %s\n", len(done.Released), opts.Session)
+		}
+		return err
+	}
+	rec := finishRecord{sessionRecord: sessionRecord{Session: done.Session, Registry: ws.RegistryPath}, Released: []string{}}
+	for _, st := range done.Released {
+		rec.Released = append(rec.Released, st.Name())
+	}
+	human := fmt.Sprintf("finished %s; released %d lock(s)", opts.Session, len(done.Released))
+	for _, p := range rec.Released {
+		human += "\n  released " + p
+	}
+	if perr := emit(opts.IO, c, rec, human); perr != nil {
+		return perr
+	}
+	return err
+}

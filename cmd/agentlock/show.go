@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+)
+
+// ShowOptions are the inputs of agentlock show.
+type ShowOptions struct {
+	IO     *IOStreams
+	Config func() (*config, error)
+}
+
+func newCmdShow(f *Factory, runF func(*ShowOptions) error) *cobra.Command {
+	opts := &ShowOptions{IO: f.IO, Config: f.Config}
+	return &cobra.Command{
+		Use:   "show",
+		Short: "Show the registry: who works on what",
+		Long: `Print the sessions of the registry as a table, or with --json one object per
+session. A registry that does not exist yet shows as empty.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return showRun(opts)
+		},
+	}
+}
+
+func showRun(opts *ShowOptions) error {
+	c, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	ws, err := c.workWorkspace()
+	if err != nil {
+		return err
+	}
+	reg := ws.Registry()
+	doc, err := reg.Load()
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		for _, s := range doc.Agents {
+			if err := writeJSON(opts.IO.Out, s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(doc.Agents) == 0 {
+		_, err := fmt.Fprintf(opts.IO.Out, "no sessions in %s\n", reg.Where())
+		return err
+	}
+	w := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "SESSION\tPROVIDER\tSTATUS\tWORKING ON\tDO NOT TOUCH")
+	for _, s := range doc.Agents {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", s.SessionID, s.Provider, s.Status,
+			oneLine(s.WorkingOn), oneLine(strings.Join(s.DoNotTouch, ", ")))
+	}
+	return w.Flush()
+}

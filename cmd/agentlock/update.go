@@ -1,0 +1,104 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/agentlock/agentlock/core"
+)
+
+// UpdateOptions are the inputs of agentlock update. Only the fields in
+// Changed are applied.
+type UpdateOptions struct {
+	IO     *IOStreams
+	Config func() (*config, error)
+
+	Session string
+	// Text fields and comma-separated lists, by flag name.
+	WorkingOn, Status, Provider, AIVersion           string
+	Space, TodoPast, TodoPresent, TodoFuture, Issues string
+	Changed                                          map[string]bool
+}
+
+func newCmdUpdate(f *Factory, runF func(*UpdateOptions) error) *cobra.Command {
+	opts := &UpdateOptions{IO: f.IO, Config: f.Config}
+	cmd := &cobra.Command{
+		Use:   "update <session> [working_on] [--flag value ...]",
+		Short: "Change some fields of a registered session",
+		Long: `Change only the fields given; the others stay as they are. Each todo list
+(--todo-past, --todo-present, --todo-future) is replaced on its own, leaving
+the other two unchanged. Lists are comma-separated; an empty value empties
+the list. An unknown session changes nothing (exit 1).`,
+		Example: `  agentlock update claude-1 "now writing tests"
+  agentlock update claude-1 --todo-present "write tests" --todo-past "split login()"`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Session, opts.Changed = args[0], map[string]bool{}
+			cmd.Flags().Visit(func(fl *pflag.Flag) { opts.Changed[fl.Name] = true })
+			if len(args) == 2 {
+				if opts.Changed["working-on"] {
+					return usagef("working_on given twice (argument and --working-on)")
+				}
+				opts.WorkingOn, opts.Changed["working-on"] = args[1], true
+			}
+			if len(opts.Changed) == 0 {
+				return usagef("nothing to update: give a working_on argument or a flag")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return updateRun(opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.WorkingOn, "working-on", "", "what the session works on")
+	fl.StringVar(&opts.Status, "status", "", "status (OnWorking, Finished, or another word)")
+	fl.StringVar(&opts.Space, "space", "", "comma-separated paths or areas")
+	fl.StringVar(&opts.TodoPast, "todo-past", "", "comma-separated tasks done")
+	fl.StringVar(&opts.TodoPresent, "todo-present", "", "comma-separated tasks in progress")
+	fl.StringVar(&opts.TodoFuture, "todo-future", "", "comma-separated tasks to do")
+	fl.StringVar(&opts.Issues, "issues", "", "comma-separated problems met")
+	fl.StringVar(&opts.Provider, "provider", "", "vendor of the agent")
+	fl.StringVar(&opts.AIVersion, "ai-version", "", "model or CLI version")
+	return cmd
+}
+
+func updateRun(opts *UpdateOptions) error {
+	c, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	ws, err := c.workWorkspace()
+	if err != nil {
+		return err
+	}
+	reg := ws.Registry()
+	s, err := reg.Update(opts.Session, func(s *core.Session) {
+		for _, t := range []struct {
+			flag, value string
+			dst         *string
+		}{
+			{"working-on", opts.WorkingOn, &s.WorkingOn}, {"status", opts.Status, &s.Status},
+			{"provider", opts.Provider, &s.Provider}, {"ai-version", opts.AIVersion, &s.AIVersion},
+		} {
+			if opts.Changed[t.flag] {
+				*t.dst = t.value
+			}
+		}
+		for _, l := range []struct {
+			flag, value string
+			dst         *[]string
+		}{
+			{"space", opts.Space, &s.Space}, {"issues", opts.Issues, &s.Issues}, {"todo-past", opts.TodoPast, &s.Todo.Past},
+			{"todo-present", opts.TodoPresent, &s.Todo.Present}, {"todo-future", opts.TodoFuture, &s.Todo.Future},
+		} {
+			if opts.Changed[l.flag] {
+				*l.dst = splitList(l.value)
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return printSession(opts.IO, c, reg, s, "updated")
+}

@@ -1,0 +1,57 @@
+// Package core is agentlock's engine: advisory locks on paths that outlive
+// the process that took them, and the registry of who works on what. It
+// decides; a store (package internal/store, reached through package
+// workspace) keeps the records.
+//
+// # The execution model
+//
+// An AI coding agent is not a service: it acts through one-shot shell
+// commands that exit in milliseconds. So ownership cannot live in a process
+// (a held flock, a socket, a goroutine): it lives in a record — "session
+// S renewed its lock on path P at time T" — that any later process reads.
+// A lock is held while its record names a session and is younger than the
+// timeout; it is free when the record is empty, and stale when it is older.
+// Only the owner renews (Heartbeat) or releases; anyone may take over a
+// stale lock, and the previous owner is reported.
+//
+// # The concurrency model
+//
+// Every decision is one atomic read-decide-write of the records it
+// concerns, made by the store's Transact:
+//
+//   - The store takes the records in one fixed order (with the file store:
+//     an exclusive flock on each lock file, by file name), so transactions
+//     over overlapping sets never wait for each other in a cycle.
+//   - The engine reads every record, decides with all of them held, and the
+//     store writes all decided records or none is decided: AcquireAll
+//     takes every path or none, and a stale lock is taken over only by the
+//     process that read it stale inside its transaction — two takers are
+//     serialised, and the second sees the first as a fresh owner.
+//   - The exclusion lasts only for the transaction: nothing is held once a
+//     method returns, so a process that dies mid-transaction leaves nothing
+//     stuck (the kernel drops its flocks), and an agent that dies holding a
+//     lock leaves a record that goes stale after the timeout.
+//   - Readers (IsLocked, CheckAndWarn, List) read each record atomically
+//     (a shared flock) and change nothing.
+//   - Records are never deleted: release empties a record in place. With
+//     files, deleting or renaming one would let two processes lock two
+//     different inodes under one name, and flock would exclude nothing.
+//   - A record that cannot be parsed is corrupt: reported (CorruptError),
+//     never treated as free and never overwritten, except by ForceRelease.
+//
+// The registry follows the same rule with a document store: every write
+// re-reads the document inside an exclusive section (a flock on
+// registry.md.lock, since registry.md itself is replaced by rename), changes
+// it, and replaces it whole, so no update is lost and readers always see a
+// whole version.
+//
+// Timestamps are wall-clock Unix times compared across processes: staleness
+// is judged by the reader, with the reader's timeout.
+//
+// # Compatibility
+//
+// The records and the registry are those of the Python agent-registry 0.2:
+// both tools can share a lock folder and contend correctly. Locks are
+// advisory: they protect the agents that consult them, not the writes of a
+// program that ignores them.
+package core

@@ -1,0 +1,115 @@
+package integrations
+
+import (
+	"fmt"
+)
+
+// HookFingerprint identifies agentlock's entries in a harness's JSON hook
+// settings: every generated hook command runs "agentlock hook ...".
+const HookFingerprint = "agentlock hook "
+
+// Setup is what init and uninit work on: one project, the agents chosen,
+// and the engine that writes their files.
+type Setup struct {
+	Engine Engine
+	Env    Env
+	Agents []Agent
+	// Gitignore includes the .gitignore block that keeps the project's own
+	// .agent-registry/ out of git.
+	Gitignore bool
+}
+
+// Plan returns every artifact of the set-up — the .gitignore block first
+// when asked, then each agent's — and the notes for the user, each
+// prefixed with its agent's title.
+func (s Setup) Plan() ([]Artifact, []string, error) {
+	var arts []Artifact
+	var notes []string
+	if s.Gitignore {
+		a, err := Gitignore(s.Env.Bin)
+		if err != nil {
+			return nil, nil, err
+		}
+		arts = append(arts, a)
+	}
+	for _, agent := range s.Agents {
+		a, n, err := agent.Plan(s.Env)
+		if err != nil {
+			return nil, nil, fmt.Errorf("plan %s: %w", agent.Name(), err)
+		}
+		arts = append(arts, a...)
+		for _, note := range n {
+			notes = append(notes, agent.Title()+": "+note)
+		}
+	}
+	return arts, notes, nil
+}
+
+// Changes computes the change of every artifact with compute (Engine.Install
+// or Engine.Uninstall). It returns the changes, or every problem found: a
+// set-up with any problem writes nothing.
+func (s Setup) Changes(arts []Artifact, compute func(Artifact) (Change, error)) ([]Change, []error) {
+	var out []Change
+	var problems []error
+	for _, a := range arts {
+		c, err := compute(a)
+		if err != nil {
+			problems = append(problems, &ChangeError{Artifact: a, Err: err})
+			continue
+		}
+		out = append(out, c)
+	}
+	if len(problems) > 0 {
+		return nil, problems
+	}
+	return out, nil
+}
+
+// ChangeError is an artifact whose change cannot be computed (a file that
+// agentlock does not own, a settings file it cannot parse, ...).
+type ChangeError struct {
+	Artifact Artifact
+	Err      error
+}
+
+func (e *ChangeError) Error() string { return e.Err.Error() }
+func (e *ChangeError) Unwrap() error { return e.Err }
+
+// Label is how a change's file is shown to people: relative to the project,
+// or under ~ for user files.
+func Label(c Change) string {
+	if c.Artifact.Scope == User {
+		return "~/" + c.Artifact.Path
+	}
+	return c.Artifact.Path
+}
+
+// LeftInUserFiles returns, for each chosen agent, the user-wide files that
+// still hold agentlock's part although the set-up has no consent to touch
+// them (Env.Global is false): uninit names them instead of editing them.
+func (s Setup) LeftInUserFiles() []LeftFile {
+	env := s.Env
+	env.Global = true
+	var out []LeftFile
+	for _, agent := range s.Agents {
+		arts, _, err := agent.Plan(env)
+		if err != nil {
+			continue
+		}
+		for _, a := range arts {
+			if a.Scope != User {
+				continue
+			}
+			if c, err := s.Engine.Uninstall(a); err == nil && c.Changed() {
+				out = append(out, LeftFile{Agent: agent, Path: a.Path})
+			}
+		}
+	}
+	return out
+}
+
+// LeftFile is a user-wide file that still holds an agent's part.
+type LeftFile struct {
+	Agent Agent
+	Path  string // relative to the user's home
+}

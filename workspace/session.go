@@ -1,0 +1,177 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/agentlock/agentlock/core"
+)
+
+// MirrorError reports that a lock operation succeeded but the registry's
+// view of it (the session's do_not_touch) could not be updated. The lock
+// records are authoritative, so it is a warning, not a failure.
+type MirrorError struct {
+	Err error
+}
+
+func (e *MirrorError) Error() string {
+	return fmt.Sprintf("the lock operation succeeded, but the registry was not updated: %v", e.Err)
+}
+
+func (e *MirrorError) Unwrap() error { return e.Err }
+
+// Acquire takes the locks on paths for session, all or none (see
+// core.Locker.AcquireAll), and lists them in the session's do_not_touch
+// when the session is registered. The second error is a *MirrorError when
+// only the registry could not follow.
+func (w *Workspace) Acquire(paths []string, session string) ([]core.Lease, *MirrorError, error) {
+	leases, err := w.Locker().AcquireAll(paths, session)
+	if err != nil {
+		return nil, nil, err
+	}
+	return leases, w.mirror(session, leasePaths(leases), true), nil
+}
+
+// AcquireWait is Acquire retried until the paths are free or ctx is done
+// (see core.Locker.AcquireAllWait).
+func (w *Workspace) AcquireWait(ctx context.Context, paths []string, session string) ([]core.Lease, *MirrorError, error) {
+	leases, err := w.Locker().AcquireAllWait(ctx, paths, session)
+	if err != nil {
+		return nil, nil, err
+	}
+	return leases, w.mirror(session, leasePaths(leases), true), nil
+}
+
+func leasePaths(leases []core.Lease) []string {
+	paths := make([]string, len(leases))
+	for i, l := range leases {
+		paths[i] = l.Path
+	}
+	return paths
+}
+
+// Released is the outcome of releasing one path.
+type Released struct {
+	// State is the lock as it was: free when there was nothing to release.
+	State core.State
+	// Refused is set, and nothing changed, when another session holds the
+	// lock.
+	Refused *core.NotOwnerError
+}
+
+// Release releases each of paths for session, in order, and drops the
+// released ones from the session's do_not_touch. A path held by another
+// session is refused (Released.Refused) and the others go on; any other
+// error stops at that path, returning what was done before it.
+func (w *Workspace) Release(paths []string, session string) ([]Released, *MirrorError, error) {
+	locker := w.Locker()
+	var out []Released
+	var dropped []string
+	var err error
+	for _, p := range paths {
+		var r Released
+		r.State, err = locker.Release(p, session)
+		if errors.As(err, &r.Refused) {
+			r.State, err = core.State{Path: r.Refused.Path, Owner: r.Refused.Owner}, nil
+		}
+		if err != nil {
+			break
+		}
+		if r.Refused == nil && r.State.Owner != "" {
+			dropped = append(dropped, r.State.Path)
+		}
+		out = append(out, r)
+	}
+	return out, w.mirror(session, dropped, false), err
+}
+
+// mirror adds paths to (hold) or removes them from the do_not_touch of
+// session, in the registry of the first path's workspace, when the session
+// is registered there.
+func (w *Workspace) mirror(session string, paths []string, hold bool) *MirrorError {
+	if len(paths) == 0 {
+		return nil
+	}
+	reg, err := w.settings.registryOf(paths[0])
+	if err == nil {
+		if hold {
+			_, err = reg.HoldPaths(session, paths...)
+		} else {
+			_, err = reg.DropPaths(session, paths...)
+		}
+	}
+	if err != nil {
+		return &MirrorError{Err: err}
+	}
+	return nil
+}
+
+// Finished is the outcome of Finish.
+type Finished struct {
+	// Session is the entry as marked Finished; zero when the session was
+	// not registered.
+	Session core.Session
+	// Registered tells whether the registry had the session.
+	Registered bool
+	// Released are the locks of the session that were released.
+	Released []core.State
+}
+
+// Finish ends a session: it is marked Finished in the registry (its
+// do_not_touch emptied) and every lock it owns in the lock folder is
+// released — found by owner, including paths it never listed, and never a
+// lock of another session. The locks are released even when the session is
+// not registered (the error then matches core.ErrNoSession) or the
+// registry cannot be read: a finished agent must not keep its locks.
+func (w *Workspace) Finish(id string) (Finished, error) {
+	if err := core.ValidateSession(id); err != nil {
+		return Finished{}, err
+	}
+	var out Finished
+	s, regErr := w.Registry().Finish(id)
+	if regErr == nil {
+		out.Session, out.Registered = s, true
+	}
+	released, relErr := w.Locker().ReleaseSession(id)
+	out.Released = released
+	return out, errors.Join(regErr, relErr)
+}
+
+// StartSession registers s as working, once: a session already working is
+// left as it is, a finished one is marked working again, and a new one is
+// registered (see core.Registry.Register).
+func (w *Workspace) StartSession(s core.Session) error {
+	reg := w.Registry()
+	doc, err := reg.Load()
+	if err != nil {
+		return err
+	}
+	if old, ok := doc.Find(s.SessionID); ok {
+		if old.Status == core.StatusWorking {
+			return nil
+		}
+		_, err := reg.Update(s.SessionID, func(old *core.Session) { old.Status = core.StatusWorking })
+		return err
+	}
+	_, err = reg.Register(s)
+	return err
+}
+
+// Coordinated returns the paths that agentlock coordinates for a session
+// working in w: those in w's project, or in another project set up for
+// agentlock. An edit of ~/.claude/settings.json or /tmp/x is nobody's
+// business here. Relative paths are taken from cwd and returned absolute.
+func (w *Workspace) Coordinated(paths []string, cwd string) []string {
+	var out []string
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		if project := FindProject(p); project != "" && (project == w.Project || HasHome(project)) {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,305 @@
+// Package workspace is agentlock's policy layer: where a project's locks and
+// registry live, and what a session does with them. Every front end — the
+// command line, the agent hooks, a dashboard — calls it instead of
+// deciding these things itself.
+//
+// A workspace is resolved for a path from explicit Settings (never from the
+// process environment: the caller reads that): the project is the nearest
+// folder above the path that holds .agent-registry/ or .git, its home is
+// that project's .agent-registry/ (or the configured one), and the home
+// holds registry.md and locks/. Outside any project the home is
+// ~/.agent-registry/.
+//
+// The session policy lives here once: Acquire and Release mirror the held
+// paths into the session's do_not_touch, Finish marks a session Finished
+// and releases every lock it owns, StartSession registers a session once,
+// Setup and Teardown create and remove a project's home.
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/internal/store/filestore"
+	"github.com/agentlock/agentlock/templates"
+)
+
+// HomeDirName is the folder that holds a project's registry.md and locks/.
+const HomeDirName = ".agent-registry"
+
+// Settings are the explicit settings of one invocation. The zero value
+// follows the default rules: a home per project.
+type Settings struct {
+	// Home is the folder holding registry.md and locks/ for every path
+	// (AGENT_REGISTRY_HOME); empty for the project's own .agent-registry.
+	Home string
+	// LockDir is the lock folder for every path (AGENT_REGISTRY_LOCK_DIR);
+	// empty for the home's locks/.
+	LockDir string
+	// RegistryPath is the registry file (AGENT_REGISTRY_PATH); empty for
+	// the home's registry.md.
+	RegistryPath string
+	// UserHome is the user's home folder, where the home of paths outside
+	// any project lives; empty when unknown.
+	UserHome string
+	// Timeout is the staleness timeout of locks; zero means
+	// core.DefaultTimeout.
+	Timeout time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Bin is the command that the registry's protocol block names; empty
+	// means "agentlock".
+	Bin string
+}
+
+// Configured reports whether the locations were set explicitly, so that
+// agentlock is in use wherever it runs.
+func (s Settings) Configured() bool {
+	return s.Home != "" || s.LockDir != "" || s.RegistryPath != ""
+}
+
+// locate resolves the locations of a real path: its project (maybe ""),
+// home, lock folder and registry file. The project is searched once, and
+// only when a location depends on it.
+func (s Settings) locate(realPath string) (project, home, lockDir, registry string, err error) {
+	if s.Home != "" {
+		home, err = filepath.Abs(s.Home)
+	} else {
+		project = FindProject(realPath)
+		switch {
+		case project != "":
+			home = filepath.Join(project, HomeDirName)
+		case s.UserHome == "":
+			err = fmt.Errorf("no project found above %s and no home folder: set AGENT_REGISTRY_HOME", realPath)
+		default:
+			home = filepath.Join(s.UserHome, HomeDirName)
+		}
+	}
+	if err != nil {
+		return "", "", "", "", err
+	}
+	lockDir, registry = filepath.Join(home, "locks"), filepath.Join(home, "registry.md")
+	if s.LockDir != "" {
+		if lockDir, err = filepath.Abs(s.LockDir); err != nil {
+			return "", "", "", "", fmt.Errorf("lock folder: %w", err)
+		}
+	}
+	if s.RegistryPath != "" {
+		if registry, err = filepath.Abs(s.RegistryPath); err != nil {
+			return "", "", "", "", fmt.Errorf("registry path: %w", err)
+		}
+	}
+	return project, home, lockDir, registry, nil
+}
+
+// lockDirFor returns the lock folder for a real path.
+func (s Settings) lockDirFor(realPath string) (string, error) {
+	if s.LockDir != "" {
+		return filepath.Abs(s.LockDir)
+	}
+	_, _, dir, _, err := s.locate(realPath)
+	return dir, err
+}
+
+// FindProject returns the project that a real path belongs to: the nearest
+// folder, walking up from path (or from its parent when path is not an
+// existing folder), that holds a HomeDirName folder or a .git entry. It
+// returns "" when the path is in no project. Folders that do not exist yet
+// are skipped, so a file about to be created finds its project too.
+func FindProject(path string) string {
+	dir := path
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		dir = filepath.Dir(dir)
+	}
+	for {
+		for _, marker := range []string{HomeDirName, ".git"} {
+			if _, err := os.Lstat(filepath.Join(dir, marker)); err == nil {
+				return dir
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// HasHome reports whether project has its own .agent-registry folder, the
+// sign that agentlock is set up there.
+func HasHome(project string) bool {
+	if project == "" {
+		return false
+	}
+	info, err := os.Stat(filepath.Join(project, HomeDirName))
+	return err == nil && info.IsDir()
+}
+
+// Workspace is where the locks and the registry of one path live.
+type Workspace struct {
+	// Project is the project root of the path it was opened for; empty
+	// outside any project.
+	Project string
+	// Home is the folder that holds the registry and the lock folder by
+	// default.
+	Home string
+	// LockDir is the lock folder: where Locker lists and finds a
+	// session's locks.
+	LockDir string
+	// RegistryPath is the registry file.
+	RegistryPath string
+
+	settings Settings
+}
+
+// Open resolves the workspace of a real path (a file or a folder).
+func Open(realPath string, s Settings) (*Workspace, error) {
+	project, home, lockDir, registry, err := s.locate(realPath)
+	if err != nil {
+		return nil, err
+	}
+	if project == "" && s.Home != "" {
+		project = FindProject(realPath)
+	}
+	return &Workspace{Project: project, Home: home, LockDir: lockDir, RegistryPath: registry, settings: s}, nil
+}
+
+// WorkDir returns the real path of the process's working directory, where
+// commands that take no path find their workspace.
+func WorkDir() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("working directory: %w", err)
+	}
+	return core.RealPath(wd, "")
+}
+
+// Enabled reports whether agentlock is in use here: the locations are
+// configured, or the project has its own home. Hooks do nothing elsewhere.
+func (w *Workspace) Enabled() bool {
+	return w.settings.Configured() || HasHome(w.Project)
+}
+
+// OwnHome reports whether the home is the project's own .agent-registry
+// folder (not one configured elsewhere).
+func (w *Workspace) OwnHome() bool {
+	return w.Project != "" && w.Home == filepath.Join(w.Project, HomeDirName)
+}
+
+// Locker returns the lock manager of the workspace. A path it locks goes to
+// the lock folder of that path's own workspace (a file of another project
+// is locked in that project); List, ReleaseSession and RenewSession cover
+// this workspace's lock folder.
+func (w *Workspace) Locker() *core.Locker {
+	st := &filestore.Locks{DirFor: w.settings.lockDirFor, ScanDir: w.LockDir}
+	return core.NewLocker(st, core.Options{Timeout: w.settings.Timeout, Now: w.settings.Now})
+}
+
+// Registry returns the workspace's registry.
+func (w *Workspace) Registry() *core.Registry {
+	return registryAt(w.RegistryPath, w.settings)
+}
+
+// registryAt returns the registry kept in the file path.
+func registryAt(path string, s Settings) *core.Registry {
+	bin := s.Bin
+	if bin == "" {
+		bin = "agentlock"
+	}
+	protocol := func() (string, error) { return templates.Protocol(templates.ProtocolData{Bin: bin}) }
+	return core.NewRegistry(&filestore.Document{Path: path}, core.RegistryOptions{Protocol: protocol, Now: s.Now})
+}
+
+// registryOf returns the registry of the workspace of a real path.
+func (s Settings) registryOf(realPath string) (*core.Registry, error) {
+	_, _, _, path, err := s.locate(realPath)
+	if err != nil {
+		return nil, err
+	}
+	return registryAt(path, s), nil
+}
+
+// Missing reports whether the registry or the lock folder does not exist.
+func (w *Workspace) Missing() bool {
+	for _, p := range []string{w.RegistryPath, w.LockDir} {
+		if _, err := os.Stat(p); err != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Setup creates the lock folder and an empty registry (with its protocol
+// block) when they are missing; an existing registry is kept. The registry
+// is written like every other registry write, under its lock.
+func (w *Workspace) Setup() error {
+	if err := os.MkdirAll(w.LockDir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", w.LockDir, err)
+	}
+	if _, err := w.Registry().Create(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// KeptError explains why Teardown kept the home.
+type KeptError struct {
+	Reason string
+}
+
+func (e *KeptError) Error() string { return "kept: " + e.Reason }
+
+// Teardown removes the project's own home (registry and locks) when nothing
+// depends on it: no lock held, no session working, and every file readable.
+// Otherwise it returns a *KeptError saying why. The check and the removal
+// happen while no lock can be taken in the lock folder and no registry
+// write can run, so a lock taken meanwhile is never deleted. With dryRun
+// nothing is removed.
+func (w *Workspace) Teardown(dryRun bool) error {
+	if !w.OwnHome() {
+		return &KeptError{Reason: "the home is not the project's own .agent-registry"}
+	}
+	check := func() error {
+		states, problems, err := w.Locker().List()
+		if err != nil {
+			return err
+		}
+		var held []string
+		for _, st := range states {
+			if st.Locked() {
+				held = append(held, st.Path+" ("+st.Owner+")")
+			}
+		}
+		doc, regErr := w.Registry().Load()
+		var working []string
+		for _, sess := range doc.Agents {
+			if sess.Status == core.StatusWorking {
+				working = append(working, sess.SessionID)
+			}
+		}
+		switch {
+		case len(held) > 0:
+			return &KeptError{Reason: "locks are held: " + strings.Join(held, ", ")}
+		case len(working) > 0:
+			return &KeptError{Reason: "sessions are working: " + strings.Join(working, ", ") + " (finish them first)"}
+		case len(problems) > 0 || regErr != nil:
+			return &KeptError{Reason: fmt.Sprintf("it holds files agentlock cannot read: %v", errors.Join(append(problems, regErr)...))}
+		case dryRun:
+			return errDryRun
+		}
+		return nil
+	}
+	err := filestore.RemoveHome(w.Home, w.LockDir, &filestore.Document{Path: w.RegistryPath}, check)
+	if errors.Is(err, errDryRun) {
+		return nil
+	}
+	return err
+}
+
+// errDryRun stops a dry-run Teardown after its check passed.
+var errDryRun = errors.New("dry run")
