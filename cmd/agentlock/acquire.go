@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/report"
 )
 
 // AcquireOptions are the inputs of agentlock acquire.
@@ -19,19 +20,6 @@ type AcquireOptions struct {
 	Command string   // how the command was called, for messages
 	Args    []string // paths, maybe followed by the session
 	Wait    time.Duration
-}
-
-// acquireRecord is the JSON line of one path of an acquire, with the field
-// names of agent-registry 0.2's result dictionary.
-type acquireRecord struct {
-	Path       string   `json:"path"`
-	Locked     bool     `json:"locked"`
-	Owner      string   `json:"owner,omitempty"`       // on success: the caller
-	StaleOwner string   `json:"stale_owner,omitempty"` // whose expired lock was taken over
-	Note       string   `json:"note,omitempty"`
-	SessionID  string   `json:"session_id,omitempty"` // on refusal: the current owner
-	Age        *float64 `json:"age,omitempty"`        // on refusal: seconds since its renewal
-	ExpiresIn  *float64 `json:"expires_in,omitempty"` // on refusal: seconds until it is stale
 }
 
 func newCmdAcquire(f *Factory, runF func(*AcquireOptions) error) *cobra.Command {
@@ -78,6 +66,7 @@ func acquireRun(opts *AcquireOptions) error {
 	if err != nil {
 		return err
 	}
+	out := newPrinter(opts.IO, c)
 	leases, warning, err := ws.Acquire(paths, session)
 	if errors.Is(err, core.ErrLocked) && opts.Wait > 0 {
 		var held *core.HeldError
@@ -89,24 +78,14 @@ func acquireRun(opts *AcquireOptions) error {
 		leases, warning, err = ws.AcquireWait(ctx, paths, session)
 	}
 	if errors.Is(err, core.ErrLocked) {
-		return reportRefusal(opts.IO, c, paths, err, opts.Wait)
+		return reportRefusal(out, paths, err, opts.Wait)
 	}
 	if err != nil {
 		return err
 	}
 	warn(opts.IO, warning)
 	for _, l := range leases {
-		rec := acquireRecord{Path: l.Path, Locked: true, Owner: l.Session, StaleOwner: l.StaleOwner, Note: "acquired"}
-		human := fmt.Sprintf("acquired %s (session %s)", l.Path, l.Session)
-		switch {
-		case l.Renewed:
-			rec.Note = "renewed: already held by this session"
-			human = fmt.Sprintf("renewed %s (already held by session %s)", l.Path, l.Session)
-		case l.StaleOwner != "":
-			rec.Note = "took over the stale lock of " + l.StaleOwner
-			human = fmt.Sprintf("acquired %s (session %s; took over the stale lock of %s)", l.Path, l.Session, l.StaleOwner)
-		}
-		if err := emit(opts.IO, c, rec, human); err != nil {
+		if err := out.emit(report.Acquired(l)); err != nil {
 			return err
 		}
 	}
@@ -115,7 +94,7 @@ func acquireRun(opts *AcquireOptions) error {
 
 // reportRefusal prints who holds what and returns the refusal. All or none:
 // the paths that were free are reported as not acquired too.
-func reportRefusal(io *IOStreams, c *config, paths []string, err error, waited time.Duration) error {
+func reportRefusal(out printer, paths []string, err error, waited time.Duration) error {
 	heldBy := map[string]*core.HeldError{}
 	for _, e := range joined(err) {
 		var held *core.HeldError
@@ -130,33 +109,19 @@ func reportRefusal(io *IOStreams, c *config, paths []string, err error, waited t
 		if rerr != nil {
 			return rerr
 		}
-		held, ok := heldBy[real]
-		if !ok {
-			if c.JSON {
-				if err := writeJSON(io.Out, acquireRecord{Path: real, Note: "not acquired: another path of the request is held"}); err != nil {
-					return err
-				}
-			}
-			continue
+		var perr error
+		switch held, ok := heldBy[real]; {
+		case ok:
+			perr = out.diagnose(report.AcquireRefused(held, waited))
+		case out.json: // free, but not taken: all or none
+			perr = writeJSON(out.io.Out, report.AcquireNotTaken(real))
 		}
-		age, left := seconds(held.Age), seconds(held.Left)
-		if c.JSON {
-			rec := acquireRecord{Path: real, SessionID: held.Owner, Age: &age, ExpiresIn: &left, Note: "held by another session"}
-			if err := writeJSON(io.Out, rec); err != nil {
-				return err
-			}
-			continue
+		if perr != nil {
+			return perr
 		}
-		msg := fmt.Sprintf("agentlock: %s is locked by %s (renewed %s ago, expires in %s if not renewed)",
-			real, held.Owner, human(held.Age), human(held.Left))
-		if waited > 0 {
-			msg = fmt.Sprintf("agentlock: gave up after %s: %s is still locked by %s (renewed %s ago)",
-				waited, real, held.Owner, human(held.Age))
-		}
-		fmt.Fprintf(io.ErrOut, "%s.\nDo not modify it and do not work around this: wait with 'agentlock acquire --wait 5m', work on something else, or ask %s.\n", msg, held.Owner)
 	}
-	if len(paths) > 1 && !c.JSON {
-		fmt.Fprintln(io.ErrOut, "agentlock: nothing was acquired (several paths are taken all together or not at all).")
+	if len(paths) > 1 && !out.json {
+		fmt.Fprintln(out.io.ErrOut, "agentlock: nothing was acquired (several paths are taken all together or not at all).")
 	}
 	return errSilentRefusal
 }

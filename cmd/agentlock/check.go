@@ -1,9 +1,9 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
+
+	"github.com/agentlock/agentlock/report"
 )
 
 // CheckOptions are the inputs of agentlock check.
@@ -12,21 +12,6 @@ type CheckOptions struct {
 	Config func() (*config, error)
 
 	Paths []string
-}
-
-// checkRecord is the JSON line of one path of a check, merging the
-// dictionaries of agent-registry 0.2's is_locked and check_and_warn.
-type checkRecord struct {
-	Path       string   `json:"path"`
-	State      string   `json:"state"` // free, locked, locked-by-me, stale
-	Locked     bool     `json:"locked"`
-	SessionID  string   `json:"session_id,omitempty"` // the owner, when locked
-	Age        *float64 `json:"age,omitempty"`
-	ExpiresIn  *float64 `json:"expires_in,omitempty"`
-	StaleOwner string   `json:"stale_owner,omitempty"`
-	OK         bool     `json:"ok"`              // the asking session may modify the path
-	Owner      string   `json:"owner,omitempty"` // the owner, when locked
-	Warning    string   `json:"warning,omitempty"`
 }
 
 func newCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
@@ -64,33 +49,15 @@ func checkRun(opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	locker := ws.Locker()
+	locker, out := ws.Locker(), newPrinter(opts.IO, c)
 	blocked := false
 	for _, p := range opts.Paths {
 		chk, err := locker.CheckAndWarn(p, c.Session)
 		if err != nil {
 			return err
 		}
-		rec := checkRecord{Path: chk.Path, OK: chk.OK, Warning: chk.Warning}
-		var line string
-		switch {
-		case chk.Owner == "":
-			rec.State, line = "free", chk.Path+": free"
-		case chk.Stale:
-			rec.State, rec.StaleOwner = "stale", chk.Owner
-			line = fmt.Sprintf("%s: stale (last owner %s, not renewed for %s)", chk.Path, chk.Owner, human(chk.Age))
-		default:
-			age, left := seconds(chk.Age), seconds(chk.Left)
-			rec.Locked, rec.SessionID, rec.Owner, rec.Age, rec.ExpiresIn = true, chk.Owner, chk.Owner, &age, &left
-			rec.State = "locked"
-			line = fmt.Sprintf("%s: locked by %s (renewed %s ago, expires in %s)", chk.Path, chk.Owner, human(chk.Age), human(chk.Left))
-			if chk.OK {
-				rec.State = "locked-by-me"
-				line = fmt.Sprintf("%s: locked by you (%s), expires in %s", chk.Path, chk.Owner, human(chk.Left))
-			}
-		}
 		blocked = blocked || !chk.OK
-		if err := emit(opts.IO, c, rec, line); err != nil {
+		if err := out.emit(report.Checked(chk)); err != nil {
 			return err
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/all"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -79,22 +78,15 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 			Home:         v.GetString("home"),
 			Now:          now,
 		},
-		JSON:    v.GetBool("json"),
-		Harness: map[string]string{},
+		JSON: v.GetBool("json"),
 	}
-	for _, a := range all.Agents() {
-		name := a.SessionEnvVar()
-		if name == "" {
-			continue
-		}
-		key := "harness_" + a.Name()
+	c.Harness = all.HarnessSessions(func(name string) string {
+		key := "harness_" + strings.ToLower(name)
 		if err := v.BindEnv(key, name); err != nil {
-			return nil, fmt.Errorf("configuration: %w", err)
+			return ""
 		}
-		if id := v.GetString(key); id != "" {
-			c.Harness[a.Name()] = id
-		}
-	}
+		return v.GetString(key)
+	})
 	c.Session, c.SessionSource = resolveSession(flags.Changed("session"), v.GetString("session"), c.Harness)
 	timeout, err := parseTimeout(v.GetString("timeout"))
 	if err != nil {
@@ -113,18 +105,13 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 // GEMINI_SESSION_ID, in that order) mapped to "<agent>-<id>". explicit is
 // the flag-or-AGENTLOCK_SESSION value viper resolved.
 func resolveSession(flagGiven bool, explicit string, harness map[string]string) (string, string) {
-	if explicit != "" {
-		if flagGiven {
-			return explicit, "--session"
-		}
+	switch {
+	case explicit != "" && flagGiven:
+		return explicit, "--session"
+	case explicit != "":
 		return explicit, "AGENTLOCK_SESSION"
 	}
-	for _, a := range all.Agents() {
-		if id := harness[a.Name()]; id != "" {
-			return integrations.SessionID(a, id), a.SessionEnvVar()
-		}
-	}
-	return "", ""
+	return all.SessionFromHarness(harness)
 }
 
 // parseTimeout accepts seconds ("120", "0.5") or a Go duration ("2m").

@@ -1,22 +1,15 @@
 package main
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/spf13/cobra"
+
+	"github.com/agentlock/agentlock/report"
 )
 
 // EnvOptions are the inputs of agentlock env.
 type EnvOptions struct {
 	IO     *IOStreams
 	Config func() (*config, error)
-}
-
-// envRecord is the JSON line of env.
-type envRecord struct {
-	Registry string `json:"registry"`
-	LockDir  string `json:"lock_dir"`
 }
 
 func newCmdEnv(f *Factory, runF func(*EnvOptions) error) *cobra.Command {
@@ -48,11 +41,6 @@ func envRun(opts *EnvOptions) error {
 	if err != nil {
 		return err
 	}
-	human := fmt.Sprintf("export AGENT_REGISTRY_PATH=%s\nexport AGENT_REGISTRY_LOCK_DIR=%s", shellQuote(ws.RegistryPath), shellQuote(ws.LockDir))
-	return emit(opts.IO, c, envRecord{Registry: ws.RegistryPath, LockDir: ws.LockDir}, human)
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	rec := report.Env{Registry: ws.RegistryPath, LockDir: ws.LockDir}
+	return newPrinter(opts.IO, c).emit(rec, rec.Exports())
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/report"
 )
 
 // FinishOptions are the inputs of agentlock finish.
@@ -14,12 +15,6 @@ type FinishOptions struct {
 	Config func() (*config, error)
 
 	Session string
-}
-
-// finishRecord is the JSON line of a finish.
-type finishRecord struct {
-	sessionRecord
-	Released []string `json:"released"`
 }
 
 func newCmdFinish(f *Factory, runF func(*FinishOptions) error) *cobra.Command {
@@ -61,15 +56,7 @@ func finishRun(opts *FinishOptions) error {
 		}
 		return err
 	}
-	rec := finishRecord{sessionRecord: sessionRecord{Session: done.Session, Registry: ws.RegistryPath}, Released: []string{}}
-	for _, st := range done.Released {
-		rec.Released = append(rec.Released, st.Name())
-	}
-	human := fmt.Sprintf("finished %s; released %d lock(s)", opts.Session, len(done.Released))
-	for _, p := range rec.Released {
-		human += "\n  released " + p
-	}
-	if perr := emit(opts.IO, c, rec, human); perr != nil {
+	if perr := newPrinter(opts.IO, c).emit(report.Finished(done.Session, ws.RegistryPath, done.Released)); perr != nil {
 		return perr
 	}
 	return err

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/report"
 )
 
 // HeartbeatOptions are the inputs of agentlock heartbeat.
@@ -24,14 +25,6 @@ type HeartbeatOptions struct {
 	EveryGiven bool // --every was on the command line (even as 0)
 	PID        int
 	All        bool
-}
-
-// heartbeatRecord is the JSON line of one renewal.
-type heartbeatRecord struct {
-	Path         string `json:"path"`
-	OK           bool   `json:"ok"`
-	Error        string `json:"error,omitempty"`         // "not owner" or "lock not found"
-	CurrentOwner string `json:"current_owner,omitempty"` // with "not owner"
 }
 
 func newCmdHeartbeat(f *Factory, runF func(*HeartbeatOptions) error) *cobra.Command {
@@ -97,10 +90,10 @@ func heartbeatRun(opts *HeartbeatOptions) error {
 	if err != nil {
 		return err
 	}
-	locker := ws.Locker()
-	renew := func(verbose bool) error { return renewPaths(opts.IO, c, locker, paths, session, verbose) }
+	locker, out := ws.Locker(), newPrinter(opts.IO, c)
+	renew := func(verbose bool) error { return renewPaths(out, locker, paths, session, verbose) }
 	if opts.All {
-		renew = func(verbose bool) error { return renewOwned(opts.IO, c, locker, session, verbose) }
+		renew = func(verbose bool) error { return renewOwned(out, locker, session, verbose) }
 	}
 	if opts.Every == 0 {
 		return renew(true)
@@ -111,57 +104,45 @@ func heartbeatRun(opts *HeartbeatOptions) error {
 // renewOwned renews every lock of the workspace that session holds. A lock
 // that another session took over meanwhile is simply not the session's any
 // more.
-func renewOwned(io *IOStreams, c *config, locker *core.Locker, session string, verbose bool) error {
+func renewOwned(out printer, locker *core.Locker, session string, verbose bool) error {
 	renewed, err := locker.RenewSession(session)
 	if !verbose {
 		return err
 	}
 	for _, st := range renewed {
-		if perr := emit(io, c, heartbeatRecord{Path: st.Name(), OK: true}, "renewed "+st.Name()); perr != nil {
+		if perr := out.emit(report.Renewed(st.Name())); perr != nil {
 			return perr
 		}
 	}
-	if len(renewed) == 0 && !c.JSON {
-		fmt.Fprintf(io.Out, "no lock of %s to renew\n", session)
+	if len(renewed) == 0 && !out.json {
+		fmt.Fprintf(out.io.Out, "no lock of %s to renew\n", session)
 	}
 	return err
 }
 
-// renewPaths renews every path once. Each result is printed when verbose;
+// renewPaths renews every path once. Each renewal is printed when verbose;
 // failures are always printed. The error is a refusal when any lock was
 // lost.
-func renewPaths(io *IOStreams, c *config, locker *core.Locker, paths []string, session string, verbose bool) error {
+func renewPaths(out printer, locker *core.Locker, paths []string, session string, verbose bool) error {
 	lost := false
 	for _, p := range paths {
 		lease, err := locker.Heartbeat(p, session)
 		var notOwner *core.NotOwnerError
-		rec := heartbeatRecord{Path: lease.Path, OK: true}
-		line := "renewed " + lease.Path
 		switch {
 		case errors.As(err, &notOwner):
-			rec = heartbeatRecord{Path: notOwner.Path, Error: "not owner", CurrentOwner: notOwner.Owner}
-			line = fmt.Sprintf("agentlock: %s is locked by %s, not by %s: not renewed.", notOwner.Path, notOwner.Owner, session)
+			lost = true
+			err = out.diagnose(report.RenewRefused(notOwner, session))
 		case errors.Is(err, core.ErrNoLock):
+			lost = true
 			real, rerr := core.RealPath(p, "")
 			if rerr != nil {
 				return rerr
 			}
-			rec = heartbeatRecord{Path: real, Error: "lock not found"}
-			line = fmt.Sprintf("agentlock: %s has no lock to renew; acquire it first.", real)
+			err = out.diagnose(report.RenewNoLock(real))
 		case err != nil:
 			return err
-		}
-		if rec.OK && !verbose {
-			continue
-		}
-		lost = lost || !rec.OK
-		switch {
-		case c.JSON:
-			err = writeJSON(io.Out, rec)
-		case rec.OK:
-			_, err = fmt.Fprintln(io.Out, line)
-		default:
-			_, err = fmt.Fprintln(io.ErrOut, line)
+		case verbose:
+			err = out.emit(report.Renewed(lease.Path))
 		}
 		if err != nil {
 			return err

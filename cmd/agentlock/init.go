@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -12,6 +10,7 @@ import (
 
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/all"
+	"github.com/agentlock/agentlock/setup"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -99,77 +98,38 @@ hooks) are touched only with --global.`,
 	return cmd
 }
 
-// project is the project init and uninit work on: its root (the project
-// of the working directory, or the working directory itself), its
-// workspace and the integrations set-up.
-type project struct {
-	root  string
-	ws    *workspace.Workspace
-	setup integrations.Setup
-}
-
-func openProject(opts *InitOptions, names []string, withProject bool) (*project, error) {
+// openProject opens the project of the working directory for init
+// (names: the --agent values) or uninit.
+func openProject(opts *InitOptions, names []string, whole bool) (*setup.Project, error) {
 	c, err := opts.Config()
 	if err != nil {
 		return nil, err
-	}
-	wd, err := workspace.WorkDir()
-	if err != nil {
-		return nil, err
-	}
-	root := workspace.FindProject(wd)
-	if root == "" {
-		root = wd
 	}
 	agents, err := all.Select(names)
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
-	ws, err := workspace.Open(root, c.Settings)
+	wd, err := workspace.WorkDir()
 	if err != nil {
 		return nil, err
 	}
-	userHome := c.Settings.UserHome
-	if real, err := filepath.EvalSymlinks(userHome); err == nil {
-		userHome = real
-	}
-	env := integrations.Env{Bin: "agentlock", UserHome: userHome, Global: opts.Global, Exists: func(p string) bool {
-		_, err := os.Stat(p)
-		return err == nil
-	}}
-	engine := integrations.Engine{ProjectRoot: root, UserHome: userHome, Fingerprint: integrations.HookFingerprint}
-	setup := integrations.Setup{Engine: engine, Env: env, Agents: agents, Gitignore: withProject && ws.OwnHome()}
-	return &project{root: root, ws: ws, setup: setup}, nil
+	return setup.Open(wd, setup.Options{Settings: c.Settings, Agents: agents, Global: opts.Global, Whole: whole})
 }
 
-// changes computes every artifact's change; any problem is reported and
-// nothing is written.
-func (p *project) changes(io *IOStreams, compute func(integrations.Artifact) (integrations.Change, error)) ([]integrations.Change, []string, error) {
-	arts, notes, err := p.setup.Plan()
-	if err != nil {
-		return nil, nil, err
+// reportProblems prints why a plan cannot be applied; nothing was written.
+func reportProblems(io *IOStreams, err error) error {
+	var pe *setup.ProblemsError
+	if !errors.As(err, &pe) {
+		return err
 	}
-	changes, problems := p.setup.Changes(arts, compute)
-	for _, problem := range problems {
+	for _, problem := range pe.Problems {
 		fmt.Fprintf(io.ErrOut, "agentlock: %v\n", problem)
-		var ce *integrations.ChangeError
-		if errors.As(problem, &ce) && ce.Artifact.Kind == integrations.JSONHooks {
-			fmt.Fprintf(io.ErrOut, "agentlock: to add the hooks by hand, merge this into %s:\n%s", ce.Artifact.Path, ce.Artifact.Content)
+		if problem.Artifact.Kind == integrations.JSONHooks {
+			fmt.Fprintf(io.ErrOut, "agentlock: to add the hooks by hand, merge this into %s:\n%s", problem.Artifact.Path, problem.Artifact.Content)
 		}
 	}
-	if len(problems) > 0 {
-		fmt.Fprintln(io.ErrOut, "agentlock: nothing was written")
-		return nil, nil, errSilentRefusal
-	}
-	return changes, notes, nil
-}
-
-// rel shows a path of the project relative to its root.
-func (p *project) rel(path string) string {
-	if r, err := filepath.Rel(p.root, path); err == nil && filepath.IsLocal(r) {
-		return r + "/"
-	}
-	return path
+	fmt.Fprintln(io.ErrOut, "agentlock: nothing was written")
+	return errSilentRefusal
 }
 
 func initRun(opts *InitOptions) error {
@@ -177,60 +137,48 @@ func initRun(opts *InitOptions) error {
 	if err != nil {
 		return err
 	}
-	changes, notes, err := p.changes(opts.IO, p.setup.Engine.Install)
+	plan, err := p.PlanInstall()
 	if err != nil {
-		return err
+		return reportProblems(opts.IO, err)
 	}
-	out := opts.IO.Out
-	home := p.rel(p.ws.Home)
-	missing := p.ws.Missing()
+	out, home := opts.IO.Out, p.Rel(p.Workspace.Home)
 	switch {
 	case opts.DryRun:
-		if missing {
+		if plan.HomeMissing {
 			fmt.Fprintf(out, "would create %s (registry.md, locks/)\n", home)
 		}
-		for _, c := range changes {
+		for _, c := range plan.Changes {
 			fmt.Fprint(out, integrations.Diff(c, integrations.Label(c)))
 		}
 		return nil
 	case opts.Check:
-		drift := missing
-		if missing {
+		if plan.HomeMissing {
 			fmt.Fprintf(out, "missing: %s\n", home)
 		}
-		for _, c := range changes {
-			if c.Changed() {
-				drift = true
-				fmt.Fprintf(out, "out of date: %s\n", integrations.Label(c))
-			}
+		drift := plan.Drift()
+		for _, label := range drift {
+			fmt.Fprintf(out, "out of date: %s\n", label)
 		}
-		if drift {
+		if plan.HomeMissing || len(drift) > 0 {
 			fmt.Fprintln(opts.IO.ErrOut, "agentlock: the set-up is not up to date: run agentlock init with the same options")
 			return errSilentRefusal
 		}
 		fmt.Fprintln(out, "up to date")
 		return nil
 	}
-	if err := p.ws.Setup(); err != nil {
+	if err := p.CreateHome(); err != nil {
 		return err
 	}
-	if missing {
+	if plan.HomeMissing {
 		fmt.Fprintf(out, "created %s (registry.md, locks/)\n", home)
 	}
-	for _, c := range changes {
-		verb := "unchanged"
-		switch {
-		case !c.Existed:
-			verb = "created"
-		case c.Changed():
-			verb = "updated"
-		}
-		if err := p.setup.Engine.Write(c); err != nil {
+	for _, c := range plan.Changes {
+		if err := p.Write(c); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "%-9s %s: %s\n", verb, integrations.Label(c), c.Artifact.Purpose)
+		fmt.Fprintf(out, "%-9s %s: %s\n", setup.InstallVerb(c), integrations.Label(c), c.Artifact.Purpose)
 	}
-	for _, n := range notes {
+	for _, n := range plan.Notes {
 		fmt.Fprintln(out, "note: "+n)
 	}
 	return nil
@@ -246,18 +194,16 @@ func uninitRun(opts *InitOptions) error {
 	if err != nil {
 		return err
 	}
-	changes, _, err := p.changes(opts.IO, p.setup.Engine.Uninstall)
+	plan, err := p.PlanUninstall()
 	if err != nil {
-		return err
+		return reportProblems(opts.IO, err)
 	}
 	out := opts.IO.Out
-	if !opts.Global {
-		for _, left := range p.setup.LeftInUserFiles() {
-			fmt.Fprintf(out, "note: ~/%s still has agentlock's %s hooks: run agentlock uninit --agent %s --global to remove them\n",
-				left.Path, left.Agent.Title(), left.Agent.Name())
-		}
+	for _, left := range p.LeftInUserFiles() {
+		fmt.Fprintf(out, "note: ~/%s still has agentlock's %s hooks: run agentlock uninit --agent %s --global to remove them\n",
+			left.Path, left.Agent.Title(), left.Agent.Name())
 	}
-	for _, c := range changes {
+	for _, c := range plan.Changes {
 		switch {
 		case c.Note != "":
 			fmt.Fprintf(out, "kept      %s: %s\n", integrations.Label(c), c.Note)
@@ -265,27 +211,21 @@ func uninitRun(opts *InitOptions) error {
 		case opts.DryRun:
 			fmt.Fprint(out, integrations.Diff(c, integrations.Label(c)))
 		default:
-			if err := p.setup.Engine.Write(c); err != nil {
+			if err := p.Write(c); err != nil {
 				return err
 			}
-			verb := "updated"
-			if c.Delete {
-				verb = "removed"
-			}
-			fmt.Fprintf(out, "%-9s %s\n", verb, integrations.Label(c))
+			fmt.Fprintf(out, "%-9s %s\n", setup.UninstallVerb(c), integrations.Label(c))
 		}
 	}
-	if !whole || !p.ws.OwnHome() || p.ws.Missing() {
-		return nil
-	}
-	home := p.rel(p.ws.Home)
-	err = p.ws.Teardown(opts.DryRun)
+	home := p.Rel(p.Workspace.Home)
+	removed, err := p.RemoveHome(opts.DryRun)
 	var kept *workspace.KeptError
 	switch {
 	case errors.As(err, &kept):
 		fmt.Fprintf(out, "kept      %s: %s\n", home, kept.Reason)
 	case err != nil:
 		return err
+	case !removed:
 	case opts.DryRun:
 		fmt.Fprintf(out, "would remove %s (registry.md, locks/)\n", home)
 	default:

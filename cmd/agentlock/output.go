@@ -4,28 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
-	"time"
 
 	"github.com/agentlock/agentlock/workspace"
 )
-
-// seconds renders a duration as seconds with millisecond precision, the unit
-// of the "age" fields of agent-registry 0.2.
-func seconds(d time.Duration) float64 {
-	return math.Round(d.Seconds()*1000) / 1000
-}
-
-// human renders a duration for people: "3.2s", "2m5s".
-func human(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	if d < time.Minute {
-		return d.Round(100 * time.Millisecond).String()
-	}
-	return d.Round(time.Second).String()
-}
 
 // writeJSON prints v as one line of JSON.
 func writeJSON(w io.Writer, v any) error {
@@ -40,12 +21,31 @@ func writeJSON(w io.Writer, v any) error {
 	return nil
 }
 
-// emit prints rec as JSON or the human line, per c.JSON.
-func emit(io *IOStreams, c *config, rec any, human string) error {
-	if c.JSON {
-		return writeJSON(io.Out, rec)
+// printer prints results in the form the invocation asked for.
+type printer struct {
+	io   *IOStreams
+	json bool // --json: one JSON record per line on stdout
+}
+
+func newPrinter(io *IOStreams, c *config) printer { return printer{io: io, json: c.JSON} }
+
+// emit prints a result: its record as a JSON line with --json, else its
+// line for people, on stdout.
+func (p printer) emit(rec any, line string) error {
+	if p.json {
+		return writeJSON(p.io.Out, rec)
 	}
-	_, err := fmt.Fprintln(io.Out, human)
+	_, err := fmt.Fprintln(p.io.Out, line)
+	return err
+}
+
+// diagnose prints a refusal: its record on stdout with --json, else its
+// line for people on stderr.
+func (p printer) diagnose(rec any, line string) error {
+	if p.json {
+		return writeJSON(p.io.Out, rec)
+	}
+	_, err := fmt.Fprintln(p.io.ErrOut, line)
 	return err
 }
 
@@ -55,16 +55,4 @@ func warn(io *IOStreams, w *workspace.MirrorError) {
 	if w != nil {
 		fmt.Fprintf(io.ErrOut, "agentlock: warning: %v\n", w)
 	}
-}
-
-// warnf prints a warning.
-func warnf(io *IOStreams, format string, args ...any) {
-	fmt.Fprintf(io.ErrOut, "agentlock: warning: "+format+"\n", args...)
-}
-
-// errorRecord is the JSON line printed, with --json, when a command fails
-// for a reason other than a refusal (usage, I/O, corrupt file).
-type errorRecord struct {
-	Error    string `json:"error"`
-	ExitCode int    `json:"exit_code"`
 }

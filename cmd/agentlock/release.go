@@ -1,9 +1,9 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
+
+	"github.com/agentlock/agentlock/report"
 )
 
 // ReleaseOptions are the inputs of agentlock release.
@@ -14,15 +14,6 @@ type ReleaseOptions struct {
 	Command string
 	Args    []string // paths, maybe followed by the session
 	Force   bool
-}
-
-// releaseRecord is the JSON line of one path of a release.
-type releaseRecord struct {
-	Path         string `json:"path"`
-	Released     bool   `json:"released"`
-	Note         string `json:"note,omitempty"`
-	Error        string `json:"error,omitempty"`         // "not owner"
-	CurrentOwner string `json:"current_owner,omitempty"` // with "not owner"
 }
 
 func newCmdRelease(f *Factory, runF func(*ReleaseOptions) error) *cobra.Command {
@@ -69,24 +60,15 @@ func releaseRun(opts *ReleaseOptions) error {
 	}
 	results, warning, err := ws.Release(paths, session)
 	warn(opts.IO, warning)
+	out := newPrinter(opts.IO, c)
 	refused := false
 	for _, r := range results {
-		var perr error
-		switch {
-		case r.Refused != nil:
-			refused = true
-			if c.JSON {
-				perr = writeJSON(opts.IO.Out, releaseRecord{Path: r.Refused.Path, Error: "not owner", CurrentOwner: r.Refused.Owner})
-			} else {
-				fmt.Fprintf(opts.IO.ErrOut, "agentlock: %s is locked by %s, not by %s: not released.\n", r.Refused.Path, r.Refused.Owner, session)
-			}
-		case r.State.Owner != "":
-			perr = emit(opts.IO, c, releaseRecord{Path: r.State.Path, Released: true}, "released "+r.State.Path)
-		default:
-			perr = emit(opts.IO, c, releaseRecord{Path: r.State.Path, Released: true, Note: "was not locked"}, "released "+r.State.Path+" (it was not locked)")
+		print := out.emit
+		if r.Refused != nil {
+			refused, print = true, out.diagnose
 		}
-		if perr != nil {
-			return perr
+		if err := print(report.Released(r, session)); err != nil {
+			return err
 		}
 	}
 	if err != nil {
@@ -106,19 +88,13 @@ func forceReleaseRun(opts *ReleaseOptions, c *config) error {
 	if err != nil {
 		return err
 	}
-	locker := ws.Locker()
+	locker, out := ws.Locker(), newPrinter(opts.IO, c)
 	for _, p := range opts.Args {
 		prev, err := locker.ForceRelease(p)
 		if err != nil {
 			return err
 		}
-		human := "released " + prev.Path + " (it was not locked)"
-		rec := releaseRecord{Path: prev.Path, Released: true, Note: "was not locked"}
-		if prev.Owner != "" {
-			human = fmt.Sprintf("released %s by force (it was held by %s)", prev.Path, prev.Owner)
-			rec.Note = "forced; was held by " + prev.Owner
-		}
-		if err := emit(opts.IO, c, rec, human); err != nil {
+		if err := out.emit(report.ForceReleased(prev)); err != nil {
 			return err
 		}
 	}

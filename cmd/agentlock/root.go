@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/agentlock/agentlock/report"
 )
 
 // newRootCmd builds the command tree for one process, and sets f.Config to
@@ -108,7 +110,7 @@ func execute(f *Factory, args []string) int {
 	}
 	// An agent reading --json output gets the error on stdout too.
 	if asJSON, _ := cmd.Flags().GetBool("json"); asJSON && err != nil && !printed(err) {
-		writeJSON(f.IO.Out, errorRecord{Error: explain(err), ExitCode: code})
+		writeJSON(f.IO.Out, report.Error{Error: explain(err), ExitCode: code})
 	}
 	return code
 }

@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentlock/agentlock/report"
 )
 
 // ShowOptions are the inputs of agentlock show.
@@ -57,11 +57,5 @@ func showRun(opts *ShowOptions) error {
 		_, err := fmt.Fprintf(opts.IO.Out, "no sessions in %s\n", reg.Where())
 		return err
 	}
-	w := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "SESSION\tPROVIDER\tSTATUS\tWORKING ON\tDO NOT TOUCH")
-	for _, s := range doc.Agents {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", s.SessionID, s.Provider, s.Status,
-			oneLine(s.WorkingOn), oneLine(strings.Join(s.DoNotTouch, ", ")))
-	}
-	return w.Flush()
+	return report.WriteSessionTable(opts.IO.Out, doc.Agents)
 }

@@ -4,18 +4,14 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentlock/agentlock/report"
 )
 
 // WhoamiOptions are the inputs of agentlock whoami.
 type WhoamiOptions struct {
 	IO     *IOStreams
 	Config func() (*config, error)
-}
-
-// whoamiRecord is the JSON line of whoami.
-type whoamiRecord struct {
-	SessionID string `json:"session_id"`
-	Source    string `json:"source"`
 }
 
 func newCmdWhoami(f *Factory, runF func(*WhoamiOptions) error) *cobra.Command {
@@ -47,7 +43,7 @@ func whoamiRun(opts *WhoamiOptions) error {
 	}
 	if c.Session == "" {
 		if c.JSON {
-			if err := writeJSON(opts.IO.Out, whoamiRecord{}); err != nil {
+			if err := writeJSON(opts.IO.Out, report.Whoami{}); err != nil {
 				return err
 			}
 		}
@@ -55,6 +51,6 @@ func whoamiRun(opts *WhoamiOptions) error {
 			"(Claude Code and Codex export their own: CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID)")
 		return errSilentRefusal
 	}
-	return emit(opts.IO, c, whoamiRecord{SessionID: c.Session, Source: c.SessionSource},
+	return newPrinter(opts.IO, c).emit(report.Whoami{SessionID: c.Session, Source: c.SessionSource},
 		fmt.Sprintf("%s (from %s)", c.Session, c.SessionSource))
 }

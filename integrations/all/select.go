@@ -27,3 +27,30 @@ func Select(names []string) ([]integrations.Agent, error) {
 	}
 	return out, nil
 }
+
+// HarnessSessions returns, per agent name, the session id that the agent's
+// harness exported in its environment variable (Agent.SessionEnvVar), as
+// getenv reads it; agents without one are left out.
+func HarnessSessions(getenv func(name string) string) map[string]string {
+	ids := map[string]string{}
+	for _, a := range Agents() {
+		if name := a.SessionEnvVar(); name != "" {
+			if id := getenv(name); id != "" {
+				ids[a.Name()] = id
+			}
+		}
+	}
+	return ids
+}
+
+// SessionFromHarness returns the agentlock session id ("<agent>-<id>") of
+// the first agent, in the order of Agents, whose harness exported one in
+// ids, and the variable it came from; "" when none did.
+func SessionFromHarness(ids map[string]string) (id, source string) {
+	for _, a := range Agents() {
+		if raw := ids[a.Name()]; raw != "" {
+			return integrations.SessionID(a, raw), a.SessionEnvVar()
+		}
+	}
+	return "", ""
+}

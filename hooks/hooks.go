@@ -1,0 +1,262 @@
+// Package hooks is the front end that agent harnesses call: it turns one
+// hook event of Claude Code, Codex, Gemini CLI or Kimi — a JSON payload on
+// stdin — into agentlock's session policy (package workspace), and says
+// what the harness must do: let the tool run, deny it, or add text to the
+// model's context.
+//
+// Hooks never stop an agent's work for a problem of agentlock's own (a
+// broken payload, a lock folder it cannot read): they warn and let the tool
+// run, since locks are advisory. The one exception is an edit they know
+// would break a lock: another session holds the file, or its lock file is
+// corrupt and nobody can tell who holds it.
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/integrations"
+	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/templates"
+	"github.com/agentlock/agentlock/workspace"
+)
+
+// Hook events: agentlock's names, mapped to each harness's own by the hook
+// configuration templates.
+const (
+	PreEdit      = "pre-edit"
+	SessionStart = "session-start"
+	Renew        = "renew"
+	SessionEnd   = "session-end"
+)
+
+// Events lists the hook events, in the order of a session.
+var Events = []string{PreEdit, SessionStart, Renew, SessionEnd}
+
+// MaxPayload bounds the payload read (a Write tool's content may be large;
+// the paths are all agentlock needs).
+const MaxPayload = 64 << 20
+
+// Request is one hook run.
+type Request struct {
+	Agent integrations.Agent
+	Event string // one of Events
+	// Payload is the harness's JSON on stdin.
+	Payload io.Reader
+	// Settings locate the workspaces.
+	Settings workspace.Settings
+	// Session is the session named explicitly (--session or
+	// AGENTLOCK_SESSION, which the wrapper scripts export); empty for none.
+	Session string
+	// HarnessSession is the session id the harness exported in its
+	// environment (CLAUDE_CODE_SESSION_ID, ...), raw; empty for none.
+	HarnessSession string
+	// Fallback is the session used when neither the harness nor the
+	// payload names one (the id another harness exported, say).
+	Fallback string
+}
+
+// Result is what the harness is told.
+type Result struct {
+	// Deny, when not empty, refuses the tool call: the message tells the
+	// model who holds the file and what to do instead.
+	Deny string
+	// Output is written on stdout for the harness (the session context).
+	Output []byte
+	// Warnings are problems of agentlock's own, for stderr; the tool runs.
+	Warnings []string
+}
+
+func (r *Result) warnf(format string, args ...any) {
+	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
+}
+
+// Run runs one hook event. It never fails: every problem is a warning in
+// the Result, and only a known conflict denies.
+func Run(req Request) Result {
+	var res Result
+	name := req.Agent.Name()
+	in, err := readPayload(req.Payload)
+	if err != nil {
+		res.warnf("%s %s hook: %v; doing nothing", name, req.Event, err)
+		return res
+	}
+	cwd, err := payloadCwd(in)
+	if err != nil {
+		res.warnf("%s %s hook: %v; doing nothing", name, req.Event, err)
+		return res
+	}
+	ws, err := workspace.Open(cwd, req.Settings)
+	if err != nil || !ws.Enabled() {
+		return res // not an agentlock project: hooks stay quiet (Kimi's are user-wide)
+	}
+	session := sessionOf(req, in)
+	if session == "" {
+		res.warnf("%s %s hook: no session id (no AGENTLOCK_SESSION, no session_id in the payload); doing nothing", name, req.Event)
+		return res
+	}
+	if err := core.ValidateSession(session); err != nil {
+		res.warnf("%s %s hook: %v; doing nothing", name, req.Event, err)
+		return res
+	}
+	h := run{req: req, in: in, cwd: cwd, ws: ws, session: session, res: &res}
+	switch req.Event {
+	case PreEdit:
+		h.preEdit()
+	case SessionStart:
+		h.sessionStart()
+	case Renew:
+		h.renew()
+	case SessionEnd:
+		h.sessionEnd()
+	default:
+		res.warnf("%s hook: unknown event %q (known: %s); doing nothing", name, req.Event, strings.Join(Events, ", "))
+	}
+	return res
+}
+
+// run is one hook run past its checks.
+type run struct {
+	req     Request
+	in      integrations.HookInput
+	cwd     string               // real path of the session's working folder
+	ws      *workspace.Workspace // the workspace of cwd
+	session string
+	res     *Result
+}
+
+func readPayload(r io.Reader) (integrations.HookInput, error) {
+	var in integrations.HookInput
+	if r == nil {
+		return in, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(r, MaxPayload))
+	if err != nil {
+		return in, fmt.Errorf("read the payload: %w", err)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return in, nil
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
+		return in, fmt.Errorf("the payload is not JSON: %w", err)
+	}
+	return in, nil
+}
+
+// payloadCwd is the payload's cwd (the session's), else the process's.
+func payloadCwd(in integrations.HookInput) (string, error) {
+	if in.Cwd != "" {
+		return core.RealPath(in.Cwd, "")
+	}
+	return workspace.WorkDir()
+}
+
+// sessionOf resolves the hook's session: the explicit one, else the
+// harness's own id from its environment or from the payload, as
+// "<agent>-<id>".
+func sessionOf(req Request, in integrations.HookInput) string {
+	switch {
+	case req.Session != "":
+		return req.Session
+	case req.HarnessSession != "":
+		return integrations.SessionID(req.Agent, req.HarnessSession)
+	case in.SessionID != "":
+		return integrations.SessionID(req.Agent, in.SessionID)
+	}
+	return req.Fallback
+}
+
+// preEdit takes the locks of every path the tool will change, all or none,
+// and denies the edit when another session holds one of them.
+func (h run) preEdit() {
+	name := h.req.Agent.Name()
+	paths, err := h.req.Agent.EditedPaths(h.in)
+	if err != nil {
+		h.res.warnf("%s pre-edit hook: %v; the edit is not gated", name, err)
+		return
+	}
+	paths = h.ws.Coordinated(paths, h.cwd)
+	if len(paths) == 0 {
+		return
+	}
+	_, warning, err := h.ws.Acquire(paths, h.session)
+	var held *core.HeldError
+	var corrupt *core.CorruptError
+	switch {
+	case errors.As(err, &held):
+		h.res.Deny = fmt.Sprintf("agentlock: %s is locked by session %s (renewed %s ago), so you (%s) must not edit it now. "+
+			"Do not work around this: work on another file, wait with `agentlock acquire --wait 5m %s --session %s`, or ask %s.",
+			held.Path, held.Owner, report.Human(held.Age), h.session, report.ShellQuote(held.Path), h.session, held.Owner)
+	case errors.As(err, &corrupt):
+		h.res.Deny = fmt.Sprintf("agentlock: a lock file cannot be read (%v), so agentlock cannot tell who holds the file: "+
+			"do not edit it; ask a person to check `agentlock status` and clear it with `agentlock release --force`.", err)
+	case err != nil:
+		h.res.warnf("%s pre-edit hook: %v; the edit is not gated", name, err)
+	case warning != nil:
+		h.res.warnf("%v", warning)
+	}
+}
+
+// sessionStart registers the session (or marks a finished one working
+// again) and gives the model its session id and the paths others hold.
+func (h run) sessionStart() {
+	name := h.req.Agent.Name()
+	model := "unknown"
+	var m string
+	if json.Unmarshal(h.in.Model, &m) == nil && m != "" {
+		model = m
+	}
+	err := h.ws.StartSession(core.Session{SessionID: h.session, Provider: h.req.Agent.Provider(), AIVersion: model,
+		WorkingOn: "(not stated yet: update it with agentlock update)"})
+	if err != nil {
+		h.res.warnf("%s session-start hook: %v", name, err)
+	}
+	data := templates.SessionContextData{Session: h.session}
+	states, _, _ := h.ws.Locker().List()
+	for _, s := range states {
+		if s.Locked() && s.Owner != h.session {
+			data.Held = append(data.Held, templates.HeldPath{Path: s.Path, Owner: s.Owner})
+		}
+	}
+	text, err := templates.SessionContext(data)
+	if err == nil {
+		h.res.Output, err = h.req.Agent.SessionContext(text)
+	}
+	if err != nil {
+		h.res.warnf("%s session-start hook: %v", name, err)
+	}
+}
+
+// renew renews every lock the session holds.
+func (h run) renew() {
+	if _, err := h.ws.Locker().RenewSession(h.session); err != nil {
+		h.res.warnf("%s renew hook: %v", h.req.Agent.Name(), err)
+	}
+}
+
+// sessionEnd finishes the session: Finished, every lock released. A
+// session the registry does not know is not a problem here.
+func (h run) sessionEnd() {
+	_, err := h.ws.Finish(h.session)
+	for _, e := range unjoin(err) {
+		if !errors.Is(e, core.ErrNoSession) {
+			h.res.warnf("%s session-end hook: %v", h.req.Agent.Name(), e)
+		}
+	}
+}
+
+// unjoin returns the errors joined in err, err alone, or none.
+func unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}

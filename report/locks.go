@@ -1,0 +1,153 @@
+package report
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/workspace"
+)
+
+// Acquire is the record of one path of an acquire.
+type Acquire struct {
+	Path       string   `json:"path"`
+	Locked     bool     `json:"locked"`
+	Owner      string   `json:"owner,omitempty"`       // on success: the caller
+	StaleOwner string   `json:"stale_owner,omitempty"` // whose expired lock was taken over
+	Note       string   `json:"note,omitempty"`
+	SessionID  string   `json:"session_id,omitempty"` // on refusal: the current owner
+	Age        *float64 `json:"age,omitempty"`        // on refusal: seconds since its renewal
+	ExpiresIn  *float64 `json:"expires_in,omitempty"` // on refusal: seconds until it is stale
+}
+
+// Acquired reports a lease taken, renewed or taken over.
+func Acquired(l core.Lease) (Acquire, string) {
+	rec := Acquire{Path: l.Path, Locked: true, Owner: l.Session, StaleOwner: l.StaleOwner, Note: "acquired"}
+	line := fmt.Sprintf("acquired %s (session %s)", l.Path, l.Session)
+	switch {
+	case l.Renewed:
+		rec.Note = "renewed: already held by this session"
+		line = fmt.Sprintf("renewed %s (already held by session %s)", l.Path, l.Session)
+	case l.StaleOwner != "":
+		rec.Note = "took over the stale lock of " + l.StaleOwner
+		line = fmt.Sprintf("acquired %s (session %s; took over the stale lock of %s)", l.Path, l.Session, l.StaleOwner)
+	}
+	return rec, line
+}
+
+// AcquireRefused reports a path held by another session, after waiting
+// for waited (zero when the acquire did not wait). The line is a diagnostic
+// that tells an agent what to do instead.
+func AcquireRefused(held *core.HeldError, waited time.Duration) (Acquire, string) {
+	age, left := Seconds(held.Age), Seconds(held.Left)
+	rec := Acquire{Path: held.Path, SessionID: held.Owner, Age: &age, ExpiresIn: &left, Note: "held by another session"}
+	msg := fmt.Sprintf("agentlock: %s is locked by %s (renewed %s ago, expires in %s if not renewed)",
+		held.Path, held.Owner, Human(held.Age), Human(held.Left))
+	if waited > 0 {
+		msg = fmt.Sprintf("agentlock: gave up after %s: %s is still locked by %s (renewed %s ago)",
+			waited, held.Path, held.Owner, Human(held.Age))
+	}
+	return rec, fmt.Sprintf("%s.\nDo not modify it and do not work around this: wait with 'agentlock acquire --wait 5m', work on something else, or ask %s.",
+		msg, held.Owner)
+}
+
+// AcquireNotTaken is the record of a free path that an all-or-nothing
+// acquire did not take because another of its paths is held.
+func AcquireNotTaken(path string) Acquire {
+	return Acquire{Path: path, Note: "not acquired: another path of the request is held"}
+}
+
+// Release is the record of one path of a release.
+type Release struct {
+	Path         string `json:"path"`
+	Released     bool   `json:"released"`
+	Note         string `json:"note,omitempty"`
+	Error        string `json:"error,omitempty"`         // "not owner"
+	CurrentOwner string `json:"current_owner,omitempty"` // with "not owner"
+}
+
+// Released reports one path of a release by session. A refusal's line is a
+// diagnostic.
+func Released(r workspace.Released, session string) (Release, string) {
+	switch {
+	case r.Refused != nil:
+		return Release{Path: r.Refused.Path, Error: "not owner", CurrentOwner: r.Refused.Owner},
+			fmt.Sprintf("agentlock: %s is locked by %s, not by %s: not released.", r.Refused.Path, r.Refused.Owner, session)
+	case r.State.Owner != "":
+		return Release{Path: r.State.Path, Released: true}, "released " + r.State.Path
+	default:
+		return Release{Path: r.State.Path, Released: true, Note: "was not locked"}, "released " + r.State.Path + " (it was not locked)"
+	}
+}
+
+// ForceReleased reports a lock emptied by force; prev is what it held.
+func ForceReleased(prev core.State) (Release, string) {
+	if prev.Owner == "" {
+		return Release{Path: prev.Path, Released: true, Note: "was not locked"}, "released " + prev.Path + " (it was not locked)"
+	}
+	return Release{Path: prev.Path, Released: true, Note: "forced; was held by " + prev.Owner},
+		fmt.Sprintf("released %s by force (it was held by %s)", prev.Path, prev.Owner)
+}
+
+// Check is the record of one path of a check, merging the dictionaries of
+// agent-registry 0.2's is_locked and check_and_warn.
+type Check struct {
+	Path       string   `json:"path"`
+	State      string   `json:"state"` // free, locked, locked-by-me, stale
+	Locked     bool     `json:"locked"`
+	SessionID  string   `json:"session_id,omitempty"` // the owner, when locked
+	Age        *float64 `json:"age,omitempty"`
+	ExpiresIn  *float64 `json:"expires_in,omitempty"`
+	StaleOwner string   `json:"stale_owner,omitempty"`
+	OK         bool     `json:"ok"`              // the asking session may modify the path
+	Owner      string   `json:"owner,omitempty"` // the owner, when locked
+	Warning    string   `json:"warning,omitempty"`
+}
+
+// Checked reports one path of a check.
+func Checked(chk core.Check) (Check, string) {
+	rec := Check{Path: chk.Path, OK: chk.OK, Warning: chk.Warning}
+	switch {
+	case chk.Owner == "":
+		rec.State = "free"
+		return rec, chk.Path + ": free"
+	case chk.Stale:
+		rec.State, rec.StaleOwner = "stale", chk.Owner
+		return rec, fmt.Sprintf("%s: stale (last owner %s, not renewed for %s)", chk.Path, chk.Owner, Human(chk.Age))
+	}
+	age, left := Seconds(chk.Age), Seconds(chk.Left)
+	rec.Locked, rec.SessionID, rec.Owner, rec.Age, rec.ExpiresIn = true, chk.Owner, chk.Owner, &age, &left
+	if chk.OK {
+		rec.State = "locked-by-me"
+		return rec, fmt.Sprintf("%s: locked by you (%s), expires in %s", chk.Path, chk.Owner, Human(chk.Left))
+	}
+	rec.State = "locked"
+	return rec, fmt.Sprintf("%s: locked by %s (renewed %s ago, expires in %s)", chk.Path, chk.Owner, Human(chk.Age), Human(chk.Left))
+}
+
+// Heartbeat is the record of one renewal.
+type Heartbeat struct {
+	Path         string `json:"path"`
+	OK           bool   `json:"ok"`
+	Error        string `json:"error,omitempty"`         // "not owner" or "lock not found"
+	CurrentOwner string `json:"current_owner,omitempty"` // with "not owner"
+}
+
+// Renewed reports a renewed lock, named by path (or by the store's name
+// for a record that does not say its path).
+func Renewed(name string) (Heartbeat, string) {
+	return Heartbeat{Path: name, OK: true}, "renewed " + name
+}
+
+// RenewRefused reports a renewal refused to session because another session
+// holds the lock.
+func RenewRefused(e *core.NotOwnerError, session string) (Heartbeat, string) {
+	return Heartbeat{Path: e.Path, Error: "not owner", CurrentOwner: e.Owner},
+		fmt.Sprintf("agentlock: %s is locked by %s, not by %s: not renewed.", e.Path, e.Owner, session)
+}
+
+// RenewNoLock reports a renewal of a path that has no lock.
+func RenewNoLock(path string) (Heartbeat, string) {
+	return Heartbeat{Path: path, Error: "lock not found"},
+		fmt.Sprintf("agentlock: %s has no lock to renew; acquire it first.", path)
+}

@@ -1,0 +1,136 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/agentlock/agentlock/core"
+)
+
+// Status is the record of one lock in a status listing.
+type Status struct {
+	Path      string   `json:"path,omitempty"`
+	File      string   `json:"file"`
+	State     string   `json:"state"` // locked, stale, free, corrupt
+	SessionID string   `json:"session_id,omitempty"`
+	Age       *float64 `json:"age,omitempty"`
+	ExpiresIn *float64 `json:"expires_in,omitempty"`
+	Error     string   `json:"error,omitempty"` // why a corrupt record cannot be read
+}
+
+// Statuses reports a listing: every held or stale lock (free ones too with
+// withFree), then every record that could not be read.
+func Statuses(states []core.State, problems []error, withFree bool) []Status {
+	var out []Status
+	for _, s := range states {
+		rec := Status{Path: s.Path, File: s.Ref, State: "free"}
+		if s.Owner != "" {
+			age, left := Seconds(s.Age), Seconds(max(s.Left, 0))
+			rec.SessionID, rec.Age, rec.ExpiresIn, rec.State = s.Owner, &age, &left, "locked"
+			if s.Stale {
+				rec.State = "stale"
+			}
+		} else if !withFree {
+			continue
+		}
+		out = append(out, rec)
+	}
+	for _, p := range problems {
+		rec := Status{State: "corrupt", Error: p.Error()}
+		var corrupt *core.CorruptError
+		if errors.As(p, &corrupt) {
+			rec.File, rec.Error = corrupt.Ref, corrupt.Reason
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
+// WriteStatusTable prints records as a table for people.
+func WriteStatusTable(w io.Writer, records []Status) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PATH\tOWNER\tAGE\tLEFT\tSTATE")
+	for _, r := range records {
+		path, owner, age, left := r.Path, r.SessionID, "-", "-"
+		if path == "" {
+			path = r.File
+		}
+		if owner == "" {
+			owner = "-"
+		}
+		if r.Age != nil {
+			age, left = fmt.Sprintf("%.1fs", *r.Age), fmt.Sprintf("%.1fs", *r.ExpiresIn)
+		}
+		state := r.State
+		if r.Error != "" {
+			state += ": " + r.Error
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", path, owner, age, left, state)
+	}
+	return tw.Flush()
+}
+
+// Session is the record of a session that a registry command changed.
+type Session struct {
+	core.Session
+	Registry string `json:"registry"`
+}
+
+// SessionChanged reports a session after verb ("registered", "updated",
+// ...) in the registry reg.
+func SessionChanged(s core.Session, reg, verb string) (Session, string) {
+	return Session{Session: s, Registry: reg}, fmt.Sprintf("%s %s (%s) in %s", verb, s.SessionID, s.Status, reg)
+}
+
+// Finish is the record of a finished session.
+type Finish struct {
+	Session
+	Released []string `json:"released"`
+}
+
+// Finished reports a finished session and the locks it released.
+func Finished(s core.Session, reg string, released []core.State) (Finish, string) {
+	rec := Finish{Session: Session{Session: s, Registry: reg}, Released: []string{}}
+	line := fmt.Sprintf("finished %s; released %d lock(s)", s.SessionID, len(released))
+	for _, st := range released {
+		rec.Released = append(rec.Released, st.Name())
+		line += "\n  released " + st.Name()
+	}
+	return rec, line
+}
+
+// WriteSessionTable prints sessions as a table for people.
+func WriteSessionTable(w io.Writer, sessions []core.Session) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SESSION\tPROVIDER\tSTATUS\tWORKING ON\tDO NOT TOUCH")
+	for _, s := range sessions {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.SessionID, s.Provider, s.Status,
+			oneLine(s.WorkingOn), oneLine(strings.Join(s.DoNotTouch, ", ")))
+	}
+	return tw.Flush()
+}
+
+// oneLine keeps a table cell on one line.
+func oneLine(s string) string {
+	return strings.NewReplacer("\n", " ", "\r", " ", "\t", " ").Replace(s)
+}
+
+// Whoami is the record of whoami.
+type Whoami struct {
+	SessionID string `json:"session_id"`
+	Source    string `json:"source"`
+}
+
+// Env is the record of env: where the workspace of a folder keeps its state.
+type Env struct {
+	Registry string `json:"registry"`
+	LockDir  string `json:"lock_dir"`
+}
+
+// Exports renders e as shell export lines.
+func (e Env) Exports() string {
+	return fmt.Sprintf("export AGENT_REGISTRY_PATH=%s\nexport AGENT_REGISTRY_LOCK_DIR=%s", ShellQuote(e.Registry), ShellQuote(e.LockDir))
+}
