@@ -24,7 +24,9 @@ func newCmdFinish(f *Factory, runF func(*FinishOptions) error) *cobra.Command {
 		Short: "Mark a session Finished and release every lock it owns",
 		Long: `Mark the session Finished, empty its do_not_touch, and release every lock
 that the session owns in the lock directory — found by owner, including paths
-it never listed — and never a lock of another session.`,
+it never listed — and never a lock of another session. The locks are released
+even when the session is not registered (exit 1) or the registry cannot be read
+(exit 3): a finished agent must not keep its locks.`,
 		Example: `  agentlock finish claude-1`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

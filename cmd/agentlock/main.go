@@ -8,11 +8,16 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"time"
 )
 
 func main() {
+	if err := unsupported(); err != nil {
+		fmt.Fprintln(os.Stderr, "agentlock:", err)
+		os.Exit(exitEnvError)
+	}
 	f := &Factory{
 		IO:  &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr},
 		Now: time.Now,

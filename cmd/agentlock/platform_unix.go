@@ -17,3 +17,6 @@ func alive(pid int, isParent bool) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
+
+// unsupported returns nil: this system is supported.
+func unsupported() error { return nil }
