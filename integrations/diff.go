@@ -1,138 +1,102 @@
 package integrations
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
+
+	udiff "github.com/aymanbagabas/go-udiff"
 )
 
+// diffContext is the number of unchanged lines shown around each change.
+const diffContext = 3
+
 // Diff returns c as a unified diff of the file ("" when nothing changes),
-// with paths shown relative to their root as label.
+// with paths shown relative to their root as label. Hunk headers always
+// carry both counts ("@@ -1,4 +1,5 @@"), and a line without its final
+// newline is followed by "\ No newline at end of file", as in git diff.
+//
+// The edit script comes from go-udiff (the Go tools' diff, Myers' algorithm
+// with a bound on its search): its cost stays near linear on a large
+// settings file, where it may give up minimality but never correctness.
 func Diff(c Change, label string) string {
 	if !c.Changed() {
 		return ""
 	}
 	from, to := "a/"+label, "b/"+label
-	oldText, newText := c.Old, c.New
+	oldText, newText := string(c.Old), string(c.New)
 	switch {
 	case !c.Existed:
 		from = "/dev/null"
 	case c.Delete:
-		to, newText = "/dev/null", nil
+		to, newText = "/dev/null", ""
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "--- %s\n+++ %s\n", from, to)
-	writeHunks(&b, splitLines(oldText), splitLines(newText))
+	for _, h := range hunks(oldText, newText) {
+		writeHunk(&b, h)
+	}
 	return b.String()
 }
 
-func splitLines(text []byte) []string {
-	if len(text) == 0 {
-		return nil
+// hunks returns the hunks that turn oldText into newText.
+func hunks(oldText, newText string) []*udiff.Hunk {
+	u, err := udiff.ToUnifiedDiff("", "", oldText, udiff.Lines(oldText, newText), diffContext)
+	if err == nil {
+		return u.Hunks
 	}
-	lines := strings.SplitAfter(string(text), "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
+	// The edits come from the same text, so this cannot happen; should it,
+	// replacing every line is still a true diff.
+	h := &udiff.Hunk{FromLine: 1, ToLine: 1}
+	for _, l := range lines(oldText) {
+		h.Lines = append(h.Lines, udiff.Line{Kind: udiff.Delete, Content: l})
 	}
-	return lines
+	for _, l := range lines(newText) {
+		h.Lines = append(h.Lines, udiff.Line{Kind: udiff.Insert, Content: l})
+	}
+	return []*udiff.Hunk{h}
 }
 
-// edit is one line of a diff: ' ', '-' or '+'.
-type edit struct {
-	op   byte
-	line string
-}
-
-// lineEdits computes a shortest edit script by longest common subsequence;
-// settings and instruction files are small enough for the quadratic table.
-func lineEdits(a, b []string) []edit {
-	n, m := len(a), len(b)
-	lcs := make([][]int32, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int32, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var out []edit
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && a[i] == b[j]:
-			out = append(out, edit{' ', a[i]})
-			i, j = i+1, j+1
-		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
-			out = append(out, edit{'-', a[i]})
-			i++
-		default:
-			out = append(out, edit{'+', b[j]})
-			j++
-		}
+// lines splits text after each newline; a last line without one is kept.
+func lines(text string) []string {
+	out := strings.SplitAfter(text, "\n")
+	if out[len(out)-1] == "" {
+		out = out[:len(out)-1]
 	}
 	return out
 }
 
-// writeHunks prints the edits as unified hunks with three lines of context.
-func writeHunks(b *strings.Builder, a, bl []string) {
-	const context = 3
-	edits := lineEdits(a, bl)
-	for start := 0; start < len(edits); {
-		// Find the next change.
-		first := start
-		for first < len(edits) && edits[first].op == ' ' {
-			first++
+// writeHunk prints one hunk. A side with no lines starts at the line
+// before the hunk (0 in an empty file), as diff -u numbers it.
+func writeHunk(b *strings.Builder, h *udiff.Hunk) {
+	oldCount, newCount := 0, 0
+	for _, l := range h.Lines {
+		if l.Kind != udiff.Insert {
+			oldCount++
 		}
-		if first == len(edits) {
-			return
+		if l.Kind != udiff.Delete {
+			newCount++
 		}
-		lo := max(first-context, start)
-		// Extend the hunk while changes are within 2*context of each other.
-		hi, lastChange := first, first
-		for hi < len(edits) && hi-lastChange <= 2*context {
-			if edits[hi].op != ' ' {
-				lastChange = hi
-			}
-			hi++
+	}
+	oldStart, newStart := h.FromLine, h.ToLine
+	if oldCount == 0 {
+		oldStart--
+	}
+	if newCount == 0 {
+		newStart--
+	}
+	fmt.Fprintf(b, "@@ -%d,%d +%d,%d @@\n", oldStart, oldCount, newStart, newCount)
+	for _, l := range h.Lines {
+		op := byte(' ')
+		switch l.Kind {
+		case udiff.Delete:
+			op = '-'
+		case udiff.Insert:
+			op = '+'
 		}
-		hi = min(lastChange+context+1, len(edits))
-		oldStart, newStart := 1, 1
-		for _, e := range edits[:lo] {
-			if e.op != '+' {
-				oldStart++
-			}
-			if e.op != '-' {
-				newStart++
-			}
+		b.WriteByte(op)
+		b.WriteString(l.Content)
+		if !strings.HasSuffix(l.Content, "\n") {
+			b.WriteString("\n\\ No newline at end of file\n")
 		}
-		oldCount, newCount := 0, 0
-		var body bytes.Buffer
-		for _, e := range edits[lo:hi] {
-			if e.op != '+' {
-				oldCount++
-			}
-			if e.op != '-' {
-				newCount++
-			}
-			body.WriteByte(e.op)
-			body.WriteString(e.line)
-			if !strings.HasSuffix(e.line, "\n") {
-				body.WriteString("\n\\ No newline at end of file\n")
-			}
-		}
-		if oldCount == 0 {
-			oldStart--
-		}
-		if newCount == 0 {
-			newStart--
-		}
-		fmt.Fprintf(b, "@@ -%d,%d +%d,%d @@\n", oldStart, oldCount, newStart, newCount)
-		b.Write(body.Bytes())
-		start = hi
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 )
@@ -60,13 +59,10 @@ func (e Engine) Install(a Artifact) (Change, error) {
 			return c, fmt.Errorf("%s exists and was not written by agentlock: move it away, then run init again", c.Path)
 		}
 		c.New = a.Content
-	case ManagedBlock, TOMLBlock:
-		if a.Kind == TOMLBlock {
-			if err := checkTOMLHooks(c.Old, a.Comment); err != nil {
-				return c, fmt.Errorf("%s: %w", c.Path, err)
-			}
-		}
+	case ManagedBlock:
 		c.New, err = installBlock(c.Old, a)
+	case TOMLBlock:
+		c.New, err = installTOMLBlock(c.Old, a)
 	case JSONHooks:
 		c.New, err = installHooks(c.Old, a.Content, e.Fingerprint)
 	}
@@ -94,8 +90,10 @@ func (e Engine) Uninstall(a Artifact) (Change, error) {
 		}
 		c.Delete = true
 		return c, nil
-	case ManagedBlock, TOMLBlock:
+	case ManagedBlock:
 		c.New, err = removeBlocks(c.Old, a.Comment)
+	case TOMLBlock:
+		c.New, err = removeTOMLBlock(c.Old, a.Comment)
 	case JSONHooks:
 		c.New, err = removeHooks(c.Old, e.Fingerprint)
 	}
@@ -168,75 +166,4 @@ func hasMarker(data []byte) bool {
 		}
 	}
 	return bytes.Contains(head, []byte(Marker))
-}
-
-// tomlHooksKey finds a hooks key or [hooks] table the user wrote: a block
-// of [[hooks]] tables appended after it would not be valid TOML.
-var tomlHooksKey = regexp.MustCompile(`(?m)^[ \t]*(hooks[ \t]*=|\[[ \t]*hooks[ \t]*\][ \t]*(#.*)?$)`)
-
-func checkTOMLHooks(text []byte, comment string) error {
-	outside, err := removeBlocks(text, comment)
-	if err != nil {
-		return err
-	}
-	if loc := tomlHooksKey.FindIndex(outside); loc != nil {
-		return fmt.Errorf("line %d defines hooks as a key or a table; agentlock adds [[hooks]] tables, which cannot follow it: "+
-			"turn it into [[hooks]] tables, or add agentlock's hooks by hand (init --dry-run prints them)", lineNumber(outside, loc[0]))
-	}
-	return nil
-}
-
-// Write applies c: the new content is written to a temporary file in the
-// same folder and renamed over the file (keeping its permissions); a
-// deleted file's folders are removed when it leaves them empty, up to the
-// root.
-func (e Engine) Write(c Change) error {
-	if !c.Changed() {
-		return nil
-	}
-	if c.Delete {
-		if err := os.Remove(c.Path); err != nil {
-			return fmt.Errorf("remove %s: %w", c.Path, err)
-		}
-		root := e.root(c.Artifact.Scope)
-		for dir := filepath.Dir(c.Path); dir != root && len(dir) > len(root); dir = filepath.Dir(dir) {
-			if os.Remove(dir) != nil { // not empty: stop
-				break
-			}
-		}
-		return nil
-	}
-	mode := c.Artifact.Mode
-	if mode == 0 {
-		mode = 0o644
-	}
-	if info, err := os.Stat(c.Path); err == nil {
-		mode = info.Mode().Perm()
-	}
-	dir := filepath.Dir(c.Path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(c.Path)+".agentlock-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", c.Path, err)
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
-	_, err = tmp.Write(c.New)
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), c.Path)
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", c.Path, err)
-	}
-	return nil
 }

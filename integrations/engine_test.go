@@ -1,6 +1,7 @@
 package integrations
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -247,6 +248,39 @@ func TestDiffIsUnified(t *testing.T) {
 	assert.Equal(t, "--- a/f\n+++ b/f\n@@ -1,4 +1,5 @@\n a\n-b\n+B\n c\n d\n+e\n", Diff(c, "f"))
 	assert.Equal(t, "", Diff(Change{Existed: true, Old: []byte("x"), New: []byte("x")}, "f"))
 	assert.Equal(t, "--- /dev/null\n+++ b/f\n@@ -0,0 +1,1 @@\n+x\n", Diff(Change{New: []byte("x\n")}, "f"))
+	assert.Equal(t, "--- a/f\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-x\n-y\n", Diff(Change{Existed: true, Old: []byte("x\ny\n"), Delete: true}, "f"))
+	assert.Equal(t, "--- a/f\n+++ b/f\n@@ -1,1 +1,2 @@\n-x\n\\ No newline at end of file\n+x\n+y\n",
+		Diff(Change{Existed: true, Old: []byte("x"), New: []byte("x\ny\n")}, "f"))
+}
+
+// Changes far apart are separate hunks, each with three lines of context.
+func TestDiffSplitsDistantChanges(t *testing.T) {
+	var old, changed strings.Builder
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&old, "%d\n", i)
+		if i == 2 || i == 18 {
+			fmt.Fprintf(&changed, "%d!\n", i)
+		} else {
+			fmt.Fprintf(&changed, "%d\n", i)
+		}
+	}
+	want := "--- a/f\n+++ b/f\n" +
+		"@@ -1,5 +1,5 @@\n 1\n-2\n+2!\n 3\n 4\n 5\n" +
+		"@@ -15,6 +15,6 @@\n 15\n 16\n 17\n-18\n+18!\n 19\n 20\n"
+	assert.Equal(t, want, Diff(Change{Existed: true, Old: []byte(old.String()), New: []byte(changed.String())}, "f"))
+}
+
+// Two large files with nothing in common: a quadratic table of their lines
+// would take gigabytes; the bounded diff answers at once.
+func TestDiffOfLargeUnrelatedFilesIsBounded(t *testing.T) {
+	const n = 50_000
+	var old, changed strings.Builder
+	for i := range n {
+		fmt.Fprintf(&old, "old %d\n", i)
+		fmt.Fprintf(&changed, "new %d\n", i)
+	}
+	d := Diff(Change{Existed: true, Old: []byte(old.String()), New: []byte(changed.String())}, "f")
+	assert.Equal(t, 2*n, strings.Count(d, "\n-")+strings.Count(d, "\n+")-1, "every line removed and added") // -1: the "+++" header
 }
 
 func TestUninstallOfAMissingFileDoesNothing(t *testing.T) {

@@ -58,7 +58,9 @@ const (
 	// it alone, and only its hook groups are merged.
 	JSONHooks
 	// TOMLBlock is a managed block of TOML tables appended to a TOML file
-	// that is never parsed and re-serialised (it may hold API keys).
+	// that is never re-serialised (it may hold API keys): it is parsed only
+	// to refuse a file that is not valid TOML, or would not be after the
+	// change.
 	TOMLBlock
 )
 

@@ -10,9 +10,16 @@ import (
 )
 
 // Agents returns the integrations, in the order of the session-id
-// resolution (the first agent's environment variable wins).
+// resolution (the first agent's environment variable wins). Adding an
+// agent is one import and one line here, besides its package and its
+// template folder (templates/agents/<name>/).
 func Agents() []integrations.Agent {
-	return []integrations.Agent{claude.Agent{}, codex.Agent{}, gemini.Agent{}, kimi.Agent{}}
+	return []integrations.Agent{
+		claude.Agent{},
+		codex.Agent{},
+		gemini.Agent{},
+		kimi.Agent{},
+	}
 }
 
 // Lookup returns the agent called name.

@@ -2,6 +2,7 @@ package all_test
 
 import (
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,53 +18,111 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/ and ../../SKILL.md")
 
-// golden compares got with the file testdata/<name>, or rewrites it.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", filepath.FromSlash(name))
-	if *update {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
+// fifthAgent is the testdata folder that holds the fake agent of
+// TestAFifthAgentNeedsOnePackage, laid out as in the module; it is not a
+// plan's golden files.
+const fifthAgent = "fifth-agent"
+
+// goldenVariant is one plan kept as golden files under testdata/<dir>.
+type goldenVariant struct {
+	dir   string
+	agent integrations.Agent
+	// exists is the one path the environment reports as existing.
+	exists string
+}
+
+// goldenVariants are every agent of all.Agents(), planned in a home where
+// nothing is installed, under its own name — so that an agent added
+// without golden files fails — and the environments that change a plan.
+func goldenVariants() []goldenVariant {
+	var vs []goldenVariant
+	for _, a := range all.Agents() {
+		vs = append(vs, goldenVariant{dir: a.Name(), agent: a})
 	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file: run go test ./integrations/all -update")
-	assert.Equal(t, string(want), string(got), "%s differs from the golden file: review, then go test ./integrations/all -update", name)
+	if kimi, ok := all.Lookup("kimi"); ok { // Kimi Code is told apart by its user folder
+		vs = append(vs, goldenVariant{dir: "kimi-code", agent: kimi, exists: "/home/user/.kimi-code"})
+	}
+	return vs
+}
+
+// planFiles renders v's plan as the files kept for it: each artifact's
+// content under its path (HOME/ for user files) and PLAN, the index.
+func planFiles(t *testing.T, v goldenVariant) map[string][]byte {
+	t.Helper()
+	env := integrations.Env{Bin: "agentlock", UserHome: "/home/user", Global: true,
+		Exists: func(p string) bool { return v.exists != "" && p == v.exists }}
+	arts, _, err := v.agent.Plan(env)
+	require.NoError(t, err)
+	files := map[string][]byte{}
+	var index strings.Builder
+	for _, a := range arts {
+		name, file := a.Path, a.Path
+		if a.Scope == integrations.User {
+			name, file = "~/"+a.Path, "HOME/"+a.Path
+		}
+		index.WriteString(name + "\t" + a.Kind.String() + "\t" + a.Purpose + "\n")
+		files[file] = a.Content
+		if a.Kind == integrations.OwnedFile {
+			assert.Contains(t, strings.Join(strings.SplitN(string(a.Content), "\n", 5)[:4], "\n"), integrations.Marker,
+				"%s carries the generated marker in its first lines", a.Path)
+		}
+	}
+	files["PLAN"] = []byte(index.String())
+	return files
 }
 
 // Every agent's plan, rendered, is kept as golden files: a change to a
-// template shows up as a reviewed diff of exactly what users get.
+// template shows up as a reviewed diff of exactly what users get. A
+// missing folder, a missing file and a file no longer planned all fail.
 func TestPlansMatchGoldenFiles(t *testing.T) {
-	variants := []struct {
-		name     string
-		agent    string
-		kimiCode bool
-	}{
-		{"claude", "claude", false}, {"codex", "codex", false}, {"gemini", "gemini", false},
-		{"kimi", "kimi", false}, {"kimi-code", "kimi", true},
-	}
-	for _, v := range variants {
-		t.Run(v.name, func(t *testing.T) {
-			agent, ok := all.Lookup(v.agent)
-			require.True(t, ok)
-			env := integrations.Env{Bin: "agentlock", UserHome: "/home/user", Global: true,
-				Exists: func(p string) bool { return v.kimiCode && p == "/home/user/.kimi-code" }}
-			arts, _, err := agent.Plan(env)
-			require.NoError(t, err)
-			var index strings.Builder
-			for _, a := range arts {
-				name := a.Path
-				if a.Scope == integrations.User {
-					name = "~/" + name
-				}
-				index.WriteString(name + "\t" + a.Kind.String() + "\t" + a.Purpose + "\n")
-				golden(t, v.name+"/"+strings.ReplaceAll(name, "~/", "HOME/"), a.Content)
-				if a.Kind == integrations.OwnedFile {
-					assert.Contains(t, strings.Join(strings.SplitN(string(a.Content), "\n", 5)[:4], "\n"), integrations.Marker,
-						"%s carries the generated marker in its first lines", a.Path)
+	for _, v := range goldenVariants() {
+		t.Run(v.dir, func(t *testing.T) {
+			files := planFiles(t, v)
+			dir := filepath.Join("testdata", v.dir)
+			if *update {
+				require.NoError(t, os.RemoveAll(dir))
+				for name, content := range files {
+					path := filepath.Join(dir, filepath.FromSlash(name))
+					require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+					require.NoError(t, os.WriteFile(path, content, 0o644))
 				}
 			}
-			golden(t, v.name+"/PLAN", []byte(index.String()))
+			if _, err := os.Stat(dir); err != nil {
+				t.Fatalf("agent %q has no golden files (%v): run go test ./integrations/all -update, then review %s", v.agent.Name(), err, dir)
+			}
+			for name, content := range files {
+				want, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+				if !assert.NoError(t, err, "missing golden file: run go test ./integrations/all -update, then review %s", dir) {
+					continue
+				}
+				assert.Equal(t, string(want), string(content), "%s/%s differs from the golden file: review, then go test ./integrations/all -update", v.dir, name)
+			}
+			require.NoError(t, filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				name, err := filepath.Rel(dir, path)
+				if err == nil {
+					_, planned := files[filepath.ToSlash(name)]
+					assert.True(t, planned, "%s is no longer planned: go test ./integrations/all -update removes it", path)
+				}
+				return err
+			}))
 		})
+	}
+}
+
+// Every folder of golden files belongs to a plan: a renamed or removed
+// agent leaves none behind.
+func TestEveryGoldenFolderHasAPlan(t *testing.T) {
+	entries, err := os.ReadDir("testdata")
+	require.NoError(t, err)
+	known := map[string]bool{fifthAgent: true}
+	for _, v := range goldenVariants() {
+		known[v.dir] = true
+	}
+	for _, e := range entries {
+		assert.True(t, known[e.Name()], "testdata/%s belongs to no agent's plan: remove it", e.Name())
 	}
 }
 
