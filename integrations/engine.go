@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // Engine installs and uninstalls planned artifacts. It is the one place
@@ -132,7 +131,7 @@ func (e Engine) current(a Artifact) (Change, error) {
 			if !info.Mode().IsRegular() {
 				return c, fmt.Errorf("%s is not a regular file", dir)
 			}
-			if st, ok := info.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+			if hardLinks(info) > 1 {
 				return c, fmt.Errorf("%s has other hard links: agentlock does not write through links", dir)
 			}
 		}

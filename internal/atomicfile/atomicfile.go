@@ -4,6 +4,7 @@
 // It is the one writer that the registry, the integrations engine and the
 // project set-up share. It does not serialise writers: callers that
 // read-modify-write hold their own lock (registry.md.lock for the registry).
+// Every Sync and Close error reaches the caller, wrapped with the path.
 package atomicfile
 
 import (
@@ -18,57 +19,160 @@ import (
 // written, given its permissions, fsynced and closed, then renamed over
 // path, and the folder is fsynced so that the rename itself survives a
 // crash. An existing file keeps its permission bits; a new one gets perm.
-// On any error path is left as it was and the temporary file is removed.
-func Write(path string, data []byte, perm fs.FileMode) (err error) {
+// An error before the rename leaves path as it was and removes the
+// temporary file; after it, only making the rename durable failed.
+func Write(path string, data []byte, perm fs.FileMode) error {
+	return osOps().write(path, data, perm)
+}
+
+// MkdirAll creates dir and its missing parents (mode perm) and makes their
+// creation durable: each new folder's parent is fsynced, from dir up to the
+// parent of the first folder it created. Folders at or above root are never
+// synced (root is where the caller's files live).
+func MkdirAll(dir, root string, perm fs.FileMode) error {
+	return osOps().mkdirAll(dir, root, perm)
+}
+
+// Remove deletes path, then its folders up to (not including) root while
+// they are empty, and fsyncs the folder that remains.
+func Remove(path, root string) error {
+	return osOps().remove(path, root)
+}
+
+// SyncDir fsyncs a folder, making the creation, rename or removal of its
+// entries durable.
+func SyncDir(dir string) error { return osOps().syncDir(dir) }
+
+// syncCloser is an open file or folder that is made durable, then closed.
+type syncCloser interface {
+	Sync() error
+	Close() error
+}
+
+// tempFile is what a write needs of the temporary *os.File.
+type tempFile interface {
+	syncCloser
+	Write(p []byte) (int, error)
+	Chmod(mode fs.FileMode) error
+	Name() string
+}
+
+// ops are the calls whose failures must reach the caller; tests replace
+// them to make Sync or Close fail.
+type ops struct {
+	createTemp func(dir, pattern string) (tempFile, error)
+	openDir    func(dir string) (syncCloser, error)
+}
+
+// osOps are the real calls.
+func osOps() ops {
+	return ops{
+		createTemp: func(dir, pattern string) (tempFile, error) {
+			f, err := os.CreateTemp(dir, pattern)
+			if err != nil {
+				return nil, err // not a typed nil in an interface
+			}
+			return f, nil
+		},
+		openDir: func(dir string) (syncCloser, error) {
+			f, err := os.Open(dir)
+			if err != nil {
+				return nil, err
+			}
+			return f, nil
+		},
+	}
+}
+
+func (o ops) write(path string, data []byte, perm fs.FileMode) (err error) {
 	if info, statErr := os.Stat(path); statErr == nil {
 		perm = info.Mode().Perm()
 	} else if !errors.Is(statErr, fs.ErrNotExist) {
 		return fmt.Errorf("write %s: %w", path, statErr)
 	}
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := o.createTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	closed := false
 	defer func() {
 		if err != nil {
-			tmp.Close()           // may already be closed: the error is irrelevant then
+			if !closed {
+				tmp.Close() // the first error is the one to report
+			}
 			os.Remove(tmp.Name()) // the rename did not happen
 		}
 	}()
-	// CreateTemp makes the file 0600; the mode is set before the content is
-	// visible under path, so no reader ever sees the wrong permissions.
-	if err := tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
+	// The content is complete, on disk and with its final permissions
+	// before the rename makes it visible under path.
 	if _, err := tmp.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := tmp.Sync(); err != nil {
+	if err := tmp.Chmod(perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	closed = true
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("close %s: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return SyncDir(dir)
+	return o.syncDir(dir)
 }
 
-// SyncDir fsyncs a folder, making the creation, rename or removal of its
-// entries durable.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
+func (o ops) mkdirAll(dir, root string, perm fs.FileMode) error {
+	created := ""
+	for d := dir; len(d) > len(root); d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		}
+		created = d
+	}
+	if created == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, perm); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		parent := filepath.Dir(d)
+		if err := o.syncDir(parent); err != nil {
+			return err
+		}
+		if d == created {
+			return nil
+		}
+	}
+}
+
+func (o ops) remove(path, root string) error {
+	if err := os.Remove(path); err != nil {
+		return fmt.Errorf("remove %s: %w", path, err)
+	}
+	// os.Remove fails on a folder that is not empty: the walk stops there.
+	dir := filepath.Dir(path)
+	for dir != root && len(dir) > len(root) && os.Remove(dir) == nil {
+		dir = filepath.Dir(dir)
+	}
+	return o.syncDir(dir)
+}
+
+func (o ops) syncDir(dir string) error {
+	d, err := o.openDir(dir)
 	if err != nil {
 		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	if err := d.Sync(); err != nil {
-		d.Close()
+		d.Close() // the Sync error is the one to report
 		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	if err := d.Close(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
+		return fmt.Errorf("close %s: %w", dir, err)
 	}
 	return nil
 }
