@@ -75,13 +75,13 @@ type ChangeError struct {
 func (e *ChangeError) Error() string { return e.Err.Error() }
 func (e *ChangeError) Unwrap() error { return e.Err }
 
-// Label is how a change's file is shown to people: relative to the project,
-// or under ~ for user files.
-func Label(c Change) string {
-	if c.Artifact.Scope == User {
-		return "~/" + c.Artifact.Path
+// Label is how an artifact's file is shown to people: relative to the
+// project, or under ~ for user files.
+func (a Artifact) Label() string {
+	if a.Scope == User {
+		return "~/" + a.Path
 	}
-	return c.Artifact.Path
+	return a.Path
 }
 
 // LeftInUserFiles returns, for each chosen agent, the user-wide files that

@@ -122,7 +122,7 @@ func (pl *Plan) Drift() []string {
 	var out []string
 	for _, c := range pl.Changes {
 		if c.Changed() {
-			out = append(out, integrations.Label(c))
+			out = append(out, c.Artifact.Label())
 		}
 	}
 	return out

@@ -124,8 +124,8 @@ func reportProblems(io *IOStreams, err error) error {
 	}
 	for _, problem := range pe.Problems {
 		fmt.Fprintf(io.ErrOut, "agentlock: %v\n", problem)
-		if problem.Artifact.Kind == integrations.JSONHooks {
-			fmt.Fprintf(io.ErrOut, "agentlock: to add the hooks by hand, merge this into %s:\n%s", problem.Artifact.Path, problem.Artifact.Content)
+		if k := problem.Artifact.Kind; k == integrations.JSONHooks || k == integrations.TOMLBlock {
+			fmt.Fprintf(io.ErrOut, "agentlock: to add the hooks by hand, merge this into %s:\n%s", problem.Artifact.Label(), problem.Artifact.Content)
 		}
 	}
 	fmt.Fprintln(io.ErrOut, "agentlock: nothing was written")
@@ -148,7 +148,7 @@ func initRun(opts *InitOptions) error {
 			fmt.Fprintf(out, "would create %s (registry.md, locks/)\n", home)
 		}
 		for _, c := range plan.Changes {
-			fmt.Fprint(out, integrations.Diff(c, integrations.Label(c)))
+			fmt.Fprint(out, integrations.Diff(c, c.Artifact.Label()))
 		}
 		return nil
 	case opts.Check:
@@ -176,7 +176,7 @@ func initRun(opts *InitOptions) error {
 		if err := p.Write(c); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "%-9s %s: %s\n", setup.InstallVerb(c), integrations.Label(c), c.Artifact.Purpose)
+		fmt.Fprintf(out, "%-9s %s: %s\n", setup.InstallVerb(c), c.Artifact.Label(), c.Artifact.Purpose)
 	}
 	for _, n := range plan.Notes {
 		fmt.Fprintln(out, "note: "+n)
@@ -206,15 +206,15 @@ func uninitRun(opts *InitOptions) error {
 	for _, c := range plan.Changes {
 		switch {
 		case c.Note != "":
-			fmt.Fprintf(out, "kept      %s: %s\n", integrations.Label(c), c.Note)
+			fmt.Fprintf(out, "kept      %s: %s\n", c.Artifact.Label(), c.Note)
 		case !c.Changed():
 		case opts.DryRun:
-			fmt.Fprint(out, integrations.Diff(c, integrations.Label(c)))
+			fmt.Fprint(out, integrations.Diff(c, c.Artifact.Label()))
 		default:
 			if err := p.Write(c); err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "%-9s %s\n", setup.UninstallVerb(c), integrations.Label(c))
+			fmt.Fprintf(out, "%-9s %s\n", setup.UninstallVerb(c), c.Artifact.Label())
 		}
 	}
 	home := p.Rel(p.Workspace.Home)
