@@ -147,3 +147,14 @@ func (c *config) workWorkspace() (*workspace.Workspace, error) {
 	}
 	return c.workspaceOf(wd)
 }
+
+// workConfig resolves the configuration and the workspace of the working
+// directory, for the commands that need nothing else first.
+func workConfig(get func() (*config, error)) (*config, *workspace.Workspace, error) {
+	c, err := get()
+	if err != nil {
+		return nil, nil, err
+	}
+	ws, err := c.workWorkspace()
+	return c, ws, err
+}

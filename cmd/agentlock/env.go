@@ -33,11 +33,7 @@ wherever the agent changes directory.`,
 }
 
 func envRun(opts *EnvOptions) error {
-	c, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	ws, err := c.workWorkspace()
+	c, ws, err := workConfig(opts.Config)
 	if err != nil {
 		return err
 	}

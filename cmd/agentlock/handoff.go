@@ -30,11 +30,7 @@ func newCmdHandoff(f *Factory, runF func(*HandoffOptions) error) *cobra.Command 
 }
 
 func handoffRun(opts *HandoffOptions) error {
-	c, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	ws, err := c.workWorkspace()
+	c, ws, err := workConfig(opts.Config)
 	if err != nil {
 		return err
 	}

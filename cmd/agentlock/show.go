@@ -32,11 +32,7 @@ session. A registry that does not exist yet shows as empty.`,
 }
 
 func showRun(opts *ShowOptions) error {
-	c, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	ws, err := c.workWorkspace()
+	c, ws, err := workConfig(opts.Config)
 	if err != nil {
 		return err
 	}

@@ -40,11 +40,7 @@ Released (empty) lock files are shown with --all.`,
 }
 
 func statusRun(opts *StatusOptions) error {
-	c, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	ws, err := c.workWorkspace()
+	c, ws, err := workConfig(opts.Config)
 	if err != nil {
 		return err
 	}

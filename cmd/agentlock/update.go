@@ -64,11 +64,7 @@ the list. An unknown session changes nothing (exit 1).`,
 }
 
 func updateRun(opts *UpdateOptions) error {
-	c, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	ws, err := c.workWorkspace()
+	c, ws, err := workConfig(opts.Config)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,78 @@
+package hooks
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/integrations"
+	"github.com/agentlock/agentlock/integrations/claude"
+	"github.com/agentlock/agentlock/workspace"
+)
+
+func TestSessionPrecedence(t *testing.T) {
+	agent := claude.Agent{}
+	payload := integrations.HookInput{SessionID: "p"}
+	for _, tc := range []struct {
+		name string
+		req  Request
+		in   integrations.HookInput
+		want string
+	}{
+		{"explicit wins", Request{Agent: agent, Session: "s", HarnessSession: "h", Fallback: "f"}, payload, "s"},
+		{"then the harness variable", Request{Agent: agent, HarnessSession: "h", Fallback: "f"}, payload, "claude-h"},
+		{"then the payload", Request{Agent: agent, Fallback: "f"}, payload, "claude-p"},
+		{"then the fallback", Request{Agent: agent, Fallback: "f"}, integrations.HookInput{}, "f"},
+	} {
+		assert.Equal(t, tc.want, sessionOf(tc.req, tc.in), tc.name)
+	}
+}
+
+// project returns a project set up for agentlock.
+func project(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	require.NoError(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
+	ws, err := workspace.Open(root, workspace.Settings{})
+	require.NoError(t, err)
+	require.NoError(t, ws.Setup())
+	return root
+}
+
+func preEdit(root, session, file string) Result {
+	payload := `{"cwd":"` + root + `","session_id":"` + session + `","tool_name":"Edit","tool_input":{"file_path":"` + file + `"}}`
+	return Run(Request{Agent: claude.Agent{}, Event: PreEdit, Payload: strings.NewReader(payload)})
+}
+
+func TestPreEditDeniesTheFileOfAnotherSession(t *testing.T) {
+	root := project(t)
+	file := filepath.Join(root, "a.go")
+	first := preEdit(root, "one", file)
+	assert.Empty(t, first.Deny)
+	assert.Empty(t, first.Warnings)
+	second := preEdit(root, "two", file)
+	assert.Contains(t, second.Deny, "is locked by session claude-one")
+	again := preEdit(root, "one", file)
+	assert.Empty(t, again.Deny, "the holder may edit again")
+}
+
+func TestHooksStayQuietOutsideAnAgentlockProject(t *testing.T) {
+	plain, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	res := preEdit(plain, "one", filepath.Join(plain, "a.go"))
+	assert.Equal(t, Result{}, res)
+	_, err = os.Stat(filepath.Join(plain, workspace.HomeDirName))
+	assert.True(t, os.IsNotExist(err), "nothing is created")
+}
+
+func TestBrokenPayloadIsAWarningNotADenial(t *testing.T) {
+	res := Run(Request{Agent: claude.Agent{}, Event: PreEdit, Payload: strings.NewReader("{not json")})
+	assert.Empty(t, res.Deny)
+	require.Len(t, res.Warnings, 1)
+	assert.Contains(t, res.Warnings[0], "not JSON")
+}
