@@ -20,7 +20,7 @@ var (
 	ErrNoLock = errors.New("lock not found")
 	// ErrCorrupt: a lock record cannot be parsed (see CorruptError).
 	ErrCorrupt = store.ErrCorrupt
-	// ErrInvalidSession: a session id that the lock file format cannot hold.
+	// ErrInvalidSession: a session id that the lock record format cannot hold.
 	ErrInvalidSession = errors.New("invalid session id")
 )
 
