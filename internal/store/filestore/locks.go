@@ -35,6 +35,8 @@ type slotFile struct {
 	slot store.Slot
 	dir  string
 	f    *os.File // nil when the file does not exist (Read and Update)
+	// written is set once a record was written into f.
+	written bool
 }
 
 // ref returns the lock file of k.
@@ -58,7 +60,7 @@ func (s *Locks) ref(k store.Key) (string, error) {
 // record decide returned in place. Closing the files releases the flocks.
 // In Create mode it also holds a shared flock on each lock folder, taken
 // before any file, so that RemoveHome cannot delete a folder under it.
-func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide) error {
+func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide) (err error) {
 	items := make([]*slotFile, len(keys))
 	byRef := map[string]int{}
 	for i, k := range keys {
@@ -80,9 +82,14 @@ func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide)
 	copy(order, items)
 	sort.Slice(order, func(a, b int) bool { return order[a].slot.Key.Ref < order[b].slot.Key.Ref })
 	defer func() {
+		// Closing drops the flocks. A file that was written reports its
+		// close error: on some file systems that is where a write fails.
 		for _, it := range order {
-			if it.f != nil {
-				it.f.Close()
+			if it.f == nil {
+				continue
+			}
+			if cerr := it.f.Close(); cerr != nil && it.written && err == nil {
+				err = fmt.Errorf("%s: close %s: %w", name(it.slot.Key), it.f.Name(), cerr)
 			}
 		}
 	}()
@@ -131,6 +138,7 @@ func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide)
 		if it.f == nil {
 			return fmt.Errorf("%s: lock store: cannot write a lock that does not exist in update mode", name(it.slot.Key))
 		}
+		it.written = true
 		if err := writeRecord(it.f, *next[i]); err != nil {
 			return fmt.Errorf("%s: %w", name(it.slot.Key), err)
 		}
