@@ -63,11 +63,11 @@ func releaseRun(opts *ReleaseOptions) error {
 	out := newPrinter(opts.IO, c)
 	refused := false
 	for _, r := range results {
-		print := out.emit
+		show := out.emit
 		if r.Refused != nil {
-			refused, print = true, out.diagnose
+			refused, show = true, out.diagnose
 		}
-		if err := print(report.Released(r, session)); err != nil {
+		if err := show(report.Released(r, session)); err != nil {
 			return err
 		}
 	}
