@@ -149,7 +149,7 @@ func TestMultiPathRacesNeitherDeadlockNorSplit(t *testing.T) {
 		}
 		held := map[string]string{} // path -> winner
 		winners := 0
-		for i, r := range harness.Race(t, cmds) {
+		for i, r := range harness(t).Race(t, cmds) {
 			if r.Code != 0 {
 				requireExit(t, 1, r)
 				continue
@@ -172,15 +172,18 @@ func TestMultiPathRacesNeitherDeadlockNorSplit(t *testing.T) {
 	}
 }
 
+// waitLimit bounds a wait for a running process to print or exit.
+const waitLimit = 10 * time.Second
+
 func TestAcquireWaitSucceedsOnceReleased(t *testing.T) {
 	s := newSandbox(t)
 	requireExit(t, 0, s.run("acquire", "src/auth.py", "agent-a"))
 	waiter := s.start("acquire", "--wait", "30s", "src/auth.py", "agent-b")
-	waitStderr(t, waiter, "waiting", 10*time.Second)
-	assert.Contains(t, waiter.stderr.String(), "agent-a", "the progress line names the holder")
+	waiter.WaitStderr(t, "waiting", waitLimit)
+	assert.Contains(t, waiter.Stderr(), "agent-a", "the progress line names the holder")
 
 	requireExit(t, 0, s.run("release", "src/auth.py", "agent-a"))
-	requireExit(t, 0, waitExit(t, waiter, 20*time.Second))
+	requireExit(t, 0, waiter.Wait(t))
 	owner, _ := s.onDisk(s.path("src/auth.py"))
 	assert.Equal(t, "agent-b", owner)
 }
@@ -202,7 +205,7 @@ func TestHeartbeatLoopStopsWhenParentShellExits(t *testing.T) {
 	// The shell starts the loop in the background and exits, as an agent's
 	// one-shot shell does. The loop's stdout is the pipe read here: it
 	// reaches EOF only when both the shell and the loop have exited.
-	script := fmt.Sprintf("%q heartbeat --every 50ms src/auth.py agent-a & sleep 0.2", harness.Bin)
+	script := fmt.Sprintf("%q heartbeat --every 50ms src/auth.py agent-a & sleep 0.2", harness(t).Bin)
 	shell := proctest.Cmd{Args: []string{"-c", script}, Env: s.env, Dir: s.project}
 	r := proctest.Run(t, "/bin/sh", shell)
 	requireExit(t, 0, r)
@@ -212,11 +215,11 @@ func TestHeartbeatLoopStopsWhenParentShellExits(t *testing.T) {
 func TestHeartbeatLoopStopsWhenLockIsLost(t *testing.T) {
 	s := newSandbox(t)
 	requireExit(t, 0, s.run("acquire", "src/auth.py", "agent-a"))
-	watched := startHelper(t, "sleep", "60")
-	loop := s.start("heartbeat", "--every", "50ms", "--pid", fmt.Sprint(watched.Process.Pid), "src/auth.py", "agent-a")
+	watched := proctest.Start(t, "sleep", proctest.Cmd{Args: []string{"60"}, Env: s.env})
+	loop := s.start("heartbeat", "--every", "50ms", "--pid", fmt.Sprint(watched.Pid()), "src/auth.py", "agent-a")
 	requireExit(t, 0, s.run("release", "--force", "src/auth.py"))
 	requireExit(t, 0, s.run("acquire", "src/auth.py", "agent-b"))
-	r := waitExit(t, loop, 10*time.Second)
+	r := loop.Wait(t)
 	requireExit(t, 1, r)
 	// Depending on when it last woke, the loop found the lock gone or taken.
 	assert.Regexp(t, "locked by agent-b|has no lock", r.Stderr)

@@ -7,7 +7,6 @@ package main_test
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,16 +59,6 @@ func TestWritesAgentRegistry02Format(t *testing.T) {
 
 func regexpQuote(s string) string {
 	return strings.NewReplacer(".", `\.`, "/", `/`).Replace(s)
-}
-
-// python3 returns the interpreter, or skips the test loudly when absent.
-func python3(t *testing.T) string {
-	t.Helper()
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("SKIPPED: python3 is not on PATH; the cross-language compatibility check did not run")
-	}
-	return py
 }
 
 // pyLockManager is the lock protocol of agent-registry 0.2's lock_manager.py
@@ -136,7 +125,7 @@ func TestPythonAndGoReadEachOthersLocks(t *testing.T) {
 	script := filepath.Join(s.root, "lock_manager.py")
 	require.NoError(t, os.WriteFile(script, []byte(pyLockManager), 0o644))
 	pyRun := func(args ...string) proctest.Result {
-		return proctest.Run(t, py, proctest.Cmd{Args: append([]string{script}, args...), Dir: s.project})
+		return proctest.Run(t, py, proctest.Cmd{Args: append([]string{script}, args...), Env: s.env, Dir: s.project})
 	}
 
 	// Python takes a lock; Go sees it and is refused.
@@ -162,18 +151,15 @@ func TestPythonAndGoProcessesRaceForOneLock(t *testing.T) {
 	rounds := max(raceRounds()/5, 2)
 	for round := range rounds {
 		target := fmt.Sprintf("src/mixed%d.py", round)
-		var goCmds, pyCmds []proctest.Cmd
+		var cmds []proctest.Cmd
 		for i := range 8 {
-			goCmds = append(goCmds, s.cmd("acquire", "--json", target, fmt.Sprintf("go-%d", i)))
-			pyCmds = append(pyCmds, proctest.Cmd{Args: []string{script, "acquire", s.locks, target, fmt.Sprintf("py-%d", i)}, Dir: s.project})
+			cmds = append(cmds, s.cmd("acquire", "--json", target, fmt.Sprintf("go-%d", i)))
+			cmds = append(cmds, proctest.Cmd{Program: py, Args: []string{script, "acquire", s.locks, target, fmt.Sprintf("py-%d", i)},
+				Env: s.env, Dir: s.project})
 		}
 		// Both kinds start behind the same barrier.
-		done := make(chan []proctest.Result)
-		go func() { done <- harness.RaceProgram(t, py, pyCmds) }()
-		goResults := harness.Race(t, goCmds)
-		pyResults := <-done
 		var winners []string
-		for _, r := range append(goResults, pyResults...) {
+		for _, r := range harness(t).Race(t, cmds) {
 			if rec := oneJSON(t, r); rec["locked"] == true {
 				winners = append(winners, rec["owner"].(string))
 			}
@@ -207,7 +193,7 @@ func TestRealPathMatchesPython(t *testing.T) {
 		filepath.Join(root, "abs-link/c/../c/file.go"),
 	}
 	for _, c := range cases {
-		want := proctest.Run(t, py, proctest.Cmd{Args: []string{"-c", "import os,sys; print(os.path.realpath(sys.argv[1]))", c}, Dir: root})
+		want := proctest.Run(t, py, proctest.Cmd{Args: []string{"-c", "import os,sys; print(os.path.realpath(sys.argv[1]))", c}, Env: s.env, Dir: root})
 		requireExit(t, 0, want)
 		got := s.runIn(root, "check", "--json", c)
 		requireExit(t, 0, got)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,18 +66,8 @@ func hookProject(t *testing.T) *project {
 
 func (p *project) hook(agent, event, payload string, env ...string) proctest.Result {
 	p.t.Helper()
-	return proctest.Run(p.t, harness.Bin, proctest.Cmd{Args: []string{"hook", agent, event}, Env: append(append([]string{}, p.env...), env...),
+	return proctest.Run(p.t, harness(p.t).Bin, proctest.Cmd{Args: []string{"hook", agent, event}, Env: append(append([]string{}, p.env...), env...),
 		Dir: p.dir, Stdin: payload})
-}
-
-func (p *project) owner(rel string) string {
-	p.t.Helper()
-	data, err := os.ReadFile(lockFileIn(filepath.Join(p.dir, ".agent-registry", "locks"), filepath.Join(p.dir, rel)))
-	if os.IsNotExist(err) || len(data) == 0 {
-		return ""
-	}
-	require.NoError(p.t, err)
-	return strings.SplitN(string(data), "|", 2)[0]
 }
 
 // requireDenied checks the blocking contract every harness reads: exit 2,
@@ -114,12 +103,6 @@ func TestHookClaudePreEdit(t *testing.T) {
 	assert.Contains(t, r.Stdout, "claude-aaa")
 	r = p.runEnv([]string{"CLAUDE_CODE_SESSION_ID=bbb"}, "acquire", "src/a.go")
 	requireExit(t, 1, r)
-}
-
-// runEnv runs agentlock from the project with extra environment.
-func (p *project) runEnv(env []string, args ...string) proctest.Result {
-	p.t.Helper()
-	return proctest.Run(p.t, harness.Bin, proctest.Cmd{Args: args, Env: append(append([]string{}, p.env...), env...), Dir: p.dir})
 }
 
 func TestHookCodexMultiFilePatchIsAllOrNothing(t *testing.T) {
@@ -214,7 +197,7 @@ func TestHookSessionLifecycle(t *testing.T) {
 
 	a := filepath.Join(p.dir, "src/a.go")
 	requireExit(t, 0, p.hook("claude", "pre-edit", claudeEdit("s1", p.dir, a)))
-	lockFile := lockFileIn(filepath.Join(p.dir, ".agent-registry", "locks"), a)
+	lockFile := filepath.Join(p.dir, ".agent-registry", "locks", lockName(a))
 	before, err := os.ReadFile(lockFile)
 	require.NoError(t, err)
 	requireExit(t, 0, p.hook("claude", "renew", `{"session_id":"s1","cwd":"`+p.dir+`","hook_event_name":"PostToolUse","tool_name":"Bash"}`))
@@ -253,7 +236,7 @@ func TestHookRaceOneWinner(t *testing.T) {
 			cmds = append(cmds, proctest.Cmd{Args: []string{"hook", agent, "pre-edit"}, Env: p.env, Dir: p.dir, Stdin: payload})
 		}
 		winners := 0
-		for _, r := range harness.Race(t, cmds) {
+		for _, r := range harness(t).Race(t, cmds) {
 			switch r.Code {
 			case 0:
 				winners++
@@ -285,11 +268,9 @@ func TestGeneratedHookCommandGuardsAMissingBinary(t *testing.T) {
 	require.Contains(t, command, "agentlock hook gemini pre-edit")
 
 	bin := t.TempDir()
-	require.NoError(t, os.Symlink(harness.Bin, filepath.Join(bin, "agentlock")))
-	sh, err := exec.LookPath("sh")
-	require.NoError(t, err)
+	require.NoError(t, os.Symlink(harness(t).Bin, filepath.Join(bin, "agentlock")))
 	run := func(path, payload string) proctest.Result {
-		return proctest.Run(t, sh, proctest.Cmd{Args: []string{"-c", command}, Env: append([]string{"PATH=" + path}, p.env...), Dir: p.dir, Stdin: payload})
+		return proctest.Run(t, "sh", proctest.Cmd{Args: []string{"-c", command}, Env: append(append([]string{}, p.env...), "PATH="+path), Dir: p.dir, Stdin: payload})
 	}
 	requireExit(t, 0, run(bin+":/usr/bin:/bin", geminiWrite("g1", p.dir, "src/a.go")))
 	requireDenied(t, run(bin+":/usr/bin:/bin", geminiWrite("g2", p.dir, "src/a.go")), "gemini-g1")

@@ -14,45 +14,6 @@ import (
 	"github.com/agentlock/agentlock/internal/proctest"
 )
 
-// project is a fresh git work tree with the default home rule (no
-// AGENT_REGISTRY_* variables) and a HOME of its own for user-scope files.
-type project struct {
-	t    *testing.T
-	dir  string
-	home string
-	env  []string
-}
-
-func newProject(t *testing.T) *project {
-	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	require.NoError(t, err)
-	p := &project{t: t, dir: filepath.Join(root, "repo"), home: filepath.Join(root, "home")}
-	require.NoError(t, os.MkdirAll(filepath.Join(p.dir, ".git"), 0o755))
-	require.NoError(t, os.MkdirAll(p.home, 0o755))
-	p.env = []string{"HOME=" + p.home}
-	return p
-}
-
-func (p *project) run(args ...string) proctest.Result {
-	p.t.Helper()
-	return proctest.Run(p.t, harness.Bin, proctest.Cmd{Args: args, Env: p.env, Dir: p.dir})
-}
-
-func (p *project) write(rel, content string) {
-	p.t.Helper()
-	path := filepath.Join(p.dir, rel)
-	require.NoError(p.t, os.MkdirAll(filepath.Dir(path), 0o755))
-	require.NoError(p.t, os.WriteFile(path, []byte(content), 0o644))
-}
-
-func (p *project) read(rel string) string {
-	p.t.Helper()
-	data, err := os.ReadFile(filepath.Join(p.dir, rel))
-	require.NoError(p.t, err)
-	return string(data)
-}
-
 // snapshot maps every file and folder below dir (but .git) to its content
 // and permissions, to compare whole trees byte for byte.
 func snapshot(t *testing.T, dir string) map[string]string {
@@ -258,7 +219,7 @@ func TestKimiHooksOnlyWithGlobalConsent(t *testing.T) {
 	assert.True(t, strings.HasPrefix(string(data), user), "appended, nothing re-serialised")
 	assert.Contains(t, string(data), `matcher = "Write|Edit"`)
 	if py, err := exec.LookPath("python3"); err == nil {
-		check := proctest.Run(t, py, proctest.Cmd{Args: []string{"-c",
+		check := proctest.Run(t, py, proctest.Cmd{Env: p.env, Args: []string{"-c",
 			"import sys, tomllib; d = tomllib.load(open(sys.argv[1], 'rb')); " +
 				"assert d['providers']['moonshot']['api_key'] == 'sk-secret'; " +
 				"assert all(set(h) <= {'event', 'command', 'matcher', 'timeout'} for h in d['hooks']), d['hooks']; print(len(d['hooks']))",

@@ -55,7 +55,7 @@ func TestConcurrentAcquisitionsElectOneWinner(t *testing.T) {
 		for i := range cmds {
 			cmds[i] = s.cmd("acquire", "--json", "src/shared.go", fmt.Sprintf("agent-%d", i))
 		}
-		results := harness.Race(t, cmds)
+		results := harness(t).Race(t, cmds)
 		var winners []string
 		for i, r := range results {
 			rec := oneJSON(t, r)
@@ -85,7 +85,7 @@ func TestDistinctPathsDoNotInterfere(t *testing.T) {
 	for i := range cmds {
 		cmds[i] = s.cmd("acquire", fmt.Sprintf("src/file%d.go", i), fmt.Sprintf("agent-%d", i))
 	}
-	for i, r := range harness.Race(t, cmds) {
+	for i, r := range harness(t).Race(t, cmds) {
 		requireExit(t, 0, r)
 		owner, _ := s.onDisk(s.path(fmt.Sprintf("src/file%d.go", i)))
 		assert.Equal(t, fmt.Sprintf("agent-%d", i), owner)
@@ -185,7 +185,7 @@ func TestRaceOnStaleLockElectsOneWinner(t *testing.T) {
 		}
 		winners := 0
 		var winner string
-		for i, r := range harness.Race(t, cmds) {
+		for i, r := range harness(t).Race(t, cmds) {
 			rec := oneJSON(t, r)
 			if rec["locked"] == true {
 				winners++
@@ -256,8 +256,8 @@ func TestRenewalPreventsExpiry(t *testing.T) {
 	requireExit(t, 0, s.run("acquire", "--timeout", timeout, "src/auth.py", "agent-a"))
 
 	// The heartbeat loop watches this process and stops when it exits.
-	watched := startHelper(t, "sleep", "60")
-	loop := s.start("heartbeat", "--every", "100ms", "--pid", fmt.Sprint(watched.Process.Pid), "src/auth.py", "agent-a")
+	watched := proctest.Start(t, "sleep", proctest.Cmd{Args: []string{"60"}, Env: s.env})
+	loop := s.start("heartbeat", "--every", "100ms", "--pid", fmt.Sprint(watched.Pid()), "src/auth.py", "agent-a")
 
 	for i := range 8 { // 8 × 250ms = 2s, four timeouts
 		time.Sleep(250 * time.Millisecond)
@@ -265,9 +265,9 @@ func TestRenewalPreventsExpiry(t *testing.T) {
 		requireExit(t, 1, r)
 		require.Equal(t, "agent-a", oneJSON(t, r)["session_id"])
 	}
-	watched.Process.Kill()
-	watched.Wait()
-	requireExit(t, 0, waitExit(t, loop, 10*time.Second))
+	require.NoError(t, watched.Signal(os.Kill))
+	watched.Wait(t)
+	requireExit(t, 0, loop.Wait(t))
 }
 
 // Requirement: release only by the owner.
@@ -381,29 +381,29 @@ func TestLockDirectoryFromEnvironment(t *testing.T) {
 func TestMissingLockDirectoryIsCreated(t *testing.T) {
 	s := newSandbox(t)
 	s.locks = filepath.Join(s.root, "not", "yet", "there")
-	s.env = []string{"AGENT_REGISTRY_LOCK_DIR=" + s.locks}
+	s.env = hermeticEnv(t, s.root, "AGENT_REGISTRY_LOCK_DIR="+s.locks)
 	requireExit(t, 0, s.run("acquire", "src/auth.py", "agent-a"))
 	assert.FileExists(t, s.lockFile(s.path("src/auth.py")))
 }
 
 func TestDefaultLockDirectoryIsInTheProject(t *testing.T) {
 	s := newSandbox(t)
-	s.env = nil // no AGENT_REGISTRY_* variable
+	s.env = hermeticEnv(t, s.root) // no AGENT_REGISTRY_* variable
 	requireExit(t, 0, s.runIn(s.path("src"), "acquire", "auth.py", "agent-a"))
-	assert.FileExists(t, lockFileIn(s.path(".agent-registry/locks"), s.path("src/auth.py")))
+	assert.FileExists(t, filepath.Join(s.path(".agent-registry/locks"), lockName(s.path("src/auth.py"))))
 
 	// AGENT_REGISTRY_HOME names the folder that holds locks/.
 	home := filepath.Join(s.root, "home")
-	s.env = []string{"AGENT_REGISTRY_HOME=" + home}
+	s.env = hermeticEnv(t, s.root, "AGENT_REGISTRY_HOME="+home)
 	requireExit(t, 0, s.run("acquire", "src/other.py", "agent-a"))
-	assert.FileExists(t, lockFileIn(filepath.Join(home, "locks"), s.path("src/other.py")))
+	assert.FileExists(t, filepath.Join(home, "locks", lockName(s.path("src/other.py"))))
 
 	// Outside any project, the user's home is used.
-	s.env = []string{"HOME=" + home}
+	s.env = hermeticEnv(t, s.root, "HOME="+home)
 	loose := filepath.Join(s.root, "loose")
 	require.NoError(t, os.Mkdir(loose, 0o755))
 	requireExit(t, 0, s.runIn(loose, "acquire", "notes.txt", "agent-a"))
-	assert.FileExists(t, lockFileIn(filepath.Join(home, ".agent-registry", "locks"), filepath.Join(loose, "notes.txt")))
+	assert.FileExists(t, filepath.Join(home, ".agent-registry", "locks", lockName(filepath.Join(loose, "notes.txt"))))
 }
 
 // Safety of the lock directory itself.

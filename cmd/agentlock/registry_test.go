@@ -100,7 +100,7 @@ func TestConcurrentRegistrationsAreAllKept(t *testing.T) {
 		for i := range cmds {
 			cmds[i] = s.cmd("register", fmt.Sprintf("r%d-agent-%d", round, i), "openai", "gpt", "task")
 		}
-		for _, r := range harness.Race(t, cmds) {
+		for _, r := range harness(t).Race(t, cmds) {
 			requireExit(t, 0, r)
 		}
 		fm, _ := readRegistry(t, reg)
@@ -124,7 +124,7 @@ func TestConcurrentUpdatesOfDistinctSessionsAllSurvive(t *testing.T) {
 	for i := range cmds {
 		cmds[i] = s.cmd("update", fmt.Sprintf("agent-%d", i), fmt.Sprintf("updated %d", i), "--todo-future", fmt.Sprintf("next %d", i))
 	}
-	for _, r := range harness.Race(t, cmds) {
+	for _, r := range harness(t).Race(t, cmds) {
 		requireExit(t, 0, r)
 	}
 	fm, _ := readRegistry(t, reg)
@@ -201,7 +201,7 @@ func TestReaderNeverSeesPartialRegistry(t *testing.T) {
 		for i := range cmds {
 			cmds[i] = s.cmd("register", fmt.Sprintf("w%d-%d", round, i), "google", "gemini", strings.Repeat("long text ", 50))
 		}
-		for _, r := range harness.Race(t, cmds) {
+		for _, r := range harness(t).Race(t, cmds) {
 			requireExit(t, 0, r)
 		}
 	}
@@ -315,13 +315,12 @@ func TestShowMissingRegistryIsEmpty(t *testing.T) {
 
 func TestPythonYAMLReadsTheRegistry(t *testing.T) {
 	py := python3(t)
-	if proctest.Run(t, py, proctest.Cmd{Args: []string{"-c", "import yaml"}}).Code != 0 {
+	s, reg := registrySandbox(t)
+	if proctest.Run(t, py, proctest.Cmd{Args: []string{"-c", "import yaml"}, Env: s.env}).Code != 0 {
 		t.Skip("SKIPPED: PyYAML is not installed; the agent-registry reader check did not run")
 	}
-	s, reg := registrySandbox(t)
 	requireExit(t, 0, register(s, "claude-1", "a|b,c", "task: with colon"))
 	requireExit(t, 0, s.run("handoff", "claude-1", "notes #1.md"))
-	// Every character class the frontmatter writer escapes or passes raw.
 	hard := "say \"hi\" \\ # x: [y], {z} 'q'\ttab\nline\x7fdel\u0085nel\u2028ls ü 😀 \x01"
 	requireExit(t, 0, s.run("update", "claude-1", "--working-on", hard))
 	script := `
@@ -341,7 +340,7 @@ assert a["handoff"] == ["notes #1.md"], a["handoff"]
 assert a["working_on"] == sys.argv[2], repr(a["working_on"])
 print("ok")
 `
-	r := proctest.Run(t, py, proctest.Cmd{Args: []string{"-c", script, reg, hard}})
+	r := proctest.Run(t, py, proctest.Cmd{Args: []string{"-c", script, reg, hard}, Env: s.env})
 	requireExit(t, 0, r)
 	assert.Equal(t, "ok\n", r.Stdout)
 }
