@@ -131,22 +131,6 @@ func TestWrapperFinishesOnSIGTERM(t *testing.T) {
 	assert.Empty(t, p.owner("src/a.go"), "its locks released")
 }
 
-func TestHeartbeatAllRenewsEveryLockOfTheSession(t *testing.T) {
-	p := hookProject(t)
-	requireExit(t, 0, p.run("acquire", "--session", "w1", "src/a.go", "src/b.go"))
-	requireExit(t, 0, p.run("acquire", "src/c.go", "other"))
-	r := p.run("heartbeat", "--all", "--session", "w1", "--json")
-	requireExit(t, 0, r)
-	var renewed []string
-	for _, rec := range jsonLines(t, r) {
-		assert.Equal(t, true, rec["ok"])
-		renewed = append(renewed, rec["path"].(string))
-	}
-	assert.ElementsMatch(t, []string{filepath.Join(p.dir, "src/a.go"), filepath.Join(p.dir, "src/b.go")}, renewed)
-	requireExit(t, 2, p.run("heartbeat", "--all", "--session", "w1", "src/a.go"))
-	requireExit(t, 2, p.run("heartbeat", "--all"))
-}
-
 // While the agent runs, the wrapper keeps its locks renewed: with a 1 s
 // timeout, a lock taken at the start is still fresh after 2.5 s.
 func TestWrapperRenewsTheSessionLocks(t *testing.T) {
