@@ -1,14 +1,20 @@
 package main_test
 
+// Helpers of the Go tests. Every child runs through proctest: hermetic (an
+// environment built here, with a HOME and TMPDIR of the test's own) and
+// bounded (a deadline on every process).
+
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,49 +23,22 @@ import (
 	"github.com/agentlock/agentlock/internal/proctest"
 )
 
-// harness runs the agentlock binary under test, built once by TestMain.
-var harness *proctest.Harness
+// installed finds agentlock and the barrier, installed on PATH by TestMain.
+var installed = sync.OnceValues(func() (*proctest.Harness, error) {
+	return proctest.Installed("agentlock")
+})
 
-// configVars are the variables agentlock reads; the tests clear them so that
-// the developer's own settings cannot leak in.
-var configVars = []string{
-	"AGENT_REGISTRY_LOCK_DIR", "AGENT_REGISTRY_PATH", "AGENT_REGISTRY_HOME",
-	"AGENTLOCK_SESSION", "AGENTLOCK_TIMEOUT",
-	// The harnesses' session ids: a test run inside an agent must not inherit its session.
-	"CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "GEMINI_SESSION_ID",
-}
-
-func TestMain(m *testing.M) {
-	os.Exit(testMain(m))
-}
-
-func testMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "agentlock-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	harness, err = proctest.New(".", dir, "agentlock")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	for _, v := range configVars {
-		os.Unsetenv(v)
-	}
-	// A home of its own, so that nothing falls back to the real ~/.agent-registry.
-	home := filepath.Join(dir, "home")
-	if err := os.Mkdir(home, 0o700); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	os.Setenv("HOME", home)
-	return m.Run()
+// harness returns the agentlock harness.
+func harness(t testing.TB) *proctest.Harness {
+	t.Helper()
+	h, err := installed()
+	require.NoError(t, err)
+	return h
 }
 
 // sandbox is one test's world: a project folder (a git work tree, for the
-// default home rule) and a lock directory given by AGENT_REGISTRY_LOCK_DIR.
+// default home rule), a lock directory given by AGENT_REGISTRY_LOCK_DIR, and
+// a HOME and TMPDIR of its own.
 type sandbox struct {
 	t       *testing.T
 	root    string // temporary folder holding everything
@@ -70,13 +49,31 @@ type sandbox struct {
 
 func newSandbox(t *testing.T) *sandbox {
 	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	require.NoError(t, err)
+	root := realTempDir(t)
 	s := &sandbox{t: t, root: root, project: filepath.Join(root, "project"), locks: filepath.Join(root, "locks")}
 	require.NoError(t, os.MkdirAll(filepath.Join(s.project, ".git"), 0o755))
 	require.NoError(t, os.MkdirAll(filepath.Join(s.project, "src"), 0o755))
-	s.env = []string{"AGENT_REGISTRY_LOCK_DIR=" + s.locks}
+	s.env = hermeticEnv(t, root, "AGENT_REGISTRY_LOCK_DIR="+s.locks)
 	return s
+}
+
+// realTempDir is t.TempDir with its symbolic links resolved, as agentlock
+// reports paths.
+func realTempDir(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	return root
+}
+
+// hermeticEnv is the whole environment of a child: a HOME and TMPDIR made
+// in root, then extra.
+func hermeticEnv(t *testing.T, root string, extra ...string) []string {
+	t.Helper()
+	home, tmp := filepath.Join(root, "home"), filepath.Join(root, "tmp")
+	require.NoError(t, os.MkdirAll(home, 0o700))
+	require.NoError(t, os.MkdirAll(tmp, 0o700))
+	return proctest.Env(home, tmp, extra...)
 }
 
 // cmd describes an agentlock invocation from the project folder.
@@ -87,7 +84,7 @@ func (s *sandbox) cmd(args ...string) proctest.Cmd {
 // run runs agentlock once from the project folder, as a separate process.
 func (s *sandbox) run(args ...string) proctest.Result {
 	s.t.Helper()
-	return proctest.Run(s.t, harness.Bin, s.cmd(args...))
+	return harness(s.t).Run(s.t, s.cmd(args...))
 }
 
 // runIn runs agentlock once from dir.
@@ -95,21 +92,28 @@ func (s *sandbox) runIn(dir string, args ...string) proctest.Result {
 	s.t.Helper()
 	c := s.cmd(args...)
 	c.Dir = dir
-	return proctest.Run(s.t, harness.Bin, c)
+	return harness(s.t).Run(s.t, c)
+}
+
+// start starts agentlock from the project folder without waiting for it.
+func (s *sandbox) start(args ...string) *proctest.Proc {
+	s.t.Helper()
+	return proctest.Start(s.t, harness(s.t).Bin, s.cmd(args...))
 }
 
 // path returns the absolute path of a project file.
 func (s *sandbox) path(rel string) string { return filepath.Join(s.project, rel) }
 
-// lockFile returns where the lock of a real path lives, computed here
-// independently of agentlock: SHA-256 of the path, 16 hex digits, ".lock".
+// lockFile returns where the lock of a real path lives.
 func (s *sandbox) lockFile(realPath string) string {
-	return lockFileIn(s.locks, realPath)
+	return filepath.Join(s.locks, lockName(realPath))
 }
 
-func lockFileIn(dir, realPath string) string {
+// lockName is the name of the lock file of a real path, computed here
+// independently of agentlock: SHA-256 of the path, 16 hex digits, ".lock".
+func lockName(realPath string) string {
 	sum := sha256.Sum256([]byte(realPath))
-	return filepath.Join(dir, hex.EncodeToString(sum[:])[:16]+".lock")
+	return hex.EncodeToString(sum[:])[:16] + ".lock"
 }
 
 // onDisk reads the owner and timestamp recorded for a real path, "" when
@@ -178,4 +182,68 @@ func raceRounds() int {
 func requireExit(t *testing.T, code int, r proctest.Result) {
 	t.Helper()
 	require.Equal(t, code, r.Code, "%s", r)
+}
+
+// project is a fresh git work tree with the default home rule (no
+// AGENT_REGISTRY_* variables) and a HOME of its own for user-scope files.
+type project struct {
+	t    *testing.T
+	dir  string
+	home string
+	env  []string
+}
+
+func newProject(t *testing.T) *project {
+	t.Helper()
+	root := realTempDir(t)
+	p := &project{t: t, dir: filepath.Join(root, "repo"), home: filepath.Join(root, "home")}
+	require.NoError(t, os.MkdirAll(filepath.Join(p.dir, ".git"), 0o755))
+	p.env = hermeticEnv(t, root)
+	return p
+}
+
+func (p *project) run(args ...string) proctest.Result {
+	p.t.Helper()
+	return p.runEnv(nil, args...)
+}
+
+// runEnv runs agentlock from the project with extra environment.
+func (p *project) runEnv(env []string, args ...string) proctest.Result {
+	p.t.Helper()
+	return harness(p.t).Run(p.t, proctest.Cmd{Args: args, Env: append(append([]string{}, p.env...), env...), Dir: p.dir})
+}
+
+func (p *project) write(rel, content string) {
+	p.t.Helper()
+	path := filepath.Join(p.dir, rel)
+	require.NoError(p.t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(p.t, os.WriteFile(path, []byte(content), 0o644))
+}
+
+func (p *project) read(rel string) string {
+	p.t.Helper()
+	data, err := os.ReadFile(filepath.Join(p.dir, rel))
+	require.NoError(p.t, err)
+	return string(data)
+}
+
+// owner is the session holding a project file's lock, "" when free.
+func (p *project) owner(rel string) string {
+	p.t.Helper()
+	data, err := os.ReadFile(filepath.Join(p.dir, ".agent-registry", "locks", lockName(filepath.Join(p.dir, rel))))
+	if os.IsNotExist(err) || len(data) == 0 {
+		return ""
+	}
+	require.NoError(p.t, err)
+	return strings.SplitN(string(data), "|", 2)[0]
+}
+
+// python3 returns the interpreter, or skips the test loudly when absent.
+func python3(t *testing.T) string {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("SKIPPED: python3 is not on PATH; the cross-language compatibility check did not run")
+	}
+	return py
 }

@@ -1,16 +1,17 @@
 package main_test
 
-// Scenarios of the registry (registry.md), run as separate processes.
+// Scenarios of the registry (registry.md) that a script cannot say:
+// writers racing behind a barrier, a reader polling while they write, and
+// Python's YAML reading what agentlock wrote. The others are the scripts
+// in testdata/script/registry.
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -63,35 +64,6 @@ func register(s *sandbox, id string, extra ...string) proctest.Result {
 	return s.run(append([]string{"register", id, "anthropic", "opus-4", "working on " + id}, extra...)...)
 }
 
-func TestRegisterCreatesRegistryWithProtocolBlock(t *testing.T) {
-	s, reg := registrySandbox(t)
-	requireExit(t, 0, register(s, "claude-1", "src/auth,tests", "split login(),write tests"))
-	fm, rest := readRegistry(t, reg)
-	assert.Equal(t, "1.0", fm.Version)
-	require.Len(t, fm.Agents, 1)
-	a := fm.Agents[0]
-	assert.Equal(t, "OnWorking", a.Status)
-	assert.Equal(t, []string{"src/auth", "tests"}, a.Space)
-	assert.Equal(t, []string{"split login()", "write tests"}, a.Todo.Present)
-	_, err := time.Parse(time.RFC3339, a.StartedAt)
-	assert.NoError(t, err, "started_at is RFC 3339")
-	assert.Equal(t, 1, strings.Count(rest, "<!-- PROTOCOL:START"))
-	assert.Contains(t, rest, "advisory")
-	assert.Contains(t, rest, "agentlock acquire")
-	assert.Contains(t, rest, "| claude-1 |")
-}
-
-func TestRegisterReplacesExistingSession(t *testing.T) {
-	s, reg := registrySandbox(t)
-	requireExit(t, 0, register(s, "claude-1"))
-	requireExit(t, 0, s.run("finish", "claude-1"))
-	requireExit(t, 0, s.run("register", "claude-1", "anthropic", "opus-5", "second round"))
-	fm, _ := readRegistry(t, reg)
-	require.Len(t, fm.Agents, 1, "one entry per id")
-	assert.Equal(t, "second round", fm.Agents[0].WorkingOn)
-	assert.Equal(t, "OnWorking", fm.Agents[0].Status)
-}
-
 func TestConcurrentRegistrationsAreAllKept(t *testing.T) {
 	s, reg := registrySandbox(t)
 	const n = 16
@@ -100,7 +72,7 @@ func TestConcurrentRegistrationsAreAllKept(t *testing.T) {
 		for i := range cmds {
 			cmds[i] = s.cmd("register", fmt.Sprintf("r%d-agent-%d", round, i), "openai", "gpt", "task")
 		}
-		for _, r := range harness.Race(t, cmds) {
+		for _, r := range harness(t).Race(t, cmds) {
 			requireExit(t, 0, r)
 		}
 		fm, _ := readRegistry(t, reg)
@@ -124,7 +96,7 @@ func TestConcurrentUpdatesOfDistinctSessionsAllSurvive(t *testing.T) {
 	for i := range cmds {
 		cmds[i] = s.cmd("update", fmt.Sprintf("agent-%d", i), fmt.Sprintf("updated %d", i), "--todo-future", fmt.Sprintf("next %d", i))
 	}
-	for _, r := range harness.Race(t, cmds) {
+	for _, r := range harness(t).Race(t, cmds) {
 		requireExit(t, 0, r)
 	}
 	fm, _ := readRegistry(t, reg)
@@ -136,33 +108,6 @@ func TestConcurrentUpdatesOfDistinctSessionsAllSurvive(t *testing.T) {
 		assert.Equal(t, fmt.Sprintf("updated %d", i), a.WorkingOn)
 		assert.Equal(t, []string{fmt.Sprintf("next %d", i)}, a.Todo.Future)
 	}
-}
-
-func TestUpdateChangesOnlyGivenFields(t *testing.T) {
-	s, reg := registrySandbox(t)
-	requireExit(t, 0, register(s, "claude-1", "src", "a,b"))
-	requireExit(t, 0, s.run("update", "claude-1", "--todo-past", "a"))
-	fm, _ := readRegistry(t, reg)
-	a := fm.Agents[0]
-	assert.Equal(t, []string{"a"}, a.Todo.Past)
-	assert.Equal(t, []string{"a", "b"}, a.Todo.Present, "todo merges per list")
-	assert.Equal(t, "working on claude-1", a.WorkingOn)
-	assert.Equal(t, []string{"src"}, a.Space)
-}
-
-func TestUnknownSessionChangesNothing(t *testing.T) {
-	s, reg := registrySandbox(t)
-	requireExit(t, 0, register(s, "claude-1"))
-	before, err := os.ReadFile(reg)
-	require.NoError(t, err)
-	for _, args := range [][]string{{"update", "ghost", "x"}, {"finish", "ghost"}, {"handoff", "ghost", "notes.md"}} {
-		r := s.run(args...)
-		requireExit(t, 1, r)
-		assert.Contains(t, r.Stderr, "no such session")
-	}
-	after, err := os.ReadFile(reg)
-	require.NoError(t, err)
-	assert.Equal(t, string(before), string(after))
 }
 
 func TestReaderNeverSeesPartialRegistry(t *testing.T) {
@@ -201,7 +146,7 @@ func TestReaderNeverSeesPartialRegistry(t *testing.T) {
 		for i := range cmds {
 			cmds[i] = s.cmd("register", fmt.Sprintf("w%d-%d", round, i), "google", "gemini", strings.Repeat("long text ", 50))
 		}
-		for _, r := range harness.Race(t, cmds) {
+		for _, r := range harness(t).Race(t, cmds) {
 			requireExit(t, 0, r)
 		}
 	}
@@ -212,116 +157,17 @@ func TestReaderNeverSeesPartialRegistry(t *testing.T) {
 	assert.Len(t, jsonLines(t, s.run("show", "--json")), 3*n+1)
 }
 
-func TestProtocolBlockIsRestoredAndNeverDuplicated(t *testing.T) {
-	s, reg := registrySandbox(t)
-	requireExit(t, 0, register(s, "claude-1"))
-	_, rest := readRegistry(t, reg)
-	block := rest[strings.Index(rest, "<!-- PROTOCOL:START"):strings.Index(rest, "<!-- PROTOCOL:END -->")]
-
-	// A person or an agent tampers with the block, then deletes it.
-	data, err := os.ReadFile(reg)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(reg, []byte(strings.Replace(string(data), "advisory", "mandatory", 1)), 0o644))
-	requireExit(t, 0, s.run("update", "claude-1", "step 2"))
-	_, rest = readRegistry(t, reg)
-	assert.Contains(t, rest, block, "tampered block restored")
-	assert.NotContains(t, rest, "mandatory")
-
-	data, err = os.ReadFile(reg)
-	require.NoError(t, err)
-	front, _, _ := strings.Cut(string(data), "\n---\n")
-	require.NoError(t, os.WriteFile(reg, []byte(front+"\n---\n"), 0o644))
-	requireExit(t, 0, s.run("handoff", "claude-1", "notes.md"))
-	requireExit(t, 0, s.run("finish", "claude-1"))
-	_, rest = readRegistry(t, reg)
-	assert.Equal(t, 1, strings.Count(rest, "<!-- PROTOCOL:START"), "deleted block back, once")
-	assert.Contains(t, rest, block)
-}
-
-func TestFinishReleasesOnlyItsOwnLocks(t *testing.T) {
-	s, reg := registrySandbox(t)
-	requireExit(t, 0, register(s, "claude-1"))
-	requireExit(t, 0, s.run("acquire", "--session", "claude-1", "src/a.py", "src/b.py"))
-	requireExit(t, 0, s.run("acquire", "src/c.py", "codex-2"))
-	fm, _ := readRegistry(t, reg)
-	assert.Equal(t, []string{s.path("src/a.py"), s.path("src/b.py")}, fm.Agents[0].DoNotTouch, "acquire mirrors do_not_touch")
-	// A lock the session took without the registry knowing (written by an
-	// older tool) is found by owner too.
-	hidden := s.path("src/hidden.py")
-	s.plant(hidden, record("claude-1", time.Second, hidden))
-
-	r := s.run("finish", "--json", "claude-1")
-	requireExit(t, 0, r)
-	var rec struct {
-		Status   string   `json:"status"`
-		Released []string `json:"released"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &rec))
-	assert.Equal(t, "Finished", rec.Status)
-	assert.ElementsMatch(t, []string{s.path("src/a.py"), s.path("src/b.py"), hidden}, rec.Released)
-	for _, p := range []string{"src/a.py", "src/b.py", "src/hidden.py"} {
-		owner, _ := s.onDisk(s.path(p))
-		assert.Empty(t, owner, p)
-	}
-	owner, _ := s.onDisk(s.path("src/c.py"))
-	assert.Equal(t, "codex-2", owner, "another session's lock stays valid")
-	fm, _ = readRegistry(t, reg)
-	assert.Empty(t, fm.Agents[0].DoNotTouch)
-}
-
-func TestReleaseMirrorsDoNotTouch(t *testing.T) {
-	s, reg := registrySandbox(t)
-	requireExit(t, 0, register(s, "claude-1"))
-	requireExit(t, 0, s.run("acquire", "--session", "claude-1", "src/a.py", "src/b.py"))
-	requireExit(t, 0, s.run("release", "src/a.py", "claude-1"))
-	fm, _ := readRegistry(t, reg)
-	assert.Equal(t, []string{s.path("src/b.py")}, fm.Agents[0].DoNotTouch)
-}
-
-func TestCorruptRegistryIsNeverOverwritten(t *testing.T) {
-	s, reg := registrySandbox(t)
-	requireExit(t, 0, register(s, "claude-1"))
-	broken := "---\nversion: \"1.0\"\nagents: [ {session_id: claude-1, oops\n---\n\nhand-written notes\n"
-	require.NoError(t, os.WriteFile(reg, []byte(broken), 0o644))
-
-	for _, args := range [][]string{
-		{"register", "codex-2", "openai", "gpt", "x"},
-		{"update", "claude-1", "x"},
-		{"finish", "claude-1"},
-		{"handoff", "claude-1", "n.md"},
-		{"show"},
-	} {
-		r := s.run(args...)
-		requireExit(t, 3, r)
-		assert.Contains(t, r.Stderr, reg, "%v names the file", args)
-		assert.Contains(t, r.Stderr, "corrupt registry", "%v", args)
-	}
-	// A lock operation still works; the registry problem is a warning.
-	r := s.run("acquire", "src/a.py", "claude-1")
-	requireExit(t, 0, r)
-	assert.Contains(t, r.Stderr, "warning")
-	data, err := os.ReadFile(reg)
-	require.NoError(t, err)
-	assert.Equal(t, broken, string(data), "byte for byte intact")
-}
-
-func TestShowMissingRegistryIsEmpty(t *testing.T) {
-	s, reg := registrySandbox(t)
-	r := s.run("show")
-	requireExit(t, 0, r)
-	assert.Contains(t, r.Stdout, "no sessions")
-	assert.NoFileExists(t, reg, "show creates nothing")
-}
-
+// Python's YAML reads the registry, with every character class the
+// frontmatter writer escapes or passes raw (control characters, which a
+// script cannot pass as arguments, among them).
 func TestPythonYAMLReadsTheRegistry(t *testing.T) {
 	py := python3(t)
-	if proctest.Run(t, py, proctest.Cmd{Args: []string{"-c", "import yaml"}}).Code != 0 {
+	s, reg := registrySandbox(t)
+	if proctest.Run(t, py, proctest.Cmd{Args: []string{"-c", "import yaml"}, Env: s.env}).Code != 0 {
 		t.Skip("SKIPPED: PyYAML is not installed; the agent-registry reader check did not run")
 	}
-	s, reg := registrySandbox(t)
 	requireExit(t, 0, register(s, "claude-1", "a|b,c", "task: with colon"))
 	requireExit(t, 0, s.run("handoff", "claude-1", "notes #1.md"))
-	// Every character class the frontmatter writer escapes or passes raw.
 	hard := "say \"hi\" \\ # x: [y], {z} 'q'\ttab\nline\x7fdel\u0085nel\u2028ls ü 😀 \x01"
 	requireExit(t, 0, s.run("update", "claude-1", "--working-on", hard))
 	script := `
@@ -341,7 +187,7 @@ assert a["handoff"] == ["notes #1.md"], a["handoff"]
 assert a["working_on"] == sys.argv[2], repr(a["working_on"])
 print("ok")
 `
-	r := proctest.Run(t, py, proctest.Cmd{Args: []string{"-c", script, reg, hard}})
+	r := proctest.Run(t, py, proctest.Cmd{Args: []string{"-c", script, reg, hard}, Env: s.env})
 	requireExit(t, 0, r)
 	assert.Equal(t, "ok\n", r.Stdout)
 }

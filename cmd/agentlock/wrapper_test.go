@@ -1,10 +1,12 @@
 package main_test
 
+// The wrapper scripts (scripts/agentlock-<agent>) around a fake agent: run
+// to the end, terminated by SIGTERM, and kept running while the wrapper
+// renews the session's locks.
+
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -13,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/internal/proctest"
 )
 
 // fakeAgent is a stand-in for an agent CLI: it records its session, takes a
@@ -34,7 +38,7 @@ func wrapperProject(t *testing.T) (*project, string) {
 	requireExit(t, 0, p.run("init", "--agent", "codex"))
 	p.write("src/a.go", "x\n")
 	bin := t.TempDir()
-	require.NoError(t, os.Symlink(harness.Bin, filepath.Join(bin, "agentlock")))
+	require.NoError(t, os.Symlink(harness(t).Bin, filepath.Join(bin, "agentlock")))
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "codex"), []byte(fakeAgent), 0o755))
 	state := t.TempDir()
 	p.env = append(p.env, "PATH="+bin+":/usr/bin:/bin", "FAKE_STATE="+state)
@@ -63,16 +67,15 @@ func readState(t *testing.T, dir, name string) string {
 	return strings.TrimSpace(string(data))
 }
 
+// wrapperCmd runs the codex wrapper script from the project.
+func wrapperCmd(p *project, env []string, args ...string) proctest.Cmd {
+	return proctest.Cmd{Args: args, Env: append(append([]string{}, p.env...), env...), Dir: p.dir}
+}
+
 func TestWrapperRegistersHoldsAndFinishesOnExit(t *testing.T) {
 	p, state := wrapperProject(t)
-	cmd := exec.Command(filepath.Join(p.dir, "scripts", "agentlock-codex"), "--model", "o3")
-	cmd.Dir, cmd.Env = p.dir, append(os.Environ(), p.env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	require.ErrorAs(t, err, &exit, "stderr: %s", stderr.String())
-	assert.Equal(t, 7, exit.ExitCode(), "the agent's exit code comes through; stderr: %s", stderr.String())
+	r := proctest.Run(t, filepath.Join(p.dir, "scripts", "agentlock-codex"), wrapperCmd(p, nil, "--model", "o3"))
+	assert.Equal(t, 7, r.Code, "the agent's exit code comes through; stderr: %s", r.Stderr)
 
 	session := readState(t, state, "session")
 	assert.True(t, strings.HasPrefix(session, "codex-"), session)
@@ -86,28 +89,22 @@ func TestWrapperRegistersHoldsAndFinishesOnExit(t *testing.T) {
 // runningWrapper is a wrapper script started in the background whose fake
 // agent has taken its lock and is waiting to be terminated.
 type runningWrapper struct {
-	cmd     *exec.Cmd
-	done    chan error
-	stderr  *syncBuffer // read while the script runs
+	*proctest.Proc
 	session string
 }
 
+// agentStartLimit bounds the wait for the fake agent to start.
+const agentStartLimit = 20 * time.Second
+
 func startWrapper(t *testing.T, p *project, state string, env ...string) *runningWrapper {
 	t.Helper()
-	w := &runningWrapper{done: make(chan error, 1), stderr: &syncBuffer{}}
-	w.cmd = exec.Command(filepath.Join(p.dir, "scripts", "agentlock-codex"))
-	w.cmd.Dir = p.dir
-	w.cmd.Env = append(append(append(os.Environ(), p.env...), "FAKE_WAIT=1"), env...)
-	w.cmd.Stderr = w.stderr
-	require.NoError(t, w.cmd.Start())
-	go func() { w.done <- w.cmd.Wait() }()
-	t.Cleanup(func() { w.cmd.Process.Kill() })
-	deadline := time.Now().Add(20 * time.Second)
+	w := &runningWrapper{Proc: proctest.Start(t, filepath.Join(p.dir, "scripts", "agentlock-codex"), wrapperCmd(p, append([]string{"FAKE_WAIT=1"}, env...)))}
+	deadline := time.Now().Add(agentStartLimit)
 	for {
 		if _, err := os.Stat(filepath.Join(state, "session")); err == nil {
 			break
 		}
-		require.True(t, time.Now().Before(deadline), "the fake agent did not start; stderr: %s", w.stderr.String())
+		require.True(t, time.Now().Before(deadline), "the fake agent did not start within %s; stderr: %s", agentStartLimit, w.Stderr())
 		time.Sleep(20 * time.Millisecond)
 	}
 	w.session = readState(t, state, "session")
@@ -117,16 +114,10 @@ func startWrapper(t *testing.T, p *project, state string, env ...string) *runnin
 // terminate sends SIGTERM and waits, bounded, for the script's exit code.
 func (w *runningWrapper) terminate(t *testing.T) int {
 	t.Helper()
-	require.NoError(t, w.cmd.Process.Signal(syscall.SIGTERM))
-	select {
-	case err := <-w.done:
-		var exit *exec.ExitError
-		require.ErrorAs(t, err, &exit)
-		return exit.ExitCode()
-	case <-time.After(20 * time.Second):
-		t.Fatalf("the wrapper did not exit after SIGTERM; stderr: %s", w.stderr.String())
-		return 0
-	}
+	require.NoError(t, w.Signal(syscall.SIGTERM))
+	r := w.Wait(t)
+	require.NotZero(t, r.Code, "%s", r)
+	return r.Code
 }
 
 func TestWrapperFinishesOnSIGTERM(t *testing.T) {
@@ -135,25 +126,9 @@ func TestWrapperFinishesOnSIGTERM(t *testing.T) {
 	assert.Equal(t, w.session, p.owner("src/a.go"), "the agent holds its lock while it runs")
 	assert.Equal(t, "OnWorking", p.session(t, w.session)["status"])
 
-	assert.Equal(t, 143, w.terminate(t), "stderr: %s", w.stderr.String())
+	assert.Equal(t, 143, w.terminate(t), "stderr: %s", w.Stderr())
 	assert.Equal(t, "Finished", p.session(t, w.session)["status"], "finished on SIGTERM")
 	assert.Empty(t, p.owner("src/a.go"), "its locks released")
-}
-
-func TestHeartbeatAllRenewsEveryLockOfTheSession(t *testing.T) {
-	p := hookProject(t)
-	requireExit(t, 0, p.run("acquire", "--session", "w1", "src/a.go", "src/b.go"))
-	requireExit(t, 0, p.run("acquire", "src/c.go", "other"))
-	r := p.run("heartbeat", "--all", "--session", "w1", "--json")
-	requireExit(t, 0, r)
-	var renewed []string
-	for _, rec := range jsonLines(t, r) {
-		assert.Equal(t, true, rec["ok"])
-		renewed = append(renewed, rec["path"].(string))
-	}
-	assert.ElementsMatch(t, []string{filepath.Join(p.dir, "src/a.go"), filepath.Join(p.dir, "src/b.go")}, renewed)
-	requireExit(t, 2, p.run("heartbeat", "--all", "--session", "w1", "src/a.go"))
-	requireExit(t, 2, p.run("heartbeat", "--all"))
 }
 
 // While the agent runs, the wrapper keeps its locks renewed: with a 1 s

@@ -1,4 +1,4 @@
-package setup_test
+package main_test
 
 import (
 	"crypto/sha256"
@@ -14,43 +14,23 @@ import (
 	"github.com/agentlock/agentlock/internal/proctest"
 )
 
-// harness runs the agentlock binary, built once by TestMain.
-var harness *proctest.Harness
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "agentlock-setup-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	harness, err = proctest.New("github.com/agentlock/agentlock/cmd/agentlock", dir, "agentlock")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
 // uninit removes a project's home only when no lock is held, and decides
-// that while no lock can be taken there: a lock that an agent acquired,
-// while uninit ran, is never deleted under it. Agents and uninit are
-// separate processes started together.
+// that while no lock can be taken there: a lock that an agent acquired
+// while uninit ran is never deleted under it. Agents and uninit are separate
+// processes started together behind one barrier.
 func TestUninitNeverDeletesALockTakenMeanwhile(t *testing.T) {
 	rounds, agents := 20, 8
 	if testing.Short() {
 		rounds = 5
 	}
+	h := harness(t)
 	removed, kept := 0, 0
 	for round := range rounds {
-		root, err := filepath.EvalSymlinks(t.TempDir())
-		require.NoError(t, err)
+		root := realTempDir(t)
 		project := filepath.Join(root, "project")
 		require.NoError(t, os.MkdirAll(filepath.Join(project, ".git"), 0o755))
-		env := []string{"HOME=" + filepath.Join(root, "home")}
-		init := harness.Run(t, proctest.Cmd{Args: []string{"init"}, Env: env, Dir: project})
+		env := hermeticEnv(t, root)
+		init := h.Run(t, proctest.Cmd{Args: []string{"init"}, Env: env, Dir: project})
 		require.Equal(t, 0, init.Code, "%s", init)
 
 		// Agents first run a few read-only commands, more in later rounds,
@@ -60,10 +40,10 @@ func TestUninitNeverDeletesALockTakenMeanwhile(t *testing.T) {
 		for i := range agents {
 			delay := round%5 + i%3
 			script := strings.Repeat(`"$0" status >/dev/null; `, delay) + fmt.Sprintf(`exec "$0" acquire f%d.go s-%d`, i, i)
-			cmds = append(cmds, proctest.Cmd{Args: []string{"-c", script, harness.Bin}, Env: env, Dir: project})
+			cmds = append(cmds, proctest.Cmd{Program: "/bin/sh", Args: []string{"-c", script, h.Bin}, Env: env, Dir: project})
 		}
-		cmds = append(cmds, proctest.Cmd{Args: []string{"-c", `exec "$0" uninit`, harness.Bin}, Env: env, Dir: project})
-		results := harness.RaceProgram(t, "/bin/sh", cmds)
+		cmds = append(cmds, proctest.Cmd{Program: "/bin/sh", Args: []string{"-c", `exec "$0" uninit`, h.Bin}, Env: env, Dir: project})
+		results := h.Race(t, cmds)
 
 		uninit := results[agents]
 		require.Equal(t, 0, uninit.Code, "round %d: %s", round, uninit)
@@ -77,11 +57,10 @@ func TestUninitNeverDeletesALockTakenMeanwhile(t *testing.T) {
 		}
 		for i, r := range results[:agents] {
 			require.Equal(t, 0, r.Code, "round %d: %s", round, r)
-			real := filepath.Join(project, fmt.Sprintf("f%d.go", i))
-			sum := sha256.Sum256([]byte(real))
+			sum := sha256.Sum256([]byte(filepath.Join(project, fmt.Sprintf("f%d.go", i))))
 			file := filepath.Join(project, ".agent-registry", "locks", hex.EncodeToString(sum[:8])+".lock")
 			data, err := os.ReadFile(file)
-			require.NoError(t, err, "round %d: the lock that %s acquired was deleted (uninit: %s)", round, fmt.Sprintf("s-%d", i), uninit.Stdout)
+			require.NoError(t, err, "round %d: the lock that s-%d acquired was deleted (uninit: %s)", round, i, uninit.Stdout)
 			require.True(t, strings.HasPrefix(string(data), fmt.Sprintf("s-%d|", i)), "round %d: lock of f%d.go holds %q", round, i, data)
 		}
 	}

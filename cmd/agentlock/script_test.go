@@ -1,0 +1,82 @@
+package main_test
+
+// The command-line behaviour, as txtar scripts: testdata/script/<command>/
+// holds one script per behaviour, run by TestScripts/<command>. Each script
+// runs agentlock as real processes (exec agentlock …) in a hermetic
+// environment, with the custom commands of scriptcmds_test.go; see
+// testdata/script/README.md.
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/internal/proctest"
+)
+
+// scriptDir holds one folder of scripts per command or concept.
+const scriptDir = "testdata/script"
+
+// scriptBudget bounds one folder of scripts: a command still running then
+// is stopped, and its script fails naming it.
+const scriptBudget = 3 * time.Minute
+
+// TestScripts runs every folder of scripts but docs/, which TestCLIReference
+// runs after regenerating docs/cli.md on request.
+func TestScripts(t *testing.T) {
+	entries, err := os.ReadDir(scriptDir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == "docs" {
+			continue
+		}
+		t.Run(e.Name(), func(t *testing.T) {
+			t.Parallel()
+			runScripts(t, e.Name(), nil)
+		})
+	}
+}
+
+// runScripts runs the scripts of one folder, each in its own $WORK;
+// setup, when not nil, completes the environment.
+func runScripts(t *testing.T, dir string, setup func(*testscript.Env) error) {
+	deadline := time.Now().Add(scriptBudget)
+	if d, ok := t.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join(scriptDir, dir),
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Deadline:            deadline,
+		Cmds:                scriptCmds,
+		Setup: func(env *testscript.Env) error {
+			if err := scriptEnv(env); err != nil {
+				return err
+			}
+			if setup != nil {
+				return setup(env)
+			}
+			return nil
+		},
+	})
+}
+
+// scriptEnv completes the environment testscript builds, which is all a
+// script's processes get (nothing of the developer's AGENT_REGISTRY_*,
+// AGENTLOCK_* or harness session variables): a HOME of its own inside $WORK,
+// the C locale, and the race detector's setting for race-enabled children.
+func scriptEnv(env *testscript.Env) error {
+	home := filepath.Join(env.WorkDir, "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return err
+	}
+	env.Setenv("HOME", home)
+	env.Setenv("LANG", "C")
+	env.Setenv("GORACE", proctest.GORACE())
+	return nil
+}
