@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package proctest runs a command-line program as real, separate processes
 // for tests, the way agents run it: each invocation starts, acts and exits
 // before anything is asserted. Races start many processes behind a shared
