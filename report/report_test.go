@@ -1,0 +1,70 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/core"
+)
+
+// fields returns the JSON object a record encodes to.
+func fields(t *testing.T, rec any) map[string]any {
+	t.Helper()
+	data, err := json.Marshal(rec)
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(data, &m))
+	return m
+}
+
+// The refusal keeps agent-registry 0.2's field names: the holder is
+// session_id, the age is in seconds.
+func TestAcquireRefusedKeeps02FieldNames(t *testing.T) {
+	held := &core.HeldError{Path: "/p/a.go", Owner: "claude-1", Age: 1500 * time.Millisecond, Left: 118500 * time.Millisecond}
+	rec, line := AcquireRefused(held, 0)
+	m := fields(t, rec)
+	assert.Equal(t, map[string]any{"path": "/p/a.go", "locked": false, "session_id": "claude-1", "age": 1.5,
+		"expires_in": 118.5, "note": "held by another session"}, m)
+	assert.Contains(t, line, "/p/a.go is locked by claude-1 (renewed 1.5s ago")
+}
+
+func TestCheckedStates(t *testing.T) {
+	free, _ := Checked(core.Check{State: core.State{Path: "/p"}, OK: true})
+	assert.Equal(t, "free", free.State)
+	mine, line := Checked(core.Check{State: core.State{Path: "/p", Owner: "me", Left: time.Minute}, OK: true})
+	assert.Equal(t, "locked-by-me", mine.State)
+	assert.Equal(t, "/p: locked by you (me), expires in 1m0s", line)
+	theirs, _ := Checked(core.Check{State: core.State{Path: "/p", Owner: "other"}})
+	assert.Equal(t, "locked", theirs.State)
+	assert.Equal(t, "other", fields(t, theirs)["owner"])
+	stale, _ := Checked(core.Check{State: core.State{Path: "/p", Owner: "gone", Stale: true}, OK: true})
+	assert.Equal(t, "stale", stale.State)
+	assert.Equal(t, "gone", stale.StaleOwner)
+}
+
+func TestStatusesListHeldThenUnreadable(t *testing.T) {
+	states := []core.State{
+		{Path: "/p/a", Ref: "/l/a.lock", Owner: "s", Age: time.Second, Left: -time.Second, Stale: true},
+		{Path: "/p/b", Ref: "/l/b.lock"},
+	}
+	problems := []error{&core.CorruptError{Ref: "/l/c.lock", Reason: "no '|'"}, errors.New("permission denied")}
+	recs := Statuses(states, problems, false)
+	require.Len(t, recs, 3, "free locks are left out without withFree")
+	assert.Equal(t, "stale", recs[0].State)
+	assert.Equal(t, 0.0, *recs[0].ExpiresIn, "time left is never negative")
+	assert.Equal(t, Status{File: "/l/c.lock", State: "corrupt", Error: "no '|'"}, recs[1])
+	assert.Equal(t, "corrupt", recs[2].State)
+	assert.Len(t, Statuses(states, nil, true), 2)
+}
+
+func TestHumanAndShellQuote(t *testing.T) {
+	assert.Equal(t, "3.2s", Human(3240*time.Millisecond))
+	assert.Equal(t, "2m5s", Human(125*time.Second+400*time.Millisecond))
+	assert.Equal(t, "0s", Human(-time.Second))
+	assert.Equal(t, `'it'\''s here'`, ShellQuote("it's here"))
+}
