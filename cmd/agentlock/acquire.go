@@ -55,7 +55,7 @@ func acquireRun(opts *AcquireOptions) error {
 	if err != nil {
 		return err
 	}
-	paths, session, err := pathsAndSession(opts.Command, opts.Args, c)
+	paths, session, err := pathsAndSession(opts.Command, opts.Args, c, false)
 	if err != nil {
 		return err
 	}
