@@ -230,3 +230,24 @@ func TestLegacyHeld(t *testing.T) {
 	_, held = shared.LegacyHeld([]string{a})
 	assert.Empty(t, held, "no split once the home is shared")
 }
+
+// A registry without an agents list is corrupt, never overwritten; lock
+// operations go on, with the registry's problem as a warning, and Finish
+// still releases the session's locks.
+func TestCorruptRegistryStopsNoLockOperation(t *testing.T) {
+	root, ws := newProject(t)
+	notARegistry := "---\ntitle: notes of s1\n---\n\nNot a registry.\n"
+	require.NoError(t, os.WriteFile(ws.RegistryPath, []byte(notARegistry), 0o644))
+	a := filepath.Join(root, "a.go")
+	_, warning, err := ws.Acquire([]string{a}, "s1")
+	require.NoError(t, err)
+	require.NotNil(t, warning)
+	assert.ErrorIs(t, warning, core.ErrCorruptRegistry)
+	done, err := ws.Finish("s1")
+	assert.ErrorIs(t, err, core.ErrCorruptRegistry)
+	require.Len(t, done.Released, 1)
+	assert.Equal(t, a, done.Released[0].Path)
+	data, err := os.ReadFile(ws.RegistryPath)
+	require.NoError(t, err)
+	assert.Equal(t, notARegistry, string(data), "never overwritten")
+}
