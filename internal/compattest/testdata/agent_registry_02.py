@@ -380,10 +380,32 @@ def check_and_warn(path: str, sid: str) -> dict:
 
 # ---- command line ----------------------------------------------------------
 
-def emit(result: dict, ok: bool) -> int:
-    import json
+def to_json(value) -> str:
+    """json.dumps for the flat results of the lock commands, without the
+    json module: importing it (and re) would double a lock command's
+    start-up, and the tests start hundreds of them."""
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(to_json(str(k)) + ": " + to_json(v) for k, v in value.items()) + "}"
+    out = ['"']
+    for ch in str(value):
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20:
+            out.append("\\u%04x" % ord(ch))
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
 
-    print(json.dumps(result))
+
+def emit(result: dict, ok: bool) -> int:
+    print(to_json(result))
     return 0 if ok else 1
 
 
