@@ -1,10 +1,12 @@
 package core
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -338,4 +340,48 @@ func TestTableHasAgentRegistry02Columns(t *testing.T) {
 	header, row := lines[len(lines)-3], lines[len(lines)-1]
 	assert.Equal(t, "| Session ID | Provider | AI Version | Started At | Working On | To Do Past | To Do Present | To Do Future | Space | Do Not Touch | Status | Issues | Handoff |", header)
 	assert.Equal(t, `| claude 1 | anthropic | 4.5 | 2026-11-30 19:20 | yes | one, two | a: b, split login() |  | src/auth, src/x<br> |  | OnWorking | flaky \| test | notes.md |`, row)
+}
+
+// FuzzUnknownKeysRoundTrip: a key agentlock does not know, with any string
+// value, at the top level, in a session and in its todo, is written back
+// by the general encoder and reads back unchanged (invalid UTF-8 aside:
+// YAML cannot hold it).
+func FuzzUnknownKeysRoundTrip(f *testing.F) {
+	for _, v := range hardValues {
+		f.Add("k", v)
+	}
+	f.Add("- tricky: key", "multi\nline\n\n  indented\n")
+	f.Add("", "|")
+	f.Fuzz(func(t *testing.T, key, value string) {
+		if !utf8.ValidString(key) || !utf8.ValidString(value) || sessionKeysOrTopKeys(key) {
+			return
+		}
+		pair := func() []*yaml.Node {
+			return []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, {Kind: yaml.ScalarNode, Tag: "!!str", Value: value}}
+		}
+		s := Session{SessionID: "s"}
+		s.extra, s.Todo.extra = pair(), pair()
+		doc := Document{Version: RegistryVersion, Agents: []Session{s}}
+		doc.extra = pair()
+		var b bytes.Buffer
+		if err := encodeFrontmatter(&b, doc); err != nil {
+			t.Fatalf("%v\n%s", err, b.String())
+		}
+		back, err := decodeFrontmatter(b.String())
+		require.NoError(t, err, b.String())
+		for _, extra := range [][]*yaml.Node{back.extra, back.Agents[0].extra, back.Agents[0].Todo.extra} {
+			require.Len(t, extra, 2, b.String())
+			assert.Equal(t, key, extra[0].Value)
+			assert.Equal(t, value, extra[1].Value)
+		}
+	})
+}
+
+func sessionKeysOrTopKeys(k string) bool {
+	for _, known := range append(append(append([]string{}, topKeys...), sessionKeys...), todoKeys...) {
+		if k == known {
+			return true
+		}
+	}
+	return false
 }
