@@ -59,10 +59,13 @@ func (w *Workspace) Shared() bool { return w.shared }
 // .agent-registry/home, so that every agent of the project — and, when dir
 // is agent-registry 0.2's home, every 0.2 agent — uses dir's registry.md
 // and locks/. dir = the project's own .agent-registry folder removes the
-// record instead. The project's own registry and locks are removed first,
-// but only when no lock is held and no session works there (otherwise a
-// *KeptError says why, and nothing changes): they would be lost to every
-// agent once the project's home moves. It reports whether anything changed.
+// record instead. It reports whether anything changed.
+//
+// The project's agents must not lose sight of locks and sessions when its
+// home moves: the project's own registry and locks are removed first, and
+// only when no lock is held and no session works there; a home shared
+// before is left only when it holds no live lock on the project's files.
+// Otherwise a *KeptError says why, and nothing changes.
 func ShareHome(project, dir string, s Settings) (bool, error) {
 	own := filepath.Join(project, HomeDirName)
 	pointer := filepath.Join(own, SharedHomeFile)
@@ -77,19 +80,26 @@ func ShareHome(project, dir string, s Settings) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if sameDir(dir, own) {
-		if current == "" {
-			return false, nil
-		}
-		return true, atomicfile.Remove(pointer, project)
-	}
-	if current != "" && sameDir(current, dir) {
+	plain := Settings{UserHome: s.UserHome, Timeout: s.Timeout, Now: s.Now} // no variable overrides the homes compared here
+	switch {
+	case current != "" && sameDir(current, dir), current == "" && sameDir(dir, own):
 		return false, nil
-	}
-	if current == "" {
+	case current != "":
+		old := &Workspace{Project: project, Home: current, LockDir: filepath.Join(current, "locks"),
+			RegistryPath: filepath.Join(current, "registry.md"), shared: true, settings: plain}
+		if sameDir(dir, own) {
+			if err := old.Unshare(false); err != nil {
+				return false, err
+			}
+			return true, nil
+		}
+		if err := old.Unshare(true); err != nil {
+			return false, err
+		}
+	default:
 		ownWS := &Workspace{Project: project, Home: own, LockDir: filepath.Join(own, "locks"),
-			RegistryPath: filepath.Join(own, "registry.md"), settings: Settings{UserHome: s.UserHome, Timeout: s.Timeout, Now: s.Now}}
-		if !ownWS.Missing() || exists(ownWS.LockDir) || exists(ownWS.RegistryPath) {
+			RegistryPath: filepath.Join(own, "registry.md"), settings: plain}
+		if exists(ownWS.LockDir) || exists(ownWS.RegistryPath) {
 			if err := ownWS.Teardown(false); err != nil {
 				return false, err
 			}

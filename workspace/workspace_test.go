@@ -251,3 +251,40 @@ func TestCorruptRegistryStopsNoLockOperation(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, notARegistry, string(data), "never overwritten")
 }
+
+// A project moves from one shared home to another, or back to its own,
+// only when the home it leaves holds no live lock on its files.
+func TestShareHomeMovesOnlyAnUnusedHome(t *testing.T) {
+	root, _ := newProject(t)
+	s := Settings{UserHome: filepath.Join(root, "user")}
+	first, second := filepath.Join(t.TempDir(), "first"), filepath.Join(t.TempDir(), "second")
+	_, err := ShareHome(root, first, s)
+	require.NoError(t, err)
+	ws, err := Open(root, s)
+	require.NoError(t, err)
+	lease, err := ws.Locker().Acquire(filepath.Join(root, "a.go"), "s1")
+	require.NoError(t, err)
+
+	var kept *KeptError
+	for _, to := range []string{second, filepath.Join(root, HomeDirName)} {
+		changed, err := ShareHome(root, to, s)
+		require.ErrorAs(t, err, &kept, "to %s", to)
+		assert.False(t, changed)
+		again, err := Open(root, s)
+		require.NoError(t, err)
+		assert.Equal(t, first, again.Home, "nothing changed")
+	}
+
+	_, err = ws.Locker().Release(lease.Path, "s1")
+	require.NoError(t, err)
+	changed, err := ShareHome(root, second, s)
+	require.NoError(t, err)
+	assert.True(t, changed)
+	changed, err = ShareHome(root, filepath.Join(root, HomeDirName), s)
+	require.NoError(t, err)
+	assert.True(t, changed)
+	back, err := Open(root, s)
+	require.NoError(t, err)
+	assert.False(t, back.Shared())
+	assert.Equal(t, filepath.Join(root, HomeDirName), back.Home)
+}

@@ -51,7 +51,8 @@ other projects or with agent-registry 0.2 (whose default home is
 ~/Desktop/agent-registry): .agent-registry/ then holds only the file "home"
 naming DIR, and every agentlock command of the project, the wrappers and
 'agentlock env' use DIR. init says when it finds a 0.2 home the project does
-not share. --home .agent-registry goes back to the project's own home.`,
+not share. --home <project>/.agent-registry goes back to the project's own
+home.`,
 		Example: `  agentlock init --agent claude --agent codex
   agentlock init --agent all --dry-run      # show the diff, write nothing
   agentlock init --agent all --check        # exit 1 when anything would change (CI)
@@ -149,7 +150,7 @@ func initRun(opts *InitOptions) error {
 		return err
 	}
 	out := opts.IO.Out
-	newHome, err := homeFlag(opts, p)
+	newHome, err := homeFlag(opts)
 	if err != nil {
 		return err
 	}
@@ -171,7 +172,7 @@ func initRun(opts *InitOptions) error {
 	if err != nil {
 		return reportProblems(opts.IO, err)
 	}
-	if !moveHome || newHome == "" {
+	if !moveHome {
 		plan.Notes = append(plan.Notes, p.LegacyNotes()...)
 	}
 	home := p.Rel(p.Workspace.Home)
@@ -229,9 +230,10 @@ func initRun(opts *InitOptions) error {
 // messages.
 var sharedHomeFile = workspace.HomeDirName + "/" + workspace.SharedHomeFile
 
-// homeFlag returns --home as an absolute folder ("~/" is the user's home:
-// the shell does not expand it in --home=~/x); "" when not given.
-func homeFlag(opts *InitOptions, p *setup.Project) (string, error) {
+// homeFlag returns --home as an absolute folder, a relative one taken from
+// the working directory ("~/" is the user's home: the shell does not expand
+// it in --home=~/x); "" when not given.
+func homeFlag(opts *InitOptions) (string, error) {
 	dir := opts.Home
 	if dir == "" {
 		return "", nil
@@ -243,10 +245,7 @@ func homeFlag(opts *InitOptions, p *setup.Project) (string, error) {
 	if rest, ok := strings.CutPrefix(dir, "~/"); ok && c.Settings.UserHome != "" {
 		dir = filepath.Join(c.Settings.UserHome, rest)
 	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(p.Root, dir) // relative to the project, like .agent-registry
-	}
-	return filepath.Clean(dir), nil
+	return filepath.Abs(dir)
 }
 
 // sameHome reports whether dir is already the project's home.
