@@ -70,6 +70,8 @@ func testMain(m *testing.M) int {
 	return m.Run()
 }
 
+// build builds a helper with the developer's Go toolchain and environment,
+// as proctest.New builds agentlock: a build step, not a process under test.
 func build(pkg, out string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -120,11 +122,11 @@ func fastPython() ([]string, string) {
 		out, err := cmd.Output()
 		return strings.TrimSpace(string(out)), err == nil
 	}
-	dir, ok := probe(nil, "-c", "import os, yaml; print(os.path.dirname(os.path.dirname(yaml.__file__)))")
+	dir, ok := probe([]string{"PYTHONDONTWRITEBYTECODE=1"}, "-c", "import os, yaml; print(os.path.dirname(os.path.dirname(yaml.__file__)))")
 	if !ok || !filepath.IsAbs(dir) {
 		return nil, ""
 	}
-	if _, ok := probe([]string{"PYTHONPATH=" + dir}, "-S", "-c", "import yaml"); !ok {
+	if _, ok := probe([]string{"PYTHONDONTWRITEBYTECODE=1", "PYTHONPATH=" + dir}, "-S", "-c", "import yaml"); !ok {
 		return nil, ""
 	}
 	return []string{"-S"}, dir
