@@ -86,3 +86,39 @@ func TestOneHomeForAMixedFleet(t *testing.T) {
 	assert.Equal(t, "Finished", py["status"])
 	assert.DirExists(t, filepath.Join(legacy, "locks"))
 }
+
+// The wrapper script exports the project's shared home under the names 0.2
+// reads, so a 0.2 script that the wrapped agent runs — whose own default
+// home is elsewhere — locks in the same folder as agentlock.
+func TestWrapperGivesAgentsOfBothKindsOneHome(t *testing.T) {
+	needPython(t)
+	s := newSandbox(t)
+	shared := filepath.Join(s.root, "shared-home")
+	bin := filepath.Join(s.root, "bin")
+	require.NoError(t, os.MkdirAll(bin, 0o755))
+	require.NoError(t, os.Symlink(harness.Bin, filepath.Join(bin, "agentlock")))
+	// The fake agent runs a 0.2 script and an agentlock command, as a
+	// model following both tools' instructions would.
+	agent := "#!/bin/sh\n" +
+		"set -e\n" +
+		strings.Join(append([]string{python}, pyArgs("acquire", "src/by-0.2.py", "py-agent")...), " ") + " >/dev/null\n" +
+		"agentlock acquire src/by-agentlock.py >/dev/null\n"
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "codex"), []byte(agent), 0o755))
+	s.env = append(s.env, "PATH="+bin+":/usr/bin:/bin")
+
+	requireExit(t, 0, s.al("init", "--agent", "codex", "--home", shared))
+	requireExit(t, 0, s.run("wrapper", filepath.Join(s.project, "scripts", "agentlock-codex")))
+
+	// Both locks are in the shared home: agentlock sees 0.2's, and 0.2,
+	// pointed at it, sees that the wrapper's finish released agentlock's.
+	r := s.al("check", "--json", "src/by-0.2.py")
+	requireExit(t, 1, r)
+	assert.Equal(t, "py-agent", oneJSON(t, r)["owner"])
+	assert.NoDirExists(t, filepath.Join(s.home, "Desktop", "agent-registry"), "0.2's default home was not used")
+	s.env = append(s.env, "AGENT_REGISTRY_LOCK_DIR="+filepath.Join(shared, "locks"))
+	r = s.py("check", "src/by-0.2.py")
+	assert.Equal(t, "py-agent", oneJSON(t, r)["owner"])
+	entries, err := os.ReadDir(filepath.Join(shared, "locks"))
+	require.NoError(t, err)
+	assert.Len(t, entries, 2, "the lock files of both")
+}
