@@ -20,15 +20,17 @@ import (
 // names that one.
 func TestMixedLockRaceHasOneWinner(t *testing.T) {
 	needPython(t)
+	t.Parallel() // the long tests overlap: each waits on locks and processes much of its time
 	s := newSandbox(t)
 	_, locks := s.sharedByEnv()
 	n := rounds(20)
 	goWins := 0
 	// A staircase: agentlock's racers start later after a round they won,
 	// earlier after one they lost, so that rounds stay where the two kinds
-	// of process reach the lock file together.
-	step := max(s.pyStart()/4, 5*time.Millisecond)
-	var delay time.Duration
+	// of process reach the lock file together. It starts half a 0.2
+	// process's run late, near where they meet.
+	py := s.pyStart()
+	step, delay := max(py/4, 5*time.Millisecond), py/2
 	for round := range n {
 		target := fmt.Sprintf("src/race%d.py", round)
 		var cmds []proctest.Cmd

@@ -265,14 +265,14 @@ func (s *sandbox) pyStart() time.Duration {
 }
 
 // sweep is agentlock's delay in round of n: from none, ahead of every 0.2
-// process, to three times a 0.2 process's run, behind the first of eight
-// that start together. Across the rounds the two kinds of process meet at
-// the contended file.
+// process, to twice a 0.2 process's run, behind the first of eight that
+// start together. Across the rounds the two kinds of process meet at the
+// contended file.
 func sweep(round, n int, py time.Duration) time.Duration {
 	if n < 2 {
 		return 0
 	}
-	return 3 * py * time.Duration(round) / time.Duration(n-1)
+	return 2 * py * time.Duration(round) / time.Duration(n-1)
 }
 
 // race starts every command behind one barrier, agentlock and 0.2 alike,

@@ -157,6 +157,7 @@ func TestRegistryOfAgentlockReadUpdatedAndFinishedBy02(t *testing.T) {
 // two implementations, with their values, types and order.
 func TestUnknownKeysSurviveMixedWrites(t *testing.T) {
 	needPython(t)
+	t.Parallel() // the long tests overlap: each waits on locks and processes much of its time
 	s := newSandbox(t)
 	s.sharedByEnv()
 	requireExit(t, 0, s.py("register", "py-1", "moonshot", "k2", "start"))
@@ -242,6 +243,7 @@ func TestTopLevelKeysAndVersionSurviveAgentlockWrites(t *testing.T) {
 // them succeeds, and nothing is lost.
 func TestMixedRegisterAndUpdateRace(t *testing.T) {
 	needPython(t)
+	t.Parallel() // the long tests overlap: each waits on locks and processes much of its time
 	s := newSandbox(t)
 	registry, _ := s.sharedByEnv()
 	// Sessions of each side that the other updates, written once and put
