@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,4 +120,42 @@ func BenchmarkAcquireAllTenPaths(b *testing.B) {
 // testLocker returns a Locker on lock files in dir.
 func testLocker(dir string, opts Options) *Locker {
 	return NewLocker(&filestore.Locks{DirFor: func(string) (string, error) { return dir, nil }, ScanDir: dir}, opts)
+}
+
+func TestValidateExistingSession(t *testing.T) {
+	for _, ok := range []string{"a", "claude 1", "tab\tid", " lead", "new\nline", "ü", strings.Repeat("x", 4096)} {
+		assert.NoError(t, ValidateExistingSession(ok), "%q", ok)
+	}
+	for _, bad := range []string{"", " ", "\n", "a|b", "bad\xff", strings.Repeat("x", 4097)} {
+		assert.ErrorIs(t, ValidateExistingSession(bad), ErrInvalidSession, "%q", bad)
+	}
+}
+
+// A lock that agent-registry 0.2 took for an id agentlock would not accept
+// for a new lock (one with a space) can be renewed, released and found by
+// owner with that id.
+func TestLocksOfIDsThatOnlyExistingStateAccepts(t *testing.T) {
+	dir := t.TempDir()
+	l := testLocker(dir, Options{Cwd: dir})
+	_, err := l.Acquire("f", "claude 1")
+	require.ErrorIs(t, err, ErrInvalidSession, "new locks keep the strict rule")
+
+	for _, name := range []string{"f", "g"} {
+		real, err := RealPath(name, dir)
+		require.NoError(t, err)
+		rec := fmt.Sprintf("claude 1|%d.5|%s", time.Now().Unix(), real)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, filestore.LockFileName(real)), []byte(rec), 0o644))
+	}
+	_, err = l.Heartbeat("f", "claude 1")
+	require.NoError(t, err)
+	st, err := l.Release("f", "claude 1")
+	require.NoError(t, err)
+	assert.Equal(t, "claude 1", st.Owner)
+	renewed, err := l.RenewSession("claude 1")
+	require.NoError(t, err)
+	assert.Len(t, renewed, 1)
+	released, err := l.ReleaseSession("claude 1")
+	require.NoError(t, err)
+	require.Len(t, released, 1)
+	assert.Equal(t, filepath.Join(dir, "g"), released[0].Path)
 }

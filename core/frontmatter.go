@@ -13,12 +13,17 @@ import (
 )
 
 // The frontmatter is written in one fixed shape: every scalar a
-// double-quoted YAML string, every list a one-line flow sequence. That is
-// plain YAML (yaml.safe_load of agent-registry 0.2 reads it) and it lets the
-// reader take a fast path: decodeOwnFrontmatter parses exactly that shape in
-// one pass, and anything else — a file written by agent-registry 0.2, or
-// edited by a person — goes through the general YAML decoder. Both give
-// the same Document for the same text; a test holds them to it.
+// double-quoted YAML string, every list a one-line flow sequence, the keys
+// of agent-registry 0.2 in 0.2's order. That is plain YAML (yaml.safe_load
+// of agent-registry 0.2 reads it) and it lets the reader take a fast path:
+// decodeOwnFrontmatter parses exactly that shape in one pass, and anything
+// else — a file written by agent-registry 0.2, or edited by a person — goes
+// through the general YAML decoder (Document.UnmarshalYAML). Both give the
+// same Document for the same text; a test holds them to it.
+//
+// What the fixed shape cannot hold — keys agentlock does not know, values
+// kept as found — the general YAML encoder writes at its place (see
+// encode.go). Such a file leaves the fast path when it is read again.
 
 // sessionField is one line of a session in the fixed shape: its
 // indentation, its key and where its value goes.
@@ -28,6 +33,7 @@ type sessionField struct {
 	str    func(*Session) *string
 	list   func(*Session) *[]string
 	header bool // a mapping key with nested lines ("todo:")
+	todo   bool // a key of the todo mapping
 }
 
 // sessionFields is the order of a session's lines in the fixed shape.
@@ -38,51 +44,14 @@ var sessionFields = []sessionField{
 	{indent: "    ", key: "started_at", str: func(s *Session) *string { return &s.StartedAt }},
 	{indent: "    ", key: "working_on", str: func(s *Session) *string { return &s.WorkingOn }},
 	{indent: "    ", key: "todo", header: true},
-	{indent: "      ", key: "past", list: func(s *Session) *[]string { return &s.Todo.Past }},
-	{indent: "      ", key: "present", list: func(s *Session) *[]string { return &s.Todo.Present }},
-	{indent: "      ", key: "future", list: func(s *Session) *[]string { return &s.Todo.Future }},
+	{indent: "      ", key: "past", todo: true, list: func(s *Session) *[]string { return &s.Todo.Past }},
+	{indent: "      ", key: "present", todo: true, list: func(s *Session) *[]string { return &s.Todo.Present }},
+	{indent: "      ", key: "future", todo: true, list: func(s *Session) *[]string { return &s.Todo.Future }},
 	{indent: "    ", key: "space", list: func(s *Session) *[]string { return &s.Space }},
 	{indent: "    ", key: "do_not_touch", list: func(s *Session) *[]string { return &s.DoNotTouch }},
 	{indent: "    ", key: "status", str: func(s *Session) *string { return &s.Status }},
-	{indent: "    ", key: "issues", list: func(s *Session) *[]string { return &s.Issues }},
-	{indent: "    ", key: "handoff", list: func(s *Session) *[]string { return &s.Handoff }},
-}
-
-// encodeFrontmatter writes doc's YAML (without the --- lines) in the fixed
-// shape.
-func encodeFrontmatter(b *bytes.Buffer, doc Document) {
-	b.WriteString("version: ")
-	writeQuoted(b, doc.Version)
-	b.WriteString("\nlast_updated: ")
-	writeQuoted(b, doc.LastUpdated)
-	if len(doc.Agents) == 0 {
-		b.WriteString("\nagents: []\n")
-		return
-	}
-	b.WriteString("\nagents:\n")
-	for i := range doc.Agents {
-		s := &doc.Agents[i]
-		for _, f := range sessionFields {
-			b.WriteString(f.indent)
-			b.WriteString(f.key)
-			b.WriteByte(':')
-			switch {
-			case f.str != nil:
-				b.WriteByte(' ')
-				writeQuoted(b, *f.str(s))
-			case f.list != nil:
-				b.WriteString(" [")
-				for j, item := range *f.list(s) {
-					if j > 0 {
-						b.WriteString(", ")
-					}
-					writeQuoted(b, item)
-				}
-				b.WriteByte(']')
-			}
-			b.WriteByte('\n')
-		}
-	}
+	{indent: "    ", key: "issues", str: func(s *Session) *string { return &s.Issues }},
+	{indent: "    ", key: "handoff", str: func(s *Session) *string { return &s.Handoff }},
 }
 
 // writeQuoted writes v as a YAML double-quoted scalar. Everything YAML 1.1
@@ -128,14 +97,24 @@ func writeQuoted(b *bytes.Buffer, v string) {
 }
 
 // decodeFrontmatter parses the frontmatter text: the fixed shape by the
-// fast path, anything else by the YAML decoder.
+// fast path, anything else by the YAML decoder (Document.UnmarshalYAML).
 func decodeFrontmatter(front string) (Document, error) {
 	if doc, ok := decodeOwnFrontmatter(front); ok {
 		return doc, nil
 	}
+	var n yaml.Node
+	if err := yaml.NewDecoder(strings.NewReader(front)).Decode(&n); err != nil {
+		if errors.Is(err, io.EOF) { // nothing but blanks and comments
+			return Document{}, fmt.Errorf("the frontmatter has no agents list")
+		}
+		return Document{}, err
+	}
+	root := &n
+	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		root = n.Content[0]
+	}
 	var doc Document
-	dec := yaml.NewDecoder(strings.NewReader(front))
-	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) { // EOF: empty frontmatter
+	if err := doc.UnmarshalYAML(root); err != nil {
 		return Document{}, err
 	}
 	return doc, nil

@@ -25,15 +25,18 @@ func hardDocument() Document {
 		doc.Agents = append(doc.Agents, Session{
 			SessionID: "s" + string(rune('a'+i%26)), Provider: v, AIVersion: v, StartedAt: v, WorkingOn: v,
 			Todo:  Todo{Past: []string{}, Present: []string{v, v + "2"}, Future: []string{v}},
-			Space: []string{v}, DoNotTouch: []string{}, Status: v, Issues: []string{v, "", v}, Handoff: []string{},
+			Space: []string{v}, DoNotTouch: []string{}, Status: v, Issues: v, Handoff: v + "h",
 		})
 	}
 	return doc
 }
 
-func frontOf(doc Document) string {
+func frontOf(t testing.TB, doc Document) string {
+	t.Helper()
 	var b bytes.Buffer
-	encodeFrontmatter(&b, doc)
+	if err := encodeFrontmatter(&b, doc); err != nil {
+		t.Fatal(err)
+	}
 	return b.String()
 }
 
@@ -41,7 +44,7 @@ func frontOf(doc Document) string {
 // document, and that document is the one written.
 func TestFrontmatterFastPathAgreesWithYAML(t *testing.T) {
 	doc := hardDocument()
-	front := frontOf(doc)
+	front := frontOf(t, doc)
 
 	fast, ok := decodeOwnFrontmatter(front)
 	require.True(t, ok, "the fast path reads what the writer wrote")
@@ -84,12 +87,13 @@ agents:
 	assert.Equal(t, "1.0", doc.Version)
 
 	// One changed line in our own shape is enough to leave the fast path.
-	own := frontOf(hardDocument())
+	own := frontOf(t, hardDocument())
 	for _, edit := range []struct{ from, to string }{
 		{`    status: "`, `    status:  "`},
 		{`      past: []`, `      past: [ ]`},
 		{`, `, `,`},
-		{`    handoff: []`, `    handoff: [] # done`},
+		{`    handoff: "`, `    handoff:  "`},
+		{`    issues: "plain"`, `    issues: "plain" # done`},
 		{`    provider: "plain"`, `    provider: 'plain'`},
 	} {
 		changed := strings.Replace(own, edit.from, edit.to, 1)
@@ -115,11 +119,11 @@ func FuzzFrontmatterRoundTrip(f *testing.F) {
 			a, b := norm(a), norm(b)
 			s := Session{SessionID: "s", Provider: a, AIVersion: b, StartedAt: "", WorkingOn: ab,
 				Todo: Todo{Past: []string{a}, Present: []string{b, a}, Future: []string{}}, Space: []string{},
-				DoNotTouch: []string{a}, Status: b, Issues: []string{}, Handoff: []string{b}}
+				DoNotTouch: []string{a}, Status: b, Issues: ab, Handoff: b}
 			return Document{Version: a, LastUpdated: b, Agents: []Session{s}}
 		}
 		doc := build(func(v string) string { return v })
-		front := frontOf(doc)
+		front := frontOf(t, doc)
 		// Each byte that is not UTF-8 reads back as U+FFFD.
 		want := build(func(v string) string { return string([]rune(v)) })
 		if utf8.ValidString(a) && utf8.ValidString(b) {

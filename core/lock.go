@@ -264,11 +264,13 @@ func wrapUnlessRefusal(op string, err error) error {
 }
 
 // Release frees the lock on path held by session and returns the state it
-// released. A path with no lock returns a free State (Owner empty) and no
+// released. Any id a lock record can hold is accepted (see
+// ValidateExistingSession), as for Heartbeat, ReleaseSession and
+// RenewSession: they act on locks that exist. A path with no lock returns a free State (Owner empty) and no
 // error: releasing is idempotent. A lock held by another session, fresh or
 // stale, is left untouched and a *NotOwnerError returned.
 func (l *Locker) Release(path, session string) (State, error) {
-	if err := ValidateSession(session); err != nil {
+	if err := ValidateExistingSession(session); err != nil {
 		return State{}, err
 	}
 	var released State
@@ -314,7 +316,7 @@ func (l *Locker) ForceRelease(path string) (State, error) {
 // A session may renew its own lock even after it went stale, as long as no
 // other session has taken it over.
 func (l *Locker) Heartbeat(path, session string) (Lease, error) {
-	if err := ValidateSession(session); err != nil {
+	if err := ValidateExistingSession(session); err != nil {
 		return Lease{}, err
 	}
 	var lease Lease
@@ -465,7 +467,7 @@ func (l *Locker) RenewSession(session string) ([]State, error) {
 // eachOwned writes next(state) into every record that session owns, each
 // in its own transaction, and returns the states it changed.
 func (l *Locker) eachOwned(session string, next func(State) *store.Record) ([]State, error) {
-	if err := ValidateSession(session); err != nil {
+	if err := ValidateExistingSession(session); err != nil {
 		return nil, err
 	}
 	slots, err := l.store.Scan()

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/agentlock/agentlock/internal/store"
 )
 
@@ -17,7 +19,8 @@ const (
 	StatusFinished = "Finished"
 )
 
-// RegistryVersion is the version key agentlock writes in the frontmatter.
+// RegistryVersion is the version key agentlock writes in a registry it
+// creates. A registry's own version is kept as found.
 const RegistryVersion = "1.0"
 
 // Errors of the registry.
@@ -30,38 +33,57 @@ var (
 
 // Todo is a session's task list, split as agent-registry 0.2 does.
 type Todo struct {
-	Past    []string `yaml:"past" json:"past"`
-	Present []string `yaml:"present" json:"present"`
-	Future  []string `yaml:"future" json:"future"`
+	Past    []string `json:"past"`
+	Present []string `json:"present"`
+	Future  []string `json:"future"`
+	foreign
 }
 
-// Session is one agent's entry in registry.md, with the keys of
-// agent-registry 0.2.
+// Session is one agent's entry in registry.md, with the keys and the types
+// of agent-registry 0.2. Keys that agentlock does not know, and values of a
+// type it cannot convert, are kept as found (see UnmarshalYAML) and are not
+// part of the JSON form.
 type Session struct {
-	SessionID  string   `yaml:"session_id" json:"session_id"`
-	Provider   string   `yaml:"provider" json:"provider"`
-	AIVersion  string   `yaml:"ai_version" json:"ai_version"`
-	StartedAt  string   `yaml:"started_at" json:"started_at"` // RFC 3339 with offset
-	WorkingOn  string   `yaml:"working_on" json:"working_on"`
-	Todo       Todo     `yaml:"todo" json:"todo"`
-	Space      []string `yaml:"space" json:"space"`
-	DoNotTouch []string `yaml:"do_not_touch" json:"do_not_touch"`
-	Status     string   `yaml:"status" json:"status"`
-	Issues     []string `yaml:"issues" json:"issues"`
-	Handoff    []string `yaml:"handoff" json:"handoff"`
+	SessionID string `json:"session_id"`
+	Provider  string `json:"provider"`
+	AIVersion string `json:"ai_version"`
+	// StartedAt is when the session registered: RFC 3339 with offset as
+	// agentlock writes it, "YYYY-MM-DD HH:MM" (Rome time) as 0.2 does.
+	StartedAt  string   `json:"started_at"`
+	WorkingOn  string   `json:"working_on"`
+	Todo       Todo     `json:"todo"`
+	Space      []string `json:"space"`
+	DoNotTouch []string `json:"do_not_touch"`
+	Status     string   `json:"status"`
+	// Issues is free text, as in 0.2.
+	Issues string `json:"issues"`
+	// Handoff is the file holding notes for the next agent; a new one
+	// replaces it, as in 0.2.
+	Handoff string `json:"handoff"`
+	foreign
+	// opaque is an entry of the agents list that is not a mapping, kept as
+	// found; such an entry is no session.
+	opaque *yaml.Node
 }
+
+// IsSession reports whether the entry is a session: an entry of the agents
+// list that is not a mapping is kept as found, but is none.
+func (s *Session) IsSession() bool { return s.opaque == nil }
 
 // Document is the frontmatter of registry.md: its only authoritative data.
 type Document struct {
-	Version     string    `yaml:"version" json:"version"`
-	LastUpdated string    `yaml:"last_updated" json:"last_updated"`
-	Agents      []Session `yaml:"agents" json:"agents"`
+	// Version is the version key as found ("1.0" when agentlock creates
+	// the registry); agentlock never changes it.
+	Version     string    `json:"version"`
+	LastUpdated string    `json:"last_updated"`
+	Agents      []Session `json:"agents"`
+	foreign
 }
 
 // Find returns the session with id, or false.
 func (d *Document) Find(id string) (*Session, bool) {
 	for i := range d.Agents {
-		if d.Agents[i].SessionID == id {
+		if d.Agents[i].IsSession() && d.Agents[i].SessionID == id {
 			return &d.Agents[i], true
 		}
 	}
@@ -129,7 +151,7 @@ func (r *Registry) Create() (bool, error) {
 			return nil, err
 		}
 		created = true
-		return renderRegistry(Document{Version: RegistryVersion, Agents: []Session{}}, protocol), nil
+		return renderRegistry(Document{Version: RegistryVersion, Agents: []Session{}}, protocol)
 	})
 	if err != nil {
 		return false, fmt.Errorf("create registry: %w", err)
@@ -138,15 +160,18 @@ func (r *Registry) Create() (bool, error) {
 }
 
 // Register adds s, or replaces the entry with the same session id, with
-// status OnWorking and the current time as its start.
+// status OnWorking and the current time as its start. The keys of a
+// replaced entry that agentlock does not know are kept.
 func (r *Registry) Register(s Session) (Session, error) {
 	if err := ValidateSession(s.SessionID); err != nil {
 		return Session{}, err
 	}
 	s.Status = StatusWorking
 	s.StartedAt = r.now().Format(time.RFC3339)
+	s.foreign, s.Todo.foreign, s.opaque = foreign{}, foreign{}, nil
 	err := r.edit(func(d *Document) error {
 		if old, ok := d.Find(s.SessionID); ok {
+			s.extra, s.Todo.extra = old.extra, old.Todo.extra
 			*old = s
 			return nil
 		}
@@ -190,10 +215,11 @@ func (r *Registry) Finish(id string) (Session, error) {
 	})
 }
 
-// AddHandoffRef appends ref (a path to notes for the next agent) to the
-// session's handoff list, once.
+// AddHandoffRef records ref (a path to notes for the next agent) as the
+// session's handoff, replacing the previous one, as agent-registry 0.2's
+// add_handoff_ref does.
 func (r *Registry) AddHandoffRef(id, ref string) (Session, error) {
-	return r.Update(id, func(s *Session) { s.Handoff = appendMissing(s.Handoff, ref) })
+	return r.Update(id, func(s *Session) { s.Handoff = ref })
 }
 
 // appendMissing appends the items not yet in list, keeping order.
@@ -246,9 +272,11 @@ func (r *Registry) DropPaths(id string, paths ...string) (bool, error) {
 
 func (r *Registry) changeIfRegistered(id string, change func(*Session)) (bool, error) {
 	// Every acquire and release comes here: skip the locked parse and
-	// rewrite when the id does not even appear in the document.
+	// rewrite when the id does not even appear in the document. Only for
+	// ids that no YAML writer quotes, escapes or folds, so that the test
+	// cannot miss a registered session.
 	data, err := r.doc.Read()
-	if err == nil && (data == nil || !bytes.Contains(data, []byte(id))) {
+	if err == nil && (data == nil || (plainID(id) && !bytes.Contains(data, []byte(id)))) {
 		return false, nil
 	}
 	_, err = r.Update(id, change)
@@ -256,6 +284,20 @@ func (r *Registry) changeIfRegistered(id string, change func(*Session)) (bool, e
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// plainID reports whether id is made only of letters, digits, '.', '_' and
+// '-' (not first), which every YAML writer writes as they are.
+func plainID(id string) bool {
+	for i, c := range id {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_':
+		case (c == '.' || c == '-') && i > 0:
+		default:
+			return false
+		}
+	}
+	return id != ""
 }
 
 // edit runs one write section on the registry; see Registry.
@@ -268,77 +310,114 @@ func (r *Registry) edit(change func(*Document) error) error {
 		if err := change(&doc); err != nil {
 			return nil, err
 		}
-		doc.Version = RegistryVersion
 		doc.LastUpdated = r.now().Format(time.RFC3339)
 		protocol, err := r.protocol()
 		if err != nil {
 			return nil, err
 		}
-		return renderRegistry(doc, protocol), nil
+		return renderRegistry(doc, protocol)
 	})
 }
 
 // parseRegistry reads the frontmatter of a registry.md. The protocol block
-// and the table are views and are ignored.
+// and the table are views and are ignored. A UTF-8 byte order mark and CRLF
+// line ends are accepted (and not written back). Empty content is an empty
+// registry.
 func parseRegistry(path string, data []byte) (Document, error) {
 	corrupt := func(reason string) error {
 		return fmt.Errorf("%s: %w: %s; fix the YAML frontmatter by hand (nothing was changed)", path, ErrCorruptRegistry, reason)
 	}
-	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	text := strings.TrimPrefix(string(data), "\ufeff")
+	text = strings.ReplaceAll(text, "\r\n", "\n")
 	if strings.TrimSpace(text) == "" {
-		return Document{Version: RegistryVersion}, nil
+		return Document{Version: RegistryVersion, Agents: []Session{}}, nil
 	}
-	if !strings.HasPrefix(text, "---\n") {
-		return Document{}, corrupt("it does not start with a '---' frontmatter line")
-	}
-	front, _, ok := strings.Cut(text[4:], "\n---")
+	front, ok := frontmatterOf(text)
 	if !ok {
-		return Document{}, corrupt("the frontmatter has no closing '---' line")
+		return Document{}, corrupt("it does not start with a YAML frontmatter between two '---' lines")
 	}
 	doc, err := decodeFrontmatter(front)
 	if err != nil {
 		return Document{}, corrupt(err.Error())
 	}
-	if doc.Version == "" {
-		doc.Version = RegistryVersion
-	}
 	return doc, nil
+}
+
+// frontmatterOf returns the text between the first line, "---", and the
+// next "---" line (either may end in spaces, as agent-registry 0.2's reader
+// allows), with its final line break.
+func frontmatterOf(text string) (string, bool) {
+	first, rest, ok := strings.Cut(text, "\n")
+	if !ok || !isFence(first) {
+		return "", false
+	}
+	for i := 0; i <= len(rest); {
+		end := strings.IndexByte(rest[i:], '\n')
+		line := rest[i:]
+		if end >= 0 {
+			line = rest[i : i+end]
+		}
+		if isFence(line) {
+			return rest[:i], true
+		}
+		if end < 0 {
+			break
+		}
+		i += end + 1
+	}
+	return "", false
+}
+
+func isFence(line string) bool {
+	return strings.TrimRight(line, " \t") == "---"
 }
 
 // renderRegistry writes the whole registry.md: frontmatter, protocol block,
 // table.
-func renderRegistry(doc Document, protocol string) []byte {
+func renderRegistry(doc Document, protocol string) ([]byte, error) {
 	for i := range doc.Agents {
 		normalizeLists(&doc.Agents[i])
 	}
 	var b bytes.Buffer
 	b.WriteString("---\n")
-	encodeFrontmatter(&b, doc)
+	if err := encodeFrontmatter(&b, doc); err != nil {
+		return nil, err
+	}
 	b.WriteString("---\n\n")
 	b.WriteString(protocol)
 	b.WriteString("\n\n")
 	writeTable(&b, doc)
-	return b.Bytes()
+	return b.Bytes(), nil
 }
 
 // normalizeLists makes nil lists empty, so that the YAML says [] as
 // agent-registry does, not null.
 func normalizeLists(s *Session) {
-	for _, l := range []*[]string{&s.Todo.Past, &s.Todo.Present, &s.Todo.Future, &s.Space, &s.DoNotTouch, &s.Issues, &s.Handoff} {
+	for _, l := range []*[]string{&s.Todo.Past, &s.Todo.Present, &s.Todo.Future, &s.Space, &s.DoNotTouch} {
 		if *l == nil {
 			*l = []string{}
 		}
 	}
 }
 
-// writeTable renders the sessions as a markdown table, one row each.
+// tableHeader is the header of agent-registry 0.2's table. 0.2 calls the
+// fourth column "Started At (Rome)"; agentlock writes times with their
+// offset.
+const tableHeader = "| Session ID | Provider | AI Version | Started At | Working On | To Do Past | To Do Present | To Do Future | Space | Do Not Touch | Status | Issues | Handoff |\n" +
+	"|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+
+// writeTable renders the sessions as agent-registry 0.2's markdown table:
+// its thirteen columns, one row per session.
 func writeTable(b *bytes.Buffer, doc Document) {
-	b.WriteString("| Session | Provider | AI Version | Status | Working On | Do Not Touch | Space | Todo (present) | Started | Handoff |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString(tableHeader)
 	for _, s := range doc.Agents {
+		if !s.IsSession() {
+			continue
+		}
 		row := []string{
-			cell(s.SessionID), cell(s.Provider), cell(s.AIVersion), cell(s.Status), cell(s.WorkingOn),
-			cells(s.DoNotTouch), cells(s.Space), cells(s.Todo.Present), cell(s.StartedAt), cells(s.Handoff),
+			cell(s.SessionID), cell(s.Provider), cell(s.AIVersion), cell(s.StartedAt), cell(s.WorkingOn),
+			cells(s.Todo.Past), cells(s.Todo.Present), cells(s.Todo.Future), cells(s.Space), cells(s.DoNotTouch),
+			cell(s.Status), cell(s.Issues), cell(s.Handoff),
 		}
 		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
 	}
@@ -358,11 +437,12 @@ func cell(v string) string {
 	return v
 }
 
-// cells renders a list as one cell, items separated by <br>.
+// cells renders a list as one cell, items separated by ", " as in
+// agent-registry 0.2's table.
 func cells(list []string) string {
 	out := make([]string, len(list))
 	for i, v := range list {
 		out[i] = cell(v)
 	}
-	return strings.Join(out, "<br>")
+	return strings.Join(out, ", ")
 }

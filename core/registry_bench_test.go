@@ -52,6 +52,8 @@ func BenchmarkRegistryRender200(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		renderRegistry(doc, protocol)
+		if _, err := renderRegistry(doc, protocol); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

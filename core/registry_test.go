@@ -25,7 +25,8 @@ func protocol(t *testing.T) string {
 // The empty registry template is exactly what the writer renders for a
 // registry with no session, so the two cannot drift.
 func TestEmptyRegistryTemplateMatchesRenderer(t *testing.T) {
-	rendered := renderRegistry(Document{Version: RegistryVersion, Agents: []Session{}}, protocol(t))
+	rendered, err := renderRegistry(Document{Version: RegistryVersion, Agents: []Session{}}, protocol(t))
+	require.NoError(t, err)
 	if *update {
 		require.NoError(t, os.WriteFile(filepath.Join("..", "templates", "registry-empty.md"), rendered, 0o644))
 	}
@@ -37,7 +38,8 @@ func TestEmptyRegistryTemplateMatchesRenderer(t *testing.T) {
 
 func TestTableCellsCannotBreakRows(t *testing.T) {
 	s := Session{SessionID: "a", WorkingOn: "x | y\nz", Space: []string{"p|q", "r\ns"}, DoNotTouch: []string{`back\slash|`}}
-	data := renderRegistry(Document{Agents: []Session{s}}, protocol(t))
+	data, err := renderRegistry(Document{Agents: []Session{s}}, protocol(t))
+	require.NoError(t, err)
 	_, table, _ := strings.Cut(string(data), "<!-- PROTOCOL:END -->")
 	rows := strings.Split(strings.TrimSpace(table), "\n")
 	require.Len(t, rows, 3, "header, separator, one row")

@@ -184,6 +184,9 @@ func (h run) preEdit() {
 	if len(paths) == 0 {
 		return
 	}
+	if home, held := h.ws.LegacyHeld(paths); len(held) > 0 {
+		h.res.warnf("%s", report.LegacyHeld(home, held))
+	}
 	_, warning, err := h.ws.Acquire(paths, h.session)
 	var held *core.HeldError
 	var corrupt *core.CorruptError

@@ -3,14 +3,17 @@ package hooks
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/claude"
+	"github.com/agentlock/agentlock/internal/store/filestore"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -75,4 +78,24 @@ func TestBrokenPayloadIsAWarningNotADenial(t *testing.T) {
 	assert.Empty(t, res.Deny)
 	require.Len(t, res.Warnings, 1)
 	assert.Contains(t, res.Warnings[0], "not JSON")
+}
+
+// A pre-edit hook in a project that keeps its own home, while agent-registry
+// 0.2's default home holds a live lock on the file, lets the edit run and
+// warns once.
+func TestPreEditWarnsOfALockIn02sHome(t *testing.T) {
+	root := project(t)
+	user := filepath.Join(root, "user")
+	legacyLocks := filepath.Join(user, workspace.LegacyHomeDir, "locks")
+	require.NoError(t, os.MkdirAll(legacyLocks, 0o700))
+	file := filepath.Join(root, "a.go")
+	rec := "claude 1|" + strconv.FormatInt(time.Now().Unix(), 10) + "|" + file
+	require.NoError(t, os.WriteFile(filepath.Join(legacyLocks, filestore.LockFileName(file)), []byte(rec), 0o644))
+	payload := `{"cwd":"` + root + `","session_id":"one","tool_name":"Edit","tool_input":{"file_path":"` + file + `"}}`
+	res := Run(Request{Agent: claude.Agent{}, Event: PreEdit, Payload: strings.NewReader(payload),
+		Settings: workspace.Settings{UserHome: user}})
+	assert.Empty(t, res.Deny, "0.2's lock is not agentlock's to enforce here")
+	require.Len(t, res.Warnings, 1)
+	assert.Contains(t, res.Warnings[0], "agent-registry 0.2's home "+filepath.Join(user, workspace.LegacyHomeDir))
+	assert.Contains(t, res.Warnings[0], file+" (held by claude 1)")
 }

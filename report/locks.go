@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentlock/agentlock/core"
@@ -150,4 +151,17 @@ func RenewRefused(e *core.NotOwnerError, session string) (Heartbeat, string) {
 func RenewNoLock(path string) (Heartbeat, string) {
 	return Heartbeat{Path: path, Error: "lock not found"},
 		fmt.Sprintf("agentlock: %s has no lock to renew; acquire it first.", path)
+}
+
+// LegacyHeld is the warning (one line, without "agentlock: warning: ") that agent-registry 0.2's home holds
+// live locks on files that agentlock locks elsewhere: the two kinds of
+// agents do not see each other's locks there.
+func LegacyHeld(home string, held []core.State) string {
+	var files []string
+	for _, s := range held {
+		files = append(files, fmt.Sprintf("%s (held by %s)", s.Path, s.Owner))
+	}
+	return fmt.Sprintf("agent-registry 0.2's home %s also holds a live lock on %s, "+
+		"and 0.2's agents do not see this project's locks: share one home with 'agentlock init --home %s' (see docs/mixed-fleet.md)",
+		home, strings.Join(files, ", "), home)
 }

@@ -102,15 +102,50 @@ func Finished(s core.Session, reg string, released []core.State) (Finish, string
 	return rec, line
 }
 
-// WriteSessionTable prints sessions as a table for people.
+// WriteSessionTable prints sessions for people: per session, a line with
+// its id, status, provider, AI version and start, then one line for each
+// of its other fields — all thirteen columns of agent-registry 0.2's table,
+// in a shape that fits a terminal. Empty fields show as "-". Entries of the
+// registry that are not sessions are skipped.
 func WriteSessionTable(w io.Writer, sessions []core.Session) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SESSION\tPROVIDER\tSTATUS\tWORKING ON\tDO NOT TOUCH")
+	first := true
 	for _, s := range sessions {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.SessionID, s.Provider, s.Status,
-			oneLine(s.WorkingOn), oneLine(strings.Join(s.DoNotTouch, ", ")))
+		if !s.IsSession() {
+			continue
+		}
+		if !first {
+			fmt.Fprintln(tw)
+		}
+		first = false
+		fmt.Fprintf(tw, "%s  %s  %s %s  started %s\n", field(s.SessionID), field(s.Status), field(s.Provider), field(s.AIVersion), field(s.StartedAt))
+		for _, f := range []struct{ name, value string }{
+			{"working on", s.WorkingOn},
+			{"todo past", list(s.Todo.Past)},
+			{"todo present", list(s.Todo.Present)},
+			{"todo future", list(s.Todo.Future)},
+			{"space", list(s.Space)},
+			{"do not touch", list(s.DoNotTouch)},
+			{"issues", s.Issues},
+			{"handoff", s.Handoff},
+		} {
+			fmt.Fprintf(tw, "  %s\t%s\n", f.name, field(f.value))
+		}
 	}
 	return tw.Flush()
+}
+
+// field shows a value on one line, "-" when empty.
+func field(v string) string {
+	if v = oneLine(v); v == "" {
+		return "-"
+	}
+	return v
+}
+
+// list shows a list's items separated by ", ".
+func list(items []string) string {
+	return strings.Join(items, ", ")
 }
 
 // oneLine keeps a table cell on one line.

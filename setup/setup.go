@@ -7,6 +7,7 @@ package setup
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -37,6 +38,7 @@ type Project struct {
 	Workspace *workspace.Workspace
 	whole     bool
 	set       integrations.Setup
+	settings  workspace.Settings
 }
 
 // Open returns the project of the real folder dir.
@@ -62,8 +64,93 @@ func Open(dir string, opts Options) (*Project, error) {
 		return err == nil
 	}}
 	engine := integrations.Engine{ProjectRoot: root, UserHome: userHome, Fingerprint: integrations.HookFingerprint}
-	set := integrations.Setup{Engine: engine, Env: env, Agents: opts.Agents, Gitignore: opts.Whole && ws.OwnHome()}
-	return &Project{Root: root, Workspace: ws, whole: opts.Whole, set: set}, nil
+	set := integrations.Setup{Engine: engine, Env: env, Agents: opts.Agents}
+	p := &Project{Root: root, Workspace: ws, whole: opts.Whole, set: set, settings: opts.Settings}
+	p.gitignore()
+	return p, nil
+}
+
+// gitignore includes the .gitignore block when the project's
+// .agent-registry folder is its own: its home, or the record of the home
+// it shares (a path on this machine, not for the repository).
+func (p *Project) gitignore() {
+	p.set.Gitignore = p.whole && (p.Workspace.OwnHome() || p.Workspace.Shared())
+}
+
+// ShareHome makes dir (absolute) the project's home, shared with other
+// projects or with agent-registry 0.2 (see workspace.ShareHome), and opens
+// the project's workspace again on it. It reports whether the project's
+// home changed.
+func (p *Project) ShareHome(dir string) (bool, error) {
+	changed, err := workspace.ShareHome(p.Root, dir, p.settings)
+	if err != nil || !changed {
+		return changed, err
+	}
+	ws, err := workspace.Open(p.Root, p.settings)
+	if err != nil {
+		return true, err
+	}
+	p.Workspace = ws
+	p.gitignore()
+	return true, nil
+}
+
+// LegacyNotes tells, for init, where agent-registry 0.2 keeps its state
+// when the project does not share it: 0.2's default home, or the folders
+// that AGENT_REGISTRY_LOCK_DIR and AGENT_REGISTRY_PATH name (which 0.2
+// reads too) when they form a home. Agents of 0.2 and of agentlock that use
+// different lock folders do not see each other's locks.
+func (p *Project) LegacyNotes() []string {
+	var notes []string
+	ws := p.Workspace
+	persistent := ws.Home // the home every agent of the project uses, whatever this shell sets
+	if legacy := workspace.LegacyHome(p.settings.UserHome); legacy != "" && !sameFolder(legacy, persistent) {
+		notes = append(notes, fmt.Sprintf("agent-registry 0.2 keeps its registry and locks in %s (its default home), "+
+			"and its agents do not see this project's locks in %s: to share one home, run "+
+			"'agentlock init --home %s' (see docs/mixed-fleet.md)", legacy, p.Rel(persistent), legacy))
+	}
+	if dir := envHome(p.settings); dir != "" && !sameFolder(dir, persistent) {
+		notes = append(notes, fmt.Sprintf("AGENT_REGISTRY_LOCK_DIR or AGENT_REGISTRY_PATH name %s, which agent-registry 0.2 "+
+			"reads too, but only where they are set: to make it the home of every agent of this project, run "+
+			"'agentlock init --home %s' (see docs/mixed-fleet.md)", dir, dir))
+	}
+	return notes
+}
+
+// envHome returns the folder that the configured lock folder and registry
+// form a home in (D/locks and D/registry.md); "" when they are not set or
+// do not.
+func envHome(s workspace.Settings) string {
+	var dirs []string
+	if s.LockDir != "" {
+		if filepath.Base(s.LockDir) != "locks" {
+			return ""
+		}
+		dirs = append(dirs, filepath.Dir(s.LockDir))
+	}
+	if s.RegistryPath != "" {
+		if filepath.Base(s.RegistryPath) != "registry.md" {
+			return ""
+		}
+		dirs = append(dirs, filepath.Dir(s.RegistryPath))
+	}
+	if len(dirs) == 0 || (len(dirs) == 2 && !sameFolder(dirs[0], dirs[1])) {
+		return ""
+	}
+	dir, err := filepath.Abs(dirs[0])
+	if err != nil {
+		return ""
+	}
+	return dir
+}
+
+func sameFolder(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
 }
 
 // Plan is what init or uninit would change.
@@ -147,7 +234,16 @@ func (p *Project) LeftInUserFiles() []integrations.LeftFile {
 // set-up, when nothing depends on it (see workspace.Teardown). It reports
 // false when there is nothing to remove; a *workspace.KeptError says why
 // the home was kept.
+//
+// A project that shares a home loses only its record of it (see
+// workspace.Workspace.Unshare); the shared home is never removed.
 func (p *Project) RemoveHome(dryRun bool) (bool, error) {
+	if p.whole && p.Workspace.Shared() {
+		if err := p.Workspace.Unshare(dryRun); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
 	if !p.whole || !p.Workspace.OwnHome() || p.Workspace.Missing() {
 		return false, nil
 	}

@@ -124,9 +124,11 @@ type Finished struct {
 // released — found by owner, including paths it never listed, and never a
 // lock of another session. The locks are released even when the session is
 // not registered (the error then matches core.ErrNoSession) or the
-// registry cannot be read: a finished agent must not keep its locks.
+// registry cannot be read: a finished agent must not keep its locks. Any id
+// that a lock record can hold is accepted (core.ValidateExistingSession),
+// so that sessions agent-registry 0.2 started can be finished.
 func (w *Workspace) Finish(id string) (Finished, error) {
-	if err := core.ValidateSession(id); err != nil {
+	if err := core.ValidateExistingSession(id); err != nil {
 		return Finished{}, err
 	}
 	var out Finished

@@ -6,9 +6,10 @@
 // A workspace is resolved for a path from explicit Settings (never from the
 // process environment: the caller reads that): the project is the nearest
 // folder above the path that holds .agent-registry/ or .git, its home is
-// that project's .agent-registry/ (or the configured one), and the home
-// holds registry.md and locks/. Outside any project the home is
-// ~/.agent-registry/.
+// that project's .agent-registry/ (or the home the project shares, named in
+// .agent-registry/home — agent-registry 0.2's, for a mixed fleet — or the
+// configured one), and the home holds registry.md and locks/. Outside any
+// project the home is ~/.agent-registry/.
 //
 // The session policy lives here once: Acquire and Release mirror the held
 // paths into the session's do_not_touch, Finish marks a session Finished
@@ -63,38 +64,52 @@ func (s Settings) Configured() bool {
 	return s.Home != "" || s.LockDir != "" || s.RegistryPath != ""
 }
 
+// location is where the state of a real path lives.
+type location struct {
+	project, home, lockDir, registry string
+	// shared is set when the home is the one the project's
+	// .agent-registry/home names.
+	shared bool
+}
+
 // locate resolves the locations of a real path: its project (maybe ""),
 // home, lock folder and registry file. The project is searched once, and
-// only when a location depends on it.
-func (s Settings) locate(realPath string) (project, home, lockDir, registry string, err error) {
+// only when a location depends on it. A project that shares a home
+// (.agent-registry/home) has it as its home, unless AGENT_REGISTRY_HOME
+// (Settings.Home) names another.
+func (s Settings) locate(realPath string) (loc location, err error) {
 	if s.Home != "" {
-		home, err = filepath.Abs(s.Home)
+		loc.home, err = filepath.Abs(s.Home)
 	} else {
-		project = FindProject(realPath)
+		loc.project = FindProject(realPath)
 		switch {
-		case project != "":
-			home = filepath.Join(project, HomeDirName)
+		case loc.project != "":
+			loc.home = filepath.Join(loc.project, HomeDirName)
+			var shared string
+			if shared, err = sharedHome(loc.project); shared != "" {
+				loc.home, loc.shared = shared, true
+			}
 		case s.UserHome == "":
 			err = fmt.Errorf("no project found above %s and no home folder: set AGENT_REGISTRY_HOME", realPath)
 		default:
-			home = filepath.Join(s.UserHome, HomeDirName)
+			loc.home = filepath.Join(s.UserHome, HomeDirName)
 		}
 	}
 	if err != nil {
-		return "", "", "", "", err
+		return location{}, err
 	}
-	lockDir, registry = filepath.Join(home, "locks"), filepath.Join(home, "registry.md")
+	loc.lockDir, loc.registry = filepath.Join(loc.home, "locks"), filepath.Join(loc.home, "registry.md")
 	if s.LockDir != "" {
-		if lockDir, err = filepath.Abs(s.LockDir); err != nil {
-			return "", "", "", "", fmt.Errorf("lock folder: %w", err)
+		if loc.lockDir, err = filepath.Abs(s.LockDir); err != nil {
+			return location{}, fmt.Errorf("lock folder: %w", err)
 		}
 	}
 	if s.RegistryPath != "" {
-		if registry, err = filepath.Abs(s.RegistryPath); err != nil {
-			return "", "", "", "", fmt.Errorf("registry path: %w", err)
+		if loc.registry, err = filepath.Abs(s.RegistryPath); err != nil {
+			return location{}, fmt.Errorf("registry path: %w", err)
 		}
 	}
-	return project, home, lockDir, registry, nil
+	return loc, nil
 }
 
 // lockDirFor returns the lock folder for a real path.
@@ -102,8 +117,8 @@ func (s Settings) lockDirFor(realPath string) (string, error) {
 	if s.LockDir != "" {
 		return filepath.Abs(s.LockDir)
 	}
-	_, _, dir, _, err := s.locate(realPath)
-	return dir, err
+	loc, err := s.locate(realPath)
+	return loc.lockDir, err
 }
 
 // FindProject returns the project that a real path belongs to: the nearest
@@ -154,19 +169,21 @@ type Workspace struct {
 	// RegistryPath is the registry file.
 	RegistryPath string
 
+	shared   bool // the home is the one the project shares
 	settings Settings
 }
 
 // Open resolves the workspace of a real path (a file or a folder).
 func Open(realPath string, s Settings) (*Workspace, error) {
-	project, home, lockDir, registry, err := s.locate(realPath)
+	loc, err := s.locate(realPath)
 	if err != nil {
 		return nil, err
 	}
-	if project == "" && s.Home != "" {
-		project = FindProject(realPath)
+	if loc.project == "" && s.Home != "" {
+		loc.project = FindProject(realPath)
 	}
-	return &Workspace{Project: project, Home: home, LockDir: lockDir, RegistryPath: registry, settings: s}, nil
+	return &Workspace{Project: loc.project, Home: loc.home, LockDir: loc.lockDir, RegistryPath: loc.registry,
+		shared: loc.shared, settings: s}, nil
 }
 
 // WorkDir returns the real path of the process's working directory, where
@@ -217,11 +234,11 @@ func registryAt(path string, s Settings) *core.Registry {
 
 // registryOf returns the registry of the workspace of a real path.
 func (s Settings) registryOf(realPath string) (*core.Registry, error) {
-	_, _, _, path, err := s.locate(realPath)
+	loc, err := s.locate(realPath)
 	if err != nil {
 		return nil, err
 	}
-	return registryAt(path, s), nil
+	return registryAt(loc.registry, s), nil
 }
 
 // Missing reports whether the registry or the lock folder does not exist.

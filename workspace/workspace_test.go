@@ -1,14 +1,17 @@
 package workspace
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/internal/store/filestore"
 )
 
 // newProject returns a set-up project (a git root with its home).
@@ -128,4 +131,160 @@ func TestCoordinatedPaths(t *testing.T) {
 	plain := t.TempDir()
 	got := ws.Coordinated([]string{"rel.go", filepath.Join(other, "b.go"), filepath.Join(plain, "c.go")}, root)
 	assert.Equal(t, []string{filepath.Join(root, "rel.go"), filepath.Join(other, "b.go")}, got)
+}
+
+// A project that shares a home records it in .agent-registry/home; every
+// path of the project resolves to it, and the record goes back.
+func TestShareHome(t *testing.T) {
+	root, ws := newProject(t)
+	shared := filepath.Join(t.TempDir(), "Desktop", "agent-registry")
+	s := Settings{UserHome: filepath.Join(root, "user")}
+
+	// The project's own home is in use: it stays.
+	_, err := ws.Locker().Acquire(filepath.Join(root, "a.go"), "s1")
+	require.NoError(t, err)
+	_, err = ShareHome(root, shared, s)
+	var kept *KeptError
+	require.ErrorAs(t, err, &kept)
+	assert.Contains(t, kept.Reason, "a.go")
+	_, err = ws.Locker().Release(filepath.Join(root, "a.go"), "s1")
+	require.NoError(t, err)
+
+	changed, err := ShareHome(root, shared, s)
+	require.NoError(t, err)
+	assert.True(t, changed)
+	data, err := os.ReadFile(filepath.Join(root, HomeDirName, SharedHomeFile))
+	require.NoError(t, err)
+	assert.Equal(t, shared+"\n", string(data))
+	assert.NoFileExists(t, filepath.Join(root, HomeDirName, "registry.md"), "the unused own home is gone")
+
+	sub, err := Open(filepath.Join(root, "src", "b.go"), s)
+	require.NoError(t, err)
+	assert.True(t, sub.Shared())
+	assert.False(t, sub.OwnHome())
+	assert.True(t, sub.Enabled())
+	assert.Equal(t, filepath.Join(shared, "locks"), sub.LockDir)
+	assert.Equal(t, filepath.Join(shared, "registry.md"), sub.RegistryPath)
+	lease, err := sub.Locker().Acquire(filepath.Join(root, "src", "b.go"), "s1")
+	require.NoError(t, err)
+	assert.FileExists(t, filepath.Join(shared, "locks", filestore.LockFileName(lease.Path)))
+
+	changed, err = ShareHome(root, shared, s)
+	require.NoError(t, err)
+	assert.False(t, changed, "sharing the same home again changes nothing")
+
+	// The environment still wins.
+	env, err := Open(root, Settings{Home: filepath.Join(root, "env-home")})
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(root, "env-home"), env.Home)
+
+	// Unshare keeps the record while the shared home holds a lock of the project.
+	require.ErrorAs(t, sub.Unshare(false), &kept)
+	_, err = sub.Locker().Release(lease.Path, "s1")
+	require.NoError(t, err)
+	require.NoError(t, sub.Unshare(false))
+	assert.NoFileExists(t, filepath.Join(root, HomeDirName, SharedHomeFile))
+	assert.DirExists(t, filepath.Join(shared, "locks"), "the shared home is never removed")
+	back, err := Open(root, s)
+	require.NoError(t, err)
+	assert.False(t, back.Shared())
+	assert.Equal(t, filepath.Join(root, HomeDirName), back.Home)
+
+	// A record that names no absolute folder is an error, not another home.
+	require.NoError(t, os.MkdirAll(filepath.Join(root, HomeDirName), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(root, HomeDirName, SharedHomeFile), []byte("relative/dir\n"), 0o644))
+	_, err = Open(root, s)
+	assert.ErrorContains(t, err, "absolute")
+}
+
+// A live lock in agent-registry 0.2's default home on a file this project
+// locks elsewhere is found; nothing is found once the home is shared.
+func TestLegacyHeld(t *testing.T) {
+	root, _ := newProject(t)
+	user := filepath.Join(root, "user")
+	s := Settings{UserHome: user, Timeout: time.Minute}
+	ws, err := Open(root, s)
+	require.NoError(t, err)
+	home, held := ws.LegacyHeld([]string{filepath.Join(root, "a.go")})
+	assert.Empty(t, home, "no 0.2 home")
+	assert.Empty(t, held)
+
+	legacy := filepath.Join(user, LegacyHomeDir)
+	require.NoError(t, os.MkdirAll(filepath.Join(legacy, "locks"), 0o700))
+	assert.Equal(t, legacy, LegacyHome(user))
+	a, stale := filepath.Join(root, "a.go"), filepath.Join(root, "old.go")
+	for p, age := range map[string]time.Duration{a: 0, stale: time.Hour} {
+		rec := fmt.Sprintf("claude 1|%d|%s", time.Now().Add(-age).Unix(), p)
+		require.NoError(t, os.WriteFile(filepath.Join(legacy, "locks", filestore.LockFileName(p)), []byte(rec), 0o644))
+	}
+	home, held = ws.LegacyHeld([]string{a, stale, filepath.Join(root, "free.go")})
+	assert.Equal(t, legacy, home)
+	require.Len(t, held, 1, "only the live lock")
+	assert.Equal(t, a, held[0].Path)
+	assert.Equal(t, "claude 1", held[0].Owner)
+
+	_, err = ShareHome(root, legacy, s)
+	require.NoError(t, err)
+	shared, err := Open(root, s)
+	require.NoError(t, err)
+	_, held = shared.LegacyHeld([]string{a})
+	assert.Empty(t, held, "no split once the home is shared")
+}
+
+// A registry without an agents list is corrupt, never overwritten; lock
+// operations go on, with the registry's problem as a warning, and Finish
+// still releases the session's locks.
+func TestCorruptRegistryStopsNoLockOperation(t *testing.T) {
+	root, ws := newProject(t)
+	notARegistry := "---\ntitle: notes of s1\n---\n\nNot a registry.\n"
+	require.NoError(t, os.WriteFile(ws.RegistryPath, []byte(notARegistry), 0o644))
+	a := filepath.Join(root, "a.go")
+	_, warning, err := ws.Acquire([]string{a}, "s1")
+	require.NoError(t, err)
+	require.NotNil(t, warning)
+	assert.ErrorIs(t, warning, core.ErrCorruptRegistry)
+	done, err := ws.Finish("s1")
+	assert.ErrorIs(t, err, core.ErrCorruptRegistry)
+	require.Len(t, done.Released, 1)
+	assert.Equal(t, a, done.Released[0].Path)
+	data, err := os.ReadFile(ws.RegistryPath)
+	require.NoError(t, err)
+	assert.Equal(t, notARegistry, string(data), "never overwritten")
+}
+
+// A project moves from one shared home to another, or back to its own,
+// only when the home it leaves holds no live lock on its files.
+func TestShareHomeMovesOnlyAnUnusedHome(t *testing.T) {
+	root, _ := newProject(t)
+	s := Settings{UserHome: filepath.Join(root, "user")}
+	first, second := filepath.Join(t.TempDir(), "first"), filepath.Join(t.TempDir(), "second")
+	_, err := ShareHome(root, first, s)
+	require.NoError(t, err)
+	ws, err := Open(root, s)
+	require.NoError(t, err)
+	lease, err := ws.Locker().Acquire(filepath.Join(root, "a.go"), "s1")
+	require.NoError(t, err)
+
+	var kept *KeptError
+	for _, to := range []string{second, filepath.Join(root, HomeDirName)} {
+		changed, err := ShareHome(root, to, s)
+		require.ErrorAs(t, err, &kept, "to %s", to)
+		assert.False(t, changed)
+		again, err := Open(root, s)
+		require.NoError(t, err)
+		assert.Equal(t, first, again.Home, "nothing changed")
+	}
+
+	_, err = ws.Locker().Release(lease.Path, "s1")
+	require.NoError(t, err)
+	changed, err := ShareHome(root, second, s)
+	require.NoError(t, err)
+	assert.True(t, changed)
+	changed, err = ShareHome(root, filepath.Join(root, HomeDirName), s)
+	require.NoError(t, err)
+	assert.True(t, changed)
+	back, err := Open(root, s)
+	require.NoError(t, err)
+	assert.False(t, back.Shared())
+	assert.Equal(t, filepath.Join(root, HomeDirName), back.Home)
 }

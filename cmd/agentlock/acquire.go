@@ -55,7 +55,7 @@ func acquireRun(opts *AcquireOptions) error {
 	if err != nil {
 		return err
 	}
-	paths, session, err := pathsAndSession(opts.Command, opts.Args, c)
+	paths, session, err := pathsAndSession(opts.Command, opts.Args, c, false)
 	if err != nil {
 		return err
 	}
@@ -67,6 +67,7 @@ func acquireRun(opts *AcquireOptions) error {
 		return err
 	}
 	out := newPrinter(opts.IO, c)
+	warnLegacy(opts.IO, ws, paths)
 	leases, warning, err := ws.Acquire(paths, session)
 	if errors.Is(err, core.ErrLocked) && opts.Wait > 0 {
 		var held *core.HeldError

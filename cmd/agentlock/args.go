@@ -10,7 +10,12 @@ import (
 // session. When a session is also known from the environment and differs
 // from it, the second argument could as well be a second path, so the
 // command refuses to guess rather than lock a path for the wrong session.
-func pathsAndSession(command string, args []string, c *config) ([]string, string, error) {
+//
+// Commands that create a lock check the id strictly (core.ValidateSession);
+// with existing set, the commands that act on a lock that exists accept
+// every id a lock record can hold (core.ValidateExistingSession), such as
+// the ids with spaces that agent-registry 0.2 accepted.
+func pathsAndSession(command string, args []string, c *config, existing bool) ([]string, string, error) {
 	if len(args) == 0 {
 		return nil, "", usagef("at least one path is required")
 	}
@@ -25,7 +30,11 @@ func pathsAndSession(command string, args []string, c *config) ([]string, string
 	if session == "" {
 		return nil, "", usagef("no session id: pass --session ID, set AGENTLOCK_SESSION, or use '%s <path> <session>' (agentlock whoami explains)", command)
 	}
-	if err := core.ValidateSession(session); err != nil {
+	validate := core.ValidateSession
+	if existing {
+		validate = core.ValidateExistingSession
+	}
+	if err := validate(session); err != nil {
 		return nil, "", usagef("%v", err)
 	}
 	return args, session, nil

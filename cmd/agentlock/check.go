@@ -50,6 +50,7 @@ func checkRun(opts *CheckOptions) error {
 		return err
 	}
 	locker, out := ws.Locker(), newPrinter(opts.IO, c)
+	warnLegacy(opts.IO, ws, opts.Paths)
 	blocked := false
 	for _, p := range opts.Paths {
 		chk, err := locker.CheckAndWarn(p, c.Session)

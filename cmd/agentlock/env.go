@@ -21,7 +21,9 @@ func newCmdEnv(f *Factory, runF func(*EnvOptions) error) *cobra.Command {
 directory, as shell export lines. The wrapper scripts run
   eval "$(agentlock env)"
 so that the agent's commands and hooks use the same registry and locks
-wherever the agent changes directory.`,
+wherever the agent changes directory. agent-registry 0.2 reads the same two
+variables, so its scripts run by the agent share them too; a project that
+shares a home (agentlock init --home) exports that home's paths.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {

@@ -44,7 +44,8 @@ func finishRun(opts *FinishOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := core.ValidateSession(opts.Session); err != nil {
+	// The session exists already: any id that 0.2 accepted will do.
+	if err := core.ValidateExistingSession(opts.Session); err != nil {
 		return usagef("%v", err)
 	}
 	ws, err := c.workWorkspace()

@@ -73,11 +73,11 @@ func heartbeatRun(opts *HeartbeatOptions) error {
 	case opts.All && session == "":
 		return usagef("no session id: pass --session ID or set AGENTLOCK_SESSION (agentlock whoami explains)")
 	case !opts.All:
-		if paths, session, err = pathsAndSession(opts.Command, opts.Args, c); err != nil {
+		if paths, session, err = pathsAndSession(opts.Command, opts.Args, c, true); err != nil {
 			return err
 		}
 	}
-	if err := core.ValidateSession(session); err != nil {
+	if err := core.ValidateExistingSession(session); err != nil {
 		return usagef("%v", err)
 	}
 	if opts.Every < 0 || (opts.Every == 0 && opts.EveryGiven) {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -22,7 +23,8 @@ type InitOptions struct {
 	Agents []string // names, comma lists or "all"
 	Global bool     // consent to user-wide files
 	DryRun bool
-	Check  bool // init only
+	Check  bool   // init only
+	Home   string // init only: the home to share (--home); "" keeps the current one
 }
 
 func newCmdInit(f *Factory, runF func(*InitOptions) error) *cobra.Command {
@@ -42,11 +44,20 @@ and a wrapper script scripts/agentlock-<agent>. Files agentlock owns carry an
 adds only its own hook entries. Everything else is left byte for byte.
 
 Kimi reads hooks only from the user-wide ~/.kimi*/config.toml: they are added
-there only with --global. Running init twice changes nothing.`,
+there only with --global. Running init twice changes nothing.
+
+With --home DIR, the project keeps its registry and locks in DIR, shared with
+other projects or with agent-registry 0.2 (whose default home is
+~/Desktop/agent-registry): .agent-registry/ then holds only the file "home"
+naming DIR, and every agentlock command of the project, the wrappers and
+'agentlock env' use DIR. init says when it finds a 0.2 home the project does
+not share. --home <project>/.agent-registry goes back to the project's own
+home.`,
 		Example: `  agentlock init --agent claude --agent codex
   agentlock init --agent all --dry-run      # show the diff, write nothing
   agentlock init --agent all --check        # exit 1 when anything would change (CI)
-  agentlock init --agent kimi --global      # also add Kimi's user-wide hooks`,
+  agentlock init --agent kimi --global      # also add Kimi's user-wide hooks
+  agentlock init --home ~/Desktop/agent-registry   # share agent-registry 0.2's home`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.DryRun && opts.Check {
@@ -63,6 +74,7 @@ there only with --global. Running init twice changes nothing.`,
 	fl.BoolVar(&opts.Global, "global", false, "also write user-wide files outside the project (Kimi's hooks in ~/.kimi*/config.toml)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print what would change as a diff; write nothing")
 	fl.BoolVar(&opts.Check, "check", false, "write nothing; exit 1 when anything would change")
+	fl.StringVar(&opts.Home, "home", "", "keep the registry and locks in this folder, shared (agent-registry 0.2's home, say)")
 	return cmd
 }
 
@@ -137,21 +149,51 @@ func initRun(opts *InitOptions) error {
 	if err != nil {
 		return err
 	}
+	out := opts.IO.Out
+	newHome, err := homeFlag(opts)
+	if err != nil {
+		return err
+	}
+	moveHome := newHome != "" && !sameHome(newHome, p)
+	if moveHome && !opts.DryRun && !opts.Check {
+		if _, err := p.ShareHome(newHome); err != nil {
+			var kept *workspace.KeptError
+			if errors.As(err, &kept) {
+				fmt.Fprintf(opts.IO.ErrOut, "agentlock: the project's home stays %s, not %s: %s; finish its sessions first\n",
+					p.Rel(p.Workspace.Home), newHome, kept.Reason)
+				return errSilentRefusal
+			}
+			return err
+		}
+		fmt.Fprintf(out, "%-9s %s: the project's home (recorded in %s)\n", "home", p.Workspace.Home, sharedHomeFile)
+		moveHome = false
+	}
 	plan, err := p.PlanInstall()
 	if err != nil {
 		return reportProblems(opts.IO, err)
 	}
-	out, home := opts.IO.Out, p.Rel(p.Workspace.Home)
+	if !moveHome {
+		plan.Notes = append(plan.Notes, p.LegacyNotes()...)
+	}
+	home := p.Rel(p.Workspace.Home)
 	switch {
 	case opts.DryRun:
-		if plan.HomeMissing {
+		if moveHome {
+			fmt.Fprintf(out, "would use %s as the project's home\n", newHome)
+		} else if plan.HomeMissing {
 			fmt.Fprintf(out, "would create %s (registry.md, locks/)\n", home)
 		}
 		for _, c := range plan.Changes {
 			fmt.Fprint(out, integrations.Diff(c, c.Artifact.Label()))
 		}
+		for _, n := range plan.Notes {
+			fmt.Fprintln(out, "note: "+n)
+		}
 		return nil
 	case opts.Check:
+		if moveHome {
+			fmt.Fprintf(out, "out of date: the project's home is %s, not %s\n", p.Workspace.Home, newHome)
+		}
 		if plan.HomeMissing {
 			fmt.Fprintf(out, "missing: %s\n", home)
 		}
@@ -159,7 +201,7 @@ func initRun(opts *InitOptions) error {
 		for _, label := range drift {
 			fmt.Fprintf(out, "out of date: %s\n", label)
 		}
-		if plan.HomeMissing || len(drift) > 0 {
+		if moveHome || plan.HomeMissing || len(drift) > 0 {
 			fmt.Fprintln(opts.IO.ErrOut, "agentlock: the set-up is not up to date: run agentlock init with the same options")
 			return errSilentRefusal
 		}
@@ -182,6 +224,37 @@ func initRun(opts *InitOptions) error {
 		fmt.Fprintln(out, "note: "+n)
 	}
 	return nil
+}
+
+// sharedHomeFile is where a project records the home it shares, for
+// messages.
+var sharedHomeFile = workspace.HomeDirName + "/" + workspace.SharedHomeFile
+
+// homeFlag returns --home as an absolute folder, a relative one taken from
+// the working directory ("~/" is the user's home: the shell does not expand
+// it in --home=~/x); "" when not given.
+func homeFlag(opts *InitOptions) (string, error) {
+	dir := opts.Home
+	if dir == "" {
+		return "", nil
+	}
+	c, err := opts.Config()
+	if err != nil {
+		return "", err
+	}
+	if rest, ok := strings.CutPrefix(dir, "~/"); ok && c.Settings.UserHome != "" {
+		dir = filepath.Join(c.Settings.UserHome, rest)
+	}
+	return filepath.Abs(dir)
+}
+
+// sameHome reports whether dir is already the project's home.
+func sameHome(dir string, p *setup.Project) bool {
+	own := filepath.Join(p.Root, workspace.HomeDirName)
+	if p.Workspace.Shared() {
+		return filepath.Clean(p.Workspace.Home) == dir
+	}
+	return dir == own
 }
 
 func uninitRun(opts *InitOptions) error {
@@ -217,7 +290,12 @@ func uninitRun(opts *InitOptions) error {
 			fmt.Fprintf(out, "%-9s %s\n", setup.UninstallVerb(c), c.Artifact.Label())
 		}
 	}
-	home := p.Rel(p.Workspace.Home)
+	home, what := p.Rel(p.Workspace.Home), "registry.md, locks/"
+	if p.Workspace.Shared() {
+		// Only the record of the shared home goes; the home stays.
+		home = sharedHomeFile
+		what = "the shared home " + p.Workspace.Home + " is kept"
+	}
 	removed, err := p.RemoveHome(opts.DryRun)
 	var kept *workspace.KeptError
 	switch {
@@ -227,7 +305,9 @@ func uninitRun(opts *InitOptions) error {
 		return err
 	case !removed:
 	case opts.DryRun:
-		fmt.Fprintf(out, "would remove %s (registry.md, locks/)\n", home)
+		fmt.Fprintf(out, "would remove %s (%s)\n", home, what)
+	case p.Workspace.Shared():
+		fmt.Fprintf(out, "removed   %s (%s)\n", home, what)
 	default:
 		fmt.Fprintf(out, "removed   %s\n", home)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -54,5 +55,14 @@ func (p printer) diagnose(rec any, line string) error {
 func warn(io *IOStreams, w *workspace.MirrorError) {
 	if w != nil {
 		fmt.Fprintf(io.ErrOut, "agentlock: warning: %v\n", w)
+	}
+}
+
+// warnLegacy warns once, on stderr, when agent-registry 0.2's default home
+// holds live locks on some of paths while the workspace keeps their locks
+// elsewhere (see workspace.Workspace.LegacyHeld).
+func warnLegacy(io *IOStreams, ws *workspace.Workspace, paths []string) {
+	if home, held := ws.LegacyHeld(paths); len(held) > 0 {
+		fmt.Fprintln(io.ErrOut, "agentlock: warning: "+report.LegacyHeld(home, held))
 	}
 }

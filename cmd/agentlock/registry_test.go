@@ -39,7 +39,7 @@ type frontmatter struct {
 		StartedAt  string   `yaml:"started_at"`
 		DoNotTouch []string `yaml:"do_not_touch"`
 		Space      []string `yaml:"space"`
-		Handoff    []string `yaml:"handoff"`
+		Handoff    string   `yaml:"handoff"`
 		Todo       struct {
 			Past, Present, Future []string
 		} `yaml:"todo"`
@@ -183,7 +183,7 @@ assert set(a) == keys, set(a) ^ keys
 assert set(a["todo"]) == {"past", "present", "future"}
 assert a["space"] == ["a|b", "c"], a["space"]
 assert a["todo"]["present"] == ["task: with colon"], a["todo"]
-assert a["handoff"] == ["notes #1.md"], a["handoff"]
+assert a["handoff"] == "notes #1.md", a["handoff"]
 assert a["working_on"] == sys.argv[2], repr(a["working_on"])
 print("ok")
 `

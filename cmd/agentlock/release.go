@@ -50,7 +50,7 @@ func releaseRun(opts *ReleaseOptions) error {
 	if opts.Force {
 		return forceReleaseRun(opts, c)
 	}
-	paths, session, err := pathsAndSession(opts.Command, opts.Args, c)
+	paths, session, err := pathsAndSession(opts.Command, opts.Args, c, true)
 	if err != nil {
 		return err
 	}

@@ -19,8 +19,9 @@ func newCmdShow(f *Factory, runF func(*ShowOptions) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show",
 		Short: "Show the registry: who works on what",
-		Long: `Print the sessions of the registry as a table, or with --json one object per
-session. A registry that does not exist yet shows as empty.`,
+		Long: `Print every session of the registry with all its fields (the thirteen columns
+of agent-registry 0.2's table), or with --json one object per session. A
+registry that does not exist yet shows as empty.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -43,6 +44,9 @@ func showRun(opts *ShowOptions) error {
 	}
 	if c.JSON {
 		for _, s := range doc.Agents {
+			if !s.IsSession() {
+				continue
+			}
 			if err := writeJSON(opts.IO.Out, s); err != nil {
 				return err
 			}

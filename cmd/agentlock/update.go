@@ -16,7 +16,7 @@ type UpdateOptions struct {
 	Session string
 	// Text fields and comma-separated lists, by flag name.
 	WorkingOn, Status, Provider, AIVersion           string
-	Space, TodoPast, TodoPresent, TodoFuture, Issues string
+	Space, TodoPast, TodoPresent, TodoFuture, Issues string // Issues is text
 	Changed                                          map[string]bool
 }
 
@@ -57,7 +57,7 @@ the list. An unknown session changes nothing (exit 1).`,
 	fl.StringVar(&opts.TodoPast, "todo-past", "", "comma-separated tasks done")
 	fl.StringVar(&opts.TodoPresent, "todo-present", "", "comma-separated tasks in progress")
 	fl.StringVar(&opts.TodoFuture, "todo-future", "", "comma-separated tasks to do")
-	fl.StringVar(&opts.Issues, "issues", "", "comma-separated problems met")
+	fl.StringVar(&opts.Issues, "issues", "", "problems met, as text (replaces the previous text)")
 	fl.StringVar(&opts.Provider, "provider", "", "vendor of the agent")
 	fl.StringVar(&opts.AIVersion, "ai-version", "", "model or CLI version")
 	return cmd
@@ -76,6 +76,7 @@ func updateRun(opts *UpdateOptions) error {
 		}{
 			{"working-on", opts.WorkingOn, &s.WorkingOn}, {"status", opts.Status, &s.Status},
 			{"provider", opts.Provider, &s.Provider}, {"ai-version", opts.AIVersion, &s.AIVersion},
+			{"issues", opts.Issues, &s.Issues},
 		} {
 			if opts.Changed[t.flag] {
 				*t.dst = t.value
@@ -85,7 +86,7 @@ func updateRun(opts *UpdateOptions) error {
 			flag, value string
 			dst         *[]string
 		}{
-			{"space", opts.Space, &s.Space}, {"issues", opts.Issues, &s.Issues}, {"todo-past", opts.TodoPast, &s.Todo.Past},
+			{"space", opts.Space, &s.Space}, {"todo-past", opts.TodoPast, &s.Todo.Past},
 			{"todo-present", opts.TodoPresent, &s.Todo.Present}, {"todo-future", opts.TodoFuture, &s.Todo.Future},
 		} {
 			if opts.Changed[l.flag] {

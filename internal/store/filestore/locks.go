@@ -244,6 +244,7 @@ func readRecord(f *os.File, k store.Key) (store.Record, error) {
 	if err != nil {
 		return store.Record{}, corrupt(err.Error())
 	}
+	rec.Path = recordPath(rec.Path, filepath.Base(f.Name()))
 	if rec.Path != "" && k.Path != "" && rec.Path != k.Path {
 		return store.Record{}, corrupt(fmt.Sprintf("records path %s, not %s", rec.Path, k.Path))
 	}

@@ -122,3 +122,39 @@ func TestDocumentEditKeepsPermissionsAndSkipsNil(t *testing.T) {
 	_, err = os.Stat(path + ".lock")
 	assert.NoError(t, err, "edits are serialised by the sidecar lock file")
 }
+
+// A real path ending in a line break is stored and read back byte for
+// byte; a line break that a person added after a 0.2 record's path is not
+// part of the path.
+func TestPathsAreByteExact(t *testing.T) {
+	s, dir := testLocks(t)
+	stamp := time.Unix(1_800_000_000, 0)
+	for _, p := range []string{"/p/newline\n", "/p/crlf\r\n"} {
+		write(t, s, p, store.Record{Session: "s1", Stamp: stamp, Path: p})
+		data, err := os.ReadFile(filepath.Join(dir, LockFileName(p)))
+		require.NoError(t, err)
+		assert.Equal(t, "s1|1800000000.000000|"+p, string(data))
+		var got store.Slot
+		require.NoError(t, s.Transact(store.Read, []store.Key{{Path: p}}, func(slots []store.Slot) ([]*store.Record, error) {
+			got = slots[0]
+			return nil, nil
+		}))
+		require.NoError(t, got.Err, "%q is not corrupt", p)
+		assert.Equal(t, p, got.Record.Path)
+	}
+	// 0.2's format, edited by hand: "sid|ts|path\n".
+	require.NoError(t, os.WriteFile(filepath.Join(dir, LockFileName("/p/hand")), []byte("claude 1|1800000000.5|/p/hand\n"), 0o644))
+	slots, err := s.Scan()
+	require.NoError(t, err)
+	paths := map[string]string{}
+	for _, slot := range slots {
+		require.NoError(t, slot.Err)
+		paths[slot.Record.Path] = slot.Record.Session
+	}
+	assert.Equal(t, map[string]string{"/p/newline\n": "s1", "/p/crlf\r\n": "s1", "/p/hand": "claude 1"}, paths)
+	require.NoError(t, s.Transact(store.Read, []store.Key{{Path: "/p/hand"}}, func(slots []store.Slot) ([]*store.Record, error) {
+		assert.NoError(t, slots[0].Err)
+		assert.Equal(t, "/p/hand", slots[0].Record.Path)
+		return nil, nil
+	}))
+}

@@ -38,8 +38,13 @@ func encodeRecord(r store.Record) []byte {
 // lock. Both the 0.2 form "sid|ts|path" and the 0.1.0 form "sid|ts" are
 // accepted; anything else is an error, so that a damaged file is reported
 // instead of being treated as free or overwritten.
+//
+// The path is returned byte for byte, a final line break included: a real
+// path may end in "\n". Which of the two a record means — a path ending in
+// a line break, or a line break a person added after the path — is for
+// recordPath to decide, from the lock file's name.
 func parseRecord(data []byte) (store.Record, error) {
-	text := strings.TrimRight(string(data), "\r\n")
+	text := string(data)
 	if strings.TrimSpace(text) == "" {
 		return store.Record{}, nil
 	}
@@ -65,4 +70,20 @@ func parseRecord(data []byte) (store.Record, error) {
 		Stamp:   time.Unix(int64(whole), int64(math.Round(frac*1e6))*1e3),
 		Path:    path,
 	}, nil
+}
+
+// recordPath returns the real path that a record read from the lock file
+// named name guards. agentlock and agent-registry write the path byte for
+// byte, with no line break after it, and a real path may itself end in
+// "\n" or "\r\n"; but a person editing a lock file of agent-registry
+// 0.2 or 0.1.0 by hand may leave a line break after it, which 0.2's reader
+// strips. The name settles it: it is the hash of the path the record was
+// written for. A path whose hash is the name is taken as it is; else the
+// path without its final line breaks, as before byte-exact paths.
+func recordPath(path, name string) string {
+	trimmed := strings.TrimRight(path, "\r\n")
+	if trimmed == path || LockFileName(path) == name {
+		return path
+	}
+	return trimmed
 }

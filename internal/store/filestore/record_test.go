@@ -16,6 +16,8 @@ func TestParseRecord(t *testing.T) {
 		content string
 		want    store.Record
 		wantErr bool
+		// file is the path the lock file is named for; want.Path when empty.
+		file string
 	}{
 		{name: "empty is free", content: ""},
 		{name: "blank is free", content: " \n"},
@@ -27,6 +29,18 @@ func TestParseRecord(t *testing.T) {
 			want: store.Record{Session: "kimi-9", Stamp: time.Unix(1700000000, 25e7)}},
 		{name: "trailing newline", content: "s|1700000000|/p\n",
 			want: store.Record{Session: "s", Stamp: time.Unix(1700000000, 0), Path: "/p"}},
+		{name: "trailing CRLF", content: "s|1700000000|/p\r\n",
+			want: store.Record{Session: "s", Stamp: time.Unix(1700000000, 0), Path: "/p"}},
+		{name: "0.1.0 form, trailing newline", content: "kimi-9|1700000000.25\n",
+			want: store.Record{Session: "kimi-9", Stamp: time.Unix(1700000000, 25e7)}},
+		{name: "path ending in a newline", content: "s|1700000000|/p\n",
+			want: store.Record{Session: "s", Stamp: time.Unix(1700000000, 0), Path: "/p\n"}},
+		{name: "path ending in a newline, and one more by hand", content: "s|1700000000|/p\n\n",
+			want: store.Record{Session: "s", Stamp: time.Unix(1700000000, 0), Path: "/p"}, file: "/p"},
+		{name: "path ending in CRLF", content: "s|1700000000|/p\r\n",
+			want: store.Record{Session: "s", Stamp: time.Unix(1700000000, 0), Path: "/p\r\n"}},
+		{name: "session with a space", content: "claude 1|1700000000|/p",
+			want: store.Record{Session: "claude 1", Stamp: time.Unix(1700000000, 0), Path: "/p"}},
 		{name: "no separator", content: "garbage", wantErr: true},
 		{name: "bad timestamp", content: "s|yesterday|/p", wantErr: true},
 		{name: "nan timestamp", content: "s|nan|/p", wantErr: true},
@@ -40,8 +54,12 @@ func TestParseRecord(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
+			file := tt.file
+			if file == "" {
+				file = tt.want.Path
+			}
 			assert.Equal(t, tt.want.Session, got.Session)
-			assert.Equal(t, tt.want.Path, got.Path)
+			assert.Equal(t, tt.want.Path, recordPath(got.Path, LockFileName(file)))
 			assert.True(t, tt.want.Stamp.Equal(got.Stamp), "stamp %v, want %v", got.Stamp, tt.want.Stamp)
 		})
 	}
@@ -50,11 +68,14 @@ func TestParseRecord(t *testing.T) {
 func TestRecordRoundTrip(t *testing.T) {
 	r := store.Record{Session: "codex-7", Stamp: time.Unix(1732912345, 123456000), Path: "/w/src/main.go"}
 	assert.Equal(t, "codex-7|1732912345.123456|/w/src/main.go", string(encodeRecord(r)))
-	back, err := parseRecord(encodeRecord(r))
-	require.NoError(t, err)
-	assert.Equal(t, r.Session, back.Session)
-	assert.Equal(t, r.Path, back.Path)
-	assert.True(t, r.Stamp.Equal(back.Stamp))
+	for _, path := range []string{"/w/src/main.go", "/w/ends in newline\n", "/w/crlf\r\n", "/w/a|b", "/w/ trailing space "} {
+		r.Path = path
+		back, err := parseRecord(encodeRecord(r))
+		require.NoError(t, err)
+		assert.Equal(t, r.Session, back.Session)
+		assert.Equal(t, path, recordPath(back.Path, LockFileName(path)), "byte for byte")
+		assert.True(t, r.Stamp.Equal(back.Stamp))
+	}
 }
 
 func TestLockFileNameIsTruncatedSHA256(t *testing.T) {
