@@ -22,7 +22,18 @@ var (
 	ErrCorrupt = store.ErrCorrupt
 	// ErrInvalidSession: a session id that the lock record format cannot hold.
 	ErrInvalidSession = errors.New("invalid session id")
+	// ErrBusy: another process kept a record locked for longer than the
+	// store waits (see BusyError) — stopped or stuck inside a critical
+	// section. Nothing was changed; the caller may retry later.
+	ErrBusy = store.ErrBusy
+	// ErrInvalidPath: a path that no file can have (it holds a NUL byte).
+	ErrInvalidPath = errors.New("invalid path")
 )
+
+// BusyError reports a record that stayed locked by another process for
+// longer than the store waits: its Ref (the file) and how long the store
+// waited. It matches ErrBusy with errors.Is.
+type BusyError = store.BusyError
 
 // HeldError reports that a path is held by another session. It matches
 // ErrLocked with errors.Is.

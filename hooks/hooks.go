@@ -198,6 +198,12 @@ func (h run) preEdit() {
 	case errors.As(err, &corrupt):
 		h.res.Deny = fmt.Sprintf("agentlock: a lock file cannot be read (%v), so agentlock cannot tell who holds the file: "+
 			"do not edit it; ask a person to check `agentlock status` and clear it with `agentlock release --force`.", err)
+	case errors.Is(err, core.ErrBusy):
+		// A path is known but could not be checked: another process is
+		// stuck inside its lock file. Letting the edit through would let
+		// it past a lock that may be held.
+		h.res.Deny = fmt.Sprintf("agentlock: could not check the lock (%v), so agentlock cannot tell who holds the file: "+
+			"do not edit it now; try again in a moment, and if this persists ask a person to find the stopped agentlock process.", err)
 	case err != nil:
 		h.res.warnf("%s pre-edit hook: %v; the edit is not gated", name, err)
 	case warning != nil:

@@ -167,7 +167,7 @@ func (w *Workspace) LegacyHeld(paths []string) (home string, held []core.State) 
 		return "", nil
 	}
 	legacyLocks := filepath.Join(home, "locks")
-	st := &filestore.Locks{DirFor: func(string) (string, error) { return legacyLocks, nil }, ScanDir: legacyLocks}
+	st := &filestore.Locks{DirFor: func(string) (string, error) { return legacyLocks, nil }, ScanDir: legacyLocks, Wait: w.settings.LockWait}
 	legacy := core.NewLocker(st, core.Options{Timeout: w.settings.Timeout, Now: w.settings.Now})
 	for _, p := range paths {
 		real, err := core.RealPath(p, "")

@@ -51,6 +51,12 @@ type Settings struct {
 	// Timeout is the staleness timeout of locks; zero means
 	// core.DefaultTimeout.
 	Timeout time.Duration
+	// LockWait bounds every wait for another process's flock on a lock
+	// file, the lock folder or the registry's lock (AGENTLOCK_LOCK_WAIT);
+	// zero means filestore.DefaultWait. Past it, the operation fails with
+	// an error matching core.ErrBusy, naming the file: a process stopped
+	// inside a critical section must not hang every agent behind it.
+	LockWait time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Bin is the command that the registry's protocol block names; empty
@@ -213,7 +219,7 @@ func (w *Workspace) OwnHome() bool {
 // is locked in that project); List, ReleaseSession and RenewSession cover
 // this workspace's lock folder.
 func (w *Workspace) Locker() *core.Locker {
-	st := &filestore.Locks{DirFor: w.settings.lockDirFor, ScanDir: w.LockDir}
+	st := &filestore.Locks{DirFor: w.settings.lockDirFor, ScanDir: w.LockDir, Wait: w.settings.LockWait}
 	return core.NewLocker(st, core.Options{Timeout: w.settings.Timeout, Now: w.settings.Now})
 }
 
@@ -229,7 +235,7 @@ func registryAt(path string, s Settings) *core.Registry {
 		bin = "agentlock"
 	}
 	protocol := func() (string, error) { return templates.Protocol(templates.ProtocolData{Bin: bin}) }
-	return core.NewRegistry(&filestore.Document{Path: path}, core.RegistryOptions{Protocol: protocol, Now: s.Now})
+	return core.NewRegistry(&filestore.Document{Path: path, Wait: s.LockWait}, core.RegistryOptions{Protocol: protocol, Now: s.Now})
 }
 
 // registryOf returns the registry of the workspace of a real path.
@@ -311,7 +317,7 @@ func (w *Workspace) Teardown(dryRun bool) error {
 		}
 		return nil
 	}
-	err := filestore.RemoveHome(w.Home, w.LockDir, &filestore.Document{Path: w.RegistryPath}, check)
+	err := filestore.RemoveHome(w.Home, w.LockDir, &filestore.Document{Path: w.RegistryPath, Wait: w.settings.LockWait}, check)
 	if errors.Is(err, errDryRun) {
 		return nil
 	}

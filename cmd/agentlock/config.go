@@ -21,7 +21,8 @@ import (
 type config struct {
 	// Settings locate the workspace: AGENT_REGISTRY_HOME,
 	// AGENT_REGISTRY_LOCK_DIR, AGENT_REGISTRY_PATH, the user's home, the
-	// timeout (--timeout or AGENTLOCK_TIMEOUT) and the clock.
+	// timeout (--timeout or AGENTLOCK_TIMEOUT), the bound on flock waits
+	// (AGENTLOCK_LOCK_WAIT) and the clock.
 	Settings workspace.Settings
 	Session  string // resolved session id (may be empty); see resolveSession
 	// SessionSource names where Session came from: "--session",
@@ -41,6 +42,7 @@ var envBindings = [][2]string{
 	{"home", "AGENT_REGISTRY_HOME"},
 	{"session", "AGENTLOCK_SESSION"},
 	{"timeout", "AGENTLOCK_TIMEOUT"},
+	{"lock_wait", "AGENTLOCK_LOCK_WAIT"},
 }
 
 // lazyConfig returns the Factory's Config function: the configuration is
@@ -93,6 +95,9 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 		return nil, err
 	}
 	c.Settings.Timeout = timeout
+	if c.Settings.LockWait, err = parseLockWait(v.GetString("lock_wait")); err != nil {
+		return nil, err
+	}
 	if home, err := os.UserHomeDir(); err == nil {
 		c.Settings.UserHome = home
 	}
@@ -129,6 +134,33 @@ func parseTimeout(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(s)
 	if err != nil || d <= 0 {
 		return 0, usagef("timeout %q: want seconds (120) or a positive duration (2m)", s)
+	}
+	return d, nil
+}
+
+// maxLockWait bounds AGENTLOCK_LOCK_WAIT: a longer wait for a critical
+// section of microseconds is a hang by another name.
+const maxLockWait = time.Hour
+
+// parseLockWait reads AGENTLOCK_LOCK_WAIT, how long to wait at most for
+// another process's flock: seconds ("5", "0.5") or a Go duration ("2s").
+// Empty means the store's default (zero).
+func parseLockWait(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if secs, ferr := strconv.ParseFloat(s, 64); ferr == nil {
+		// Compared before converting: NaN, infinities and huge values
+		// have no Duration.
+		if !(secs > 0 && secs <= maxLockWait.Seconds()) {
+			return 0, usagef("AGENTLOCK_LOCK_WAIT %q: want seconds between 0 and %d", s, int(maxLockWait.Seconds()))
+		}
+		d, err = time.Duration(secs*float64(time.Second)), nil
+	}
+	if err != nil || d <= 0 || d > maxLockWait {
+		return 0, usagef("AGENTLOCK_LOCK_WAIT %q: want seconds (5) or a positive duration (5s) of at most %s", s, maxLockWait)
 	}
 	return d, nil
 }

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -39,6 +40,8 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"envsubst":    cmdEnvsubst,
 	"snapshot":    cmdSnapshot,
 	"inorder":     cmdInorder,
+	"backdate":    cmdBackdate,
+	"inode":       cmdInode,
 }
 
 // noNeg fails the script when a command that cannot be negated is.
@@ -506,4 +509,37 @@ func cmdInorder(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		text = text[i+len(l):]
 	}
+}
+
+// backdate FILE AGE sets FILE's modification time AGE (a Go duration) in
+// the past, as if nobody had written it since: a lock file left by a
+// process killed long ago.
+func cmdBackdate(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "backdate")
+	if len(args) != 2 {
+		ts.Fatalf("usage: backdate FILE AGE")
+	}
+	age, err := time.ParseDuration(args[1])
+	if err != nil {
+		ts.Fatalf("usage: backdate FILE AGE: %v", err)
+	}
+	at := time.Now().Add(-age)
+	ts.Check(os.Chtimes(ts.MkAbs(args[0]), at, at))
+}
+
+// inode FILE OUT writes FILE's device and inode numbers to OUT, so that a
+// later inode and cmp check that a path still names the same file —
+// without a hard link, which a lock file must not have.
+func cmdInode(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "inode")
+	if len(args) != 2 {
+		ts.Fatalf("usage: inode FILE OUT")
+	}
+	info, err := os.Stat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		ts.Fatalf("inode: no inode numbers on this system")
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), fmt.Appendf(nil, "%d:%d\n", st.Dev, st.Ino), 0o644))
 }

@@ -68,6 +68,12 @@ type Slot struct {
 	// *CorruptError) or read; Record is then free. Decide may still
 	// overwrite such a record.
 	Err error
+	// Written is when the record was last written (a lock file's
+	// modification time); zero when the store does not know or the record
+	// does not exist. It lets the engine judge a record it cannot decode:
+	// content that nobody has written for longer than the timeout is not a
+	// live lock, whatever it says.
+	Written time.Time
 }
 
 // Decide sees the slots of a transaction, in the order of the keys, and
@@ -121,3 +127,24 @@ func (e *CorruptError) Error() string {
 
 // Is makes errors.Is(err, ErrCorrupt) true.
 func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+
+// ErrBusy matches a record that another process kept locked for longer
+// than the store's bound on waiting (see BusyError).
+var ErrBusy = errors.New("lock busy")
+
+// BusyError reports that a record (or the folder or document guarding it)
+// stayed locked by another process for longer than the store waits. A
+// critical section lasts microseconds, so such a wait means a process
+// stopped (SIGSTOP, a debugger) or stuck inside one: waiting on would hang
+// the caller, and every agent behind it. It matches ErrBusy with errors.Is.
+type BusyError struct {
+	Ref    string        // what stayed locked (a lock file, a folder, a registry's lock)
+	Waited time.Duration // how long the store waited
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("%s: still locked by another process after %s (a process stopped or stuck while changing it?)", e.Ref, e.Waited)
+}
+
+// Is makes errors.Is(err, ErrBusy) true.
+func (e *BusyError) Is(target error) bool { return target == ErrBusy }

@@ -19,11 +19,29 @@
 // folder, and the project's teardown (RemoveHome) takes it exclusively: a
 // home is never deleted while another process is taking a lock in it.
 //
+// Every flock wait is bounded (DefaultWait, or the store's Wait): a process
+// stopped or stuck inside a critical section makes the others fail with a
+// *store.BusyError naming the file, instead of hanging them.
+//
+// A lock file with more than one hard link is refused: it is also some other
+// file, which a write into the lock would change (a planted link to a
+// victim file); agentlock never creates one.
+//
 // Only Unix-like systems are supported; elsewhere every operation fails with
 // ErrUnsupportedPlatform.
 package filestore
 
-import "errors"
+import (
+	"errors"
+	"time"
+)
+
+// DefaultWait is how long an operation waits, at most, for another
+// process's flock on a lock file, the lock folder or the registry's lock
+// (Locks.Wait and Document.Wait when zero). A critical section lasts
+// microseconds; a few seconds leave room for a loaded machine while a
+// process stopped inside one (SIGSTOP) cannot hang anybody for long.
+const DefaultWait = 5 * time.Second
 
 // Errors of the file store.
 var (

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/agentlock/agentlock/internal/atomicfile"
 	"github.com/agentlock/agentlock/internal/store"
@@ -19,6 +20,9 @@ import (
 type Document struct {
 	// Path is the document's file; its folder is created on the first edit.
 	Path string
+	// Wait bounds the wait for another writer's lock (DefaultWait when
+	// zero); past it, Edit fails with a *store.BusyError.
+	Wait time.Duration
 }
 
 var _ store.Document = (*Document)(nil)
@@ -48,7 +52,7 @@ func (d *Document) Read() ([]byte, error) {
 // it (so what another writer wrote a moment ago is kept), change, write a
 // temporary file, fsync, rename, fsync the folder, unlock.
 func (d *Document) Edit(change func(old []byte) ([]byte, error)) error {
-	lock, err := openSidecar(d.lockPath(), filepath.Dir(d.Path))
+	lock, err := openSidecar(d.lockPath(), filepath.Dir(d.Path), d.Wait)
 	if err != nil {
 		return err
 	}

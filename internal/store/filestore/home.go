@@ -21,14 +21,14 @@ func RemoveHome(home, locks string, doc *Document, check func() error) error {
 		return nil
 	}
 	if _, err := os.Stat(locks); err == nil {
-		d, err := lockDir(locks, writeLock, false)
+		d, err := lockDir(locks, writeLock, false, doc.Wait)
 		if err != nil {
 			return fmt.Errorf("remove %s: %w", home, err)
 		}
 		defer d.Close()
 	}
 	if _, err := os.Stat(filepath.Dir(doc.Path)); err == nil {
-		lock, err := openSidecar(doc.lockPath(), filepath.Dir(doc.Path))
+		lock, err := openSidecar(doc.lockPath(), filepath.Dir(doc.Path), doc.Wait)
 		if err != nil {
 			return fmt.Errorf("remove %s: %w", home, err)
 		}

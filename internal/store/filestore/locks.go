@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/agentlock/agentlock/internal/store"
 )
@@ -26,6 +27,9 @@ type Locks struct {
 	DirFor func(realPath string) (string, error)
 	// ScanDir is the lock folder that Scan lists.
 	ScanDir string
+	// Wait bounds every wait for another process's flock (DefaultWait when
+	// zero); past it, the operation fails with a *store.BusyError.
+	Wait time.Duration
 }
 
 var _ store.Locks = (*Locks)(nil)
@@ -94,7 +98,7 @@ func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide)
 		}
 	}()
 	if mode == store.Create {
-		unlock, err := lockDirsShared(order)
+		unlock, err := lockDirsShared(order, s.Wait)
 		if err != nil {
 			return err
 		}
@@ -113,14 +117,14 @@ func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide)
 		if mode == store.Read {
 			lt = readLock
 		}
-		if err := flock(f, lt); err != nil {
+		if err := flock(f, lt, s.Wait); err != nil {
 			return fmt.Errorf("%s: %w", name(it.slot.Key), err)
 		}
 	}
 	slots := make([]store.Slot, len(items))
 	for i, it := range items {
 		if it.f != nil {
-			it.slot.Record, it.slot.Err = readRecord(it.f, it.slot.Key)
+			it.slot.Record, it.slot.Written, it.slot.Err = readRecord(it.f, it.slot.Key)
 		}
 		slots[i] = it.slot
 	}
@@ -149,7 +153,7 @@ func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide)
 // lockDirsShared takes a shared flock on the folder of every item, in
 // order, creating missing folders. It returns the function that releases
 // them.
-func lockDirsShared(order []*slotFile) (func(), error) {
+func lockDirsShared(order []*slotFile, wait time.Duration) (func(), error) {
 	var held []*os.File
 	unlock := func() {
 		for _, d := range held {
@@ -166,7 +170,7 @@ func lockDirsShared(order []*slotFile) (func(), error) {
 	}
 	sort.Strings(dirs)
 	for _, dir := range dirs {
-		d, err := lockDir(dir, readLock, true)
+		d, err := lockDir(dir, readLock, true, wait)
 		if err != nil {
 			unlock()
 			return nil, err
@@ -200,7 +204,7 @@ func (s *Locks) Scan() ([]store.Slot, error) {
 			continue
 		}
 		slot := store.Slot{Key: store.Key{Ref: filepath.Join(s.ScanDir, e.Name())}}
-		slot.Record, slot.Err = s.readOne(slot.Key)
+		slot.Record, slot.Written, slot.Err = s.readOne(slot.Key)
 		if errors.Is(slot.Err, fs.ErrNotExist) {
 			continue // removed meanwhile: only RemoveHome does that
 		}
@@ -211,21 +215,32 @@ func (s *Locks) Scan() ([]store.Slot, error) {
 }
 
 // readOne reads one lock file under a shared flock.
-func (s *Locks) readOne(k store.Key) (store.Record, error) {
+func (s *Locks) readOne(k store.Key) (store.Record, time.Time, error) {
 	f, err := openLockFile(k.Ref, s.ScanDir, false)
 	if err != nil {
-		return store.Record{}, err
+		return store.Record{}, time.Time{}, err
 	}
 	defer f.Close()
-	if err := flock(f, readLock); err != nil {
-		return store.Record{}, err
+	if err := flock(f, readLock, s.Wait); err != nil {
+		return store.Record{}, time.Time{}, err
 	}
 	return readRecord(f, k)
 }
 
-// readRecord reads and parses the whole content of an open lock file. The
-// caller holds flock on it.
-func readRecord(f *os.File, k store.Key) (store.Record, error) {
+// readRecord reads and parses the whole content of an open lock file, and
+// returns when it was last written (its modification time). The caller
+// holds flock on it.
+func readRecord(f *os.File, k store.Key) (rec store.Record, written time.Time, err error) {
+	info, err := f.Stat()
+	if err != nil {
+		return store.Record{}, time.Time{}, fmt.Errorf("read %s: %w", f.Name(), err)
+	}
+	rec, err = parseFile(f, k)
+	return rec, info.ModTime(), err
+}
+
+// parseFile reads and parses the whole content of an open lock file.
+func parseFile(f *os.File, k store.Key) (store.Record, error) {
 	data, err := io.ReadAll(io.NewSectionReader(f, 0, maxLockFileSize+1))
 	if err != nil {
 		return store.Record{}, fmt.Errorf("read %s: %w", f.Name(), err)
@@ -255,6 +270,14 @@ func readRecord(f *os.File, k store.Key) (store.Record, error) {
 // offset 0, then cut the file to the new length. The file is never unlinked
 // or renamed, so every process keeps contending on the same inode. The
 // caller holds an exclusive flock on it.
+//
+// A process killed between the write and the cut leaves the new record
+// followed by the tail of a longer old one ("b|ts|/p/f56789" over
+// "a|ts|/p/f56789|..."): content that does not parse. No order of these two
+// steps avoids that without emptying the lock for a moment (cut first) or
+// renaming the file (forbidden). So the engine judges such content by the
+// file's modification time, which this write set: unwritten for longer than
+// the timeout, it is stale and taken over, like a record of a dead owner.
 func writeRecord(f *os.File, rec store.Record) error {
 	data := encodeRecord(rec)
 	if _, err := f.WriteAt(data, 0); err != nil {

@@ -2,7 +2,10 @@
 
 package filestore
 
-import "os"
+import (
+	"os"
+	"time"
+)
 
 // lockType is the kind of lock taken on a file.
 type lockType int
@@ -12,10 +15,12 @@ const (
 	writeLock
 )
 
-func flock(*os.File, lockType) error { return ErrUnsupportedPlatform }
+func flock(*os.File, lockType, time.Duration) error { return ErrUnsupportedPlatform }
 
 func openLockFile(string, string, bool) (*os.File, error) { return nil, ErrUnsupportedPlatform }
 
-func lockDir(string, lockType, bool) (*os.File, error) { return nil, ErrUnsupportedPlatform }
+func lockDir(string, lockType, bool, time.Duration) (*os.File, error) {
+	return nil, ErrUnsupportedPlatform
+}
 
-func openSidecar(string, string) (*os.File, error) { return nil, ErrUnsupportedPlatform }
+func openSidecar(string, string, time.Duration) (*os.File, error) { return nil, ErrUnsupportedPlatform }

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentlock/agentlock/internal/store"
 )
 
 // lockType is the kind of flock(2) lock taken on a file.
@@ -27,18 +30,36 @@ func (lt lockType) String() string {
 	return "Lock"
 }
 
-// flock waits for a lock of type lt on f, retrying when a signal interrupts
-// the wait. The lock is released by closing f, or by the kernel when the
-// process dies.
-func flock(f *os.File, lt lockType) error {
+// flock takes a lock of type lt on f, waiting at most wait (DefaultWait
+// when zero) for another process to drop its lock, then failing with a
+// *store.BusyError. The wait is bounded because a critical section lasts
+// microseconds: a lock held longer belongs to a process that was stopped
+// (SIGSTOP) or is stuck, and a blocking flock(2) would hang every agent
+// behind it. flock(2) has no timeout, so the lock is tried without
+// blocking, with pauses growing from 1ms to 20ms: short enough that a
+// waiter barely notices a normal holder. The lock is released by closing
+// f, or by the kernel when the process dies.
+func flock(f *os.File, lt lockType, wait time.Duration) error {
+	if wait <= 0 {
+		wait = DefaultWait
+	}
+	start := time.Now()
+	pause := time.Millisecond
 	for {
-		err := unix.Flock(int(f.Fd()), int(lt))
-		if !errors.Is(err, unix.EINTR) {
-			if err != nil {
-				return &fs.PathError{Op: lt.String(), Path: f.Name(), Err: err}
-			}
+		err := unix.Flock(int(f.Fd()), int(lt)|unix.LOCK_NB)
+		switch {
+		case err == nil:
 			return nil
+		case errors.Is(err, unix.EINTR):
+			continue
+		case !errors.Is(err, unix.EWOULDBLOCK):
+			return &fs.PathError{Op: lt.String(), Path: f.Name(), Err: err}
 		}
+		if time.Since(start) >= wait {
+			return &store.BusyError{Ref: f.Name(), Waited: wait}
+		}
+		time.Sleep(min(pause, wait-time.Since(start)+time.Millisecond))
+		pause = min(pause*2, 20*time.Millisecond)
 	}
 }
 
@@ -75,6 +96,18 @@ func openLockFile(file, dir string, create bool) (*os.File, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: lock file is not a regular file (%s)", file, info.Mode().Type())
 	}
+	// A second hard link makes the lock file also some other file — one
+	// planted to make agentlock write into, or empty, a victim. agentlock
+	// never links a lock file, so one with more links is not ours.
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		f.Close()
+		return nil, &fs.PathError{Op: "fstat", Path: file, Err: err}
+	}
+	if st.Nlink > 1 {
+		f.Close()
+		return nil, fmt.Errorf("%s: lock file has %d hard links; refusing a file that is also another file (remove the other links)", file, st.Nlink)
+	}
 	if err := checkLocalFile(f); err != nil {
 		f.Close()
 		return nil, err
@@ -90,7 +123,7 @@ const maxRetries = 8
 // a flock of type lt on it. A folder removed while this process waited for
 // its flock is opened again, so that the lock is always on the folder that
 // the path names.
-func lockDir(dir string, lt lockType, create bool) (*os.File, error) {
+func lockDir(dir string, lt lockType, create bool, wait time.Duration) (*os.File, error) {
 	for range maxRetries {
 		if create {
 			if err := ensureDir(dir); err != nil {
@@ -101,7 +134,7 @@ func lockDir(dir string, lt lockType, create bool) (*os.File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("open lock folder: %w", err)
 		}
-		if err := flock(d, lt); err != nil {
+		if err := flock(d, lt, wait); err != nil {
 			d.Close()
 			return nil, err
 		}
@@ -122,7 +155,7 @@ func removed(f *os.File) bool {
 // openSidecar opens (creating it) the lock file that serialises the writers
 // of a document, flocked exclusively. A sidecar removed while this process
 // waited (RemoveHome) is created again.
-func openSidecar(path, dir string) (*os.File, error) {
+func openSidecar(path, dir string, wait time.Duration) (*os.File, error) {
 	for range maxRetries {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("create registry folder: %w", err)
@@ -135,7 +168,7 @@ func openSidecar(path, dir string) (*os.File, error) {
 			f.Close()
 			return nil, err
 		}
-		if err := flock(f, writeLock); err != nil {
+		if err := flock(f, writeLock, wait); err != nil {
 			f.Close()
 			return nil, err
 		}

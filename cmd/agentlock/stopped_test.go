@@ -1,0 +1,101 @@
+package main_test
+
+// A process stopped (SIGSTOP) inside a critical section: every command that
+// needs what it holds gives up after AGENTLOCK_LOCK_WAIT and exits 3 naming
+// the file, instead of hanging every agent behind it.
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/internal/proctest"
+)
+
+// stopInside is a Python helper that takes an exclusive flock on each file
+// named in its arguments (creating them), says so on stderr, and stops
+// itself with SIGSTOP: a process frozen in the middle of a critical
+// section. proctest kills it (SIGKILL works on a stopped process) when the
+// test ends.
+const stopInside = `
+import fcntl, os, signal, sys
+held = []
+for p in sys.argv[1:]:
+    f = open(p, "a")
+    fcntl.flock(f, fcntl.LOCK_EX)
+    held.append(f)
+sys.stderr.write("held\n")
+sys.stderr.flush()
+os.kill(os.getpid(), signal.SIGSTOP)
+`
+
+// TestStoppedHolderDoesNotHangAnyone freezes a process holding a lock
+// file's flock and the registry's lock, then runs, all at once, every
+// command an agent uses that needs one of them. Each must exit 3 within the
+// bound (AGENTLOCK_LOCK_WAIT=1s, far below the children's deadline), naming
+// the file; the pre-edit hook must deny (exit 2, one line) rather than let
+// the edit through, and status lists the file it could not read.
+func TestStoppedHolderDoesNotHangAnyone(t *testing.T) {
+	py := python3(t)
+	p := hookProject(t)
+	target := filepath.Join(p.dir, "src/a.go")
+	lock := filepath.Join(p.dir, ".agent-registry", "locks", lockName(target))
+	registryLock := filepath.Join(p.dir, ".agent-registry", "registry.md.lock")
+	requireExit(t, 0, p.run("acquire", "src/a.go", "agent-a"))
+
+	holder := proctest.Start(t, py, proctest.Cmd{Args: []string{"-c", stopInside, lock, registryLock}, Env: p.env, Dir: p.dir})
+	holder.WaitStderr(t, "held", 20*time.Second)
+
+	const bound = time.Second
+	env := append(append([]string{}, p.env...), "AGENTLOCK_LOCK_WAIT=1s")
+	cases := []struct {
+		name string
+		args []string
+		in   string
+		file string // the file the refusal must name
+	}{
+		{"acquire", []string{"acquire", "src/a.go", "agent-b"}, "", lock},
+		{"check", []string{"check", "src/a.go", "agent-b"}, "", lock},
+		{"status", []string{"status"}, "", lock},
+		{"release", []string{"release", "src/a.go", "agent-a"}, "", lock},
+		{"register", []string{"register", "agent-b", "anthropic", "opus", "working"}, "", registryLock},
+		{"hook", []string{"hook", "claude", "pre-edit"}, claudeEdit("s1", p.dir, target), lock},
+	}
+	start := time.Now()
+	procs := make([]*proctest.Proc, len(cases))
+	for i, c := range cases {
+		procs[i] = proctest.Start(t, harness(t).Bin, proctest.Cmd{Args: c.args, Env: env, Dir: p.dir, Stdin: c.in})
+	}
+	for i, c := range cases {
+		r := procs[i].Wait(t)
+		took := time.Since(start)
+		t.Logf("%s: exit %d after %s", c.name, r.Code, took.Round(time.Millisecond))
+		assert.Less(t, took, bound+8*time.Second, "%s waited without bound", c.name)
+		said := r.Stderr
+		switch c.name {
+		case "hook":
+			assert.Equal(t, 2, r.Code, "the pre-edit hook denies an edit it could not check: %s", r)
+			assert.Equal(t, 1, strings.Count(r.Stderr, "\n"), "one line on stderr: %q", r.Stderr)
+		case "status":
+			// A listing reports the record it could not read in its row
+			// and lists the rest, as it does for a corrupt one.
+			assert.Equal(t, 0, r.Code, "%s", r)
+			said = r.Stdout
+		default:
+			assert.Equal(t, 3, r.Code, "%s", r)
+		}
+		assert.Contains(t, said, c.file, "%s names the file that stayed locked", c.name)
+		assert.Contains(t, said, "still locked by another process", "%s says why", c.name)
+	}
+
+	// The lock is intact, and usable again once the holder is gone.
+	require.NoError(t, holder.Signal(os.Kill))
+	holder.Wait(t)
+	requireExit(t, 1, p.run("acquire", "src/a.go", "agent-b"))
+	requireExit(t, 0, p.run("release", "src/a.go", "agent-a"))
+}

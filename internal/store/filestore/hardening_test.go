@@ -1,0 +1,96 @@
+//go:build unix
+
+package filestore
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/agentlock/agentlock/internal/store"
+)
+
+// An flock held elsewhere (here: another open file description of the
+// same file) makes every operation fail after Wait with a BusyError naming
+// the file, for readers, writers and documents alike.
+func TestFlockWaitIsBounded(t *testing.T) {
+	s, dir := testLocks(t)
+	s.Wait = 100 * time.Millisecond
+	key := store.Key{Path: "/p/a"}
+	free := func([]store.Slot) ([]*store.Record, error) { return []*store.Record{nil}, nil }
+	require.NoError(t, s.Transact(store.Create, []store.Key{key}, free))
+	lockFile := filepath.Join(dir, LockFileName("/p/a"))
+	holder, err := os.OpenFile(lockFile, os.O_RDWR, 0)
+	require.NoError(t, err)
+	defer holder.Close()
+	require.NoError(t, unix.Flock(int(holder.Fd()), unix.LOCK_EX))
+
+	for _, mode := range []store.Mode{store.Read, store.Update, store.Create} {
+		start := time.Now()
+		err := s.Transact(mode, []store.Key{key}, free)
+		took := time.Since(start)
+		require.ErrorIs(t, err, store.ErrBusy, "mode %d", mode)
+		assert.Contains(t, err.Error(), lockFile)
+		assert.GreaterOrEqual(t, took, s.Wait)
+		assert.Less(t, took, s.Wait+time.Second)
+	}
+	slots, err := s.Scan()
+	require.NoError(t, err)
+	require.Len(t, slots, 1)
+	assert.ErrorIs(t, slots[0].Err, store.ErrBusy)
+
+	doc := &Document{Path: filepath.Join(t.TempDir(), "registry.md"), Wait: 100 * time.Millisecond}
+	require.NoError(t, doc.Edit(func([]byte) ([]byte, error) { return []byte("x"), nil }))
+	side, err := os.OpenFile(doc.lockPath(), os.O_RDWR, 0)
+	require.NoError(t, err)
+	defer side.Close()
+	require.NoError(t, unix.Flock(int(side.Fd()), unix.LOCK_EX))
+	err = doc.Edit(func([]byte) ([]byte, error) { return []byte("y"), nil })
+	require.ErrorIs(t, err, store.ErrBusy)
+
+	// Released, everything works at once.
+	require.NoError(t, unix.Flock(int(holder.Fd()), unix.LOCK_UN))
+	require.NoError(t, s.Transact(store.Read, []store.Key{key}, free))
+}
+
+func TestHardLinkedLockFileRefused(t *testing.T) {
+	s, dir := testLocks(t)
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	victim := filepath.Join(t.TempDir(), "victim")
+	require.NoError(t, os.WriteFile(victim, []byte("precious"), 0o644))
+	require.NoError(t, os.Link(victim, filepath.Join(dir, LockFileName("/p/a"))))
+	empty := func([]store.Slot) ([]*store.Record, error) { return []*store.Record{{}}, nil }
+	for _, mode := range []store.Mode{store.Read, store.Update, store.Create} {
+		err := s.Transact(mode, []store.Key{{Path: "/p/a"}}, empty)
+		require.ErrorContains(t, err, "hard links", "mode %d", mode)
+	}
+	slots, err := s.Scan()
+	require.NoError(t, err)
+	require.Len(t, slots, 1)
+	assert.ErrorContains(t, slots[0].Err, "hard links")
+	data, err := os.ReadFile(victim)
+	require.NoError(t, err)
+	assert.Equal(t, "precious", string(data))
+}
+
+// Slot.Written is the lock file's modification time, for the engine to
+// judge a record it cannot decode.
+func TestSlotsSayWhenWritten(t *testing.T) {
+	s, dir := testLocks(t)
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	file := filepath.Join(dir, LockFileName("/p/a"))
+	require.NoError(t, os.WriteFile(file, []byte("torn|x"), 0o644))
+	at := time.Now().Add(-time.Hour).Truncate(time.Second)
+	require.NoError(t, os.Chtimes(file, at, at))
+	err := s.Transact(store.Read, []store.Key{{Path: "/p/a"}}, func(slots []store.Slot) ([]*store.Record, error) {
+		assert.ErrorIs(t, slots[0].Err, store.ErrCorrupt)
+		assert.True(t, slots[0].Written.Equal(at), "written %s, want %s", slots[0].Written, at)
+		return nil, nil
+	})
+	require.NoError(t, err)
+}
