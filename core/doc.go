@@ -37,7 +37,21 @@
 //     files, deleting or renaming one would let two processes lock two
 //     different inodes under one name, and flock would exclude nothing.
 //   - A record that cannot be parsed is corrupt: reported (CorruptError),
-//     never treated as free and never overwritten, except by ForceRelease.
+//     never treated as free and never overwritten, except by ForceRelease —
+//     while it may be live. A store writes a record in place in two steps
+//     (write, then cut to length), so a process killed between them leaves
+//     the new record followed by the tail of a longer old one; no order of
+//     the steps avoids that without emptying a live lock for a moment. So
+//     a corrupt record is judged by when it was last written (the store's
+//     Slot.Written, a lock file's modification time): unwritten for longer
+//     than the timeout, nobody keeps it alive, and it is stale like a dead
+//     owner's lock — IsLocked reports it (State.Corrupt), Acquire takes it
+//     over (Lease.Corrupt). No order of kills leaves a record unreadable
+//     for longer than the timeout.
+//   - The store bounds every wait for another process's exclusion (a few
+//     seconds): a process stopped or stuck inside a transaction makes the
+//     others fail with a BusyError (ErrBusy) naming the record, and change
+//     nothing, instead of hanging every agent behind it.
 //
 // The registry follows the same rule with a document store: every write
 // re-reads the document inside an exclusive section (a flock on
@@ -46,7 +60,10 @@
 // whole version.
 //
 // Timestamps are wall-clock Unix times compared across processes: staleness
-// is judged by the reader, with the reader's timeout.
+// is judged by the reader, with the reader's timeout. A stamp further in the
+// future than the timeout is stale too (no clock is that far off, and
+// trusting it would make a lock permanent); one a little ahead counts as
+// written now, so ages are never negative.
 //
 // # Compatibility
 //

@@ -75,6 +75,11 @@ type Lease struct {
 	// Renewed is true when the session already held the lock and the
 	// acquisition only renewed it.
 	Renewed bool
+	// Corrupt is set when this acquisition took over a record that could
+	// not be read and that nobody had written for longer than the timeout
+	// (left, for one, by a process killed in the middle of a write). It
+	// says what was there.
+	Corrupt *CorruptError
 }
 
 // State is what the store says about a lock at one instant.
@@ -93,6 +98,12 @@ type State struct {
 	// Legacy is true for the two-field agent-registry 0.1.0 format, which
 	// does not record the path.
 	Legacy bool
+	// Corrupt is set, with Stale, when the record cannot be read but nobody
+	// has written it for longer than the timeout: Age is then the time
+	// since it was last written. Such a record is no live lock; an acquire
+	// takes it over. (A corrupt record written more recently is an error,
+	// never a State.)
+	Corrupt *CorruptError
 }
 
 // Locked reports whether a session holds a valid (fresh) lock.
@@ -142,10 +153,48 @@ func (l *Locker) state(slot store.Slot, now time.Time) State {
 	if s.Path == "" {
 		s.Path = rec.Path // a listing learns the path from the record
 	}
-	s.Age = now.Sub(rec.Stamp)
-	s.Left = l.timeout - s.Age
-	s.Stale = s.Age > l.timeout
+	s.Age, s.Left, s.Stale = l.age(rec.Stamp, now)
 	return s
+}
+
+// age judges a time a record was written at: its age (never negative), the
+// time left before it is stale, and whether it is. A stamp further in the
+// future than the timeout is stale too: no clock is that far off, so it is
+// damage or a forgery, and trusting it would make a lock permanent (a stamp
+// in 2100). A stamp slightly ahead — another machine's clock — counts as
+// written now, and stays valid until its own stamp plus the timeout.
+func (l *Locker) age(stamp, now time.Time) (age, left time.Duration, stale bool) {
+	age = now.Sub(stamp)
+	left = l.timeout - age
+	stale = age > l.timeout || -age > l.timeout
+	if stale {
+		left = min(left, 0)
+	}
+	return max(age, 0), left, stale
+}
+
+// staleCorrupt returns the *CorruptError of a slot whose record cannot be
+// decoded and was last written longer than the timeout ago (or, like a
+// stamp, further ahead than the timeout): content nobody keeps writing is
+// no live lock, whatever it holds. A record that can be decoded is judged
+// by its stamp, never by its file's time; a corrupt record written
+// recently stays an error, since it may be a live lock damaged a moment
+// ago, which must not be overwritten.
+func (l *Locker) staleCorrupt(slot store.Slot, now time.Time) (*CorruptError, bool) {
+	var corrupt *CorruptError
+	if !errors.As(slot.Err, &corrupt) || slot.Written.IsZero() {
+		return nil, false
+	}
+	if _, _, stale := l.age(slot.Written, now); !stale {
+		return nil, false
+	}
+	return corrupt, true
+}
+
+// corruptState is the state of a stale corrupt slot.
+func (l *Locker) corruptState(slot store.Slot, corrupt *CorruptError, now time.Time) State {
+	age, left, _ := l.age(slot.Written, now)
+	return State{Path: slot.Key.Path, Ref: slot.Key.Ref, Age: age, Left: left, Stale: true, Corrupt: corrupt}
 }
 
 // Acquire takes the lock on path for session, or renews it when session
@@ -200,11 +249,17 @@ func (l *Locker) AcquireAll(paths []string, session string) ([]Lease, error) {
 		var refusals []error
 		next := make([]*store.Record, len(slots))
 		for i, slot := range slots {
+			var corrupt *CorruptError
 			if slot.Err != nil {
-				return nil, fmt.Errorf("%s: %w", slot.Key.Path, slot.Err)
+				var stale bool
+				if corrupt, stale = l.staleCorrupt(slot, now); !stale {
+					return nil, fmt.Errorf("%s: %w", slot.Key.Path, slot.Err)
+				}
+				// Unreadable and unwritten for longer than the timeout:
+				// taken over like a dead owner's lock (Record is free).
 			}
 			s := l.state(slot, now)
-			leases[i] = Lease{Path: s.Path, Session: session, Stamp: now}
+			leases[i] = Lease{Path: s.Path, Session: session, Stamp: now, Corrupt: corrupt}
 			switch {
 			case s.Owner == "":
 			case s.Owner == session:
@@ -371,10 +426,16 @@ func (l *Locker) IsLocked(path string) (State, error) {
 	}
 	var s State
 	err = l.store.Transact(store.Read, []store.Key{k}, func(slots []store.Slot) ([]*store.Record, error) {
+		now := l.now()
 		if slots[0].Err != nil {
-			return nil, slots[0].Err
+			corrupt, stale := l.staleCorrupt(slots[0], now)
+			if !stale {
+				return nil, slots[0].Err
+			}
+			s = l.corruptState(slots[0], corrupt, now)
+			return nil, nil
 		}
-		s = l.state(slots[0], l.now())
+		s = l.state(slots[0], now)
 		return nil, nil
 	})
 	if err != nil {
@@ -394,6 +455,9 @@ func (l *Locker) CheckAndWarn(path, session string) (Check, error) {
 	}
 	c := Check{State: s, OK: true}
 	switch {
+	case s.Corrupt != nil:
+		c.Warning = fmt.Sprintf("%s has an unreadable lock record (%s) not written for %s; acquiring it takes it over",
+			s.Path, s.Corrupt.Reason, roundDuration(s.Age))
 	case s.Owner == "" || s.Owner == session:
 	case s.Stale:
 		c.Warning = fmt.Sprintf("%s has a stale lock of %s (not renewed for %s); acquiring it takes it over",

@@ -86,6 +86,11 @@ func acquireRun(opts *AcquireOptions) error {
 	}
 	warn(opts.IO, warning)
 	for _, l := range leases {
+		if l.Corrupt != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: took over an unreadable lock record nobody had written for longer than the timeout: %v\n", l.Corrupt)
+		}
+	}
+	for _, l := range leases {
 		if err := out.emit(report.Acquired(l)); err != nil {
 			return err
 		}

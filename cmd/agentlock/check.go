@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/report"
@@ -58,6 +59,10 @@ func checkRun(opts *CheckOptions) error {
 			return err
 		}
 		blocked = blocked || !chk.OK
+		if chk.Corrupt != nil {
+			// Not an owner, so not in the line for people: say it aside.
+			fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %s\n", chk.Warning)
+		}
 		if err := out.emit(report.Checked(chk)); err != nil {
 			return err
 		}
