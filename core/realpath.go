@@ -21,10 +21,17 @@ import (
 //     file before creating it);
 //   - a symbolic-link loop is not an error: the looping part is kept as is.
 //
+// A path holding a NUL byte is refused with ErrInvalidPath.
+//
 // RealPath reads the file system (lstat and readlink) but never writes it.
 func RealPath(path, cwd string) (string, error) {
 	if path == "" {
 		return "", fmt.Errorf("real path: empty path")
+	}
+	// No file name holds a NUL (the system calls would cut the path
+	// there), so such a path would lock a name no file can have.
+	if strings.IndexByte(path, 0) >= 0 {
+		return "", fmt.Errorf("real path of %q: %w: it holds a NUL byte", path, ErrInvalidPath)
 	}
 	if !filepath.IsAbs(path) {
 		if cwd == "" {

@@ -47,7 +47,7 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.Is(err, errHookDenied):
 		return exitDeny
-	case errors.As(err, &usage), errors.Is(err, core.ErrInvalidSession):
+	case errors.As(err, &usage), errors.Is(err, core.ErrInvalidSession), errors.Is(err, core.ErrInvalidPath):
 		return exitUsage
 	case errors.Is(err, errSilentRefusal),
 		errors.Is(err, core.ErrLocked), errors.Is(err, core.ErrNotOwner), errors.Is(err, core.ErrNoLock),

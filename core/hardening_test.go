@@ -1,0 +1,48 @@
+package core
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/internal/store/filestore"
+)
+
+func TestFutureStampBeyondTimeoutIsStale(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Unix(1_800_000_000, 0)
+	l := testLocker(dir, Options{Cwd: dir, Timeout: time.Minute, Now: func() time.Time { return now }})
+	real, err := RealPath("f", dir)
+	require.NoError(t, err)
+	file := filepath.Join(dir, filestore.LockFileName(real))
+	for _, tc := range []struct {
+		ahead time.Duration
+		stale bool
+	}{{30 * time.Second, false}, {time.Minute, false}, {time.Minute + time.Millisecond, true}, {100 * 365 * 24 * time.Hour, true}} {
+		stamp := float64(now.Add(tc.ahead).UnixNano()) / 1e9
+		require.NoError(t, os.WriteFile(file, []byte("x|"+strconv.FormatFloat(stamp, 'f', 6, 64)+"|"+real), 0o644))
+		s, err := l.IsLocked("f")
+		require.NoError(t, err)
+		assert.Equal(t, tc.stale, s.Stale, "stamp %s ahead", tc.ahead)
+		assert.GreaterOrEqual(t, s.Age, time.Duration(0), "an age is never negative")
+		if !tc.stale {
+			assert.Equal(t, time.Minute+tc.ahead, s.Left, "valid until its own stamp plus the timeout")
+		}
+	}
+}
+
+func TestPathWithNULRefused(t *testing.T) {
+	_, err := RealPath("a\x00b", t.TempDir())
+	require.ErrorIs(t, err, ErrInvalidPath)
+	dir := t.TempDir()
+	_, err = testLocker(dir, Options{Cwd: dir}).Acquire("src/a\x00.go", "s")
+	require.ErrorIs(t, err, ErrInvalidPath)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "nothing recorded")
+}
