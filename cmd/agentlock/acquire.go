@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/workspace"
 )
 
 // AcquireOptions are the inputs of agentlock acquire.
@@ -87,10 +88,30 @@ func acquireRun(opts *AcquireOptions) error {
 	warn(opts.IO, warning)
 	for _, l := range leases {
 		if err := out.emit(report.Acquired(l)); err != nil {
-			return err
+			return unreported(ws, leases, session, err)
 		}
 	}
 	return nil
+}
+
+// unreported undoes an acquisition whose success could not be written to
+// stdout: the caller never learns that it holds the locks, so it would
+// never release them. Only the locks this call newly took are released; a
+// renewal leaves a lock the session already held (and knows of) alone.
+func unreported(ws *workspace.Workspace, leases []core.Lease, session string, werr error) error {
+	var taken []string
+	for _, l := range leases {
+		if !l.Renewed {
+			taken = append(taken, l.Path)
+		}
+	}
+	if len(taken) == 0 {
+		return werr
+	}
+	if _, _, err := ws.Release(taken, session); err != nil {
+		return errors.Join(werr, fmt.Errorf("release what could not be reported: %w", err))
+	}
+	return fmt.Errorf("%w; released what this call took", werr)
 }
 
 // reportRefusal prints who holds what and returns the refusal. All or none:
