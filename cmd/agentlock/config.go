@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -93,6 +96,9 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 		return nil, err
 	}
 	c.Settings.Timeout = timeout
+	if err := c.absoluteLocations(); err != nil {
+		return nil, err
+	}
 	if home, err := os.UserHomeDir(); err == nil {
 		c.Settings.UserHome = home
 	}
@@ -114,23 +120,67 @@ func resolveSession(flagGiven bool, explicit string, harness map[string]string) 
 	return all.SessionFromHarness(harness)
 }
 
-// parseTimeout accepts seconds ("120", "0.5") or a Go duration ("2m").
+// absoluteLocations makes relative AGENT_REGISTRY_LOCK_DIR, _PATH and
+// _HOME absolute from the project root of the working directory (the
+// working directory itself outside any project), so that every process of
+// a project, wherever in it it runs, finds one lock folder and one
+// registry.
+func (c *config) absoluteLocations() error {
+	locs := []*string{&c.Settings.LockDir, &c.Settings.RegistryPath, &c.Settings.Home}
+	var base string
+	for _, p := range locs {
+		if *p == "" || filepath.IsAbs(*p) {
+			continue
+		}
+		if base == "" {
+			wd, err := workspace.WorkDir()
+			if err != nil {
+				return err
+			}
+			if base = workspace.FindProject(wd); base == "" {
+				base = wd
+			}
+		}
+		*p = filepath.Join(base, *p)
+	}
+	return nil
+}
+
+// Bounds of the staleness timeout: below MinTimeout a lock would expire
+// between two steps of one command; above MaxTimeout a crashed session's
+// locks would outlive anyone's patience.
+const (
+	MinTimeout = 100 * time.Millisecond
+	MaxTimeout = 7 * 24 * time.Hour
+)
+
+// parseTimeout accepts seconds ("120", "0.5") or a Go duration ("2m"),
+// from MinTimeout to MaxTimeout; NaN, infinities and anything out of
+// bounds are usage errors.
 func parseTimeout(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return core.DefaultTimeout, nil
 	}
-	if secs, err := strconv.ParseFloat(s, 64); err == nil {
-		if secs <= 0 {
-			return 0, usagef("timeout %q: must be positive", s)
+	var d time.Duration
+	if secs, err := strconv.ParseFloat(s, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		// Compare in float seconds first: converting NaN, an infinity or
+		// 1e30 to a Duration is undefined or overflows.
+		if math.IsNaN(secs) || secs < MinTimeout.Seconds() || secs > MaxTimeout.Seconds() {
+			return 0, timeoutRange(s)
 		}
-		return time.Duration(secs * float64(time.Second)), nil
+		d = time.Duration(secs * float64(time.Second))
+	} else if d, err = time.ParseDuration(s); err != nil {
+		return 0, usagef("timeout %q: want seconds (120) or a duration (2m)", s)
 	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return 0, usagef("timeout %q: want seconds (120) or a positive duration (2m)", s)
+	if d < MinTimeout || d > MaxTimeout {
+		return 0, timeoutRange(s)
 	}
 	return d, nil
+}
+
+func timeoutRange(s string) error {
+	return usagef("timeout %q: must be from %s to %s (%g s to %g s)", s, MinTimeout, MaxTimeout, MinTimeout.Seconds(), MaxTimeout.Seconds())
 }
 
 // workspaceOf returns the workspace of a real path.
