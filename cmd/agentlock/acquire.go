@@ -73,7 +73,7 @@ func acquireRun(opts *AcquireOptions) error {
 	if errors.Is(err, core.ErrLocked) && opts.Wait > 0 {
 		var held *core.HeldError
 		if errors.As(err, &held) {
-			fmt.Fprintf(opts.IO.ErrOut, "agentlock: %s is locked by %s; waiting up to %s...\n", held.Path, held.Owner, opts.Wait)
+			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s is locked by %s; waiting up to %s...", held.Path, held.Owner, opts.Wait))
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), opts.Wait)
 		defer cancel()

@@ -103,7 +103,7 @@ func heartbeatRun(opts *HeartbeatOptions) error {
 			// expire.
 			renew = func(bool) error {
 				if err := renewOwned(out, locker, session, false); err != nil {
-					fmt.Fprintf(opts.IO.ErrOut, "agentlock: heartbeat: %v; skipped, renewing the rest\n", err)
+					fmt.Fprintf(opts.IO.ErrOut, "agentlock: heartbeat: %s; skipped, renewing the rest\n", report.EscapeLines(err.Error()))
 				}
 				return nil
 			}
