@@ -4,11 +4,12 @@
 // what the harness must do: let the tool run, deny it, or add text to the
 // model's context.
 //
-// Hooks never stop an agent's work for a problem of agentlock's own (a
-// broken payload, a lock folder it cannot read): they warn and let the tool
-// run, since locks are advisory. The one exception is an edit they know
-// would break a lock: another session holds the file, or its lock file is
-// corrupt and nobody can tell who holds it.
+// Hooks stay out of the way where agentlock has no say: outside an
+// agentlock project, or when the payload names no usable path, they let the
+// tool run. Once an edited path is agentlock's business, the pre-edit hook
+// denies when another session holds it and whenever it could not be checked
+// (no session id, a lock folder it cannot read, a payload too large to
+// read): the hook policy of docs/integrations/README.md.
 package hooks
 
 import (
@@ -76,12 +77,26 @@ func (r *Result) warnf(format string, args ...any) {
 	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
 }
 
-// Run runs one hook event. It never fails: every problem is a warning in
-// the Result, and only a known conflict denies.
+// Run runs one hook event. It never fails: a problem of agentlock's own is
+// a warning in the Result and the tool runs, except for the pre-edit event
+// when a path that agentlock coordinates is known but could not be checked
+// (see the hook policy in docs/integrations/README.md): then it denies, as
+// it does when another session holds the path.
 func Run(req Request) Result {
 	var res Result
 	name := req.Agent.Name()
 	in, err := readPayload(req.Payload)
+	if errors.Is(err, errPayloadTooLarge) && req.Event == PreEdit {
+		// The path is in the part not read: it cannot be checked. Deny
+		// where agentlock is in use, stay quiet elsewhere.
+		if wd, werr := workspace.WorkDir(); werr == nil {
+			if ws, oerr := workspace.Open(wd, req.Settings); oerr == nil && ws.Enabled() {
+				res.Deny = fmt.Sprintf("agentlock: the %s hook payload is over %d MiB, so agentlock cannot check the paths of this edit: "+
+					"do not make it in one step; write the file in smaller parts.", name, MaxPayload>>20)
+				return res
+			}
+		}
+	}
 	if err != nil {
 		res.warnf("%s %s hook: %v; doing nothing", name, req.Event, err)
 		return res
@@ -92,7 +107,18 @@ func Run(req Request) Result {
 		return res
 	}
 	ws, err := workspace.Open(cwd, req.Settings)
-	if err != nil || !ws.Enabled() {
+	if err != nil {
+		return res // no workspace at all: agentlock is not set up here
+	}
+	if req.Event == PreEdit {
+		// The edited paths decide, not the working folder: a session may
+		// work outside the project and edit a file of it, or through an
+		// alias.
+		h := run{req: req, in: in, cwd: cwd, ws: ws, res: &res}
+		h.preEdit()
+		return res
+	}
+	if !ws.Enabled() {
 		return res // not an agentlock project: hooks stay quiet (Kimi's are user-wide)
 	}
 	session := sessionOf(req, in)
@@ -106,8 +132,6 @@ func Run(req Request) Result {
 	}
 	h := run{req: req, in: in, cwd: cwd, ws: ws, session: session, res: &res}
 	switch req.Event {
-	case PreEdit:
-		h.preEdit()
 	case SessionStart:
 		h.sessionStart()
 	case Renew:
@@ -130,14 +154,22 @@ type run struct {
 	res     *Result
 }
 
+// errPayloadTooLarge is a payload over MaxPayload bytes.
+var errPayloadTooLarge = fmt.Errorf("the payload is over %d MiB", MaxPayload>>20)
+
 func readPayload(r io.Reader) (integrations.HookInput, error) {
 	var in integrations.HookInput
 	if r == nil {
 		return in, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(r, MaxPayload))
+	// One byte more than the bound tells a payload cut short from one that
+	// fits exactly: a cut payload must not be parsed as if whole.
+	data, err := io.ReadAll(io.LimitReader(r, MaxPayload+1))
 	if err != nil {
 		return in, fmt.Errorf("read the payload: %w", err)
+	}
+	if len(data) > MaxPayload {
+		return in, errPayloadTooLarge
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return in, nil
@@ -172,7 +204,10 @@ func sessionOf(req Request, in integrations.HookInput) string {
 }
 
 // preEdit takes the locks of every path the tool will change, all or none,
-// and denies the edit when another session holds one of them.
+// and denies the edit when another session holds one of them. A path that
+// agentlock coordinates but could not check (no session to lock it for, a
+// lock folder it cannot read, ...) denies too: fail closed once a path is
+// known to be agentlock's business.
 func (h run) preEdit() {
 	name := h.req.Agent.Name()
 	paths, err := h.req.Agent.EditedPaths(h.in)
@@ -180,14 +215,71 @@ func (h run) preEdit() {
 		h.res.warnf("%s pre-edit hook: %v; the edit is not gated", name, err)
 		return
 	}
-	paths = h.ws.Coordinated(paths, h.cwd)
+	paths, unresolved := h.ws.Coordinated(paths, h.cwd)
+	if len(unresolved) > 0 && h.ws.Enabled() {
+		h.deny("agentlock cannot resolve the real path of %s", unresolved[0])
+		return
+	}
 	if len(paths) == 0 {
 		return
 	}
-	if home, held := h.ws.LegacyHeld(paths); len(held) > 0 {
+	h.session = sessionOf(h.req, h.in)
+	if h.session == "" {
+		h.deny("no session id (no AGENTLOCK_SESSION, no session_id in the hook payload) to lock %s for", paths[0])
+		return
+	}
+	if err := core.ValidateSession(h.session); err != nil {
+		h.deny("%v", err)
+		return
+	}
+	for _, group := range h.byWorkspace(paths) {
+		if !h.acquire(group.ws, group.paths) {
+			return
+		}
+	}
+}
+
+// deny refuses the edit because a coordinated path could not be checked.
+func (h run) deny(format string, args ...any) {
+	h.res.Deny = "agentlock: " + fmt.Sprintf(format, args...) +
+		", so agentlock cannot check this edit: do not make it now; ask a person to run `agentlock status`."
+}
+
+// pathGroup is the paths whose locks live in one workspace.
+type pathGroup struct {
+	ws    *workspace.Workspace
+	paths []string
+}
+
+// byWorkspace groups real paths by the workspace their real path belongs
+// to, in the order first met: an alias's lock lives in its target's
+// project.
+func (h run) byWorkspace(paths []string) []pathGroup {
+	var groups []pathGroup
+	index := map[string]int{}
+	for _, p := range paths {
+		ws, err := h.ws.Of(p)
+		if err != nil {
+			ws = h.ws
+		}
+		i, ok := index[ws.LockDir]
+		if !ok {
+			i = len(groups)
+			index[ws.LockDir] = i
+			groups = append(groups, pathGroup{ws: ws})
+		}
+		groups[i].paths = append(groups[i].paths, p)
+	}
+	return groups
+}
+
+// acquire takes the locks of paths in ws, all or none, and reports whether
+// the edit may go on.
+func (h run) acquire(ws *workspace.Workspace, paths []string) bool {
+	if home, held := ws.LegacyHeld(paths); len(held) > 0 {
 		h.res.warnf("%s", report.LegacyHeld(home, held))
 	}
-	_, warning, err := h.ws.Acquire(paths, h.session)
+	_, warning, err := ws.Acquire(paths, h.session)
 	var held *core.HeldError
 	var corrupt *core.CorruptError
 	switch {
@@ -205,10 +297,11 @@ func (h run) preEdit() {
 		h.res.Deny = fmt.Sprintf("agentlock: could not check the lock (%v), so agentlock cannot tell who holds the file: "+
 			"do not edit it now; try again in a moment, and if this persists ask a person to find the stopped agentlock process.", err)
 	case err != nil:
-		h.res.warnf("%s pre-edit hook: %v; the edit is not gated", name, err)
+		h.deny("%v", err)
 	case warning != nil:
 		h.res.warnf("%v", warning)
 	}
+	return h.res.Deny == ""
 }
 
 // sessionStart registers the session (or marks a finished one working

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -24,14 +23,14 @@ type Acquire struct {
 // Acquired reports a lease taken, renewed or taken over.
 func Acquired(l core.Lease) (Acquire, string) {
 	rec := Acquire{Path: l.Path, Locked: true, Owner: l.Session, StaleOwner: l.StaleOwner, Note: "acquired"}
-	line := fmt.Sprintf("acquired %s (session %s)", l.Path, l.Session)
+	line := linef("acquired %s (session %s)", l.Path, l.Session)
 	switch {
 	case l.Renewed:
 		rec.Note = "renewed: already held by this session"
-		line = fmt.Sprintf("renewed %s (already held by session %s)", l.Path, l.Session)
+		line = linef("renewed %s (already held by session %s)", l.Path, l.Session)
 	case l.StaleOwner != "":
 		rec.Note = "took over the stale lock of " + l.StaleOwner
-		line = fmt.Sprintf("acquired %s (session %s; took over the stale lock of %s)", l.Path, l.Session, l.StaleOwner)
+		line = linef("acquired %s (session %s; took over the stale lock of %s)", l.Path, l.Session, l.StaleOwner)
 	}
 	return rec, line
 }
@@ -42,13 +41,13 @@ func Acquired(l core.Lease) (Acquire, string) {
 func AcquireRefused(held *core.HeldError, waited time.Duration) (Acquire, string) {
 	age, left := Seconds(held.Age), Seconds(held.Left)
 	rec := Acquire{Path: held.Path, SessionID: held.Owner, Age: &age, ExpiresIn: &left, Note: "held by another session"}
-	msg := fmt.Sprintf("agentlock: %s is locked by %s (renewed %s ago, expires in %s if not renewed)",
+	msg := linef("agentlock: %s is locked by %s (renewed %s ago, expires in %s if not renewed)",
 		held.Path, held.Owner, Human(held.Age), Human(held.Left))
 	if waited > 0 {
-		msg = fmt.Sprintf("agentlock: gave up after %s: %s is still locked by %s (renewed %s ago)",
+		msg = linef("agentlock: gave up after %s: %s is still locked by %s (renewed %s ago)",
 			waited, held.Path, held.Owner, Human(held.Age))
 	}
-	return rec, fmt.Sprintf("%s.\nDo not modify it and do not work around this: wait with 'agentlock acquire --wait 5m', work on something else, or ask %s.",
+	return rec, linef("%s.\nDo not modify it and do not work around this: wait with 'agentlock acquire --wait 5m', work on something else, or ask %s.",
 		msg, held.Owner)
 }
 
@@ -73,21 +72,21 @@ func Released(r workspace.Released, session string) (Release, string) {
 	switch {
 	case r.Refused != nil:
 		return Release{Path: r.Refused.Path, Error: "not owner", CurrentOwner: r.Refused.Owner},
-			fmt.Sprintf("agentlock: %s is locked by %s, not by %s: not released.", r.Refused.Path, r.Refused.Owner, session)
+			linef("agentlock: %s is locked by %s, not by %s: not released.", r.Refused.Path, r.Refused.Owner, session)
 	case r.State.Owner != "":
-		return Release{Path: r.State.Path, Released: true}, "released " + r.State.Path
+		return Release{Path: r.State.Path, Released: true}, "released " + Escape(r.State.Path)
 	default:
-		return Release{Path: r.State.Path, Released: true, Note: "was not locked"}, "released " + r.State.Path + " (it was not locked)"
+		return Release{Path: r.State.Path, Released: true, Note: "was not locked"}, "released " + Escape(r.State.Path) + " (it was not locked)"
 	}
 }
 
 // ForceReleased reports a lock emptied by force; prev is what it held.
 func ForceReleased(prev core.State) (Release, string) {
 	if prev.Owner == "" {
-		return Release{Path: prev.Path, Released: true, Note: "was not locked"}, "released " + prev.Path + " (it was not locked)"
+		return Release{Path: prev.Path, Released: true, Note: "was not locked"}, "released " + Escape(prev.Path) + " (it was not locked)"
 	}
 	return Release{Path: prev.Path, Released: true, Note: "forced; was held by " + prev.Owner},
-		fmt.Sprintf("released %s by force (it was held by %s)", prev.Path, prev.Owner)
+		linef("released %s by force (it was held by %s)", prev.Path, prev.Owner)
 }
 
 // Check is the record of one path of a check, merging the dictionaries of
@@ -111,19 +110,19 @@ func Checked(chk core.Check) (Check, string) {
 	switch {
 	case chk.Owner == "":
 		rec.State = "free"
-		return rec, chk.Path + ": free"
+		return rec, Escape(chk.Path) + ": free"
 	case chk.Stale:
 		rec.State, rec.StaleOwner = "stale", chk.Owner
-		return rec, fmt.Sprintf("%s: stale (last owner %s, not renewed for %s)", chk.Path, chk.Owner, Human(chk.Age))
+		return rec, linef("%s: stale (last owner %s, not renewed for %s)", chk.Path, chk.Owner, Human(chk.Age))
 	}
 	age, left := Seconds(chk.Age), Seconds(chk.Left)
 	rec.Locked, rec.SessionID, rec.Owner, rec.Age, rec.ExpiresIn = true, chk.Owner, chk.Owner, &age, &left
 	if chk.OK {
 		rec.State = "locked-by-me"
-		return rec, fmt.Sprintf("%s: locked by you (%s), expires in %s", chk.Path, chk.Owner, Human(chk.Left))
+		return rec, linef("%s: locked by you (%s), expires in %s", chk.Path, chk.Owner, Human(chk.Left))
 	}
 	rec.State = "locked"
-	return rec, fmt.Sprintf("%s: locked by %s (renewed %s ago, expires in %s)", chk.Path, chk.Owner, Human(chk.Age), Human(chk.Left))
+	return rec, linef("%s: locked by %s (renewed %s ago, expires in %s)", chk.Path, chk.Owner, Human(chk.Age), Human(chk.Left))
 }
 
 // Heartbeat is the record of one renewal.
@@ -137,20 +136,20 @@ type Heartbeat struct {
 // Renewed reports a renewed lock, named by path (or by the store's name
 // for a record that does not say its path).
 func Renewed(name string) (Heartbeat, string) {
-	return Heartbeat{Path: name, OK: true}, "renewed " + name
+	return Heartbeat{Path: name, OK: true}, "renewed " + Escape(name)
 }
 
 // RenewRefused reports a renewal refused to session because another session
 // holds the lock.
 func RenewRefused(e *core.NotOwnerError, session string) (Heartbeat, string) {
 	return Heartbeat{Path: e.Path, Error: "not owner", CurrentOwner: e.Owner},
-		fmt.Sprintf("agentlock: %s is locked by %s, not by %s: not renewed.", e.Path, e.Owner, session)
+		linef("agentlock: %s is locked by %s, not by %s: not renewed.", e.Path, e.Owner, session)
 }
 
 // RenewNoLock reports a renewal of a path that has no lock.
 func RenewNoLock(path string) (Heartbeat, string) {
 	return Heartbeat{Path: path, Error: "lock not found"},
-		fmt.Sprintf("agentlock: %s has no lock to renew; acquire it first.", path)
+		linef("agentlock: %s has no lock to renew; acquire it first.", path)
 }
 
 // LegacyHeld is the warning (one line, without "agentlock: warning: ") that agent-registry 0.2's home holds
@@ -159,9 +158,9 @@ func RenewNoLock(path string) (Heartbeat, string) {
 func LegacyHeld(home string, held []core.State) string {
 	var files []string
 	for _, s := range held {
-		files = append(files, fmt.Sprintf("%s (held by %s)", s.Path, s.Owner))
+		files = append(files, linef("%s (held by %s)", s.Path, s.Owner))
 	}
-	return fmt.Sprintf("agent-registry 0.2's home %s also holds a live lock on %s, "+
+	return linef("agent-registry 0.2's home %s also holds a live lock on %s, "+
 		"and 0.2's agents do not see this project's locks: share one home with 'agentlock init --home %s' (see docs/mixed-fleet.md)",
 		home, strings.Join(files, ", "), home)
 }

@@ -68,7 +68,7 @@ func WriteStatusTable(w io.Writer, records []Status) error {
 		if r.Error != "" {
 			state += ": " + r.Error
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", path, owner, age, left, state)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", Escape(path), Escape(owner), age, left, Escape(state))
 	}
 	return tw.Flush()
 }
@@ -82,7 +82,7 @@ type Session struct {
 // SessionChanged reports a session after verb ("registered", "updated",
 // ...) in the registry reg.
 func SessionChanged(s core.Session, reg, verb string) (Session, string) {
-	return Session{Session: s, Registry: reg}, fmt.Sprintf("%s %s (%s) in %s", verb, s.SessionID, s.Status, reg)
+	return Session{Session: s, Registry: reg}, linef("%s %s (%s) in %s", verb, s.SessionID, s.Status, reg)
 }
 
 // Finish is the record of a finished session.
@@ -94,10 +94,10 @@ type Finish struct {
 // Finished reports a finished session and the locks it released.
 func Finished(s core.Session, reg string, released []core.State) (Finish, string) {
 	rec := Finish{Session: Session{Session: s, Registry: reg}, Released: []string{}}
-	line := fmt.Sprintf("finished %s; released %d lock(s)", s.SessionID, len(released))
+	line := linef("finished %s; released %d lock(s)", s.SessionID, len(released))
 	for _, st := range released {
 		rec.Released = append(rec.Released, st.Name())
-		line += "\n  released " + st.Name()
+		line += "\n  released " + Escape(st.Name())
 	}
 	return rec, line
 }
@@ -148,9 +148,10 @@ func list(items []string) string {
 	return strings.Join(items, ", ")
 }
 
-// oneLine keeps a table cell on one line.
+// oneLine keeps a table cell on one line, its other control characters
+// escaped.
 func oneLine(s string) string {
-	return strings.NewReplacer("\n", " ", "\r", " ", "\t", " ").Replace(s)
+	return Escape(strings.NewReplacer("\n", " ", "\r", " ", "\t", " ").Replace(s))
 }
 
 // Whoami is the record of whoami.

@@ -161,19 +161,34 @@ func (w *Workspace) StartSession(s core.Session) error {
 	return err
 }
 
-// Coordinated returns the paths that agentlock coordinates for a session
-// working in w: those in w's project, or in another project set up for
-// agentlock. An edit of ~/.claude/settings.json or /tmp/x is nobody's
-// business here. Relative paths are taken from cwd and returned absolute.
-func (w *Workspace) Coordinated(paths []string, cwd string) []string {
-	var out []string
+// Coordinated returns the real paths that agentlock coordinates for a
+// session working in w: those whose real path is in w's project (when
+// agentlock is in use there), or in
+// another project set up for agentlock. An edit of ~/.claude/settings.json or /tmp/x is nobody's
+// business here. Relative paths are taken from cwd. The project of a path
+// is found from its real path, so an alias (a symbolic link to a file or a
+// folder) that lives outside the project is gated like the file itself.
+// A path whose real path cannot be resolved is returned in unresolved, so
+// that the caller can refuse what it could not check.
+func (w *Workspace) Coordinated(paths []string, cwd string) (out, unresolved []string) {
 	for _, p := range paths {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(cwd, p)
+		real, err := core.RealPath(p, cwd)
+		if err != nil {
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(cwd, p)
+			}
+			unresolved = append(unresolved, p)
+			continue
 		}
-		if project := FindProject(p); project != "" && (project == w.Project || HasHome(project)) {
-			out = append(out, p)
+		if project := FindProject(real); project != "" && ((project == w.Project && w.Enabled()) || HasHome(project)) {
+			out = append(out, real)
 		}
 	}
-	return out
+	return out, unresolved
+}
+
+// Of returns the workspace of a real path under the same settings as w:
+// where that path's lock lives.
+func (w *Workspace) Of(realPath string) (*Workspace, error) {
+	return Open(realPath, w.settings)
 }

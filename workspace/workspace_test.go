@@ -129,8 +129,9 @@ func TestCoordinatedPaths(t *testing.T) {
 	root, ws := newProject(t)
 	other, _ := newProject(t)
 	plain := t.TempDir()
-	got := ws.Coordinated([]string{"rel.go", filepath.Join(other, "b.go"), filepath.Join(plain, "c.go")}, root)
+	got, unresolved := ws.Coordinated([]string{"rel.go", filepath.Join(other, "b.go"), filepath.Join(plain, "c.go")}, root)
 	assert.Equal(t, []string{filepath.Join(root, "rel.go"), filepath.Join(other, "b.go")}, got)
+	assert.Empty(t, unresolved)
 }
 
 // A project that shares a home records it in .agent-registry/home; every

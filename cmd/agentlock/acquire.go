@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/workspace"
 )
 
 // AcquireOptions are the inputs of agentlock acquire.
@@ -72,7 +73,7 @@ func acquireRun(opts *AcquireOptions) error {
 	if errors.Is(err, core.ErrLocked) && opts.Wait > 0 {
 		var held *core.HeldError
 		if errors.As(err, &held) {
-			fmt.Fprintf(opts.IO.ErrOut, "agentlock: %s is locked by %s; waiting up to %s...\n", held.Path, held.Owner, opts.Wait)
+			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s is locked by %s; waiting up to %s...", held.Path, held.Owner, opts.Wait))
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), opts.Wait)
 		defer cancel()
@@ -92,10 +93,30 @@ func acquireRun(opts *AcquireOptions) error {
 	}
 	for _, l := range leases {
 		if err := out.emit(report.Acquired(l)); err != nil {
-			return err
+			return unreported(ws, leases, session, err)
 		}
 	}
 	return nil
+}
+
+// unreported undoes an acquisition whose success could not be written to
+// stdout: the caller never learns that it holds the locks, so it would
+// never release them. Only the locks this call newly took are released; a
+// renewal leaves a lock the session already held (and knows of) alone.
+func unreported(ws *workspace.Workspace, leases []core.Lease, session string, werr error) error {
+	var taken []string
+	for _, l := range leases {
+		if !l.Renewed {
+			taken = append(taken, l.Path)
+		}
+	}
+	if len(taken) == 0 {
+		return werr
+	}
+	if _, _, err := ws.Release(taken, session); err != nil {
+		return errors.Join(werr, fmt.Errorf("release what could not be reported: %w", err))
+	}
+	return fmt.Errorf("%w; released what this call took", werr)
 }
 
 // reportRefusal prints who holds what and returns the refusal. All or none:

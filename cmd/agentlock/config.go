@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -98,6 +101,9 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 	if c.Settings.LockWait, err = parseLockWait(v.GetString("lock_wait")); err != nil {
 		return nil, err
 	}
+	if err := c.absoluteLocations(); err != nil {
+		return nil, err
+	}
 	if home, err := os.UserHomeDir(); err == nil {
 		c.Settings.UserHome = home
 	}
@@ -119,23 +125,44 @@ func resolveSession(flagGiven bool, explicit string, harness map[string]string) 
 	return all.SessionFromHarness(harness)
 }
 
-// parseTimeout accepts seconds ("120", "0.5") or a Go duration ("2m").
-func parseTimeout(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return core.DefaultTimeout, nil
-	}
-	if secs, err := strconv.ParseFloat(s, 64); err == nil {
-		if secs <= 0 {
-			return 0, usagef("timeout %q: must be positive", s)
+// absoluteLocations makes relative AGENT_REGISTRY_LOCK_DIR, _PATH and
+// _HOME absolute from the project root of the working directory (the
+// working directory itself outside any project), so that every process of
+// a project, wherever in it it runs, finds one lock folder and one
+// registry.
+func (c *config) absoluteLocations() error {
+	locs := []*string{&c.Settings.LockDir, &c.Settings.RegistryPath, &c.Settings.Home}
+	var base string
+	for _, p := range locs {
+		if *p == "" || filepath.IsAbs(*p) {
+			continue
 		}
-		return time.Duration(secs * float64(time.Second)), nil
+		if base == "" {
+			wd, err := workspace.WorkDir()
+			if err != nil {
+				return err
+			}
+			if base = workspace.FindProject(wd); base == "" {
+				base = wd
+			}
+		}
+		*p = filepath.Join(base, *p)
 	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return 0, usagef("timeout %q: want seconds (120) or a positive duration (2m)", s)
-	}
-	return d, nil
+	return nil
+}
+
+// Bounds of the staleness timeout: below MinTimeout a lock would expire
+// between two steps of one command; above MaxTimeout a crashed session's
+// locks would outlive anyone's patience.
+const (
+	MinTimeout = 100 * time.Millisecond
+	MaxTimeout = 7 * 24 * time.Hour
+)
+
+// parseTimeout accepts seconds ("120", "0.5") or a Go duration ("2m"),
+// from MinTimeout to MaxTimeout; empty means core.DefaultTimeout.
+func parseTimeout(s string) (time.Duration, error) {
+	return boundedDuration("timeout", s, core.DefaultTimeout, MinTimeout, MaxTimeout)
 }
 
 // maxLockWait bounds AGENTLOCK_LOCK_WAIT: a longer wait for a critical
@@ -143,24 +170,36 @@ func parseTimeout(s string) (time.Duration, error) {
 const maxLockWait = time.Hour
 
 // parseLockWait reads AGENTLOCK_LOCK_WAIT, how long to wait at most for
-// another process's flock: seconds ("5", "0.5") or a Go duration ("2s").
-// Empty means the store's default (zero).
+// another process's flock, like parseTimeout, up to maxLockWait; empty
+// means the store's default (zero).
 func parseLockWait(s string) (time.Duration, error) {
+	return boundedDuration("AGENTLOCK_LOCK_WAIT", s, 0, time.Millisecond, maxLockWait)
+}
+
+// boundedDuration reads the setting what: seconds ("120", "0.5") or a Go
+// duration ("2m") from min to max, def when empty. NaN, infinities and
+// anything out of bounds are usage errors.
+func boundedDuration(what, s string, def, min, max time.Duration) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return 0, nil
+		return def, nil
 	}
-	d, err := time.ParseDuration(s)
-	if secs, ferr := strconv.ParseFloat(s, 64); ferr == nil {
-		// Compared before converting: NaN, infinities and huge values
-		// have no Duration.
-		if !(secs > 0 && secs <= maxLockWait.Seconds()) {
-			return 0, usagef("AGENTLOCK_LOCK_WAIT %q: want seconds between 0 and %d", s, int(maxLockWait.Seconds()))
+	outOfRange := func() error {
+		return usagef("%s %q: must be from %s to %s (%g s to %g s)", what, s, min, max, min.Seconds(), max.Seconds())
+	}
+	var d time.Duration
+	if secs, err := strconv.ParseFloat(s, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		// Compare in float seconds first: converting NaN, an infinity or
+		// 1e30 to a Duration is undefined or overflows.
+		if math.IsNaN(secs) || secs < min.Seconds() || secs > max.Seconds() {
+			return 0, outOfRange()
 		}
-		d, err = time.Duration(secs*float64(time.Second)), nil
+		d = time.Duration(secs * float64(time.Second))
+	} else if d, err = time.ParseDuration(s); err != nil {
+		return 0, usagef("%s %q: want seconds (120) or a duration (2m)", what, s)
 	}
-	if err != nil || d <= 0 || d > maxLockWait {
-		return 0, usagef("AGENTLOCK_LOCK_WAIT %q: want seconds (5) or a positive duration (5s) of at most %s", s, maxLockWait)
+	if d < min || d > max {
+		return 0, outOfRange()
 	}
 	return d, nil
 }

@@ -42,7 +42,9 @@ interrupted. Pick an interval well below the timeout (a third of it, say).
 
 With --all, renew every lock the session holds in the lock folder of the
 working directory (found by owner), however many there are, including none:
-this is what the wrapper scripts run beside the agent.`,
+this is what the wrapper scripts run beside the agent. A lock file that cannot
+be read is reported on stderr and skipped; the other locks are renewed (exit 3
+once, or, with --every, the loop goes on).`,
 		Example: `  agentlock heartbeat src/auth.py claude-1
   agentlock heartbeat --every 30s --session claude-1 src/auth.py &
   agentlock heartbeat --all --every 30s --session claude-1 &`,
@@ -94,6 +96,18 @@ func heartbeatRun(opts *HeartbeatOptions) error {
 	renew := func(verbose bool) error { return renewPaths(out, locker, paths, session, verbose) }
 	if opts.All {
 		renew = func(verbose bool) error { return renewOwned(out, locker, session, verbose) }
+		if opts.Every > 0 {
+			// A loop renews what it can every time: one file it cannot
+			// read (foreign damage, a corrupt record) is reported and
+			// skipped, never a reason to let the session's other locks
+			// expire.
+			renew = func(bool) error {
+				if err := renewOwned(out, locker, session, false); err != nil {
+					fmt.Fprintf(opts.IO.ErrOut, "agentlock: heartbeat: %s; skipped, renewing the rest\n", report.EscapeLines(err.Error()))
+				}
+				return nil
+			}
+		}
 	}
 	if opts.Every == 0 {
 		return renew(true)

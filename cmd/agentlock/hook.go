@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentlock/agentlock/hooks"
 	"github.com/agentlock/agentlock/integrations/all"
+	"github.com/agentlock/agentlock/report"
 )
 
 // HookOptions are the inputs of agentlock hook.
@@ -72,10 +73,10 @@ func hookRun(opts *HookOptions) error {
 	}
 	res := hooks.Run(req)
 	for _, w := range res.Warnings {
-		fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %s\n", w)
+		fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %s\n", report.Escape(w))
 	}
 	if res.Deny != "" {
-		fmt.Fprintln(opts.IO.ErrOut, res.Deny)
+		fmt.Fprintln(opts.IO.ErrOut, report.Escape(res.Deny))
 		return errHookDenied
 	}
 	if _, err := opts.IO.Out.Write(res.Output); err != nil {

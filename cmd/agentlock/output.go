@@ -54,7 +54,7 @@ func (p printer) diagnose(rec any, line string) error {
 // although the registry could not follow.
 func warn(io *IOStreams, w *workspace.MirrorError) {
 	if w != nil {
-		fmt.Fprintf(io.ErrOut, "agentlock: warning: %v\n", w)
+		fmt.Fprintf(io.ErrOut, "agentlock: warning: %s\n", report.Escape(w.Error()))
 	}
 }
 

@@ -106,7 +106,7 @@ func execute(f *Factory, args []string) int {
 	case code == exitUsage:
 		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n\n%s", err, strings.TrimLeft(cmd.UsageString(), "\n"))
 	default:
-		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n", explain(err))
+		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n", report.EscapeLines(explain(err)))
 	}
 	// An agent reading --json output gets the error on stdout too.
 	if asJSON, _ := cmd.Flags().GetBool("json"); asJSON && err != nil && !printed(err) {

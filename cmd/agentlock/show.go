@@ -54,7 +54,7 @@ func showRun(opts *ShowOptions) error {
 		return nil
 	}
 	if len(doc.Agents) == 0 {
-		_, err := fmt.Fprintf(opts.IO.Out, "no sessions in %s\n", reg.Where())
+		_, err := fmt.Fprintf(opts.IO.Out, "no sessions in %s\n", report.Escape(reg.Where()))
 		return err
 	}
 	return report.WriteSessionTable(opts.IO.Out, doc.Agents)

@@ -58,7 +58,7 @@ func statusRun(opts *StatusOptions) error {
 		return nil
 	}
 	if len(records) == 0 {
-		_, err := fmt.Fprintf(opts.IO.Out, "no locks in %s\n", ws.LockDir)
+		_, err := fmt.Fprintf(opts.IO.Out, "no locks in %s\n", report.Escape(ws.LockDir))
 		return err
 	}
 	return report.WriteStatusTable(opts.IO.Out, records)

@@ -147,3 +147,25 @@ func TestWrapperRenewsTheSessionLocks(t *testing.T) {
 	w.terminate(t)
 	assert.Empty(t, p.owner("src/a.go"))
 }
+
+// A renewal loop that dies (here at once, on a bad interval) is not
+// silent: the wrapper says on stderr that the session's locks will expire.
+// A normal end says nothing of the kind.
+func TestWrapperSurfacesRenewalDeath(t *testing.T) {
+	p, state := wrapperProject(t)
+	w := startWrapper(t, p, state, "AGENTLOCK_RENEW_EVERY=-1s")
+	deadline := time.Now().Add(agentStartLimit)
+	for !strings.Contains(w.Stderr(), "renewal") {
+		require.True(t, time.Now().Before(deadline), "no word of the renewal loop's death within %s; stderr: %s", agentStartLimit, w.Stderr())
+		time.Sleep(20 * time.Millisecond)
+	}
+	assert.Contains(t, w.Stderr(), "will expire")
+	assert.Contains(t, w.Stderr(), w.session)
+	w.terminate(t)
+
+	p2, state2 := wrapperProject(t)
+	w2 := startWrapper(t, p2, state2, "AGENTLOCK_RENEW_EVERY=50ms")
+	time.Sleep(200 * time.Millisecond)
+	assert.Equal(t, 143, w2.terminate(t))
+	assert.NotContains(t, w2.Stderr(), "renewal", "a loop stopped by the wrapper is not reported")
+}
