@@ -217,7 +217,7 @@ func (h run) preEdit() {
 	}
 	paths, unresolved := h.ws.Coordinated(paths, h.cwd)
 	if len(unresolved) > 0 && h.ws.Enabled() {
-		h.deny("agentlock cannot resolve the real path of %s", unresolved[0])
+		h.deny("agentlock cannot resolve the path of this edit (%v)", unresolved[0])
 		return
 	}
 	if len(paths) == 0 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/agentlock/agentlock/core"
 )
@@ -163,21 +162,18 @@ func (w *Workspace) StartSession(s core.Session) error {
 
 // Coordinated returns the real paths that agentlock coordinates for a
 // session working in w: those whose real path is in w's project (when
-// agentlock is in use there), or in
-// another project set up for agentlock. An edit of ~/.claude/settings.json or /tmp/x is nobody's
-// business here. Relative paths are taken from cwd. The project of a path
-// is found from its real path, so an alias (a symbolic link to a file or a
-// folder) that lives outside the project is gated like the file itself.
-// A path whose real path cannot be resolved is returned in unresolved, so
-// that the caller can refuse what it could not check.
-func (w *Workspace) Coordinated(paths []string, cwd string) (out, unresolved []string) {
+// agentlock is in use there), or in another project set up for agentlock.
+// An edit of ~/.claude/settings.json or /tmp/x is nobody's business here.
+// Relative paths are taken from cwd. The project of a path is found from
+// its real path, so an alias (a symbolic link to a file or a folder) that
+// lives outside the project is gated like the file itself. A path whose
+// real path cannot be resolved comes back in unresolved, as the error that
+// says why, so that the caller can refuse what it could not check.
+func (w *Workspace) Coordinated(paths []string, cwd string) (out []string, unresolved []error) {
 	for _, p := range paths {
 		real, err := core.RealPath(p, cwd)
 		if err != nil {
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(cwd, p)
-			}
-			unresolved = append(unresolved, p)
+			unresolved = append(unresolved, err)
 			continue
 		}
 		if project := FindProject(real); project != "" && ((project == w.Project && w.Enabled()) || HasHome(project)) {
