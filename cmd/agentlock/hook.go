@@ -29,9 +29,9 @@ func newCmdHook(f *Factory, runF func(*HookOptions) error) *cobra.Command {
 payload on stdin. Events:
 
   pre-edit       take the locks of the files the tool is about to change, for the
-                 session (all or none); when another session holds one, deny the
-                 edit: exit 2, nothing on stdout, one line on stderr naming the
-                 holder and what to do instead
+                 session (all or none); when another session holds one, or a
+                 file's lock cannot be checked, deny the edit: exit 2, nothing
+                 on stdout, one line on stderr saying why and what to do instead
   session-start  register the session and tell the model its session id and who
                  holds what
   renew          renew every lock the session holds
@@ -39,9 +39,10 @@ payload on stdin. Events:
 
 The session is AGENTLOCK_SESSION when set, else the harness's own id as
 <agent>-<id>. Outside a project set up with "agentlock init" (no
-.agent-registry folder), every hook exits 0 at once. Apart from a denied
-edit, hooks always exit 0 and report problems on stderr: locks are advisory,
-and a broken lock folder must not stop an agent's work.`,
+.agent-registry folder), every hook exits 0 at once. pre-edit lets an edit
+through only where agentlock is not set up for its path or the payload names
+no usable path; the other events always exit 0 and report problems on
+stderr (see docs/integrations/README.md for the whole policy).`,
 		Example: `  echo '{"cwd":"/repo","session_id":"abc","tool_name":"Edit","tool_input":{"file_path":"/repo/a.go"}}' | agentlock hook claude pre-edit`,
 		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
