@@ -23,6 +23,8 @@ import (
 // crash. An existing file keeps its permission bits; a new one gets perm.
 // An error before the rename leaves path as it was and removes the
 // temporary file; after it, only making the rename durable failed.
+// Before writing, Write removes the folder's temporary files of its own
+// naming older than StaleAge (see sweepStale); that is best effort.
 func Write(path string, data []byte, perm fs.FileMode) error {
 	return osOps().write(path, data, perm)
 }
