@@ -23,6 +23,10 @@ type Engine struct {
 	Fingerprint string
 }
 
+// ErrReadOnly is matched by Install's refusal of an existing file whose
+// mode lacks the owner's write bit: the fix is its mode, not its content.
+var ErrReadOnly = errors.New("read-only")
+
 // Change is what installing or uninstalling one artifact does to its file.
 type Change struct {
 	Artifact Artifact
@@ -36,6 +40,8 @@ type Change struct {
 	Delete bool
 	// Note explains a change that was left undone on purpose.
 	Note string
+	// perm is the existing file's permission bits.
+	perm fs.FileMode
 }
 
 // Changed reports whether applying c would change the file system.
@@ -67,6 +73,12 @@ func (e Engine) Install(a Artifact) (Change, error) {
 	}
 	if err != nil {
 		return c, fmt.Errorf("%s: %w", c.Path, err)
+	}
+	// A file its owner made read-only is one they mean to keep as it is;
+	// the rename would replace it regardless (and root writes anywhere),
+	// so the mode bits decide.
+	if c.Existed && c.Changed() && c.perm&0o200 == 0 {
+		return c, fmt.Errorf("%s is %w (mode %04o): make it writable (chmod u+w), then run init again", c.Path, ErrReadOnly, c.perm)
 	}
 	return c, nil
 }
@@ -134,6 +146,7 @@ func (e Engine) current(a Artifact) (Change, error) {
 			if hardLinks(info) > 1 {
 				return c, fmt.Errorf("%s has other hard links: agentlock does not write through links", dir)
 			}
+			c.perm = info.Mode().Perm()
 		}
 	}
 	data, err := os.ReadFile(c.Path)

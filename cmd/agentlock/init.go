@@ -136,7 +136,8 @@ func reportProblems(io *IOStreams, err error) error {
 	}
 	for _, problem := range pe.Problems {
 		fmt.Fprintf(io.ErrOut, "agentlock: %v\n", problem)
-		if k := problem.Artifact.Kind; k == integrations.JSONHooks || k == integrations.TOMLBlock {
+		// A read-only file needs its mode changed, not a snippet merged.
+		if k := problem.Artifact.Kind; (k == integrations.JSONHooks || k == integrations.TOMLBlock) && !errors.Is(problem, integrations.ErrReadOnly) {
 			fmt.Fprintf(io.ErrOut, "agentlock: to add the hooks by hand, merge this into %s:\n%s", problem.Artifact.Label(), problem.Artifact.Content)
 		}
 	}

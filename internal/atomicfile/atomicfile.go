@@ -13,6 +13,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 )
 
 // Write replaces path with data: a temporary file in the same folder is
@@ -21,6 +23,8 @@ import (
 // crash. An existing file keeps its permission bits; a new one gets perm.
 // An error before the rename leaves path as it was and removes the
 // temporary file; after it, only making the rename durable failed.
+// Before writing, Write removes the folder's temporary files of its own
+// naming older than StaleAge (see sweepStale); that is best effort.
 func Write(path string, data []byte, perm fs.FileMode) error {
 	return osOps().write(path, data, perm)
 }
@@ -91,6 +95,7 @@ func (o ops) write(path string, data []byte, perm fs.FileMode) (err error) {
 		return fmt.Errorf("write %s: %w", path, statErr)
 	}
 	dir := filepath.Dir(path)
+	sweepStale(dir, time.Now())
 	tmp, err := o.createTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -175,4 +180,54 @@ func (o ops) syncDir(dir string) error {
 		return fmt.Errorf("close %s: %w", dir, err)
 	}
 	return nil
+}
+
+// StaleAge is how old a temporary file of this writer's naming must be
+// before a write in its folder removes it. A write lasts milliseconds, so a
+// temporary file minutes old was left by a writer that was killed; a
+// younger one may belong to a writer still at work.
+const StaleAge = 5 * time.Minute
+
+// isTempName reports whether name is of this writer's naming:
+// ".<name>.tmp-<digits>", the digits being os.CreateTemp's random part.
+func isTempName(name string) bool {
+	i := strings.LastIndex(name, ".tmp-")
+	if !strings.HasPrefix(name, ".") || i < 2 {
+		return false
+	}
+	digits := name[i+len(".tmp-"):]
+	if digits == "" {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// sweepStale removes, best effort, the regular files in dir of this
+// writer's naming that were last modified more than StaleAge before now:
+// temporary files of writers killed before their rename or removal. A
+// failure is ignored: the sweep is hygiene, never a reason for a write to
+// fail.
+func sweepStale(dir string, now time.Time) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !isTempName(e.Name()) || !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		// Lstat, not the entry's cached type alone: the file must still be
+		// a regular file, not a link, when its age is judged.
+		info, err := os.Lstat(p)
+		if err != nil || !info.Mode().IsRegular() || now.Sub(info.ModTime()) <= StaleAge {
+			continue
+		}
+		os.Remove(p)
+	}
 }

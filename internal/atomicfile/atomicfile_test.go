@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -46,4 +47,33 @@ func TestWriteFailureLeavesNothing(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Len(t, entries, 1, "only the folder is left: %v", entries)
+}
+
+func TestWriteRemovesStaleTempFilesOfItsNamingOnly(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-10 * time.Minute)
+	mk := func(name string, age time.Time) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte("x"), 0o644))
+		require.NoError(t, os.Chtimes(p, age, age))
+		return p
+	}
+	stale := mk(".registry.md.tmp-123456", old)
+	staleOther := mk(".AGENTS.md.tmp-42", old)
+	young := mk(".registry.md.tmp-777", time.Now())
+	foreign := mk(".registry.md.tmp-abc", old)
+	notHidden := mk("registry.md.tmp-123", old)
+	require.NoError(t, os.Mkdir(filepath.Join(dir, ".d.tmp-1"), 0o755))
+	require.NoError(t, os.Symlink(foreign, filepath.Join(dir, ".l.tmp-2")))
+
+	require.NoError(t, Write(filepath.Join(dir, "registry.md"), []byte("new"), 0o644))
+
+	assert.NoFileExists(t, stale, "a stale temp file of agentlock's naming is removed")
+	assert.NoFileExists(t, staleOther, "whichever file of the folder it was for")
+	assert.FileExists(t, young, "a young one may belong to a writer at work")
+	assert.FileExists(t, foreign, "not agentlock's naming")
+	assert.FileExists(t, notHidden, "not agentlock's naming")
+	assert.DirExists(t, filepath.Join(dir, ".d.tmp-1"), "only regular files")
+	_, err := os.Lstat(filepath.Join(dir, ".l.tmp-2"))
+	assert.NoError(t, err, "a symbolic link is not removed")
 }

@@ -105,7 +105,7 @@ func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide)
 		defer unlock()
 	}
 	for _, it := range order {
-		f, err := openLockFile(it.slot.Key.Ref, it.dir, mode == store.Create)
+		f, err := openLockFile(it.slot.Key.Ref, it.dir, mode == store.Create, mode != store.Read)
 		if errors.Is(err, fs.ErrNotExist) && mode != store.Create {
 			continue // a missing lock file is a free lock
 		}
@@ -216,7 +216,7 @@ func (s *Locks) Scan() ([]store.Slot, error) {
 
 // readOne reads one lock file under a shared flock.
 func (s *Locks) readOne(k store.Key) (store.Record, time.Time, error) {
-	f, err := openLockFile(k.Ref, s.ScanDir, false)
+	f, err := openLockFile(k.Ref, s.ScanDir, false, false)
 	if err != nil {
 		return store.Record{}, time.Time{}, err
 	}

@@ -17,7 +17,7 @@ const (
 
 func flock(*os.File, lockType, time.Duration) error { return ErrUnsupportedPlatform }
 
-func openLockFile(string, string, bool) (*os.File, error) { return nil, ErrUnsupportedPlatform }
+func openLockFile(string, string, bool, bool) (*os.File, error) { return nil, ErrUnsupportedPlatform }
 
 func lockDir(string, lockType, bool, time.Duration) (*os.File, error) {
 	return nil, ErrUnsupportedPlatform

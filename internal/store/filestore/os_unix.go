@@ -63,14 +63,18 @@ func flock(f *os.File, lt lockType, wait time.Duration) error {
 	}
 }
 
-// openLockFile opens a lock file for reading and writing, creating it (and
-// its folder dir) when create is set. O_NOFOLLOW refuses a symbolic link
+// openLockFile opens a lock file for reading, and for writing when write is
+// set (a reader needs no write access to the lock folder or its files),
+// creating it (and its folder dir) when create is set. O_NOFOLLOW refuses a symbolic link
 // planted in the lock folder, so that agentlock never truncates the file
 // it points to; anything but a regular file is refused too. The file is never
 // truncated on open: its content is the lock's state.
-func openLockFile(file, dir string, create bool) (*os.File, error) {
+func openLockFile(file, dir string, create, write bool) (*os.File, error) {
 	// O_NONBLOCK: opening a FIFO planted in the folder must not hang.
-	flags := os.O_RDWR | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
+	flags := os.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
+	if write {
+		flags = os.O_RDWR | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
+	}
 	if create {
 		flags |= os.O_CREATE
 	}
