@@ -23,8 +23,9 @@ import (
 // crash. An existing file keeps its permission bits; a new one gets perm.
 // An error before the rename leaves path as it was and removes the
 // temporary file; after it, only making the rename durable failed.
-// Before writing, Write removes the folder's temporary files of its own
-// naming older than StaleAge (see sweepStale); that is best effort.
+// Before writing, Write removes the temporary files that an earlier write
+// of the same path left behind (a writer killed before its rename) once they
+// are older than StaleAge (see sweepStale); that is best effort.
 func Write(path string, data []byte, perm fs.FileMode) error {
 	return osOps().write(path, data, perm)
 }
@@ -95,7 +96,7 @@ func (o ops) write(path string, data []byte, perm fs.FileMode) (err error) {
 		return fmt.Errorf("write %s: %w", path, statErr)
 	}
 	dir := filepath.Dir(path)
-	sweepStale(dir, time.Now())
+	sweepStale(dir, filepath.Base(path), time.Now())
 	tmp, err := o.createTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -188,15 +189,12 @@ func (o ops) syncDir(dir string) error {
 // younger one may belong to a writer still at work.
 const StaleAge = 5 * time.Minute
 
-// isTempName reports whether name is of this writer's naming:
-// ".<name>.tmp-<digits>", the digits being os.CreateTemp's random part.
-func isTempName(name string) bool {
-	i := strings.LastIndex(name, ".tmp-")
-	if !strings.HasPrefix(name, ".") || i < 2 {
-		return false
-	}
-	digits := name[i+len(".tmp-"):]
-	if digits == "" {
+// isTempName reports whether name is a temporary file of this writer for
+// the file base: ".<base>.tmp-<digits>", the digits being os.CreateTemp's
+// random part.
+func isTempName(name, base string) bool {
+	digits, ok := strings.CutPrefix(name, "."+base+".tmp-")
+	if !ok || digits == "" {
 		return false
 	}
 	for _, c := range digits {
@@ -207,18 +205,20 @@ func isTempName(name string) bool {
 	return true
 }
 
-// sweepStale removes, best effort, the regular files in dir of this
-// writer's naming that were last modified more than StaleAge before now:
-// temporary files of writers killed before their rename or removal. A
+// sweepStale removes, best effort, the regular files in dir that are this
+// writer's temporary files for base and were last modified more than
+// StaleAge before now: left by writers killed before their rename or
+// removal. Only base's own temporary files are touched, so that another
+// tool's files in a shared folder (a project's root) are never removed. A
 // failure is ignored: the sweep is hygiene, never a reason for a write to
 // fail.
-func sweepStale(dir string, now time.Time) {
+func sweepStale(dir, base string, now time.Time) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
-		if !isTempName(e.Name()) || !e.Type().IsRegular() {
+		if !isTempName(e.Name(), base) || !e.Type().IsRegular() {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())

@@ -63,17 +63,17 @@ func TestWriteRemovesStaleTempFilesOfItsNamingOnly(t *testing.T) {
 	young := mk(".registry.md.tmp-777", time.Now())
 	foreign := mk(".registry.md.tmp-abc", old)
 	notHidden := mk("registry.md.tmp-123", old)
-	require.NoError(t, os.Mkdir(filepath.Join(dir, ".d.tmp-1"), 0o755))
-	require.NoError(t, os.Symlink(foreign, filepath.Join(dir, ".l.tmp-2")))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, ".registry.md.tmp-1"), 0o755))
+	require.NoError(t, os.Symlink(stale+"-target", filepath.Join(dir, ".registry.md.tmp-2")))
 
 	require.NoError(t, Write(filepath.Join(dir, "registry.md"), []byte("new"), 0o644))
 
 	assert.NoFileExists(t, stale, "a stale temp file of agentlock's naming is removed")
-	assert.NoFileExists(t, staleOther, "whichever file of the folder it was for")
+	assert.FileExists(t, staleOther, "only the written file's own temporary files are touched")
 	assert.FileExists(t, young, "a young one may belong to a writer at work")
 	assert.FileExists(t, foreign, "not agentlock's naming")
 	assert.FileExists(t, notHidden, "not agentlock's naming")
-	assert.DirExists(t, filepath.Join(dir, ".d.tmp-1"), "only regular files")
-	_, err := os.Lstat(filepath.Join(dir, ".l.tmp-2"))
+	assert.DirExists(t, filepath.Join(dir, ".registry.md.tmp-1"), "only regular files")
+	_, err := os.Lstat(filepath.Join(dir, ".registry.md.tmp-2"))
 	assert.NoError(t, err, "a symbolic link is not removed")
 }
