@@ -45,10 +45,10 @@ func AcquireRefused(held *core.HeldError, waited time.Duration) (Acquire, string
 		held.Path, held.Owner, Human(held.Age), Human(held.Left))
 	if waited > 0 {
 		msg = linef("agentlock: gave up after %s: %s is still locked by %s (renewed %s ago)",
-			waited, held.Path, held.Owner, Human(held.Age))
+			Human(waited), held.Path, held.Owner, Human(held.Age))
 	}
-	return rec, linef("%s.\nDo not modify it and do not work around this: wait with 'agentlock acquire --wait 5m', work on something else, or ask %s.",
-		msg, held.Owner)
+	return rec, msg + ".\n" + linef("Do not modify it and do not work around this: wait with `%s`, work on something else, or ask %s.",
+		WaitCommand(held.Path), held.Owner)
 }
 
 // AcquireNotTaken is the record of a free path that an all-or-nothing

@@ -7,6 +7,7 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -35,9 +36,36 @@ func ShellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// ShellArg is s as one argument of a POSIX shell command: as it is when
+// it holds only characters no shell treats specially, else ShellQuote(s).
+func ShellArg(s string) string {
+	if s == "" || strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@%", r))
+	}) >= 0 {
+		return ShellQuote(s)
+	}
+	return s
+}
+
+// SuggestedWait is the wait that refusals suggest: long enough for a
+// holder to finish a short edit, short enough to stay under the
+// two-minute limit that agents' harnesses put on one tool call.
+const SuggestedWait = 90 * time.Second
+
+// WaitCommand is the complete command, ready to copy, that waits for path
+// and takes it: no session is typed, agentlock resolves it.
+func WaitCommand(path string) string {
+	return fmt.Sprintf("agentlock acquire --wait %ds %s", int(SuggestedWait.Seconds()), ShellArg(path))
+}
+
 // Error is the record printed, with --json, when a command fails for a
 // reason other than a refusal (usage, I/O, corrupt file).
 type Error struct {
 	Error    string `json:"error"`
 	ExitCode int    `json:"exit_code"`
+}
+
+// Version is the record of version.
+type Version struct {
+	Version string `json:"version"`
 }
