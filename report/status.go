@@ -73,16 +73,34 @@ func WriteStatusTable(w io.Writer, records []Status) error {
 	return tw.Flush()
 }
 
-// Session is the record of a session that a registry command changed.
+// Session is the record of a session: shown, or changed by a registry
+// command. Its fields are agent-registry 0.2's keys, lists never null,
+// plus the registry it is kept in and whether it shows as idle (its
+// status stays 0.2's OnWorking).
 type Session struct {
+	Kind string `json:"kind"` // "session"
 	core.Session
 	Registry string `json:"registry"`
+	Idle     bool   `json:"idle"`
 }
+
+// sessionRecord is the record of s, kept in reg.
+func sessionRecord(s core.Session, reg string, idle bool) Session {
+	for _, l := range []*[]string{&s.Todo.Past, &s.Todo.Present, &s.Todo.Future, &s.Space, &s.DoNotTouch} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+	return Session{Kind: "session", Session: s, Registry: reg, Idle: idle && s.Status == core.StatusWorking}
+}
+
+// Shown is the record of a session of agentlock show.
+func Shown(s core.Session, reg string, idle bool) Session { return sessionRecord(s, reg, idle) }
 
 // SessionChanged reports a session after verb ("registered", "updated",
 // ...) in the registry reg.
 func SessionChanged(s core.Session, reg, verb string) (Session, string) {
-	return Session{Session: s, Registry: reg}, linef("%s %s (%s) in %s", verb, s.SessionID, s.Status, reg)
+	return sessionRecord(s, reg, false), linef("%s %s (%s) in %s", verb, s.SessionID, s.Status, reg)
 }
 
 // Finish is the record of a finished session.
@@ -93,7 +111,7 @@ type Finish struct {
 
 // Finished reports a finished session and the locks it released.
 func Finished(s core.Session, reg string, released []core.State) (Finish, string) {
-	rec := Finish{Session: Session{Session: s, Registry: reg}, Released: []string{}}
+	rec := Finish{Session: sessionRecord(s, reg, false), Released: []string{}}
 	line := linef("finished %s; released %d lock(s)", s.SessionID, len(released))
 	for _, st := range released {
 		rec.Released = append(rec.Released, st.Name())
@@ -107,7 +125,9 @@ func Finished(s core.Session, reg string, released []core.State) (Finish, string
 // of its other fields — all thirteen columns of agent-registry 0.2's table,
 // in a shape that fits a terminal. Empty fields show as "-". Entries of the
 // registry that are not sessions are skipped.
-func WriteSessionTable(w io.Writer, sessions []core.Session) error {
+//
+// A working session named in idle shows as core.StatusIdle.
+func WriteSessionTable(w io.Writer, sessions []core.Session, idle map[string]bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	first := true
 	for _, s := range sessions {
@@ -118,7 +138,7 @@ func WriteSessionTable(w io.Writer, sessions []core.Session) error {
 			fmt.Fprintln(tw)
 		}
 		first = false
-		fmt.Fprintf(tw, "%s  %s  %s %s  started %s\n", field(s.SessionID), field(s.Status), field(s.Provider), field(s.AIVersion), field(s.StartedAt))
+		fmt.Fprintf(tw, "%s  %s  %s %s  started %s\n", field(s.SessionID), field(shownStatus(s, idle)), field(s.Provider), field(s.AIVersion), field(s.StartedAt))
 		for _, f := range []struct{ name, value string }{
 			{"working on", s.WorkingOn},
 			{"todo past", list(s.Todo.Past)},
@@ -133,6 +153,14 @@ func WriteSessionTable(w io.Writer, sessions []core.Session) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// shownStatus is s's status for people: idle for a working session in idle.
+func shownStatus(s core.Session, idle map[string]bool) string {
+	if s.Status == core.StatusWorking && idle[s.SessionID] {
+		return core.StatusIdle
+	}
+	return s.Status
 }
 
 // field shows a value on one line, "-" when empty.
