@@ -7,6 +7,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -61,11 +62,47 @@ func WaitCommand(path string) string {
 // Error is the record printed, with --json, when a command fails for a
 // reason other than a refusal (usage, I/O, corrupt file).
 type Error struct {
+	Kind     string `json:"kind"` // "error"
 	Error    string `json:"error"`
 	ExitCode int    `json:"exit_code"`
 }
 
 // Version is the record of version.
 type Version struct {
+	Kind    string `json:"kind"` // "version"
 	Version string `json:"version"`
+}
+
+// MarshalJSON writes the record with its kind, "version".
+func (v Version) MarshalJSON() ([]byte, error) {
+	type plain Version
+	p := plain(v)
+	p.Kind = "version"
+	return json.Marshal(p)
+}
+
+// MarshalJSON writes the record with its kind, "error".
+func (e Error) MarshalJSON() ([]byte, error) {
+	type plain Error
+	p := plain(e)
+	p.Kind = "error"
+	return json.Marshal(p)
+}
+
+// Change is the record of one step of init or uninit: a file or folder
+// created, updated, left unchanged, kept, removed, or — with --dry-run and
+// --check — what would be done; notes for people are changes too.
+type Change struct {
+	Kind   string `json:"kind"`   // "change"
+	Action string `json:"action"` // see docs/json.md
+	Path   string `json:"path,omitempty"`
+	Detail string `json:"detail,omitempty"` // purpose, reason kept, note, or a dry run's diff
+}
+
+// MarshalJSON writes the record with its kind, "change".
+func (c Change) MarshalJSON() ([]byte, error) {
+	type plain Change
+	p := plain(c)
+	p.Kind = "change"
+	return json.Marshal(p)
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +13,8 @@ import (
 
 // Status is the record of one lock in a status listing.
 type Status struct {
-	Path      string   `json:"path,omitempty"`
+	Kind      string   `json:"kind"` // KindLock
+	Path      string   `json:"path"` // "" when the lock file does not say (empty, 0.1.0's form, corrupt)
 	File      string   `json:"file"`
 	State     string   `json:"state"` // locked, stale, free, corrupt
 	SessionID string   `json:"session_id,omitempty"`
@@ -26,7 +28,7 @@ type Status struct {
 func Statuses(states []core.State, problems []error, withFree bool) []Status {
 	var out []Status
 	for _, s := range states {
-		rec := Status{Path: s.Path, File: s.Ref, State: "free"}
+		rec := Status{Kind: KindLock, Path: s.Path, File: s.Ref, State: "free"}
 		if s.Owner != "" {
 			age, left := Seconds(s.Age), Seconds(max(s.Left, 0))
 			rec.SessionID, rec.Age, rec.ExpiresIn, rec.State = s.Owner, &age, &left, "locked"
@@ -39,7 +41,7 @@ func Statuses(states []core.State, problems []error, withFree bool) []Status {
 		out = append(out, rec)
 	}
 	for _, p := range problems {
-		rec := Status{State: "corrupt", Error: p.Error()}
+		rec := Status{Kind: KindLock, State: "corrupt", Error: p.Error()}
 		var corrupt *core.CorruptError
 		if errors.As(p, &corrupt) {
 			rec.File, rec.Error = corrupt.Ref, corrupt.Reason
@@ -103,18 +105,19 @@ func SessionChanged(s core.Session, reg, verb string) (Session, string) {
 	return sessionRecord(s, reg, false), linef("%s %s (%s) in %s", verb, s.SessionID, s.Status, reg)
 }
 
-// Finish is the record of a finished session.
+// Finish is the record of a finished session: a session record with
+// the paths of the locks it released (released is a bool in lock records).
 type Finish struct {
 	Session
-	Released []string `json:"released"`
+	ReleasedPaths []string `json:"released_paths"`
 }
 
 // Finished reports a finished session and the locks it released.
 func Finished(s core.Session, reg string, released []core.State) (Finish, string) {
-	rec := Finish{Session: sessionRecord(s, reg, false), Released: []string{}}
+	rec := Finish{Session: sessionRecord(s, reg, false), ReleasedPaths: []string{}}
 	line := linef("finished %s; released %d lock(s)", s.SessionID, len(released))
 	for _, st := range released {
-		rec.Released = append(rec.Released, st.Name())
+		rec.ReleasedPaths = append(rec.ReleasedPaths, st.Name())
 		line += "\n  released " + Escape(st.Name())
 	}
 	return rec, line
@@ -184,12 +187,14 @@ func oneLine(s string) string {
 
 // Whoami is the record of whoami.
 type Whoami struct {
+	Kind      string `json:"kind"` // "whoami"
 	SessionID string `json:"session_id"`
 	Source    string `json:"source"`
 }
 
 // Env is the record of env: where the workspace of a folder keeps its state.
 type Env struct {
+	Kind     string `json:"kind"` // "env"
 	Registry string `json:"registry"`
 	LockDir  string `json:"lock_dir"`
 }
@@ -197,4 +202,20 @@ type Env struct {
 // Exports renders e as shell export lines.
 func (e Env) Exports() string {
 	return fmt.Sprintf("export AGENT_REGISTRY_PATH=%s\nexport AGENT_REGISTRY_LOCK_DIR=%s", ShellQuote(e.Registry), ShellQuote(e.LockDir))
+}
+
+// MarshalJSON writes the record with its kind, "whoami".
+func (w Whoami) MarshalJSON() ([]byte, error) {
+	type plain Whoami
+	p := plain(w)
+	p.Kind = "whoami"
+	return json.Marshal(p)
+}
+
+// MarshalJSON writes the record with its kind, "env".
+func (e Env) MarshalJSON() ([]byte, error) {
+	type plain Env
+	p := plain(e)
+	p.Kind = "env"
+	return json.Marshal(p)
 }
