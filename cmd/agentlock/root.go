@@ -112,8 +112,23 @@ func execute(f *Factory, args []string) int {
 		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n", report.EscapeLines(explain(err)))
 	}
 	// An agent reading --json output gets the error on stdout too.
-	if asJSON, _ := cmd.Flags().GetBool("json"); asJSON && err != nil && !printed(err) {
+	if asJSON, _ := cmd.Flags().GetBool("json"); (asJSON || askedJSON(args)) && err != nil && !printed(err) {
 		writeJSON(f.IO.Out, report.Error{Error: explain(err), ExitCode: code})
 	}
 	return code
+}
+
+// askedJSON reports whether the command line asks for --json, for a line
+// whose flags could not be parsed (a misspelled flag, a bad value): its
+// error is still a JSON record.
+func askedJSON(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "--json=true", "--json=1":
+			return true
+		}
+	}
+	return false
 }
