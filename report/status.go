@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/agentlock/agentlock/core"
 )
@@ -51,10 +51,13 @@ func Statuses(states []core.State, problems []error, withFree bool) []Status {
 	return out
 }
 
-// WriteStatusTable prints records as a table for people.
-func WriteStatusTable(w io.Writer, records []Status) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PATH\tOWNER\tAGE\tLEFT\tSTATE")
+// WriteStatusTable prints records as a table for people that fits in
+// TableWidth columns: paths relative to the project root (root; "" keeps
+// them absolute), long session ids, states and paths shortened with an
+// ellipsis, durations in Human's one format.
+func WriteStatusTable(w io.Writer, records []Status, root string) error {
+	rows := [][]string{{"PATH", "OWNER", "AGE", "LEFT", "STATE"}}
+	var problems []string
 	for _, r := range records {
 		path, owner, age, left := r.Path, r.SessionID, "-", "-"
 		if path == "" {
@@ -64,15 +67,61 @@ func WriteStatusTable(w io.Writer, records []Status) error {
 			owner = "-"
 		}
 		if r.Age != nil {
-			age, left = fmt.Sprintf("%.1fs", *r.Age), fmt.Sprintf("%.1fs", *r.ExpiresIn)
+			age, left = Human(secondsDuration(*r.Age)), Human(secondsDuration(*r.ExpiresIn))
 		}
-		state := r.State
 		if r.Error != "" {
-			state += ": " + r.Error
+			problems = append(problems, linef("%s: %s", path, r.Error))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", Escape(path), Escape(owner), age, left, Escape(state))
+		rows = append(rows, []string{Escape(Rel(root, path)), Shorten(Escape(owner), maxIDWidth), age, left, Escape(r.State)})
 	}
-	return tw.Flush()
+	if err := writeFitted(w, rows, 0); err != nil {
+		return err
+	}
+	// Why a record is corrupt does not fit a column: it follows the
+	// table, whole, for the person who will repair the file.
+	for _, p := range problems {
+		if _, err := fmt.Fprintln(w, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFitted prints rows as columns two spaces apart, shortening column
+// flex (from its left: it holds paths) so that every line fits TableWidth.
+func writeFitted(w io.Writer, rows [][]string, flex int) error {
+	const gap = 2
+	widths := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for i, c := range row {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	others := gap * (len(widths) - 1)
+	for i, wd := range widths {
+		if i != flex {
+			others += wd
+		}
+	}
+	if room := TableWidth - others; widths[flex] > room {
+		widths[flex] = max(room, 8)
+		for _, row := range rows {
+			row[flex] = shortenLeft(row[flex], widths[flex])
+		}
+	}
+	var b strings.Builder
+	for _, row := range rows {
+		var line strings.Builder
+		for i, c := range row {
+			line.WriteString(c)
+			if i < len(row)-1 {
+				line.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+gap))
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // Session is the record of a session: shown, or changed by a registry
@@ -126,36 +175,47 @@ func Finished(s core.Session, reg string, released []core.State) (Finish, string
 // WriteSessionTable prints sessions for people: per session, a line with
 // its id, status, provider, AI version and start, then one line for each
 // of its other fields — all thirteen columns of agent-registry 0.2's table,
-// in a shape that fits a terminal. Empty fields show as "-". Entries of the
-// registry that are not sessions are skipped.
-//
-// A working session named in idle shows as core.StatusIdle.
-func WriteSessionTable(w io.Writer, sessions []core.Session, idle map[string]bool) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+// in a shape that fits a terminal: every line fits TableWidth, long values
+// shortened with an ellipsis, paths relative to the project root (root; ""
+// keeps them absolute). Empty fields show as "-". Entries of the registry
+// that are not sessions are skipped. A working session named in idle shows
+// as core.StatusIdle.
+func WriteSessionTable(w io.Writer, sessions []core.Session, idle map[string]bool, root string) error {
+	var b strings.Builder
 	first := true
 	for _, s := range sessions {
 		if !s.IsSession() {
 			continue
 		}
 		if !first {
-			fmt.Fprintln(tw)
+			b.WriteString("\n")
 		}
 		first = false
-		fmt.Fprintf(tw, "%s  %s  %s %s  started %s\n", field(s.SessionID), field(shownStatus(s, idle)), field(s.Provider), field(s.AIVersion), field(s.StartedAt))
+		head := fmt.Sprintf("%s  %s  %s %s  started %s", Shorten(field(s.SessionID), maxIDWidth), field(shownStatus(s, idle)),
+			field(s.Provider), field(s.AIVersion), field(s.StartedAt))
+		b.WriteString(Shorten(head, TableWidth) + "\n")
+		rel := func(paths []string) string {
+			out := make([]string, len(paths))
+			for i, p := range paths {
+				out[i] = Rel(root, p)
+			}
+			return list(out)
+		}
 		for _, f := range []struct{ name, value string }{
 			{"working on", s.WorkingOn},
 			{"todo past", list(s.Todo.Past)},
 			{"todo present", list(s.Todo.Present)},
 			{"todo future", list(s.Todo.Future)},
-			{"space", list(s.Space)},
-			{"do not touch", list(s.DoNotTouch)},
+			{"space", rel(s.Space)},
+			{"do not touch", rel(s.DoNotTouch)},
 			{"issues", s.Issues},
-			{"handoff", s.Handoff},
+			{"handoff", Rel(root, s.Handoff)},
 		} {
-			fmt.Fprintf(tw, "  %s\t%s\n", f.name, field(f.value))
+			b.WriteString(Shorten(fmt.Sprintf("  %-12s  %s", f.name, field(f.value)), TableWidth) + "\n")
 		}
 	}
-	return tw.Flush()
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // shownStatus is s's status for people: idle for a working session in idle.

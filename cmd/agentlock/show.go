@@ -58,5 +58,5 @@ func showRun(opts *ShowOptions) error {
 		_, err := fmt.Fprintf(opts.IO.Out, "no sessions in %s\n", report.Escape(reg.Where()))
 		return err
 	}
-	return report.WriteSessionTable(opts.IO.Out, doc.Agents, idle)
+	return report.WriteSessionTable(opts.IO.Out, doc.Agents, idle, ws.Project)
 }
