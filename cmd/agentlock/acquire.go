@@ -38,7 +38,7 @@ Exit 0: every path is yours. Exit 1: another session holds one of them; do not
 modify it, and do not work around the refusal. Wait (--wait) or ask the holder.`,
 		Example: `  agentlock acquire src/auth.py claude-1
   agentlock acquire --session claude-1 src/a.go src/b.go
-  agentlock acquire --wait 2m src/auth.py --session claude-1`,
+  agentlock acquire --wait 90s src/auth.py --session claude-1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Command, opts.Args = cmd.CommandPath(), args
 			if runF != nil {
