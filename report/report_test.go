@@ -68,3 +68,16 @@ func TestHumanAndShellQuote(t *testing.T) {
 	assert.Equal(t, "0s", Human(-time.Second))
 	assert.Equal(t, `'it'\''s here'`, ShellQuote("it's here"))
 }
+
+func TestShellArgShortenRel(t *testing.T) {
+	assert.Equal(t, "/p/src/a.go", ShellArg("/p/src/a.go"))
+	assert.Equal(t, `'/p/my dir/it'\''s'`, ShellArg("/p/my dir/it's"))
+	assert.Equal(t, `'/p/$HOME'`, ShellArg("/p/$HOME"))
+	assert.Equal(t, "agentlock acquire --wait 90s /p/a.go", WaitCommand("/p/a.go"))
+	assert.Equal(t, "abc", Shorten("abc", 3))
+	assert.Equal(t, "ab…", Shorten("abcd", 3))
+	assert.Equal(t, "…cd", shortenLeft("abcd", 3))
+	assert.Equal(t, "src/a.go", Rel("/p", "/p/src/a.go"))
+	assert.Equal(t, "/q/a.go", Rel("/p", "/q/a.go"))
+	assert.Equal(t, "/p/a.go", Rel("", "/p/a.go"))
+}
