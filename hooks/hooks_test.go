@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/claude"
 	"github.com/agentlock/agentlock/internal/store/filestore"
@@ -20,6 +21,16 @@ import (
 func TestSessionPrecedence(t *testing.T) {
 	agent := claude.Agent{}
 	payload := integrations.HookInput{SessionID: "p"}
+	ws := &workspace.Workspace{Home: t.TempDir()}
+	recorded := func(kind string) func(string) identity.Found {
+		return func(string) identity.Found {
+			r := identity.Record{Session: kind + "-1", Kind: kind}
+			if kind == identity.KindWrapper {
+				return identity.Found{Agent: r, Wrapper: r}
+			}
+			return identity.Found{Agent: r}
+		}
+	}
 	for _, tc := range []struct {
 		name string
 		req  Request
@@ -30,8 +41,13 @@ func TestSessionPrecedence(t *testing.T) {
 		{"then the harness variable", Request{Agent: agent, HarnessSession: "h", Fallback: "f"}, payload, "claude-h"},
 		{"then the payload", Request{Agent: agent, Fallback: "f"}, payload, "claude-p"},
 		{"then the fallback", Request{Agent: agent, Fallback: "f"}, integrations.HookInput{}, "f"},
+		{"a wrapper wins over the harness", Request{Agent: agent, HarnessSession: "h", Lookup: recorded(identity.KindWrapper)}, payload, "wrapper-1"},
+		{"explicit wins over a wrapper", Request{Agent: agent, Session: "s", Lookup: recorded(identity.KindWrapper)}, payload, "s"},
+		{"the payload wins over a recorded agent", Request{Agent: agent, Lookup: recorded(identity.KindHook)}, payload, "claude-p"},
+		{"then the recorded agent", Request{Agent: agent, Lookup: recorded(identity.KindHook)}, integrations.HookInput{}, "hook-1"},
+		{"nothing known", Request{Agent: agent, Lookup: func(string) identity.Found { return identity.Found{} }}, integrations.HookInput{}, ""},
 	} {
-		assert.Equal(t, tc.want, sessionOf(tc.req, tc.in), tc.name)
+		assert.Equal(t, tc.want, sessionOf(tc.req, tc.in, ws).Session, tc.name)
 	}
 }
 

@@ -58,6 +58,7 @@ programs that ignore it.`,
 		newCmdRelease(f, nil),
 		newCmdCheck(f, nil),
 		newCmdHeartbeat(f, nil),
+		newCmdHeartbeatLoop(f, nil),
 		newCmdStatus(f, nil),
 		newCmdRegister(f, nil),
 		newCmdUpdate(f, nil),
@@ -103,7 +104,7 @@ func execute(f *Factory, args []string) int {
 	code := exitCode(err)
 	switch {
 	case err == nil, printed(err):
-	case code == exitUsage:
+	case code == exitUsage && !errors.As(err, new(*mismatchError)):
 		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n\n%s", err, strings.TrimLeft(cmd.UsageString(), "\n"))
 	default:
 		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n", report.EscapeLines(explain(err)))

@@ -1,0 +1,26 @@
+//go:build darwin
+
+package procs
+
+import (
+	"errors"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// get asks the kernel for the process's kinfo_proc (sysctl
+// kern.proc.pid.<pid>).
+func get(pid int) (Process, error) {
+	k, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
+	if errors.Is(err, unix.ESRCH) || err == nil && k.Proc.P_pid != int32(pid) {
+		return Process{}, fmt.Errorf("process %d: %w", pid, ErrGone)
+	}
+	if err != nil {
+		return Process{}, fmt.Errorf("process %d: %w", pid, err)
+	}
+	start := k.Proc.P_starttime
+	name := unix.ByteSliceToString(k.Proc.P_comm[:])
+	return Process{PID: pid, PPID: int(k.Eproc.Ppid), PGID: int(k.Eproc.Pgid), SID: 0,
+		Start: uint64(start.Sec)*1e6 + uint64(start.Usec), Name: name}, nil
+}
