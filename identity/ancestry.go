@@ -62,6 +62,12 @@ type Found struct {
 func Lookup(dir string, chain []procs.Process) Found {
 	var f Found
 	for _, p := range chain {
+		if p.PID == 1 {
+			// init, or the first process of a PID namespace (Codex runs
+			// each sandboxed command under a fresh one): never an agent
+			// that hooks recorded, and nothing above it is visible.
+			break
+		}
 		r, ok, err := Read(dir, p.ID())
 		if err != nil || !ok {
 			continue
