@@ -28,6 +28,9 @@ func pathsAndSession(command string, args []string, c *config, existing bool) ([
 	if len(args) == 0 {
 		return nil, "", usagef("at least one path is required")
 	}
+	if err := c.flagConflict(command + " " + shellWords(args)); err != nil {
+		return nil, "", err
+	}
 	session := c.Session
 	if len(args) == 2 && c.SessionSource != "--session" {
 		switch typed := args[1]; {
@@ -63,18 +66,28 @@ func looksLikePath(arg string) bool {
 // typedMismatch is the refusal of a typed session id that is not the known
 // one.
 func typedMismatch(command string, c *config, typed string, rest []string) error {
-	quoted := make([]string, len(rest))
-	for i, p := range rest {
-		quoted[i] = shellWord(p)
-	}
 	return &mismatchError{msg: fmt.Sprintf("you are session %s (from %s), not %s: run '%s %s' (if %s is a file to create, write it as ./%s)",
-		c.Session, c.Identity.Describe(), typed, command, strings.Join(quoted, " "), typed, typed)}
+		c.Session, c.Identity.Describe(), typed, command, shellWords(rest), typed, typed)}
 }
 
-// shellWord quotes s for a shell only when it needs it.
+// shellWords quotes each word for a shell where needed, and joins them.
+func shellWords(words []string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = shellWord(w)
+	}
+	return strings.Join(quoted, " ")
+}
+
+// shellWord quotes s for a shell only when it needs it: in double quotes
+// where that is enough, so that the command reads well inside the single
+// quotes of a message.
 func shellWord(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./+=:@%,") == "" {
 		return s
+	}
+	if !strings.ContainsAny(s, "\"$`\\!") {
+		return `"` + s + `"`
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
@@ -84,6 +97,9 @@ func shellWord(s string) string {
 // when no session is known here or it is the known one; otherwise the
 // typed id is refused in one line naming the command to run instead.
 func sessionArg(command string, c *config, typed string) (string, error) {
+	if err := c.flagConflict(command); err != nil {
+		return "", err
+	}
 	if c.Session == "" || typed == c.Session || c.SessionSource == identity.SourceFlag {
 		if c.SessionSource == identity.SourceFlag && typed != c.Session {
 			return "", usagef("two session ids: %s and --session %s", typed, c.Session)

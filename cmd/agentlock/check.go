@@ -56,6 +56,9 @@ func checkRun(opts *CheckOptions) error {
 	if len(opts.Paths) == 0 {
 		return usagef("at least one path is required")
 	}
+	if err := c.flagConflict(opts.Command + " " + shellWords(opts.Paths)); err != nil {
+		return err
+	}
 	session := c.Session
 	if len(opts.Paths) == 2 && c.SessionSource != identity.SourceFlag && !looksLikePath(opts.Paths[1]) {
 		if session != "" && opts.Paths[1] != session {

@@ -36,6 +36,10 @@ type config struct {
 	// Identity is the whole resolution, with the agent record it came
 	// from, if any.
 	Identity identity.Identity
+	// Context is, when --session was given, the session that the agent
+	// context names without it (a wrapper above, the harness's variable,
+	// or a recorded agent process above); zero otherwise.
+	Context identity.Identity
 	// Lookup finds the agent records of this process's ancestry in the
 	// workspace of the working directory, once.
 	Lookup func() identity.Found
@@ -116,7 +120,24 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 	c.Lookup = c.ancestryLookup()
 	c.Identity = resolveSession(flags.Changed("session"), v.GetString("session"), c.Harness, c.Lookup)
 	c.Session, c.SessionSource = c.Identity.Session, c.Identity.Source
+	if c.SessionSource == identity.SourceFlag {
+		c.Context = resolveSession(false, "", c.Harness, c.Lookup)
+	}
 	return c, nil
+}
+
+// flagConflict refuses, in one line, a --session that is not the session
+// of the agent this runs for (a wrapper above, the harness's variable, a
+// recorded agent process above): an agent that typed another id would
+// take locks its own hooks then refuse it. AGENTLOCK_SESSION alone does
+// not count: there the flag wins, as configuration flags do. run is the
+// command to suggest instead, without --session.
+func (c *config) flagConflict(run string) error {
+	if !c.Context.Known() || c.Context.Session == c.Session {
+		return nil
+	}
+	return &mismatchError{msg: fmt.Sprintf("you are session %s (from %s), not %s: run '%s' (without --session)",
+		c.Context.Session, c.Context.Describe(), c.Session, run)}
 }
 
 // ancestryLookup returns a lookup, done at most once, of the agent records

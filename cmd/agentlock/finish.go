@@ -58,6 +58,9 @@ func finishRun(opts *FinishOptions) error {
 			return err
 		}
 	}
+	if err := c.flagConflict(opts.Command); err != nil {
+		return err
+	}
 	if session == "" {
 		return errNoSession()
 	}

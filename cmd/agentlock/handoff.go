@@ -49,6 +49,9 @@ func handoffRun(opts *HandoffOptions) error {
 			return err
 		}
 	}
+	if err := c.flagConflict(opts.Command + " " + shellWord(opts.Notes)); err != nil {
+		return err
+	}
 	if session == "" {
 		return errNoSession()
 	}

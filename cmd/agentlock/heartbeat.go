@@ -82,6 +82,8 @@ func heartbeatRun(opts *HeartbeatOptions) error {
 	switch {
 	case opts.All && len(opts.Args) > 0:
 		return usagef("--all takes no paths")
+	case opts.All && c.flagConflict(opts.Command+" --all") != nil:
+		return c.flagConflict(opts.Command + " --all")
 	case opts.All && session == "":
 		return errNoSession()
 	case !opts.All:

@@ -77,6 +77,9 @@ func registerRun(opts *RegisterOptions) error {
 			return err
 		}
 	}
+	if err := c.flagConflict(opts.Command); err != nil {
+		return err
+	}
 	if session == "" {
 		return errNoSession()
 	}

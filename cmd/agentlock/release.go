@@ -72,6 +72,9 @@ func releaseRun(opts *ReleaseOptions) error {
 			return err
 		}
 	case opts.All:
+		if err := c.flagConflict(opts.Command + " --all"); err != nil {
+			return err
+		}
 		if session == "" {
 			return errNoSession()
 		}

@@ -93,6 +93,9 @@ func updateArgs(opts *UpdateOptions, c *config) error {
 		}
 		opts.WorkingOn, opts.Changed["working-on"] = args[0], true
 	}
+	if err := c.flagConflict(opts.Command); err != nil {
+		return err
+	}
 	if opts.Session == "" {
 		return errNoSession()
 	}
