@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -32,8 +33,10 @@ func newCmdRegister(f *Factory, runF func(*RegisterOptions) error) *cobra.Comman
 	cmd := &cobra.Command{
 		Use:   "register [session] [provider] [ai_version] [working_on] [space,...] [todo_present,...]",
 		Short: "Register a session in registry.md (status OnWorking)",
-		Long: `Add the session to the registry, or replace its entry when the id is already
-there, with status OnWorking and the current time as its start. Lists are
+		Long: `Add the session to the registry with status OnWorking and the current time as
+its start; when the id is already there, mark it OnWorking again and change
+only the fields given, keeping the others (its start, the paths it holds, its
+todo lists and notes). Lists are
 comma-separated. Flags may replace the positional arguments.
 
 Without a session, the session known here (see agentlock whoami); a typed id
@@ -84,14 +87,8 @@ func registerRun(opts *RegisterOptions) error {
 		return errNoSession()
 	}
 	opts.Session = session
-	if opts.Provider == "" {
-		opts.Provider = providerOf(session, c.Identity.Record.Agent)
-	}
-	if opts.AIVersion == "" {
-		opts.AIVersion = "unknown"
-	}
-	if opts.Provider == "" || opts.WorkingOn == "" {
-		return usagef("register needs what the session works on (--working-on) and, for a session of no known agent, a provider (--provider)")
+	if opts.WorkingOn == "" {
+		return usagef("register needs what the session works on (--working-on)")
 	}
 	if err := core.ValidateSession(opts.Session); err != nil {
 		return usagef("%v", err)
@@ -106,14 +103,45 @@ func registerRun(opts *RegisterOptions) error {
 		}
 	}
 	reg := ws.Registry()
-	s, err := reg.Register(core.Session{
-		SessionID: opts.Session, Provider: opts.Provider, AIVersion: opts.AIVersion, WorkingOn: opts.WorkingOn,
-		Space: splitList(opts.Space), Todo: core.Todo{Present: splitList(opts.TodoPresent)},
-	})
+	s, err := reg.Update(session, func(old *core.Session) { opts.apply(old) })
+	if errors.Is(err, core.ErrNoSession) {
+		if opts.Provider == "" {
+			opts.Provider = providerOf(session, c.Identity.Record.Agent)
+		}
+		if opts.Provider == "" {
+			return usagef("register needs a provider (--provider) for a session of no known agent")
+		}
+		if opts.AIVersion == "" {
+			opts.AIVersion = "unknown"
+		}
+		s, err = reg.Register(core.Session{
+			SessionID: opts.Session, Provider: opts.Provider, AIVersion: opts.AIVersion, WorkingOn: opts.WorkingOn,
+			Space: splitList(opts.Space), Todo: core.Todo{Present: splitList(opts.TodoPresent)},
+		})
+	}
 	if err != nil {
 		return err
 	}
 	return printSession(opts.IO, c, reg, s, "registered")
+}
+
+// apply re-registers an existing entry: working again, with the fields
+// given changed and the others (its start, held paths, todo lists, notes)
+// kept — the session-start hook may have registered it already.
+func (opts *RegisterOptions) apply(s *core.Session) {
+	s.Status = core.StatusWorking
+	s.WorkingOn = opts.WorkingOn
+	for _, f := range []struct{ value, dst *string }{{&opts.Provider, &s.Provider}, {&opts.AIVersion, &s.AIVersion}} {
+		if *f.value != "" {
+			*f.dst = *f.value
+		}
+	}
+	if opts.Space != "" {
+		s.Space = splitList(opts.Space)
+	}
+	if opts.TodoPresent != "" {
+		s.Todo.Present = splitList(opts.TodoPresent)
+	}
 }
 
 // providerOf returns the provider of the agent a session belongs to, from
