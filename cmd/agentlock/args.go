@@ -66,7 +66,7 @@ func looksLikePath(arg string) bool {
 // typedMismatch is the refusal of a typed session id that is not the known
 // one.
 func typedMismatch(command string, c *config, typed string, rest []string) error {
-	return &mismatchError{msg: fmt.Sprintf("you are session %s (from %s), not %s: run '%s %s' (if %s is a file to create, write it as ./%s)",
+	return &lineUsageError{msg: fmt.Sprintf("you are session %s (from %s), not %s: run '%s %s' (if %s is a file to create, write it as ./%s)",
 		c.Session, c.Identity.Describe(), typed, command, shellWords(rest), typed, typed)}
 }
 
@@ -106,7 +106,7 @@ func sessionArg(command string, c *config, typed string) (string, error) {
 		}
 		return typed, nil
 	}
-	return "", &mismatchError{msg: fmt.Sprintf("you are session %s (from %s), not %s: run '%s'",
+	return "", &lineUsageError{msg: fmt.Sprintf("you are session %s (from %s), not %s: run '%s'",
 		c.Session, c.Identity.Describe(), typed, command)}
 }
 

@@ -136,7 +136,7 @@ func (c *config) flagConflict(run string) error {
 	if !c.Context.Known() || c.Context.Session == c.Session {
 		return nil
 	}
-	return &mismatchError{msg: fmt.Sprintf("you are session %s (from %s), not %s: run '%s' (without --session)",
+	return &lineUsageError{msg: fmt.Sprintf("you are session %s (from %s), not %s: run '%s' (without --session)",
 		c.Context.Session, c.Context.Describe(), c.Session, run)}
 }
 

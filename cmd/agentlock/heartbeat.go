@@ -157,9 +157,13 @@ func watchedAgent(opts *HeartbeatOptions, c *config, ws *workspace.Workspace, se
 	}
 	ids := identity.Watch(who, identity.Dir(ws.Home), c.Lookup)
 	if len(ids) == 0 {
-		return nil, &mismatchError{msg: fmt.Sprintf("%s --every: no agent process of session %s to watch "+
+		once := "agentlock heartbeat --all"
+		if !opts.All {
+			once = "agentlock heartbeat " + shellWords(opts.Args)
+		}
+		return nil, &lineUsageError{msg: fmt.Sprintf("%s: no agent process of session %s to watch "+
 			"(no session-start hook recorded one above this process, and no wrapper), so the renewal could outlive the agent: "+
-			"renew once with '%s', or pass --pid <agent PID>", opts.Command, session, opts.Command)}
+			"renew once with '%s', or pass --pid <agent PID>", opts.Command, session, once)}
 	}
 	return func() bool {
 		for _, id := range ids {
@@ -277,7 +281,7 @@ is the interval when it is a number or a duration, else the session.`,
   agentlock heartbeat-loop src/auth.py claude-1 30 &`,
 		Args: cobra.RangeArgs(1, 3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Command = "agentlock heartbeat-loop"
+			opts.Command = cmd.CommandPath()
 			interval := ""
 			switch {
 			case len(args) == 3:

@@ -104,7 +104,7 @@ func execute(f *Factory, args []string) int {
 	code := exitCode(err)
 	switch {
 	case err == nil, printed(err):
-	case code == exitUsage && !errors.As(err, new(*mismatchError)):
+	case code == exitUsage && !errors.As(err, new(*lineUsageError)):
 		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n\n%s", err, strings.TrimLeft(cmd.UsageString(), "\n"))
 	default:
 		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n", report.EscapeLines(explain(err)))
