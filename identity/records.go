@@ -68,7 +68,8 @@ func Write(dir string, p procs.Process, session, agent, kind string, now time.Ti
 	if err != nil {
 		return r, fmt.Errorf("agent record: %w", err)
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	// The folder's creation is made durable like the record itself.
+	if err := atomicfile.MkdirAll(dir, filepath.Dir(dir), 0o700); err != nil {
 		return r, fmt.Errorf("agent records: %w", err)
 	}
 	if err := atomicfile.Write(filepath.Join(dir, p.ID().String()), append(data, '\n'), 0o600); err != nil {
