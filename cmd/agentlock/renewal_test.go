@@ -45,8 +45,10 @@ func TestRenewalDiesWithTheAgent(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newProject(t)
 			requireExit(t, 0, p.run("init"))
-			env := append(append([]string{}, p.env...), "AGENTLOCK_TIMEOUT=2")
-			env = append(env, tc.env...)
+			// The other session runs outside the agent: none of its
+			// variables.
+			otherEnv := append(append([]string{}, p.env...), "AGENTLOCK_TIMEOUT=2")
+			env := append(append([]string{}, otherEnv...), tc.env...)
 			fake, err := exec.LookPath("fakeagent")
 			require.NoError(t, err)
 			steps := strings.Join([]string{
@@ -58,28 +60,32 @@ func TestRenewalDiesWithTheAgent(t *testing.T) {
 			agent := proctest.Start(t, fake, proctest.Cmd{Env: env, Dir: p.dir, Stdin: steps})
 
 			other := func() proctest.Result {
-				return harness(t).Run(t, proctest.Cmd{Args: []string{"acquire", "src/a.go", "--session", "other"}, Env: env, Dir: p.dir})
+				return harness(t).Run(t, proctest.Cmd{Args: []string{"acquire", "src/a.go", "--session", "other"}, Env: otherEnv, Dir: p.dir})
 			}
 			// The loop is running once it wrote its PID; the lock is ours.
 			pid := waitPID(t, filepath.Join(p.dir, "hb.pid"))
 			assert.Equal(t, tc.session, p.owner("src/a.go"))
 
-			// While the agent lives, past twice the timeout, nobody else
-			// takes the lock: the loop renews it.
-			wins := 0
+			// While the agent lives, past twice the timeout, the other
+			// session is refused every time (exit 1: held): the loop
+			// renews the lock.
+			refused, tries := 0, 0
 			for end := time.Now().Add(4 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-				if other().Code == 0 {
-					wins++
+				r := other()
+				tries++
+				if r.Code == 1 {
+					refused++
 				}
 			}
-			require.Zero(t, wins, "another session took the lock while the agent was alive")
+			require.Equal(t, tries, refused, "another session was not refused the lock while the agent was alive")
 
 			require.NoError(t, agent.Signal(syscall.SIGKILL))
-			won := false
+			won, last := false, proctest.Result{}
 			for end := time.Now().Add(20 * time.Second); !won && time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-				won = other().Code == 0
+				last = other()
+				won = last.Code == 0
 			}
-			assert.True(t, won, "the lock of the killed agent never expired")
+			assert.True(t, won, "the lock of the killed agent never expired; last attempt: %s", last)
 			gone := false
 			for end := time.Now().Add(10 * time.Second); !gone && time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
 				gone = syscall.Kill(pid, 0) != nil

@@ -46,8 +46,8 @@ func (p Process) ID() ID { return ID{PID: p.PID, Start: p.Start} }
 // String is "PID-START", the form used in file names.
 func (id ID) String() string { return fmt.Sprintf("%d-%d", id.PID, id.Start) }
 
-// Get reads the process pid. A process that does not exist is an error
-// matching ErrGone.
+// Get reads the process pid. A process that does not exist, or that has
+// exited and waits to be reaped (a zombie), is an error matching ErrGone.
 func Get(pid int) (Process, error) {
 	if pid <= 0 {
 		return Process{}, fmt.Errorf("process %d: %w", pid, ErrGone)

@@ -9,6 +9,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// sZomb is p_stat of a process that exited and was not reaped yet
+// (SZOMB in <sys/proc.h>).
+const sZomb = 5
+
 // get asks the kernel for the process's kinfo_proc (sysctl
 // kern.proc.pid.<pid>).
 func get(pid int) (Process, error) {
@@ -18,6 +22,10 @@ func get(pid int) (Process, error) {
 	}
 	if err != nil {
 		return Process{}, fmt.Errorf("process %d: %w", pid, err)
+	}
+	if k.Proc.P_stat == sZomb {
+		// A zombie has exited; only its exit status waits to be read.
+		return Process{}, fmt.Errorf("process %d: exited: %w", pid, ErrGone)
 	}
 	start := k.Proc.P_starttime
 	name := unix.ByteSliceToString(k.Proc.P_comm[:])

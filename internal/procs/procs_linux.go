@@ -44,6 +44,10 @@ func parseStat(pid int, s string) (Process, error) {
 	if len(fields) < 20 {
 		return Process{}, fmt.Errorf("process %d: short /proc stat line", pid)
 	}
+	if state := fields[0]; state == "Z" || state == "X" {
+		// A zombie has exited; only its exit status waits to be read.
+		return Process{}, fmt.Errorf("process %d: exited: %w", pid, ErrGone)
+	}
 	num := func(n int) (uint64, error) { return strconv.ParseUint(fields[n-3], 10, 64) }
 	var vals [4]uint64
 	for i, n := range []int{4, 5, 6, 22} {

@@ -21,3 +21,8 @@ func TestParseStatTakesTheFieldsAfterTheLastParen(t *testing.T) {
 	_, err = parseStat(42, "42 (x) S 7 8")
 	assert.Error(t, err)
 }
+
+func TestAZombieIsGone(t *testing.T) {
+	_, err := parseStat(42, "42 (x) Z 7 8 9 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 123456 1000 10 0")
+	assert.ErrorIs(t, err, ErrGone)
+}

@@ -36,7 +36,13 @@ func TestAncestryOfAChildReachesThisProcess(t *testing.T) {
 	// The same PID with another start time is another process.
 	assert.False(t, Alive(ID{PID: child.Process.Pid, Start: chain[0].Start + 1}))
 
+	// Killed and not reaped yet (a zombie): no longer alive.
 	require.NoError(t, child.Process.Kill())
+	alive := true
+	for end := time.Now().Add(5 * time.Second); alive && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		alive = Alive(chain[0].ID())
+	}
+	assert.False(t, alive, "a killed, unreaped child is not alive")
 	_, _ = child.Process.Wait()
 	assert.False(t, Alive(chain[0].ID()))
 	_, err = Get(child.Process.Pid)
