@@ -55,6 +55,7 @@ var envBindings = [][2]string{
 	{"registry_path", "AGENT_REGISTRY_PATH"},
 	{"home", "AGENT_REGISTRY_HOME"},
 	{"session", "AGENTLOCK_SESSION"},
+	{"session_env", "AGENTLOCK_SESSION"}, // not overridden by --session
 	{"timeout", "AGENTLOCK_TIMEOUT"},
 	{"lock_wait", "AGENTLOCK_LOCK_WAIT"},
 }
@@ -120,7 +121,9 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 	c.Lookup = c.ancestryLookup()
 	c.Identity = resolveSession(flags.Changed("session"), v.GetString("session"), c.Harness, c.Lookup)
 	c.Session, c.SessionSource = c.Identity.Session, c.Identity.Source
-	if c.SessionSource == identity.SourceFlag {
+	// A --session equal to AGENTLOCK_SESSION (the wrapper's) is the
+	// agent's own, whatever else the context says.
+	if c.SessionSource == identity.SourceFlag && c.Session != v.GetString("session_env") {
 		c.Context = resolveSession(false, "", c.Harness, c.Lookup)
 	}
 	return c, nil
