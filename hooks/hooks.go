@@ -18,10 +18,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/integrations"
+	"github.com/agentlock/agentlock/internal/procs"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/templates"
 	"github.com/agentlock/agentlock/workspace"
@@ -60,6 +64,13 @@ type Request struct {
 	// Fallback is the session used when neither the harness nor the
 	// payload names one (the id another harness exported, say).
 	Fallback string
+	// Lookup finds the agent records of the hook's process ancestry in a
+	// record folder; nil means identity.LookupSelf.
+	Lookup func(dir string) identity.Found
+	// Ancestry returns the hook process's ancestry, nearest first, where
+	// the session-start hook finds the harness process to record; nil
+	// means the current process's (procs.Ancestry).
+	Ancestry func() ([]procs.Process, error)
 }
 
 // Result is what the harness is told.
@@ -121,9 +132,9 @@ func Run(req Request) Result {
 	if !ws.Enabled() {
 		return res // not an agentlock project: hooks stay quiet (Kimi's are user-wide)
 	}
-	session := sessionOf(req, in)
+	session := sessionOf(req, in, ws).Session
 	if session == "" {
-		res.warnf("%s %s hook: no session id (no AGENTLOCK_SESSION, no session_id in the payload); doing nothing", name, req.Event)
+		res.warnf("%s %s hook: no session id (no AGENTLOCK_SESSION, no session_id in the payload, no recorded agent process); doing nothing", name, req.Event)
 		return res
 	}
 	if err := core.ValidateSession(session); err != nil {
@@ -188,19 +199,58 @@ func payloadCwd(in integrations.HookInput) (string, error) {
 	return workspace.WorkDir()
 }
 
-// sessionOf resolves the hook's session: the explicit one, else the
-// harness's own id from its environment or from the payload, as
-// "<agent>-<id>".
-func sessionOf(req Request, in integrations.HookInput) string {
-	switch {
-	case req.Session != "":
-		return req.Session
-	case req.HarnessSession != "":
-		return integrations.SessionID(req.Agent, req.HarnessSession)
-	case in.SessionID != "":
-		return integrations.SessionID(req.Agent, in.SessionID)
+// sessionOf resolves the hook's session in the order of package identity:
+// the explicit one, a wrapper script among the ancestors, the harness's own
+// id from its environment, then from the payload, as "<agent>-<id>", the id
+// another harness exported, and last the session recorded for the nearest
+// recorded agent process among the hook's ancestors, in ws's home.
+func sessionOf(req Request, in integrations.HookInput, ws *workspace.Workspace) identity.Identity {
+	dir := identity.Dir(ws.Home)
+	lookup := identity.LookupSelf(dir)
+	if req.Lookup != nil {
+		lookup = func() identity.Found { return req.Lookup(dir) }
 	}
-	return req.Fallback
+	inputs := identity.Inputs{Env: req.Session, Payload: req.Fallback, Lookup: lookup}
+	if req.HarnessSession != "" {
+		inputs.Harness = integrations.SessionID(req.Agent, req.HarnessSession)
+		inputs.HarnessVar = req.Agent.SessionEnvVar()
+	}
+	if in.SessionID != "" {
+		inputs.Payload = integrations.SessionID(req.Agent, in.SessionID)
+	}
+	return identity.Resolve(inputs)
+}
+
+// recordHarness records the harness process the hook runs under (the
+// nearest ancestor that is not a shell) as the agent process of the
+// session, so that the commands it runs later find the session by their
+// ancestry.
+func (h run) recordHarness() {
+	ancestry := h.req.Ancestry
+	if ancestry == nil {
+		ancestry = func() ([]procs.Process, error) { return procs.Ancestry(os.Getpid()) }
+	}
+	chain, err := ancestry()
+	if errors.Is(err, procs.ErrUnsupported) {
+		return
+	}
+	if err != nil {
+		h.res.warnf("%s session-start hook: cannot read the process ancestry: %v", h.req.Agent.Name(), err)
+		return
+	}
+	harness, ok := identity.Harness(chain)
+	if !ok {
+		h.res.warnf("%s session-start hook: no agent process above this hook (only shells up to PID 1): "+
+			"commands without a session id will not find %s", h.req.Agent.Name(), h.session)
+		return
+	}
+	now := time.Now
+	if h.req.Settings.Now != nil {
+		now = h.req.Settings.Now
+	}
+	if _, err := identity.Write(identity.Dir(h.ws.Home), harness, h.session, h.req.Agent.Name(), identity.KindHook, now()); err != nil {
+		h.res.warnf("%s session-start hook: %v", h.req.Agent.Name(), err)
+	}
 }
 
 // preEdit takes the locks of every path the tool will change, all or none,
@@ -223,9 +273,9 @@ func (h run) preEdit() {
 	if len(paths) == 0 {
 		return
 	}
-	h.session = sessionOf(h.req, h.in)
+	h.session = sessionOf(h.req, h.in, h.ws).Session
 	if h.session == "" {
-		h.deny("no session id (no AGENTLOCK_SESSION, no session_id in the hook payload) to lock %s for", paths[0])
+		h.deny("no session id (no AGENTLOCK_SESSION, no session_id in the hook payload, no recorded agent process) to lock %s for", paths[0])
 		return
 	}
 	if err := core.ValidateSession(h.session); err != nil {
@@ -318,6 +368,7 @@ func (h run) sessionStart() {
 	if err != nil {
 		h.res.warnf("%s session-start hook: %v", name, err)
 	}
+	h.recordHarness()
 	data := templates.SessionContextData{Session: h.session}
 	states, _, _ := h.ws.Locker().List()
 	for _, s := range states {

@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -11,8 +12,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/claude"
+	"github.com/agentlock/agentlock/internal/procs"
 	"github.com/agentlock/agentlock/internal/store/filestore"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -20,6 +23,16 @@ import (
 func TestSessionPrecedence(t *testing.T) {
 	agent := claude.Agent{}
 	payload := integrations.HookInput{SessionID: "p"}
+	ws := &workspace.Workspace{Home: t.TempDir()}
+	recorded := func(kind string) func(string) identity.Found {
+		return func(string) identity.Found {
+			r := identity.Record{Session: kind + "-1", Kind: kind}
+			if kind == identity.KindWrapper {
+				return identity.Found{Agent: r, Wrapper: r}
+			}
+			return identity.Found{Agent: r}
+		}
+	}
 	for _, tc := range []struct {
 		name string
 		req  Request
@@ -30,8 +43,13 @@ func TestSessionPrecedence(t *testing.T) {
 		{"then the harness variable", Request{Agent: agent, HarnessSession: "h", Fallback: "f"}, payload, "claude-h"},
 		{"then the payload", Request{Agent: agent, Fallback: "f"}, payload, "claude-p"},
 		{"then the fallback", Request{Agent: agent, Fallback: "f"}, integrations.HookInput{}, "f"},
+		{"a wrapper wins over the harness", Request{Agent: agent, HarnessSession: "h", Lookup: recorded(identity.KindWrapper)}, payload, "wrapper-1"},
+		{"explicit wins over a wrapper", Request{Agent: agent, Session: "s", Lookup: recorded(identity.KindWrapper)}, payload, "s"},
+		{"the payload wins over a recorded agent", Request{Agent: agent, Lookup: recorded(identity.KindHook)}, payload, "claude-p"},
+		{"then the recorded agent", Request{Agent: agent, Lookup: recorded(identity.KindHook)}, integrations.HookInput{}, "hook-1"},
+		{"nothing known", Request{Agent: agent, Lookup: func(string) identity.Found { return identity.Found{} }}, integrations.HookInput{}, ""},
 	} {
-		assert.Equal(t, tc.want, sessionOf(tc.req, tc.in), tc.name)
+		assert.Equal(t, tc.want, sessionOf(tc.req, tc.in, ws).Session, tc.name)
 	}
 }
 
@@ -98,4 +116,35 @@ func TestPreEditWarnsOfALockIn02sHome(t *testing.T) {
 	require.Len(t, res.Warnings, 1)
 	assert.Contains(t, res.Warnings[0], "agent-registry 0.2's home "+filepath.Join(user, workspace.LegacyHomeDir))
 	assert.Contains(t, res.Warnings[0], file+" (held by claude 1)")
+}
+
+func TestSessionStartRecordsTheNearestNonShellAncestor(t *testing.T) {
+	root := project(t)
+	child := exec.Command("sleep", "30")
+	require.NoError(t, child.Start())
+	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
+	harness, err := procs.Get(child.Process.Pid)
+	if err != nil {
+		t.Skipf("processes cannot be read here: %v", err)
+	}
+	chain := []procs.Process{{PID: 99999998, Name: "agentlock"}, {PID: 99999997, Name: "sh"}, harness, {PID: 1, Name: "init"}}
+	start := func(chain []procs.Process) Result {
+		payload := `{"cwd":"` + root + `","session_id":"s1","hook_event_name":"SessionStart"}`
+		return Run(Request{Agent: claude.Agent{}, Event: SessionStart, Payload: strings.NewReader(payload),
+			Ancestry: func() ([]procs.Process, error) { return chain, nil }})
+	}
+	res := start(chain)
+	assert.Empty(t, res.Warnings)
+	dir := identity.Dir(filepath.Join(root, workspace.HomeDirName))
+	r, ok, err := identity.Read(dir, harness.ID())
+	require.NoError(t, err)
+	require.True(t, ok, "the harness process is recorded")
+	assert.Equal(t, "claude-s1", r.Session)
+	assert.Equal(t, "claude", r.Agent)
+	assert.Equal(t, identity.KindHook, r.Kind)
+
+	// Only shells up to PID 1: nothing to record, and the hook says so.
+	res = start([]procs.Process{{PID: 99999998, Name: "agentlock"}, {PID: 99999997, Name: "bash"}, {PID: 1, Name: "init"}})
+	require.Len(t, res.Warnings, 1)
+	assert.Contains(t, res.Warnings[0], "no agent process above this hook")
 }

@@ -111,6 +111,19 @@ func (w *Workspace) Release(paths []string, session string) ([]Released, *Mirror
 	return out, w.mirror(session, dropped, false), err
 }
 
+// ReleaseAll releases every lock that session owns in the workspace's lock
+// folder (found by owner, like Finish) and drops them from the session's
+// do_not_touch; the session stays registered as it is.
+func (w *Workspace) ReleaseAll(session string) ([]Released, *MirrorError, error) {
+	states, err := w.Locker().ReleaseSession(session)
+	out := make([]Released, len(states))
+	paths := make([]string, len(states))
+	for i, st := range states {
+		out[i], paths[i] = Released{State: st}, st.Path
+	}
+	return out, w.mirror(session, paths, false), err
+}
+
 // mirror adds paths to (hold) or removes them from the do_not_touch of
 // session, in the registry of the first path's workspace, when the session
 // is registered there.

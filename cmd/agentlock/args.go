@@ -1,15 +1,24 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"strings"
+
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/identity"
 )
 
 // pathsAndSession splits the positional arguments of a lock command into
 // paths and the session id. The original form "<cmd> <path> <session>" is
 // kept: with exactly two arguments and no --session flag, the second is the
-// session. When a session is also known from the environment and differs
-// from it, the second argument could as well be a second path, so the
-// command refuses to guess rather than lock a path for the wrong session.
+// session when no session is known here (see package identity). When one
+// is known, a second argument equal to it is accepted as the session; one
+// that names an existing file or folder, or holds a path separator, is a
+// second path; anything else is a typed id that is not this session's, and
+// is refused in one line (exit 2) that names both ids and the command to
+// run instead — locking a path for another session than the one the
+// agent's own hooks use would only get the agent's edits denied.
 //
 // Commands that create a lock check the id strictly (core.ValidateSession);
 // with existing set, the commands that act on a lock that exists accept
@@ -19,13 +28,17 @@ func pathsAndSession(command string, args []string, c *config, existing bool) ([
 	if len(args) == 0 {
 		return nil, "", usagef("at least one path is required")
 	}
+	if err := c.flagConflict(command + " " + shellWords(args)); err != nil {
+		return nil, "", err
+	}
 	session := c.Session
 	if len(args) == 2 && c.SessionSource != "--session" {
-		if session != "" && session != args[1] {
-			return nil, "", usagef("ambiguous arguments: %q may be a session id or a second path "+
-				"(the session from %s is %q); use --session to name the session", args[1], c.SessionSource, session)
+		switch typed := args[1]; {
+		case session == "" || typed == session:
+			session, args = typed, args[:1]
+		case !looksLikePath(typed):
+			return nil, "", typedMismatch(command, c, typed, args[:1])
 		}
-		session, args = args[1], args[:1]
 	}
 	if session == "" {
 		return nil, "", usagef("no session id: pass --session ID, set AGENTLOCK_SESSION, or use '%s <path> <session>' (agentlock whoami explains)", command)
@@ -38,4 +51,68 @@ func pathsAndSession(command string, args []string, c *config, existing bool) ([
 		return nil, "", usagef("%v", err)
 	}
 	return args, session, nil
+}
+
+// looksLikePath reports whether a positional argument is a path rather
+// than a session id: it exists, or it holds a path separator.
+func looksLikePath(arg string) bool {
+	if strings.ContainsRune(arg, os.PathSeparator) {
+		return true
+	}
+	_, err := os.Lstat(arg)
+	return err == nil
+}
+
+// typedMismatch is the refusal of a typed session id that is not the known
+// one.
+func typedMismatch(command string, c *config, typed string, rest []string) error {
+	return &lineUsageError{msg: fmt.Sprintf("you are session %s (from %s), not %s: run '%s %s' (if %s is a file to create, write it as ./%s)",
+		c.Session, c.Identity.Describe(), typed, command, shellWords(rest), typed, typed)}
+}
+
+// shellWords quotes each word for a shell where needed, and joins them.
+func shellWords(words []string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = shellWord(w)
+	}
+	return strings.Join(quoted, " ")
+}
+
+// shellWord quotes s for a shell only when it needs it: in double quotes
+// where that is enough, so that the command reads well inside the single
+// quotes of a message.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./+=:@%,") == "" {
+		return s
+	}
+	if !strings.ContainsAny(s, "\"$`\\!") {
+		return `"` + s + `"`
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// sessionArg returns the session of a command that takes the session as its
+// only positional argument (finish, update, handoff, ...): the typed id
+// when no session is known here or it is the known one; otherwise the
+// typed id is refused in one line naming the command to run instead.
+func sessionArg(command string, c *config, typed string) (string, error) {
+	if err := c.flagConflict(command); err != nil {
+		return "", err
+	}
+	if c.Session == "" || typed == c.Session || c.SessionSource == identity.SourceFlag {
+		if c.SessionSource == identity.SourceFlag && typed != c.Session {
+			return "", usagef("two session ids: %s and --session %s", typed, c.Session)
+		}
+		return typed, nil
+	}
+	return "", &lineUsageError{msg: fmt.Sprintf("you are session %s (from %s), not %s: run '%s'",
+		c.Session, c.Identity.Describe(), typed, command)}
+}
+
+// errNoSession is the usage error of a command that needs a session when
+// none is known.
+func errNoSession() error {
+	return usagef("no session id known here: pass --session ID or set AGENTLOCK_SESSION " +
+		"(agentlock whoami explains how agentlock finds it)")
 }

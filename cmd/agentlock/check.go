@@ -2,8 +2,11 @@ package main
 
 import (
 	"fmt"
+
 	"github.com/spf13/cobra"
 
+	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/report"
 )
 
@@ -12,24 +15,31 @@ type CheckOptions struct {
 	IO     *IOStreams
 	Config func() (*config, error)
 
-	Paths []string
+	Command string
+	Paths   []string
 }
 
 func newCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
 	opts := &CheckOptions{IO: f.IO, Config: f.Config}
 	return &cobra.Command{
-		Use:   "check <path>... [--session ID]",
+		Use:   "check <path>... [--session ID] | check <path> <session>",
 		Short: "Tell whether paths are locked, without changing anything",
 		Long: `Report the state of each path: free, locked (by another session),
 locked-by-me (by the session given with --session or AGENTLOCK_SESSION), or
 stale (its owner stopped renewing it; an acquire will take it over).
 
 Exit 0 when the session may modify every path; exit 1 when another session
-holds one of them. check never modifies a lock.`,
+holds one of them. check never modifies a lock.
+
+The original form "check <path> <session>" works: with two arguments, the
+second is the session when it is the session known here, or, with none
+known, when it names no existing file and holds no "/" (otherwise it is a
+second path). A typed id that is not the known session is refused.`,
 		Example: `  agentlock check src/auth.py
-  agentlock check --json --session claude-1 src/a.go src/b.go`,
+  agentlock check --json --session claude-1 src/a.go src/b.go
+  agentlock check src/auth.py claude-1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Paths = args
+			opts.Command, opts.Paths = cmd.CommandPath(), args
 			if runF != nil {
 				return runF(opts)
 			}
@@ -46,6 +56,19 @@ func checkRun(opts *CheckOptions) error {
 	if len(opts.Paths) == 0 {
 		return usagef("at least one path is required")
 	}
+	if err := c.flagConflict(opts.Command + " " + shellWords(opts.Paths)); err != nil {
+		return err
+	}
+	session := c.Session
+	if len(opts.Paths) == 2 && c.SessionSource != identity.SourceFlag && !looksLikePath(opts.Paths[1]) {
+		if session != "" && opts.Paths[1] != session {
+			return typedMismatch(opts.Command, c, opts.Paths[1], opts.Paths[:1])
+		}
+		session, opts.Paths = opts.Paths[1], opts.Paths[:1]
+		if err := core.ValidateExistingSession(session); err != nil {
+			return usagef("%v", err)
+		}
+	}
 	ws, err := c.workWorkspace()
 	if err != nil {
 		return err
@@ -54,7 +77,7 @@ func checkRun(opts *CheckOptions) error {
 	warnLegacy(opts.IO, ws, opts.Paths)
 	blocked := false
 	for _, p := range opts.Paths {
-		chk, err := locker.CheckAndWarn(p, c.Session)
+		chk, err := locker.CheckAndWarn(p, session)
 		if err != nil {
 			return err
 		}

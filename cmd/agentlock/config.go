@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/integrations/all"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -29,9 +30,19 @@ type config struct {
 	Settings workspace.Settings
 	Session  string // resolved session id (may be empty); see resolveSession
 	// SessionSource names where Session came from: "--session",
-	// "AGENTLOCK_SESSION" or a harness variable such as
-	// "CLAUDE_CODE_SESSION_ID".
+	// "AGENTLOCK_SESSION", a harness variable such as
+	// "CLAUDE_CODE_SESSION_ID", or an identity.Source* of a record.
 	SessionSource string
+	// Identity is the whole resolution, with the agent record it came
+	// from, if any.
+	Identity identity.Identity
+	// Context is, when --session was given, the session that the agent
+	// context names without it (a wrapper above, the harness's variable,
+	// or a recorded agent process above); zero otherwise.
+	Context identity.Identity
+	// Lookup finds the agent records of this process's ancestry in the
+	// workspace of the working directory, once.
+	Lookup func() identity.Found
 	// Harness holds, per agent name, the session id its harness exported
 	// (raw, without the agent prefix).
 	Harness map[string]string
@@ -44,6 +55,7 @@ var envBindings = [][2]string{
 	{"registry_path", "AGENT_REGISTRY_PATH"},
 	{"home", "AGENT_REGISTRY_HOME"},
 	{"session", "AGENTLOCK_SESSION"},
+	{"session_env", "AGENTLOCK_SESSION"}, // not overridden by --session
 	{"timeout", "AGENTLOCK_TIMEOUT"},
 	{"lock_wait", "AGENTLOCK_LOCK_WAIT"},
 }
@@ -92,7 +104,6 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 		}
 		return v.GetString(key)
 	})
-	c.Session, c.SessionSource = resolveSession(flags.Changed("session"), v.GetString("session"), c.Harness)
 	timeout, err := parseTimeout(v.GetString("timeout"))
 	if err != nil {
 		return nil, err
@@ -107,22 +118,62 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 	if home, err := os.UserHomeDir(); err == nil {
 		c.Settings.UserHome = home
 	}
+	c.Lookup = c.ancestryLookup()
+	c.Identity = resolveSession(flags.Changed("session"), v.GetString("session"), c.Harness, c.Lookup)
+	c.Session, c.SessionSource = c.Identity.Session, c.Identity.Source
+	// A --session equal to AGENTLOCK_SESSION (the wrapper's) is the
+	// agent's own, whatever else the context says.
+	if c.SessionSource == identity.SourceFlag && c.Session != v.GetString("session_env") {
+		c.Context = resolveSession(false, "", c.Harness, c.Lookup)
+	}
 	return c, nil
 }
 
-// resolveSession applies the one resolution order of the session id that
-// every command uses: --session, AGENTLOCK_SESSION, then the session id
-// that an agent harness exported (CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID,
-// GEMINI_SESSION_ID, in that order) mapped to "<agent>-<id>". explicit is
-// the flag-or-AGENTLOCK_SESSION value viper resolved.
-func resolveSession(flagGiven bool, explicit string, harness map[string]string) (string, string) {
-	switch {
-	case explicit != "" && flagGiven:
-		return explicit, "--session"
-	case explicit != "":
-		return explicit, "AGENTLOCK_SESSION"
+// flagConflict refuses, in one line, a --session that is not the session
+// of the agent this runs for (a wrapper above, the harness's variable, a
+// recorded agent process above): an agent that typed another id would
+// take locks its own hooks then refuse it. AGENTLOCK_SESSION alone does
+// not count: there the flag wins, as configuration flags do. run is the
+// command to suggest instead, without --session.
+func (c *config) flagConflict(run string) error {
+	if !c.Context.Known() || c.Context.Session == c.Session {
+		return nil
 	}
-	return all.SessionFromHarness(harness)
+	return &lineUsageError{msg: fmt.Sprintf("you are session %s (from %s), not %s: run '%s' (without --session)",
+		c.Context.Session, c.Context.Describe(), c.Session, run)}
+}
+
+// ancestryLookup returns a lookup, done at most once, of the agent records
+// of this process's ancestry in the workspace of the working directory.
+func (c *config) ancestryLookup() func() identity.Found {
+	var found *identity.Found
+	return func() identity.Found {
+		if found == nil {
+			found = &identity.Found{}
+			if ws, err := c.workWorkspace(); err == nil {
+				*found = identity.LookupSelf(identity.Dir(ws.Home))()
+			}
+		}
+		return *found
+	}
+}
+
+// resolveSession applies the one resolution order of the session id that
+// every command uses (package identity): --session, AGENTLOCK_SESSION, a
+// wrapper script among the ancestors, the session id that an agent harness
+// exported (CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID, GEMINI_SESSION_ID, in
+// that order) mapped to "<agent>-<id>", then the session recorded for the
+// nearest recorded agent process among the ancestors. explicit is the
+// flag-or-AGENTLOCK_SESSION value viper resolved.
+func resolveSession(flagGiven bool, explicit string, harness map[string]string, lookup func() identity.Found) identity.Identity {
+	in := identity.Inputs{Lookup: lookup}
+	if flagGiven {
+		in.Flag = explicit
+	} else {
+		in.Env = explicit
+	}
+	in.Harness, in.HarnessVar = all.SessionFromHarness(harness)
+	return identity.Resolve(in)
 }
 
 // absoluteLocations makes relative AGENT_REGISTRY_LOCK_DIR, _PATH and

@@ -29,6 +29,14 @@ func usagef(format string, args ...any) error {
 	return &usageError{err: fmt.Errorf(format, args...)}
 }
 
+// lineUsageError is a usage error (exit 2) said in one line, without the
+// usage, because the line already names the command to run instead: a
+// session id typed that is not the session known here, a renewal loop
+// with nothing to watch.
+type lineUsageError struct{ msg string }
+
+func (e *lineUsageError) Error() string { return e.msg }
+
 // errSilentRefusal is returned by a command that has already reported a
 // refusal on its output and only needs the exit code.
 var errSilentRefusal = errors.New("refused")
@@ -47,7 +55,7 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.Is(err, errHookDenied):
 		return exitDeny
-	case errors.As(err, &usage), errors.Is(err, core.ErrInvalidSession), errors.Is(err, core.ErrInvalidPath):
+	case errors.As(err, &usage), errors.As(err, new(*lineUsageError)), errors.Is(err, core.ErrInvalidSession), errors.Is(err, core.ErrInvalidPath):
 		return exitUsage
 	case errors.Is(err, errSilentRefusal),
 		errors.Is(err, core.ErrLocked), errors.Is(err, core.ErrNotOwner), errors.Is(err, core.ErrNoLock),

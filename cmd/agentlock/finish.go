@@ -14,23 +14,31 @@ type FinishOptions struct {
 	IO     *IOStreams
 	Config func() (*config, error)
 
-	Session string
+	Command string
+	Session string // typed; empty for the session known here
 }
 
 func newCmdFinish(f *Factory, runF func(*FinishOptions) error) *cobra.Command {
 	opts := &FinishOptions{IO: f.IO, Config: f.Config}
 	return &cobra.Command{
-		Use:   "finish <session>",
+		Use:   "finish [session]",
 		Short: "Mark a session Finished and release every lock it owns",
 		Long: `Mark the session Finished, empty its do_not_touch, and release every lock
 that the session owns in the lock directory — found by owner, including paths
 it never listed — and never a lock of another session. The locks are released
 even when the session is not registered (exit 1) or the registry cannot be read
-(exit 3): a finished agent must not keep its locks.`,
-		Example: `  agentlock finish claude-1`,
-		Args:    cobra.ExactArgs(1),
+(exit 3, after releasing): a finished agent must not keep its locks.
+
+Without a session, finish ends the session known here (see agentlock whoami);
+a typed id that is not that session is refused.`,
+		Example: `  agentlock finish
+  agentlock finish --session claude-1`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Session = args[0]
+			opts.Command = cmd.CommandPath()
+			if len(args) == 1 {
+				opts.Session = args[0]
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -44,6 +52,19 @@ func finishRun(opts *FinishOptions) error {
 	if err != nil {
 		return err
 	}
+	session := c.Session
+	if opts.Session != "" {
+		if session, err = sessionArg(opts.Command, c, opts.Session); err != nil {
+			return err
+		}
+	}
+	if err := c.flagConflict(opts.Command); err != nil {
+		return err
+	}
+	if session == "" {
+		return errNoSession()
+	}
+	opts.Session = session
 	// The session exists already: any id that 0.2 accepted will do.
 	if err := core.ValidateExistingSession(opts.Session); err != nil {
 		return usagef("%v", err)
@@ -54,7 +75,7 @@ func finishRun(opts *FinishOptions) error {
 	}
 	done, err := ws.Finish(opts.Session)
 	if !done.Registered {
-		if len(done.Released) > 0 {
+		if len(done.Released) > 0 || err != nil {
 			fmt.Fprintf(opts.IO.ErrOut, "agentlock: released %d lock(s) of %s\n", len(done.Released), opts.Session)
 		}
 		return err

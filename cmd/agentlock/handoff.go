@@ -9,18 +9,27 @@ type HandoffOptions struct {
 	IO     *IOStreams
 	Config func() (*config, error)
 
-	Session, Notes string
+	Command        string
+	Session, Notes string // Session is typed; empty for the session known here
 }
 
 func newCmdHandoff(f *Factory, runF func(*HandoffOptions) error) *cobra.Command {
 	opts := &HandoffOptions{IO: f.IO, Config: f.Config}
 	return &cobra.Command{
-		Use:     "handoff <session> <path>",
-		Short:   "Record a handoff note (a file) for the next agent",
-		Example: `  agentlock handoff claude-1 docs/handoff/claude-1.md`,
-		Args:    cobra.ExactArgs(2),
+		Use:   "handoff [session] <path>",
+		Short: "Record a handoff note (a file) for the next agent",
+		Long: `Record the path of a handoff note in the session's handoff field (replacing
+the previous one). Without a session, the session known here (see agentlock
+whoami); a typed id that is not that session is refused.`,
+		Example: `  agentlock handoff docs/handoff/claude-1.md
+  agentlock handoff claude-1 docs/handoff/claude-1.md`,
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Session, opts.Notes = args[0], args[1]
+			opts.Command = cmd.CommandPath()
+			opts.Notes = args[len(args)-1]
+			if len(args) == 2 {
+				opts.Session = args[0]
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -34,8 +43,20 @@ func handoffRun(opts *HandoffOptions) error {
 	if err != nil {
 		return err
 	}
+	session := c.Session
+	if opts.Session != "" {
+		if session, err = sessionArg(opts.Command+" "+shellWord(opts.Notes), c, opts.Session); err != nil {
+			return err
+		}
+	}
+	if err := c.flagConflict(opts.Command + " " + shellWord(opts.Notes)); err != nil {
+		return err
+	}
+	if session == "" {
+		return errNoSession()
+	}
 	reg := ws.Registry()
-	s, err := reg.AddHandoffRef(opts.Session, opts.Notes)
+	s, err := reg.AddHandoffRef(session, opts.Notes)
 	if err != nil {
 		return err
 	}

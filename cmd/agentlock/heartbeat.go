@@ -5,13 +5,17 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/identity"
+	"github.com/agentlock/agentlock/internal/procs"
 	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/workspace"
 )
 
 // HeartbeatOptions are the inputs of agentlock heartbeat.
@@ -36,17 +40,23 @@ func newCmdHeartbeat(f *Factory, runF func(*HeartbeatOptions) error) *cobra.Comm
 Only the owner can renew (exit 1, "not owner"); a path with no lock is not
 created (exit 1, "lock not found").
 
-With --every, keep renewing at that interval until a lock is lost, the watched
-process exits (the parent shell by default, or --pid), or the command is
-interrupted. Pick an interval well below the timeout (a third of it, say).
+With --every, keep renewing at that interval until a lock is lost, the agent
+process exits, or the command is interrupted. The agent process is the one
+the session-start hook recorded for the session (found through this
+process's ancestry, or by the session), the wrapper script, or --pid; never
+the short-lived shell that started the loop, so a loop started with & from
+an agent's one-shot shell still stops when the agent dies, and its locks
+expire. With nothing to watch it refuses (exit 2) rather than renew forever.
+Pick an interval well below the timeout (a third of it, say).
 
 With --all, renew every lock the session holds in the lock folder of the
 working directory (found by owner), however many there are, including none:
 this is what the wrapper scripts run beside the agent. A lock file that cannot
 be read is reported on stderr and skipped; the other locks are renewed (exit 3
 once, or, with --every, the loop goes on).`,
-		Example: `  agentlock heartbeat src/auth.py claude-1
-  agentlock heartbeat --every 30s --session claude-1 src/auth.py &
+		Example: `  agentlock heartbeat src/auth.py
+  agentlock heartbeat --every 30s src/auth.py &
+  agentlock heartbeat src/auth.py claude-1
   agentlock heartbeat --all --every 30s --session claude-1 &`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Command, opts.Args, opts.EveryGiven = cmd.CommandPath(), args, cmd.Flags().Changed("every")
@@ -57,7 +67,7 @@ once, or, with --every, the loop goes on).`,
 		},
 	}
 	cmd.Flags().DurationVar(&opts.Every, "every", 0, "keep renewing at this interval (e.g. 30s) until a lock is lost or the watched process exits")
-	cmd.Flags().IntVar(&opts.PID, "pid", 0, "with --every: stop when this process exits (default: the parent process)")
+	cmd.Flags().IntVar(&opts.PID, "pid", 0, "with --every: stop when this process exits (default: the session's agent process)")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "renew every lock the session holds (no paths)")
 	return cmd
 }
@@ -72,8 +82,10 @@ func heartbeatRun(opts *HeartbeatOptions) error {
 	switch {
 	case opts.All && len(opts.Args) > 0:
 		return usagef("--all takes no paths")
+	case opts.All && c.flagConflict(opts.Command+" --all") != nil:
+		return c.flagConflict(opts.Command + " --all")
 	case opts.All && session == "":
-		return usagef("no session id: pass --session ID or set AGENTLOCK_SESSION (agentlock whoami explains)")
+		return errNoSession()
 	case !opts.All:
 		if paths, session, err = pathsAndSession(opts.Command, opts.Args, c, true); err != nil {
 			return err
@@ -91,6 +103,12 @@ func heartbeatRun(opts *HeartbeatOptions) error {
 	ws, err := c.workWorkspace()
 	if err != nil {
 		return err
+	}
+	var watching func() bool
+	if opts.Every > 0 {
+		if watching, err = watchedAgent(opts, c, ws, session); err != nil {
+			return err
+		}
 	}
 	locker, out := ws.Locker(), newPrinter(opts.IO, c)
 	renew := func(verbose bool) error { return renewPaths(out, locker, paths, session, verbose) }
@@ -112,7 +130,49 @@ func heartbeatRun(opts *HeartbeatOptions) error {
 	if opts.Every == 0 {
 		return renew(true)
 	}
-	return heartbeatLoop(renew, opts.Every, opts.PID)
+	return heartbeatLoop(renew, opts.Every, watching)
+}
+
+// watchedAgent returns the test of a renewal loop's life: whether the
+// process that bounds it still runs. That is --pid, else the agent process
+// of the session (package identity: the recorded process this runs under,
+// the wrapper, or the live processes recorded for the session). With
+// nothing to watch the loop is refused: started from a one-shot shell it
+// would be re-parented and renew the locks forever after the agent died.
+func watchedAgent(opts *HeartbeatOptions, c *config, ws *workspace.Workspace, session string) (func() bool, error) {
+	if opts.PID != 0 {
+		p, err := procs.Get(opts.PID)
+		switch {
+		case errors.Is(err, procs.ErrUnsupported):
+			return func() bool { return alive(opts.PID, false) }, nil
+		case err != nil:
+			return nil, usagef("--pid %d: %v", opts.PID, err)
+		}
+		id := p.ID()
+		return func() bool { return procs.Alive(id) }, nil
+	}
+	who := c.Identity
+	if who.Session != session {
+		who = identity.Identity{Session: session}
+	}
+	ids := identity.Watch(who, identity.Dir(ws.Home), c.Lookup)
+	if len(ids) == 0 {
+		once := "agentlock heartbeat --all"
+		if !opts.All {
+			once = "agentlock heartbeat " + shellWords(opts.Args)
+		}
+		return nil, &lineUsageError{msg: fmt.Sprintf("%s: no agent process of session %s to watch "+
+			"(no session-start hook recorded one above this process, and no wrapper), so the renewal could outlive the agent: "+
+			"renew once with '%s', or pass --pid <agent PID>", opts.Command, session, once)}
+	}
+	return func() bool {
+		for _, id := range ids {
+			if procs.Alive(id) {
+				return true
+			}
+		}
+		return false
+	}, nil
 }
 
 // renewOwned renews every lock of the workspace that session holds. A lock
@@ -169,14 +229,10 @@ func renewPaths(out printer, locker *core.Locker, paths []string, session string
 }
 
 // heartbeatLoop renews every interval until a lock is lost (exit 1), the
-// watched process is gone or a signal arrives (exit 0). pid 0 watches the
-// parent process. It polls the watched process more often than it renews,
-// so that it does not outlive it by a whole interval.
-func heartbeatLoop(renewOnce func(verbose bool) error, every time.Duration, pid int) error {
-	watched := pid
-	if watched == 0 {
-		watched = os.Getppid()
-	}
+// watched process is gone (watching returns false) or a signal arrives
+// (exit 0). It polls the watched process more often than it renews, so
+// that it does not outlive it by a whole interval.
+func heartbeatLoop(renewOnce func(verbose bool) error, every time.Duration, watching func() bool) error {
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(signals)
@@ -194,7 +250,7 @@ func heartbeatLoop(renewOnce func(verbose bool) error, every time.Duration, pid 
 		case <-signals:
 			return nil
 		case <-poll.C:
-			if !alive(watched, pid == 0) {
+			if !watching() {
 				return nil
 			}
 		case <-renew.C:
@@ -203,4 +259,66 @@ func heartbeatLoop(renewOnce func(verbose bool) error, every time.Duration, pid 
 			}
 		}
 	}
+}
+
+// newCmdHeartbeatLoop is the original's "heartbeat-loop <path> <sid>
+// [interval]": heartbeat --every, in its positional form.
+func newCmdHeartbeatLoop(f *Factory, runF func(*HeartbeatOptions) error) *cobra.Command {
+	opts := &HeartbeatOptions{IO: f.IO, Config: f.Config}
+	return &cobra.Command{
+		Use:   "heartbeat-loop <path> [session] [interval]",
+		Short: "Keep renewing a lock while the agent runs (the original's form of heartbeat --every)",
+		Long: `Renew the session's lock on path every interval (seconds or a duration;
+default 30 s, as agent-registry 0.2's heartbeat-loop) until the lock is lost,
+the agent process exits, or the command is interrupted: heartbeat --every, in
+the original's positional form. Run it in the background (&). Like heartbeat
+--every, it watches the session's agent process, never the shell that
+started it, and refuses to start with nothing to watch.
+
+The session is optional (see agentlock whoami); with two arguments the second
+is the interval when it is a number or a duration, else the session.`,
+		Example: `  agentlock heartbeat-loop src/auth.py &
+  agentlock heartbeat-loop src/auth.py claude-1 30 &`,
+		Args: cobra.RangeArgs(1, 3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Command = cmd.CommandPath()
+			interval := ""
+			switch {
+			case len(args) == 3:
+				interval, args = args[2], args[:2]
+			case len(args) == 2 && isInterval(args[1]):
+				interval, args = args[1], args[:1]
+			}
+			opts.Every = defaultLoopInterval
+			if interval != "" {
+				d, err := boundedDuration("interval", interval, defaultLoopInterval, time.Second/10, maxLoopInterval)
+				if err != nil {
+					return err
+				}
+				opts.Every = d
+			}
+			opts.Args, opts.EveryGiven = args, true
+			if runF != nil {
+				return runF(opts)
+			}
+			return heartbeatRun(opts)
+		},
+	}
+}
+
+// The interval of heartbeat-loop: agent-registry 0.2's default, and a bound
+// past which a renewal would not keep a lock with the default timeout.
+const (
+	defaultLoopInterval = 30 * time.Second
+	maxLoopInterval     = 24 * time.Hour
+)
+
+// isInterval reports whether a heartbeat-loop argument is an interval
+// (seconds, or a Go duration) rather than a session id.
+func isInterval(s string) bool {
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return true
+	}
+	_, err := time.ParseDuration(s)
+	return err == nil
 }

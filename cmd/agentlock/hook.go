@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/hooks"
+	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/integrations/all"
 	"github.com/agentlock/agentlock/report"
 )
@@ -37,8 +38,10 @@ payload on stdin. Events:
   renew          renew every lock the session holds
   session-end    finish the session: mark it Finished, release all its locks
 
-The session is AGENTLOCK_SESSION when set, else the harness's own id as
-<agent>-<id>. Outside a project set up with "agentlock init" (no
+The session is AGENTLOCK_SESSION when set, else a wrapper script's, else the
+harness's own id as <agent>-<id> (from its variable or the payload), else the
+session recorded for the agent process the hook runs under (docs/identity.md).
+session-start records that process: the nearest ancestor that is not a shell. Outside a project set up with "agentlock init" (no
 .agent-registry folder), every hook exits 0 at once. pre-edit lets an edit
 through only where agentlock is not set up for its path or the payload names
 no usable path; the other events always exit 0 and report problems on
@@ -67,9 +70,12 @@ func hookRun(opts *HookOptions) error {
 	if err != nil {
 		return err
 	}
+	// The hook resolves the rest itself (package identity), from the
+	// payload and the workspace of the payload's cwd.
 	req := hooks.Request{Agent: agent, Event: opts.Event, Payload: opts.IO.In, Settings: c.Settings,
-		HarnessSession: c.Harness[agent.Name()], Fallback: c.Session}
-	if c.SessionSource == "--session" || c.SessionSource == "AGENTLOCK_SESSION" {
+		HarnessSession: c.Harness[agent.Name()]}
+	req.Fallback, _ = all.SessionFromHarness(c.Harness)
+	if c.SessionSource == identity.SourceFlag || c.SessionSource == identity.SourceEnv {
 		req.Session = c.Session
 	}
 	res := hooks.Run(req)

@@ -1,9 +1,18 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/identity"
+	"github.com/agentlock/agentlock/integrations/all"
+	"github.com/agentlock/agentlock/internal/procs"
+	"github.com/agentlock/agentlock/workspace"
 )
 
 // RegisterOptions are the inputs of agentlock register.
@@ -11,25 +20,37 @@ type RegisterOptions struct {
 	IO     *IOStreams
 	Config func() (*config, error)
 
-	Session                                            string
+	Command string
+	Session string // typed; empty for the session known here
+	// AgentPID, when not zero, is recorded as the agent process of the
+	// session (the wrapper scripts pass their own PID).
+	AgentPID                                           int
 	Provider, AIVersion, WorkingOn, Space, TodoPresent string
 }
 
 func newCmdRegister(f *Factory, runF func(*RegisterOptions) error) *cobra.Command {
 	opts := &RegisterOptions{IO: f.IO, Config: f.Config}
 	cmd := &cobra.Command{
-		Use:   "register <session> <provider> <ai_version> <working_on> [space,...] [todo_present,...]",
+		Use:   "register [session] [provider] [ai_version] [working_on] [space,...] [todo_present,...]",
 		Short: "Register a session in registry.md (status OnWorking)",
-		Long: `Add the session to the registry, or replace its entry when the id is already
-there, with status OnWorking and the current time as its start. Lists are
-comma-separated. Flags may replace the positional arguments.`,
-		Example: `  agentlock register claude-1 anthropic claude-opus-4 "refactor auth" src/auth,tests/auth "split login()"
+		Long: `Add the session to the registry with status OnWorking and the current time as
+its start; when the id is already there, mark it OnWorking again and change
+only the fields given, keeping the others (its start, the paths it holds, its
+todo lists and notes). Lists are
+comma-separated. Flags may replace the positional arguments.
+
+Without a session, the session known here (see agentlock whoami); a typed id
+that is not that session is refused. The provider defaults to the agent's
+(from the session's prefix: claude-, codex-, gemini-, kimi-), the AI version
+to "unknown"; what the session works on is required.`,
+		Example: `  agentlock register --working-on "refactor auth"
+  agentlock register claude-1 anthropic claude-opus-4 "refactor auth" src/auth,tests/auth "split login()"
   agentlock register codex-2 --provider openai --ai-version gpt-5-codex --working-on "fix CI"`,
-		Args: cobra.RangeArgs(1, 6),
+		Args: cobra.MaximumNArgs(6),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Session = args[0]
-			positional := []*string{&opts.Provider, &opts.AIVersion, &opts.WorkingOn, &opts.Space, &opts.TodoPresent}
-			for i, arg := range args[1:] {
+			opts.Command = cmd.CommandPath()
+			positional := []*string{&opts.Session, &opts.Provider, &opts.AIVersion, &opts.WorkingOn, &opts.Space, &opts.TodoPresent}
+			for i, arg := range args {
 				*positional[i] = arg
 			}
 			if runF != nil {
@@ -44,6 +65,7 @@ comma-separated. Flags may replace the positional arguments.`,
 	fl.StringVar(&opts.WorkingOn, "working-on", "", "what the session works on, in a sentence")
 	fl.StringVar(&opts.Space, "space", "", "comma-separated paths or areas the session works in")
 	fl.StringVar(&opts.TodoPresent, "todo-present", "", "comma-separated tasks in progress")
+	fl.IntVar(&opts.AgentPID, "agent-pid", 0, "record this process as the session's agent process, so that commands run under it find the session (the wrapper scripts pass their own)")
 	return cmd
 }
 
@@ -52,8 +74,21 @@ func registerRun(opts *RegisterOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Provider == "" || opts.AIVersion == "" || opts.WorkingOn == "" {
-		return usagef("register needs a session, a provider, an AI version and what it works on")
+	session := c.Session
+	if opts.Session != "" {
+		if session, err = sessionArg(opts.Command, c, opts.Session); err != nil {
+			return err
+		}
+	}
+	if err := c.flagConflict(opts.Command); err != nil {
+		return err
+	}
+	if session == "" {
+		return errNoSession()
+	}
+	opts.Session = session
+	if opts.WorkingOn == "" {
+		return usagef("register needs what the session works on (--working-on)")
 	}
 	if err := core.ValidateSession(opts.Session); err != nil {
 		return usagef("%v", err)
@@ -62,13 +97,92 @@ func registerRun(opts *RegisterOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.AgentPID != 0 {
+		if err := recordAgent(ws, opts.AgentPID, session, c.Settings.Now); err != nil {
+			return err
+		}
+	}
 	reg := ws.Registry()
-	s, err := ws.Register(core.Session{
-		SessionID: opts.Session, Provider: opts.Provider, AIVersion: opts.AIVersion, WorkingOn: opts.WorkingOn,
-		Space: splitList(opts.Space), Todo: core.Todo{Present: splitList(opts.TodoPresent)},
-	})
+	s, err := reg.Update(session, func(old *core.Session) { opts.apply(old) })
+	if errors.Is(err, core.ErrNoSession) {
+		if opts.Provider == "" {
+			opts.Provider = providerOf(session, c.Identity.Record.Agent)
+		}
+		if opts.Provider == "" {
+			return usagef("register needs a provider (--provider) for a session of no known agent")
+		}
+		if opts.AIVersion == "" {
+			opts.AIVersion = "unknown"
+		}
+		// A new entry lists the locks the session already holds (a
+		// hook may have taken some before it registered).
+		s, err = ws.Register(core.Session{
+			SessionID: opts.Session, Provider: opts.Provider, AIVersion: opts.AIVersion, WorkingOn: opts.WorkingOn,
+			Space: splitList(opts.Space), Todo: core.Todo{Present: splitList(opts.TodoPresent)},
+		})
+	}
 	if err != nil {
 		return err
 	}
 	return printSession(opts.IO, c, reg, s, "registered")
+}
+
+// apply re-registers an existing entry: working again, with the fields
+// given changed and the others (its start, held paths, todo lists, notes)
+// kept — the session-start hook may have registered it already.
+func (opts *RegisterOptions) apply(s *core.Session) {
+	s.Status = core.StatusWorking
+	s.WorkingOn = opts.WorkingOn
+	for _, f := range []struct{ value, dst *string }{{&opts.Provider, &s.Provider}, {&opts.AIVersion, &s.AIVersion}} {
+		if *f.value != "" {
+			*f.dst = *f.value
+		}
+	}
+	if opts.Space != "" {
+		s.Space = splitList(opts.Space)
+	}
+	if opts.TodoPresent != "" {
+		s.Todo.Present = splitList(opts.TodoPresent)
+	}
+}
+
+// providerOf returns the provider of the agent a session belongs to, from
+// the agent named by its record or its id's prefix ("claude-..."); "" when
+// neither names a known agent.
+func providerOf(session, agent string) string {
+	if a, ok := all.Lookup(agent); ok {
+		return a.Provider()
+	}
+	if name, _, ok := strings.Cut(session, "-"); ok {
+		if a, ok := all.Lookup(name); ok {
+			return a.Provider()
+		}
+	}
+	return ""
+}
+
+// recordAgent records process pid as the agent process of session, in the
+// workspace's agent records, as a wrapper script: commands run under it
+// find the session by their ancestry even where AGENTLOCK_SESSION was
+// dropped from their environment.
+func recordAgent(ws *workspace.Workspace, pid int, session string, now func() time.Time) error {
+	p, err := procs.Get(pid)
+	if err != nil {
+		return fmt.Errorf("--agent-pid: %w", err)
+	}
+	if now == nil {
+		now = time.Now
+	}
+	_, err = identity.Write(identity.Dir(ws.Home), p, session, agentOf(session), identity.KindWrapper, now())
+	return err
+}
+
+// agentOf returns the agent name of a session id's prefix, or "".
+func agentOf(session string) string {
+	if name, _, ok := strings.Cut(session, "-"); ok {
+		if _, ok := all.Lookup(name); ok {
+			return name
+		}
+	}
+	return ""
 }

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/workspace"
 )
 
 // ReleaseOptions are the inputs of agentlock release.
@@ -14,21 +17,26 @@ type ReleaseOptions struct {
 	Command string
 	Args    []string // paths, maybe followed by the session
 	Force   bool
+	All     bool
 }
 
 func newCmdRelease(f *Factory, runF func(*ReleaseOptions) error) *cobra.Command {
 	opts := &ReleaseOptions{IO: f.IO, Config: f.Config}
 	cmd := &cobra.Command{
-		Use:   "release <path>... [--session ID] | release <path> <session>",
+		Use:   "release <path>... [--session ID] | release <path> <session> | release --all",
 		Short: "Release the session's lock on one or more paths",
 		Long: `Release the session's lock on each path: the lock file is emptied in place
 and the path is free for anyone. Releasing a path that has no lock succeeds.
 A lock held by another session is left untouched (exit 1, "not owner").
 
+--all releases every lock the session holds in the lock folder of the working
+directory (found by owner), and keeps the session registered.
+
 --force empties a lock whoever holds it, even a corrupt one. It is for people
 clearing a lock by hand after checking that its owner is gone.`,
 		Example: `  agentlock release src/auth.py claude-1
   agentlock release --session claude-1 src/a.go src/b.go
+  agentlock release --all
   agentlock release --force src/auth.py`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Command, opts.Args = cmd.CommandPath(), args
@@ -39,6 +47,7 @@ clearing a lock by hand after checking that its owner is gone.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "empty the lock whoever holds it (for people, not agents)")
+	cmd.Flags().BoolVar(&opts.All, "all", false, "release every lock the session holds (no paths)")
 	return cmd
 }
 
@@ -50,15 +59,44 @@ func releaseRun(opts *ReleaseOptions) error {
 	if opts.Force {
 		return forceReleaseRun(opts, c)
 	}
-	paths, session, err := pathsAndSession(opts.Command, opts.Args, c, true)
-	if err != nil {
-		return err
+	var paths []string
+	session := c.Session
+	switch {
+	case opts.All && opts.Force:
+		return usagef("--all and --force do not go together")
+	case opts.All && len(opts.Args) > 1:
+		return usagef("--all takes no paths")
+	case opts.All && len(opts.Args) == 1:
+		// The original's positional session: "release --all <session>".
+		if session, err = sessionArg(opts.Command, c, opts.Args[0]); err != nil {
+			return err
+		}
+	case opts.All:
+		if err := c.flagConflict(opts.Command + " --all"); err != nil {
+			return err
+		}
+		if session == "" {
+			return errNoSession()
+		}
+	default:
+		if paths, session, err = pathsAndSession(opts.Command, opts.Args, c, true); err != nil {
+			return err
+		}
 	}
 	ws, err := c.workWorkspace()
 	if err != nil {
 		return err
 	}
-	results, warning, err := ws.Release(paths, session)
+	var results []workspace.Released
+	var warning *workspace.MirrorError
+	if opts.All {
+		results, warning, err = ws.ReleaseAll(session)
+		if len(results) == 0 && err == nil && !c.JSON {
+			fmt.Fprintf(opts.IO.Out, "no lock of %s to release\n", session)
+		}
+	} else {
+		results, warning, err = ws.Release(paths, session)
+	}
 	warn(opts.IO, warning)
 	out := newPrinter(opts.IO, c)
 	refused := false

@@ -59,6 +59,7 @@ programs that ignore it.`,
 		newCmdRelease(f, nil),
 		newCmdCheck(f, nil),
 		newCmdHeartbeat(f, nil),
+		newCmdHeartbeatLoop(f, nil),
 		newCmdStatus(f, nil),
 		newCmdRegister(f, nil),
 		newCmdUpdate(f, nil),
@@ -106,6 +107,10 @@ func execute(f *Factory, args []string) int {
 	code := exitCode(err)
 	switch {
 	case err == nil, printed(err):
+	case code == exitUsage && errors.As(err, new(*lineUsageError)):
+		// A refusal that names the command to run instead is the whole
+		// message: one line.
+		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n", report.Escape(err.Error()))
 	case code == exitUsage:
 		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n%s\n", report.Escape(err.Error()), helpHint(cmd))
 	default:

@@ -13,6 +13,8 @@ type UpdateOptions struct {
 	IO     *IOStreams
 	Config func() (*config, error)
 
+	Command string
+	Args    []string // [session] [working_on], resolved by updateRun
 	Session string
 	// Text fields and comma-separated lists, by flag name.
 	WorkingOn, Status, Provider, AIVersion           string
@@ -23,27 +25,28 @@ type UpdateOptions struct {
 func newCmdUpdate(f *Factory, runF func(*UpdateOptions) error) *cobra.Command {
 	opts := &UpdateOptions{IO: f.IO, Config: f.Config}
 	cmd := &cobra.Command{
-		Use:   "update <session> [working_on] [--flag value ...]",
+		Use:   "update [session] [working_on] [--flag value ...]",
 		Short: "Change some fields of a registered session",
 		Long: `Change only the fields given; the others stay as they are. Each todo list
 (--todo-past, --todo-present, --todo-future) is replaced on its own, leaving
 the other two unchanged. Lists are comma-separated; an empty value empties
-the list. An unknown session changes nothing (exit 1).`,
-		Example: `  agentlock update claude-1 "now writing tests"
-  agentlock update claude-1 --todo-present "write tests" --todo-past "split login()"`,
-		Args: cobra.RangeArgs(1, 2),
+the list. An unknown session changes nothing (exit 1).
+
+Without a session, the session known here (see agentlock whoami). With one
+argument and a session known here, the argument is the working_on text
+unless it is that session's id; with none known, it is the session (the
+original form). A typed id that is not the known session is refused.`,
+		Example: `  agentlock update "now writing tests"
+  agentlock update --todo-present "write tests" --todo-past "split login()"
+  agentlock update claude-1 "now writing tests"`,
+		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Session, opts.Changed = args[0], map[string]bool{}
-			cmd.Flags().Visit(func(fl *pflag.Flag) { opts.Changed[fl.Name] = true })
-			if len(args) == 2 {
-				if opts.Changed["working-on"] {
-					return usagef("working_on given twice (argument and --working-on)")
+			opts.Command, opts.Args, opts.Changed = cmd.CommandPath(), args, map[string]bool{}
+			cmd.Flags().Visit(func(fl *pflag.Flag) {
+				if fl.Name != "session" && fl.Name != "json" && fl.Name != "timeout" {
+					opts.Changed[fl.Name] = true
 				}
-				opts.WorkingOn, opts.Changed["working-on"] = args[1], true
-			}
-			if len(opts.Changed) == 0 {
-				return usagef("nothing to update: give a working_on argument or a flag")
-			}
+			})
 			if runF != nil {
 				return runF(opts)
 			}
@@ -63,9 +66,51 @@ the list. An unknown session changes nothing (exit 1).`,
 	return cmd
 }
 
+// updateArgs splits update's positional arguments into the session and the
+// working_on text (see the command's help).
+func updateArgs(opts *UpdateOptions, c *config) error {
+	args, typed := opts.Args, ""
+	switch {
+	case len(args) == 2:
+		typed, args = args[0], args[1:]
+	case len(args) == 1 && (c.Session == "" || args[0] == c.Session):
+		typed, args = args[0], nil
+	}
+	opts.Session = c.Session
+	if typed != "" {
+		rest := ""
+		if len(args) == 1 {
+			rest = " " + shellWord(args[0])
+		}
+		var err error
+		if opts.Session, err = sessionArg(opts.Command+rest, c, typed); err != nil {
+			return err
+		}
+	}
+	if len(args) == 1 {
+		if opts.Changed["working-on"] {
+			return usagef("working_on given twice (argument and --working-on)")
+		}
+		opts.WorkingOn, opts.Changed["working-on"] = args[0], true
+	}
+	if err := c.flagConflict(opts.Command); err != nil {
+		return err
+	}
+	if opts.Session == "" {
+		return errNoSession()
+	}
+	if len(opts.Changed) == 0 {
+		return usagef("nothing to update: give a working_on argument or a flag")
+	}
+	return nil
+}
+
 func updateRun(opts *UpdateOptions) error {
 	c, ws, err := workConfig(opts.Config)
 	if err != nil {
+		return err
+	}
+	if err := updateArgs(opts, c); err != nil {
 		return err
 	}
 	reg := ws.Registry()

@@ -20,10 +20,14 @@ func newCmdWhoami(f *Factory, runF func(*WhoamiOptions) error) *cobra.Command {
 		Use:   "whoami",
 		Short: "Print the session id agentlock would use here, and where it came from",
 		Long: `Print the session id that commands run here use when none is given, and
-where it came from. The order is: --session, AGENTLOCK_SESSION, then the id
-an agent harness exports — CLAUDE_CODE_SESSION_ID (as claude-<id>),
-CODEX_THREAD_ID (as codex-<id>), GEMINI_SESSION_ID (as gemini-<id>).
-Hooks also read the session_id of their stdin payload.
+where it came from. The order is: --session, AGENTLOCK_SESSION, a wrapper
+script this runs under, the id an agent harness exports —
+CLAUDE_CODE_SESSION_ID (as claude-<id>), CODEX_THREAD_ID (as codex-<id>),
+GEMINI_SESSION_ID (as gemini-<id>) — then the session that the
+session-start hook recorded for the agent process this runs under (found by
+walking up the process ancestry; Gemini and Kimi shells get their id this
+way). Hooks read the session_id of their stdin payload before the last step.
+docs/identity.md tells the whole story.
 
 Exits 1 when there is no session id.`,
 		Args: cobra.NoArgs,
@@ -47,10 +51,10 @@ func whoamiRun(opts *WhoamiOptions) error {
 				return err
 			}
 		}
-		fmt.Fprintln(opts.IO.ErrOut, "agentlock: no session id: pass --session ID or set AGENTLOCK_SESSION "+
-			"(Claude Code and Codex export their own: CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID)")
+		fmt.Fprintln(opts.IO.ErrOut, "agentlock: no session id here: no --session, no AGENTLOCK_SESSION, no agent's "+
+			"session variable, and no agent process above this one recorded by a session-start hook (see docs/identity.md)")
 		return errSilentRefusal
 	}
 	return newPrinter(opts.IO, c).emit(report.Whoami{SessionID: c.Session, Source: c.SessionSource},
-		fmt.Sprintf("%s (from %s)", c.Session, c.SessionSource))
+		fmt.Sprintf("%s (from %s)", c.Session, c.Identity.Describe()))
 }
