@@ -265,7 +265,7 @@ func heartbeatLoop(renewOnce func(verbose bool) error, every time.Duration, watc
 // [interval]": heartbeat --every, in its positional form.
 func newCmdHeartbeatLoop(f *Factory, runF func(*HeartbeatOptions) error) *cobra.Command {
 	opts := &HeartbeatOptions{IO: f.IO, Config: f.Config}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "heartbeat-loop <path> [session] [interval]",
 		Short: "Keep renewing a lock while the agent runs (the original's form of heartbeat --every)",
 		Long: `Renew the session's lock on path every interval (seconds or a duration;
@@ -304,6 +304,8 @@ is the interval when it is a number or a duration, else the session.`,
 			return heartbeatRun(opts)
 		},
 	}
+	cmd.Flags().IntVar(&opts.PID, "pid", 0, "stop when this process exits (default: the session's agent process)")
+	return cmd
 }
 
 // The interval of heartbeat-loop: agent-registry 0.2's default, and a bound
