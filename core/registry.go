@@ -17,6 +17,11 @@ import (
 const (
 	StatusWorking  = "OnWorking"
 	StatusFinished = "Finished"
+	// StatusIdle is shown, never stored: a working session that holds no
+	// lock and has renewed nothing within the timeout shows as idle in the
+	// table and in agentlock show, while the frontmatter keeps OnWorking,
+	// the value agent-registry 0.2 reads.
+	StatusIdle = "idle"
 )
 
 // RegistryVersion is the version key agentlock writes in a registry it
@@ -78,6 +83,9 @@ type Document struct {
 	LastUpdated string    `json:"last_updated"`
 	Agents      []Session `json:"agents"`
 	foreign
+	// idle are the ids of the sessions the table shows as idle; a view,
+	// never written to the frontmatter.
+	idle map[string]bool
 }
 
 // Find returns the session with id, or false.
@@ -99,6 +107,7 @@ type Registry struct {
 	doc      store.Document
 	protocol func() (string, error)
 	clock    func() time.Time
+	idle     func([]Session) map[string]bool
 }
 
 // RegistryOptions configure a Registry.
@@ -109,6 +118,11 @@ type RegistryOptions struct {
 	Protocol func() (string, error)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Idle, when set, is called on every write with the sessions about to
+	// be written and returns the ids of those the table shows as idle
+	// (StatusIdle). It runs inside the registry's write section: it may
+	// read lock files, never the registry.
+	Idle func([]Session) map[string]bool
 }
 
 // NewRegistry returns the registry kept in doc. Package workspace gives the
@@ -120,7 +134,7 @@ func NewRegistry(doc store.Document, opts RegistryOptions) *Registry {
 	if opts.Protocol == nil {
 		opts.Protocol = func() (string, error) { return "", nil }
 	}
-	return &Registry{doc: doc, protocol: opts.Protocol, clock: opts.Now}
+	return &Registry{doc: doc, protocol: opts.Protocol, clock: opts.Now, idle: opts.Idle}
 }
 
 // Where names the registry for people: its file, with the file store.
@@ -161,7 +175,10 @@ func (r *Registry) Create() (bool, error) {
 
 // Register adds s, or replaces the entry with the same session id, with
 // status OnWorking and the current time as its start. The keys of a
-// replaced entry that agentlock does not know are kept.
+// replaced entry that agentlock does not know are kept, and so is its
+// do_not_touch when s has none (nil): re-registering does not forget the
+// paths the session holds. A caller that knows them (package workspace
+// reads them from the lock records) passes them instead.
 func (r *Registry) Register(s Session) (Session, error) {
 	if err := ValidateSession(s.SessionID); err != nil {
 		return Session{}, err
@@ -172,6 +189,9 @@ func (r *Registry) Register(s Session) (Session, error) {
 	err := r.edit(func(d *Document) error {
 		if old, ok := d.Find(s.SessionID); ok {
 			s.extra, s.Todo.extra = old.extra, old.Todo.extra
+			if s.DoNotTouch == nil {
+				s.DoNotTouch = old.DoNotTouch
+			}
 			*old = s
 			return nil
 		}
@@ -270,6 +290,42 @@ func (r *Registry) DropPaths(id string, paths ...string) (bool, error) {
 	return r.changeIfRegistered(id, func(s *Session) { s.DoNotTouch = removeItems(s.DoNotTouch, paths...) })
 }
 
+// TakeOver is HoldPaths after an acquire that took over stale locks: in
+// the same write, each path of from (previous owner → paths) leaves that
+// owner's do_not_touch, so that Do Not Touch keeps mirroring the locks. It
+// reports whether any session was changed.
+func (r *Registry) TakeOver(id string, paths []string, from map[string][]string) (bool, error) {
+	data, err := r.doc.Read()
+	if err == nil && data == nil {
+		return false, nil
+	}
+	changed := false
+	err = r.edit(func(d *Document) error {
+		if s, ok := d.Find(id); ok {
+			s.DoNotTouch, changed = appendMissing(s.DoNotTouch, paths...), true
+		}
+		for prev, gone := range from {
+			if s, ok := d.Find(prev); ok && prev != id {
+				s.DoNotTouch, changed = removeItems(s.DoNotTouch, gone...), true
+			}
+		}
+		if !changed {
+			return errUnchanged
+		}
+		return nil
+	})
+	if errors.Is(err, errUnchanged) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("take over in the registry: %w", err)
+	}
+	return true, nil
+}
+
+// errUnchanged ends a write section that has nothing to write.
+var errUnchanged = errors.New("registry unchanged")
+
 func (r *Registry) changeIfRegistered(id string, change func(*Session)) (bool, error) {
 	// Every acquire and release comes here: skip the locked parse and
 	// rewrite when the id does not even appear in the document. Only for
@@ -311,6 +367,9 @@ func (r *Registry) edit(change func(*Document) error) error {
 			return nil, err
 		}
 		doc.LastUpdated = r.now().Format(time.RFC3339)
+		if r.idle != nil {
+			doc.idle = r.idle(doc.Agents)
+		}
 		protocol, err := r.protocol()
 		if err != nil {
 			return nil, err
@@ -417,10 +476,34 @@ func writeTable(b *bytes.Buffer, doc Document) {
 		row := []string{
 			cell(s.SessionID), cell(s.Provider), cell(s.AIVersion), cell(s.StartedAt), cell(s.WorkingOn),
 			cells(s.Todo.Past), cells(s.Todo.Present), cells(s.Todo.Future), cells(s.Space), cells(s.DoNotTouch),
-			cell(s.Status), cell(s.Issues), cell(s.Handoff),
+			cell(doc.shownStatus(s)), cell(s.Issues), cell(s.Handoff),
 		}
 		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
 	}
+}
+
+// shownStatus is the status the table shows for s: StatusIdle for a
+// working session the registry's Idle option named, else its own.
+func (d *Document) shownStatus(s Session) string {
+	if s.Status == StatusWorking && d.idle[s.SessionID] {
+		return StatusIdle
+	}
+	return s.Status
+}
+
+// Started is when the session registered, read from StartedAt in either
+// of its forms (RFC 3339, or agent-registry 0.2's "YYYY-MM-DD HH:MM" in
+// Rome time); false when it cannot be read.
+func (s *Session) Started() (time.Time, bool) {
+	if t, err := time.Parse(time.RFC3339, s.StartedAt); err == nil {
+		return t, true
+	}
+	rome, err := time.LoadLocation("Europe/Rome")
+	if err != nil {
+		return time.Time{}, false
+	}
+	t, err := time.ParseInLocation("2006-01-02 15:04", s.StartedAt, rome)
+	return t, err == nil
 }
 
 // cell neutralises what would break a table row: '|' is escaped, line

@@ -285,8 +285,8 @@ func (h run) acquire(ws *workspace.Workspace, paths []string) bool {
 	switch {
 	case errors.As(err, &held):
 		h.res.Deny = fmt.Sprintf("agentlock: %s is locked by session %s (renewed %s ago), so you (%s) must not edit it now. "+
-			"Do not work around this: work on another file, wait with `agentlock acquire --wait 5m %s --session %s`, or ask %s.",
-			held.Path, held.Owner, report.Human(held.Age), h.session, report.ShellQuote(held.Path), h.session, held.Owner)
+			"Do not work around this: work on another file, wait with `%s`, or ask %s.",
+			held.Path, held.Owner, report.Human(held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
 	case errors.As(err, &corrupt):
 		h.res.Deny = fmt.Sprintf("agentlock: a lock file cannot be read (%v), so agentlock cannot tell who holds the file: "+
 			"do not edit it; ask a person to check `agentlock status` and clear it with `agentlock release --force`.", err)

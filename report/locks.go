@@ -8,21 +8,28 @@ import (
 	"github.com/agentlock/agentlock/workspace"
 )
 
+// KindLock is the kind of the records of one lock (one path): acquire,
+// release, check, heartbeat and status print them. In every one of them
+// the session holding the lock, when one does, is session_id; owner and
+// current_owner repeat it where agent-registry 0.2 named it so.
+const KindLock = "lock"
+
 // Acquire is the record of one path of an acquire.
 type Acquire struct {
+	Kind       string   `json:"kind"` // KindLock
 	Path       string   `json:"path"`
 	Locked     bool     `json:"locked"`
-	Owner      string   `json:"owner,omitempty"`       // on success: the caller
+	SessionID  string   `json:"session_id,omitempty"`  // the holder: the caller on success, the other session on refusal
+	Owner      string   `json:"owner,omitempty"`       // on success, as 0.2 named it: the caller
 	StaleOwner string   `json:"stale_owner,omitempty"` // whose expired lock was taken over
 	Note       string   `json:"note,omitempty"`
-	SessionID  string   `json:"session_id,omitempty"` // on refusal: the current owner
 	Age        *float64 `json:"age,omitempty"`        // on refusal: seconds since its renewal
 	ExpiresIn  *float64 `json:"expires_in,omitempty"` // on refusal: seconds until it is stale
 }
 
 // Acquired reports a lease taken, renewed or taken over.
 func Acquired(l core.Lease) (Acquire, string) {
-	rec := Acquire{Path: l.Path, Locked: true, Owner: l.Session, StaleOwner: l.StaleOwner, Note: "acquired"}
+	rec := Acquire{Kind: KindLock, Path: l.Path, Locked: true, SessionID: l.Session, Owner: l.Session, StaleOwner: l.StaleOwner, Note: "acquired"}
 	line := linef("acquired %s (session %s)", l.Path, l.Session)
 	switch {
 	case l.Renewed:
@@ -40,30 +47,32 @@ func Acquired(l core.Lease) (Acquire, string) {
 // that tells an agent what to do instead.
 func AcquireRefused(held *core.HeldError, waited time.Duration) (Acquire, string) {
 	age, left := Seconds(held.Age), Seconds(held.Left)
-	rec := Acquire{Path: held.Path, SessionID: held.Owner, Age: &age, ExpiresIn: &left, Note: "held by another session"}
+	rec := Acquire{Kind: KindLock, Path: held.Path, SessionID: held.Owner, Age: &age, ExpiresIn: &left, Note: "held by another session"}
 	msg := linef("agentlock: %s is locked by %s (renewed %s ago, expires in %s if not renewed)",
 		held.Path, held.Owner, Human(held.Age), Human(held.Left))
 	if waited > 0 {
 		msg = linef("agentlock: gave up after %s: %s is still locked by %s (renewed %s ago)",
-			waited, held.Path, held.Owner, Human(held.Age))
+			Human(waited), held.Path, held.Owner, Human(held.Age))
 	}
-	return rec, linef("%s.\nDo not modify it and do not work around this: wait with 'agentlock acquire --wait 5m', work on something else, or ask %s.",
-		msg, held.Owner)
+	return rec, msg + ".\n" + linef("Do not modify it and do not work around this: wait with `%s`, work on something else, or ask %s.",
+		WaitCommand(held.Path), held.Owner)
 }
 
 // AcquireNotTaken is the record of a free path that an all-or-nothing
 // acquire did not take because another of its paths is held.
 func AcquireNotTaken(path string) Acquire {
-	return Acquire{Path: path, Note: "not acquired: another path of the request is held"}
+	return Acquire{Kind: KindLock, Path: path, Note: "not acquired: another path of the request is held"}
 }
 
 // Release is the record of one path of a release.
 type Release struct {
+	Kind         string `json:"kind"` // KindLock
 	Path         string `json:"path"`
 	Released     bool   `json:"released"`
+	SessionID    string `json:"session_id,omitempty"` // with "not owner": the holder
 	Note         string `json:"note,omitempty"`
 	Error        string `json:"error,omitempty"`         // "not owner"
-	CurrentOwner string `json:"current_owner,omitempty"` // with "not owner"
+	CurrentOwner string `json:"current_owner,omitempty"` // with "not owner", as 0.2 named it: the holder
 }
 
 // Released reports one path of a release by session. A refusal's line is a
@@ -71,27 +80,28 @@ type Release struct {
 func Released(r workspace.Released, session string) (Release, string) {
 	switch {
 	case r.Refused != nil:
-		return Release{Path: r.Refused.Path, Error: "not owner", CurrentOwner: r.Refused.Owner},
+		return Release{Kind: KindLock, Path: r.Refused.Path, SessionID: r.Refused.Owner, Error: "not owner", CurrentOwner: r.Refused.Owner},
 			linef("agentlock: %s is locked by %s, not by %s: not released.", r.Refused.Path, r.Refused.Owner, session)
 	case r.State.Owner != "":
-		return Release{Path: r.State.Path, Released: true}, "released " + Escape(r.State.Path)
+		return Release{Kind: KindLock, Path: r.State.Path, Released: true}, "released " + Escape(r.State.Path)
 	default:
-		return Release{Path: r.State.Path, Released: true, Note: "was not locked"}, "released " + Escape(r.State.Path) + " (it was not locked)"
+		return Release{Kind: KindLock, Path: r.State.Path, Released: true, Note: "was not locked"}, "released " + Escape(r.State.Path) + " (it was not locked)"
 	}
 }
 
 // ForceReleased reports a lock emptied by force; prev is what it held.
 func ForceReleased(prev core.State) (Release, string) {
 	if prev.Owner == "" {
-		return Release{Path: prev.Path, Released: true, Note: "was not locked"}, "released " + Escape(prev.Path) + " (it was not locked)"
+		return Release{Kind: KindLock, Path: prev.Path, Released: true, Note: "was not locked"}, "released " + Escape(prev.Path) + " (it was not locked)"
 	}
-	return Release{Path: prev.Path, Released: true, Note: "forced; was held by " + prev.Owner},
+	return Release{Kind: KindLock, Path: prev.Path, Released: true, Note: "forced; was held by " + prev.Owner},
 		linef("released %s by force (it was held by %s)", prev.Path, prev.Owner)
 }
 
 // Check is the record of one path of a check, merging the dictionaries of
 // agent-registry 0.2's is_locked and check_and_warn.
 type Check struct {
+	Kind       string   `json:"kind"` // KindLock
 	Path       string   `json:"path"`
 	State      string   `json:"state"` // free, locked, locked-by-me, stale
 	Locked     bool     `json:"locked"`
@@ -106,7 +116,7 @@ type Check struct {
 
 // Checked reports one path of a check.
 func Checked(chk core.Check) (Check, string) {
-	rec := Check{Path: chk.Path, OK: chk.OK, Warning: chk.Warning}
+	rec := Check{Kind: KindLock, Path: chk.Path, OK: chk.OK, Warning: chk.Warning}
 	switch {
 	case chk.Owner == "":
 		rec.State = "free"
@@ -127,28 +137,30 @@ func Checked(chk core.Check) (Check, string) {
 
 // Heartbeat is the record of one renewal.
 type Heartbeat struct {
+	Kind         string `json:"kind"` // KindLock
 	Path         string `json:"path"`
 	OK           bool   `json:"ok"`
+	SessionID    string `json:"session_id,omitempty"`    // with "not owner": the holder
 	Error        string `json:"error,omitempty"`         // "not owner" or "lock not found"
-	CurrentOwner string `json:"current_owner,omitempty"` // with "not owner"
+	CurrentOwner string `json:"current_owner,omitempty"` // with "not owner", as 0.2 named it: the holder
 }
 
 // Renewed reports a renewed lock, named by path (or by the store's name
 // for a record that does not say its path).
 func Renewed(name string) (Heartbeat, string) {
-	return Heartbeat{Path: name, OK: true}, "renewed " + Escape(name)
+	return Heartbeat{Kind: KindLock, Path: name, OK: true}, "renewed " + Escape(name)
 }
 
 // RenewRefused reports a renewal refused to session because another session
 // holds the lock.
 func RenewRefused(e *core.NotOwnerError, session string) (Heartbeat, string) {
-	return Heartbeat{Path: e.Path, Error: "not owner", CurrentOwner: e.Owner},
+	return Heartbeat{Kind: KindLock, Path: e.Path, SessionID: e.Owner, Error: "not owner", CurrentOwner: e.Owner},
 		linef("agentlock: %s is locked by %s, not by %s: not renewed.", e.Path, e.Owner, session)
 }
 
 // RenewNoLock reports a renewal of a path that has no lock.
 func RenewNoLock(path string) (Heartbeat, string) {
-	return Heartbeat{Path: path, Error: "lock not found"},
+	return Heartbeat{Kind: KindLock, Path: path, Error: "lock not found"},
 		linef("agentlock: %s has no lock to renew; acquire it first.", path)
 }
 

@@ -7,6 +7,8 @@
 package report
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -35,9 +37,72 @@ func ShellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// ShellArg is s as one argument of a POSIX shell command: as it is when
+// it holds only characters no shell treats specially, else ShellQuote(s).
+func ShellArg(s string) string {
+	if s == "" || strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@%", r))
+	}) >= 0 {
+		return ShellQuote(s)
+	}
+	return s
+}
+
+// SuggestedWait is the wait that refusals suggest: long enough for a
+// holder to finish a short edit, short enough to stay under the
+// two-minute limit that agents' harnesses put on one tool call.
+const SuggestedWait = 90 * time.Second
+
+// WaitCommand is the complete command, ready to copy, that waits for path
+// and takes it: no session is typed, agentlock resolves it.
+func WaitCommand(path string) string {
+	return fmt.Sprintf("agentlock acquire --wait %ds %s", int(SuggestedWait.Seconds()), ShellArg(path))
+}
+
 // Error is the record printed, with --json, when a command fails for a
 // reason other than a refusal (usage, I/O, corrupt file).
 type Error struct {
+	Kind     string `json:"kind"` // "error"
 	Error    string `json:"error"`
 	ExitCode int    `json:"exit_code"`
+}
+
+// Version is the record of version.
+type Version struct {
+	Kind    string `json:"kind"` // "version"
+	Version string `json:"version"`
+}
+
+// MarshalJSON writes the record with its kind, "version".
+func (v Version) MarshalJSON() ([]byte, error) {
+	type plain Version
+	p := plain(v)
+	p.Kind = "version"
+	return json.Marshal(p)
+}
+
+// MarshalJSON writes the record with its kind, "error".
+func (e Error) MarshalJSON() ([]byte, error) {
+	type plain Error
+	p := plain(e)
+	p.Kind = "error"
+	return json.Marshal(p)
+}
+
+// Change is the record of one step of init or uninit: a file or folder
+// created, updated, left unchanged, kept, removed, or — with --dry-run and
+// --check — what would be done; notes for people are changes too.
+type Change struct {
+	Kind   string `json:"kind"`   // "change"
+	Action string `json:"action"` // see docs/json.md
+	Path   string `json:"path,omitempty"`
+	Detail string `json:"detail,omitempty"` // purpose, reason kept, note, or a dry run's diff
+}
+
+// MarshalJSON writes the record with its kind, "change".
+func (c Change) MarshalJSON() ([]byte, error) {
+	type plain Change
+	p := plain(c)
+	p.Kind = "change"
+	return json.Marshal(p)
 }

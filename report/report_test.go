@@ -28,7 +28,7 @@ func TestAcquireRefusedKeeps02FieldNames(t *testing.T) {
 	held := &core.HeldError{Path: "/p/a.go", Owner: "claude-1", Age: 1500 * time.Millisecond, Left: 118500 * time.Millisecond}
 	rec, line := AcquireRefused(held, 0)
 	m := fields(t, rec)
-	assert.Equal(t, map[string]any{"path": "/p/a.go", "locked": false, "session_id": "claude-1", "age": 1.5,
+	assert.Equal(t, map[string]any{"kind": "lock", "path": "/p/a.go", "locked": false, "session_id": "claude-1", "age": 1.5,
 		"expires_in": 118.5, "note": "held by another session"}, m)
 	assert.Contains(t, line, "/p/a.go is locked by claude-1 (renewed 1.5s ago")
 }
@@ -57,7 +57,7 @@ func TestStatusesListHeldThenUnreadable(t *testing.T) {
 	require.Len(t, recs, 3, "free locks are left out without withFree")
 	assert.Equal(t, "stale", recs[0].State)
 	assert.Equal(t, 0.0, *recs[0].ExpiresIn, "time left is never negative")
-	assert.Equal(t, Status{File: "/l/c.lock", State: "corrupt", Error: "no '|'"}, recs[1])
+	assert.Equal(t, Status{Kind: KindLock, File: "/l/c.lock", State: "corrupt", Error: "no '|'"}, recs[1])
 	assert.Equal(t, "corrupt", recs[2].State)
 	assert.Len(t, Statuses(states, nil, true), 2)
 }
@@ -67,4 +67,17 @@ func TestHumanAndShellQuote(t *testing.T) {
 	assert.Equal(t, "2m5s", Human(125*time.Second+400*time.Millisecond))
 	assert.Equal(t, "0s", Human(-time.Second))
 	assert.Equal(t, `'it'\''s here'`, ShellQuote("it's here"))
+}
+
+func TestShellArgShortenRel(t *testing.T) {
+	assert.Equal(t, "/p/src/a.go", ShellArg("/p/src/a.go"))
+	assert.Equal(t, `'/p/my dir/it'\''s'`, ShellArg("/p/my dir/it's"))
+	assert.Equal(t, `'/p/$HOME'`, ShellArg("/p/$HOME"))
+	assert.Equal(t, "agentlock acquire --wait 90s /p/a.go", WaitCommand("/p/a.go"))
+	assert.Equal(t, "abc", Shorten("abc", 3))
+	assert.Equal(t, "ab…", Shorten("abcd", 3))
+	assert.Equal(t, "…cd", shortenLeft("abcd", 3))
+	assert.Equal(t, "src/a.go", Rel("/p", "/p/src/a.go"))
+	assert.Equal(t, "/q/a.go", Rel("/p", "/q/a.go"))
+	assert.Equal(t, "/p/a.go", Rel("", "/p/a.go"))
 }

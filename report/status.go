@@ -1,18 +1,20 @@
 package report
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/agentlock/agentlock/core"
 )
 
 // Status is the record of one lock in a status listing.
 type Status struct {
-	Path      string   `json:"path,omitempty"`
+	Kind      string   `json:"kind"` // KindLock
+	Path      string   `json:"path"` // "" when the lock file does not say (empty, 0.1.0's form, corrupt)
 	File      string   `json:"file"`
 	State     string   `json:"state"` // locked, stale, free, corrupt
 	SessionID string   `json:"session_id,omitempty"`
@@ -26,7 +28,7 @@ type Status struct {
 func Statuses(states []core.State, problems []error, withFree bool) []Status {
 	var out []Status
 	for _, s := range states {
-		rec := Status{Path: s.Path, File: s.Ref, State: "free"}
+		rec := Status{Kind: KindLock, Path: s.Path, File: s.Ref, State: "free"}
 		if s.Owner != "" {
 			age, left := Seconds(s.Age), Seconds(max(s.Left, 0))
 			rec.SessionID, rec.Age, rec.ExpiresIn, rec.State = s.Owner, &age, &left, "locked"
@@ -39,7 +41,7 @@ func Statuses(states []core.State, problems []error, withFree bool) []Status {
 		out = append(out, rec)
 	}
 	for _, p := range problems {
-		rec := Status{State: "corrupt", Error: p.Error()}
+		rec := Status{Kind: KindLock, State: "corrupt", Error: p.Error()}
 		var corrupt *core.CorruptError
 		if errors.As(p, &corrupt) {
 			rec.File, rec.Error = corrupt.Ref, corrupt.Reason
@@ -49,10 +51,13 @@ func Statuses(states []core.State, problems []error, withFree bool) []Status {
 	return out
 }
 
-// WriteStatusTable prints records as a table for people.
-func WriteStatusTable(w io.Writer, records []Status) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PATH\tOWNER\tAGE\tLEFT\tSTATE")
+// WriteStatusTable prints records as a table for people that fits in
+// TableWidth columns: paths relative to the project root (root; "" keeps
+// them absolute), long session ids, states and paths shortened with an
+// ellipsis, durations in Human's one format.
+func WriteStatusTable(w io.Writer, records []Status, root string) error {
+	rows := [][]string{{"PATH", "OWNER", "AGE", "LEFT", "STATE"}}
+	var problems []string
 	for _, r := range records {
 		path, owner, age, left := r.Path, r.SessionID, "-", "-"
 		if path == "" {
@@ -62,41 +67,106 @@ func WriteStatusTable(w io.Writer, records []Status) error {
 			owner = "-"
 		}
 		if r.Age != nil {
-			age, left = fmt.Sprintf("%.1fs", *r.Age), fmt.Sprintf("%.1fs", *r.ExpiresIn)
+			age, left = Human(secondsDuration(*r.Age)), Human(secondsDuration(*r.ExpiresIn))
 		}
-		state := r.State
 		if r.Error != "" {
-			state += ": " + r.Error
+			problems = append(problems, linef("%s: %s", path, r.Error))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", Escape(path), Escape(owner), age, left, Escape(state))
+		rows = append(rows, []string{Escape(Rel(root, path)), Shorten(Escape(owner), maxIDWidth), age, left, Escape(r.State)})
 	}
-	return tw.Flush()
+	if err := writeFitted(w, rows, 0); err != nil {
+		return err
+	}
+	// Why a record is corrupt does not fit a column: it follows the
+	// table, whole, for the person who will repair the file.
+	for _, p := range problems {
+		if _, err := fmt.Fprintln(w, p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// Session is the record of a session that a registry command changed.
+// writeFitted prints rows as columns two spaces apart, shortening column
+// flex (from its left: it holds paths) so that every line fits TableWidth.
+func writeFitted(w io.Writer, rows [][]string, flex int) error {
+	const gap = 2
+	widths := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for i, c := range row {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	others := gap * (len(widths) - 1)
+	for i, wd := range widths {
+		if i != flex {
+			others += wd
+		}
+	}
+	if room := TableWidth - others; widths[flex] > room {
+		widths[flex] = max(room, 8)
+		for _, row := range rows {
+			row[flex] = shortenLeft(row[flex], widths[flex])
+		}
+	}
+	var b strings.Builder
+	for _, row := range rows {
+		var line strings.Builder
+		for i, c := range row {
+			line.WriteString(c)
+			if i < len(row)-1 {
+				line.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+gap))
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Session is the record of a session: shown, or changed by a registry
+// command. Its fields are agent-registry 0.2's keys, lists never null,
+// plus the registry it is kept in and whether it shows as idle (its
+// status stays 0.2's OnWorking).
 type Session struct {
+	Kind string `json:"kind"` // "session"
 	core.Session
 	Registry string `json:"registry"`
+	Idle     bool   `json:"idle"`
 }
+
+// sessionRecord is the record of s, kept in reg.
+func sessionRecord(s core.Session, reg string, idle bool) Session {
+	for _, l := range []*[]string{&s.Todo.Past, &s.Todo.Present, &s.Todo.Future, &s.Space, &s.DoNotTouch} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+	return Session{Kind: "session", Session: s, Registry: reg, Idle: idle && s.Status == core.StatusWorking}
+}
+
+// Shown is the record of a session of agentlock show.
+func Shown(s core.Session, reg string, idle bool) Session { return sessionRecord(s, reg, idle) }
 
 // SessionChanged reports a session after verb ("registered", "updated",
 // ...) in the registry reg.
 func SessionChanged(s core.Session, reg, verb string) (Session, string) {
-	return Session{Session: s, Registry: reg}, linef("%s %s (%s) in %s", verb, s.SessionID, s.Status, reg)
+	return sessionRecord(s, reg, false), linef("%s %s (%s) in %s", verb, s.SessionID, s.Status, reg)
 }
 
-// Finish is the record of a finished session.
+// Finish is the record of a finished session: a session record with
+// the paths of the locks it released (released is a bool in lock records).
 type Finish struct {
 	Session
-	Released []string `json:"released"`
+	ReleasedPaths []string `json:"released_paths"`
 }
 
 // Finished reports a finished session and the locks it released.
 func Finished(s core.Session, reg string, released []core.State) (Finish, string) {
-	rec := Finish{Session: Session{Session: s, Registry: reg}, Released: []string{}}
+	rec := Finish{Session: sessionRecord(s, reg, false), ReleasedPaths: []string{}}
 	line := linef("finished %s; released %d lock(s)", s.SessionID, len(released))
 	for _, st := range released {
-		rec.Released = append(rec.Released, st.Name())
+		rec.ReleasedPaths = append(rec.ReleasedPaths, st.Name())
 		line += "\n  released " + Escape(st.Name())
 	}
 	return rec, line
@@ -105,34 +175,55 @@ func Finished(s core.Session, reg string, released []core.State) (Finish, string
 // WriteSessionTable prints sessions for people: per session, a line with
 // its id, status, provider, AI version and start, then one line for each
 // of its other fields — all thirteen columns of agent-registry 0.2's table,
-// in a shape that fits a terminal. Empty fields show as "-". Entries of the
-// registry that are not sessions are skipped.
-func WriteSessionTable(w io.Writer, sessions []core.Session) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+// in a shape that fits a terminal: every line fits TableWidth, long values
+// shortened with an ellipsis, paths relative to the project root (root; ""
+// keeps them absolute). Empty fields show as "-". Entries of the registry
+// that are not sessions are skipped. A working session named in idle shows
+// as core.StatusIdle.
+func WriteSessionTable(w io.Writer, sessions []core.Session, idle map[string]bool, root string) error {
+	var b strings.Builder
 	first := true
 	for _, s := range sessions {
 		if !s.IsSession() {
 			continue
 		}
 		if !first {
-			fmt.Fprintln(tw)
+			b.WriteString("\n")
 		}
 		first = false
-		fmt.Fprintf(tw, "%s  %s  %s %s  started %s\n", field(s.SessionID), field(s.Status), field(s.Provider), field(s.AIVersion), field(s.StartedAt))
+		head := fmt.Sprintf("%s  %s  %s %s  started %s", Shorten(field(s.SessionID), maxIDWidth), field(shownStatus(s, idle)),
+			field(s.Provider), field(s.AIVersion), field(s.StartedAt))
+		b.WriteString(Shorten(head, TableWidth) + "\n")
+		rel := func(paths []string) string {
+			out := make([]string, len(paths))
+			for i, p := range paths {
+				out[i] = Rel(root, p)
+			}
+			return list(out)
+		}
 		for _, f := range []struct{ name, value string }{
 			{"working on", s.WorkingOn},
 			{"todo past", list(s.Todo.Past)},
 			{"todo present", list(s.Todo.Present)},
 			{"todo future", list(s.Todo.Future)},
-			{"space", list(s.Space)},
-			{"do not touch", list(s.DoNotTouch)},
+			{"space", rel(s.Space)},
+			{"do not touch", rel(s.DoNotTouch)},
 			{"issues", s.Issues},
-			{"handoff", s.Handoff},
+			{"handoff", Rel(root, s.Handoff)},
 		} {
-			fmt.Fprintf(tw, "  %s\t%s\n", f.name, field(f.value))
+			b.WriteString(Shorten(fmt.Sprintf("  %-12s  %s", f.name, field(f.value)), TableWidth) + "\n")
 		}
 	}
-	return tw.Flush()
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// shownStatus is s's status for people: idle for a working session in idle.
+func shownStatus(s core.Session, idle map[string]bool) string {
+	if s.Status == core.StatusWorking && idle[s.SessionID] {
+		return core.StatusIdle
+	}
+	return s.Status
 }
 
 // field shows a value on one line, "-" when empty.
@@ -156,12 +247,14 @@ func oneLine(s string) string {
 
 // Whoami is the record of whoami.
 type Whoami struct {
+	Kind      string `json:"kind"` // "whoami"
 	SessionID string `json:"session_id"`
 	Source    string `json:"source"`
 }
 
 // Env is the record of env: where the workspace of a folder keeps its state.
 type Env struct {
+	Kind     string `json:"kind"` // "env"
 	Registry string `json:"registry"`
 	LockDir  string `json:"lock_dir"`
 }
@@ -169,4 +262,20 @@ type Env struct {
 // Exports renders e as shell export lines.
 func (e Env) Exports() string {
 	return fmt.Sprintf("export AGENT_REGISTRY_PATH=%s\nexport AGENT_REGISTRY_LOCK_DIR=%s", ShellQuote(e.Registry), ShellQuote(e.LockDir))
+}
+
+// MarshalJSON writes the record with its kind, "whoami".
+func (w Whoami) MarshalJSON() ([]byte, error) {
+	type plain Whoami
+	p := plain(w)
+	p.Kind = "whoami"
+	return json.Marshal(p)
+}
+
+// MarshalJSON writes the record with its kind, "env".
+func (e Env) MarshalJSON() ([]byte, error) {
+	type plain Env
+	p := plain(e)
+	p.Kind = "env"
+	return json.Marshal(p)
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/internal/store/filestore"
 )
 
 // MirrorError reports that a lock operation succeeded but the registry's
@@ -30,7 +32,7 @@ func (w *Workspace) Acquire(paths []string, session string) ([]core.Lease, *Mirr
 	if err != nil {
 		return nil, nil, err
 	}
-	return leases, w.mirror(session, leasePaths(leases), true), nil
+	return leases, w.mirrorLeases(session, leases), nil
 }
 
 // AcquireWait is Acquire retried until the paths are free or ctx is done
@@ -40,7 +42,30 @@ func (w *Workspace) AcquireWait(ctx context.Context, paths []string, session str
 	if err != nil {
 		return nil, nil, err
 	}
-	return leases, w.mirror(session, leasePaths(leases), true), nil
+	return leases, w.mirrorLeases(session, leases), nil
+}
+
+// mirrorLeases lists the paths of leases in the do_not_touch of session
+// and, for the stale locks it took over, removes them from their previous
+// owner's: Do Not Touch mirrors the lock records.
+func (w *Workspace) mirrorLeases(session string, leases []core.Lease) *MirrorError {
+	from := map[string][]string{}
+	for _, l := range leases {
+		if l.StaleOwner != "" && l.StaleOwner != session {
+			from[l.StaleOwner] = append(from[l.StaleOwner], l.Path)
+		}
+	}
+	if len(from) == 0 {
+		return w.mirror(session, leasePaths(leases), true)
+	}
+	reg, err := w.settings.registryOf(leases[0].Path)
+	if err == nil {
+		_, err = reg.TakeOver(session, leasePaths(leases), from)
+	}
+	if err != nil {
+		return &MirrorError{Err: err}
+	}
+	return nil
 }
 
 func leasePaths(leases []core.Lease) []string {
@@ -187,4 +212,83 @@ func (w *Workspace) Coordinated(paths []string, cwd string) (out []string, unres
 // where that path's lock lives.
 func (w *Workspace) Of(realPath string) (*Workspace, error) {
 	return Open(realPath, w.settings)
+}
+
+// Register adds s to the registry (see core.Registry.Register) with the
+// paths the session holds in the lock folder as its do_not_touch, so that
+// registering after a hook took a lock, or again, keeps them listed.
+func (w *Workspace) Register(s core.Session) (core.Session, error) {
+	held, err := w.heldBy(s.SessionID)
+	if err != nil {
+		return core.Session{}, err
+	}
+	s.DoNotTouch = held
+	return w.Registry().Register(s)
+}
+
+// heldBy returns the paths of the live (not stale) locks session owns in
+// the workspace's lock folder.
+func (w *Workspace) heldBy(session string) ([]string, error) {
+	states, _, err := w.Locker().List()
+	if err != nil {
+		return nil, fmt.Errorf("list the locks of %s: %w", session, err)
+	}
+	held := []string{}
+	for _, st := range states {
+		if st.Owner == session && !st.Stale {
+			held = append(held, st.Name())
+		}
+	}
+	return held, nil
+}
+
+// Idle returns the ids of the sessions that show as idle (core.StatusIdle):
+// working, registered longer than the timeout ago, and holding no live
+// lock in the workspace's lock folder.
+func (w *Workspace) Idle(sessions []core.Session) map[string]bool {
+	return w.settings.idleIn(w.LockDir)(sessions)
+}
+
+// idleIn is the core.RegistryOptions.Idle of a registry whose sessions
+// keep their locks in lockDir. When the lock folder cannot be listed no
+// session is called idle: idle is a hint, and a wrong one would invite
+// others onto a working session's files.
+func (s Settings) idleIn(lockDir string) func([]core.Session) map[string]bool {
+	return func(sessions []core.Session) map[string]bool {
+		now, timeout := time.Now, s.Timeout
+		if s.Now != nil {
+			now = s.Now
+		}
+		if timeout <= 0 {
+			timeout = core.DefaultTimeout
+		}
+		var quiet []string
+		for i := range sessions {
+			started, ok := sessions[i].Started()
+			if sessions[i].IsSession() && sessions[i].Status == core.StatusWorking && ok && now().Sub(started) > timeout {
+				quiet = append(quiet, sessions[i].SessionID)
+			}
+		}
+		if len(quiet) == 0 {
+			return nil
+		}
+		st := &filestore.Locks{DirFor: s.lockDirFor, ScanDir: lockDir, Wait: s.LockWait}
+		states, _, err := core.NewLocker(st, core.Options{Timeout: timeout, Now: now}).List()
+		if err != nil {
+			return nil
+		}
+		held := map[string]bool{}
+		for _, l := range states {
+			if l.Owner != "" && !l.Stale {
+				held[l.Owner] = true
+			}
+		}
+		idle := map[string]bool{}
+		for _, id := range quiet {
+			if !held[id] {
+				idle[id] = true
+			}
+		}
+		return idle
+	}
 }

@@ -225,17 +225,18 @@ func (w *Workspace) Locker() *core.Locker {
 
 // Registry returns the workspace's registry.
 func (w *Workspace) Registry() *core.Registry {
-	return registryAt(w.RegistryPath, w.settings)
+	return registryAt(w.RegistryPath, w.LockDir, w.settings)
 }
 
-// registryAt returns the registry kept in the file path.
-func registryAt(path string, s Settings) *core.Registry {
+// registryAt returns the registry kept in the file path, whose sessions
+// hold their locks in lockDir.
+func registryAt(path, lockDir string, s Settings) *core.Registry {
 	bin := s.Bin
 	if bin == "" {
 		bin = "agentlock"
 	}
 	protocol := func() (string, error) { return templates.Protocol(templates.ProtocolData{Bin: bin}) }
-	return core.NewRegistry(&filestore.Document{Path: path, Wait: s.LockWait}, core.RegistryOptions{Protocol: protocol, Now: s.Now})
+	return core.NewRegistry(&filestore.Document{Path: path, Wait: s.LockWait}, core.RegistryOptions{Protocol: protocol, Now: s.Now, Idle: s.idleIn(lockDir)})
 }
 
 // registryOf returns the registry of the workspace of a real path.
@@ -244,7 +245,7 @@ func (s Settings) registryOf(realPath string) (*core.Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return registryAt(loc.registry, s), nil
+	return registryAt(loc.registry, loc.lockDir, s), nil
 }
 
 // Missing reports whether the registry or the lock folder does not exist.

@@ -38,7 +38,7 @@ Exit 0: every path is yours. Exit 1: another session holds one of them; do not
 modify it, and do not work around the refusal. Wait (--wait) or ask the holder.`,
 		Example: `  agentlock acquire src/auth.py claude-1
   agentlock acquire --session claude-1 src/a.go src/b.go
-  agentlock acquire --wait 2m src/auth.py --session claude-1`,
+  agentlock acquire --wait 90s src/auth.py --session claude-1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Command, opts.Args = cmd.CommandPath(), args
 			if runF != nil {
@@ -47,7 +47,7 @@ modify it, and do not work around the refusal. Wait (--wait) or ask the holder.`
 			return acquireRun(opts)
 		},
 	}
-	cmd.Flags().DurationVar(&opts.Wait, "wait", 0, "when a path is held, retry until it is free or this much time has passed (e.g. 30s, 5m)")
+	secondsVar(cmd.Flags(), &opts.Wait, "wait", "when a path is held, retry until it is free or this much time has passed (90 or 90s; keep it under your tool timeout)")
 	return cmd
 }
 
@@ -73,7 +73,7 @@ func acquireRun(opts *AcquireOptions) error {
 	if errors.Is(err, core.ErrLocked) && opts.Wait > 0 {
 		var held *core.HeldError
 		if errors.As(err, &held) {
-			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s is locked by %s; waiting up to %s...", held.Path, held.Owner, opts.Wait))
+			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s is locked by %s; waiting up to %s...", held.Path, held.Owner, report.Human(opts.Wait)))
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), opts.Wait)
 		defer cancel()

@@ -150,7 +150,11 @@ func initRun(opts *InitOptions) error {
 	if err != nil {
 		return err
 	}
-	out := opts.IO.Out
+	c, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	out := newPrinter(opts.IO, c)
 	newHome, err := homeFlag(opts)
 	if err != nil {
 		return err
@@ -166,7 +170,8 @@ func initRun(opts *InitOptions) error {
 			}
 			return err
 		}
-		fmt.Fprintf(out, "%-9s %s: the project's home (recorded in %s)\n", "home", p.Workspace.Home, sharedHomeFile)
+		out.change("home", p.Workspace.Home, "the project's home (recorded in "+sharedHomeFile+")",
+			fmt.Sprintf("%-9s %s: the project's home (recorded in %s)", "home", p.Workspace.Home, sharedHomeFile))
 		moveHome = false
 	}
 	plan, err := p.PlanInstall()
@@ -180,50 +185,50 @@ func initRun(opts *InitOptions) error {
 	switch {
 	case opts.DryRun:
 		if moveHome {
-			fmt.Fprintf(out, "would use %s as the project's home\n", newHome)
+			out.change("would-use-home", newHome, "", fmt.Sprintf("would use %s as the project's home", newHome))
 		} else if plan.HomeMissing {
-			fmt.Fprintf(out, "would create %s (registry.md, locks/)\n", home)
+			out.change("would-create", home, "registry.md, locks/", fmt.Sprintf("would create %s (registry.md, locks/)", home))
 		}
 		for _, c := range plan.Changes {
-			fmt.Fprint(out, integrations.Diff(c, c.Artifact.Label()))
+			if diff := integrations.Diff(c, c.Artifact.Label()); diff != "" {
+				out.change("would-change", c.Artifact.Label(), diff, strings.TrimSuffix(diff, "\n"))
+			}
 		}
-		for _, n := range plan.Notes {
-			fmt.Fprintln(out, "note: "+n)
-		}
+		out.notes(plan.Notes)
 		return nil
 	case opts.Check:
 		if moveHome {
-			fmt.Fprintf(out, "out of date: the project's home is %s, not %s\n", p.Workspace.Home, newHome)
+			out.change("out-of-date", p.Workspace.Home, "the project's home is not "+newHome,
+				fmt.Sprintf("out of date: the project's home is %s, not %s", p.Workspace.Home, newHome))
 		}
 		if plan.HomeMissing {
-			fmt.Fprintf(out, "missing: %s\n", home)
+			out.change("missing", home, "", "missing: "+home)
 		}
 		drift := plan.Drift()
 		for _, label := range drift {
-			fmt.Fprintf(out, "out of date: %s\n", label)
+			out.change("out-of-date", label, "", "out of date: "+label)
 		}
 		if moveHome || plan.HomeMissing || len(drift) > 0 {
 			fmt.Fprintln(opts.IO.ErrOut, "agentlock: the set-up is not up to date: run agentlock init with the same options")
 			return errSilentRefusal
 		}
-		fmt.Fprintln(out, "up to date")
+		out.change("up-to-date", "", "", "up to date")
 		return nil
 	}
 	if err := p.CreateHome(); err != nil {
 		return err
 	}
 	if plan.HomeMissing {
-		fmt.Fprintf(out, "created %s (registry.md, locks/)\n", home)
+		out.change("created", home, "registry.md, locks/", fmt.Sprintf("created %s (registry.md, locks/)", home))
 	}
 	for _, c := range plan.Changes {
 		if err := p.Write(c); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "%-9s %s: %s\n", setup.InstallVerb(c), c.Artifact.Label(), c.Artifact.Purpose)
+		out.change(setup.InstallVerb(c), c.Artifact.Label(), c.Artifact.Purpose,
+			fmt.Sprintf("%-9s %s: %s", setup.InstallVerb(c), c.Artifact.Label(), c.Artifact.Purpose))
 	}
-	for _, n := range plan.Notes {
-		fmt.Fprintln(out, "note: "+n)
-	}
+	out.notes(plan.Notes)
 	return nil
 }
 
@@ -272,23 +277,29 @@ func uninitRun(opts *InitOptions) error {
 	if err != nil {
 		return reportProblems(opts.IO, err)
 	}
-	out := opts.IO.Out
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	out := newPrinter(opts.IO, cfg)
 	for _, left := range p.LeftInUserFiles() {
-		fmt.Fprintf(out, "note: ~/%s still has agentlock's %s hooks: run agentlock uninit --agent %s --global to remove them\n",
-			left.Path, left.Agent.Title(), left.Agent.Name())
+		out.notes([]string{fmt.Sprintf("~/%s still has agentlock's %s hooks: run agentlock uninit --agent %s --global to remove them",
+			left.Path, left.Agent.Title(), left.Agent.Name())})
 	}
 	for _, c := range plan.Changes {
 		switch {
 		case c.Note != "":
-			fmt.Fprintf(out, "kept      %s: %s\n", c.Artifact.Label(), c.Note)
+			out.change("kept", c.Artifact.Label(), c.Note, fmt.Sprintf("kept      %s: %s", c.Artifact.Label(), c.Note))
 		case !c.Changed():
 		case opts.DryRun:
-			fmt.Fprint(out, integrations.Diff(c, c.Artifact.Label()))
+			if diff := integrations.Diff(c, c.Artifact.Label()); diff != "" {
+				out.change("would-change", c.Artifact.Label(), diff, strings.TrimSuffix(diff, "\n"))
+			}
 		default:
 			if err := p.Write(c); err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "%-9s %s\n", setup.UninstallVerb(c), c.Artifact.Label())
+			out.change(setup.UninstallVerb(c), c.Artifact.Label(), "", fmt.Sprintf("%-9s %s", setup.UninstallVerb(c), c.Artifact.Label()))
 		}
 	}
 	home, what := p.Rel(p.Workspace.Home), "registry.md, locks/"
@@ -301,16 +312,16 @@ func uninitRun(opts *InitOptions) error {
 	var kept *workspace.KeptError
 	switch {
 	case errors.As(err, &kept):
-		fmt.Fprintf(out, "kept      %s: %s\n", home, kept.Reason)
+		out.change("kept", home, kept.Reason, fmt.Sprintf("kept      %s: %s", home, kept.Reason))
 	case err != nil:
 		return err
 	case !removed:
 	case opts.DryRun:
-		fmt.Fprintf(out, "would remove %s (%s)\n", home, what)
+		out.change("would-remove", home, what, fmt.Sprintf("would remove %s (%s)", home, what))
 	case p.Workspace.Shared():
-		fmt.Fprintf(out, "removed   %s (%s)\n", home, what)
+		out.change("removed", home, what, fmt.Sprintf("removed   %s (%s)", home, what))
 	default:
-		fmt.Fprintf(out, "removed   %s\n", home)
+		out.change("removed", home, "", "removed   "+home)
 	}
 	return nil
 }

@@ -63,7 +63,7 @@ func registerRun(opts *RegisterOptions) error {
 		return err
 	}
 	reg := ws.Registry()
-	s, err := reg.Register(core.Session{
+	s, err := ws.Register(core.Session{
 		SessionID: opts.Session, Provider: opts.Provider, AIVersion: opts.AIVersion, WorkingOn: opts.WorkingOn,
 		Space: splitList(opts.Space), Todo: core.Todo{Present: splitList(opts.TodoPresent)},
 	})

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -29,13 +28,15 @@ programs that ignore it.`,
 		// A bare "agentlock" or an unknown command is a usage error.
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usagef("unknown command %q", args[0])
+				return unknownCommand(cmd, args[0])
 			}
 			return usagef("a command is required")
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return nil },
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
+	root.Version = moduleVersion()
+	root.SetVersionTemplate("agentlock {{.Version}}\n")
+	root.SuggestionsMinimumDistance = 2
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	root.SetIn(f.IO.In)
@@ -50,7 +51,7 @@ programs that ignore it.`,
 		}
 		return pflag.NormalizedName(name)
 	})
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return &usageError{err: err} })
+	root.SetFlagErrorFunc(flagError)
 	f.Config = lazyConfig(flags, f.Now)
 
 	root.AddCommand(
@@ -69,8 +70,10 @@ programs that ignore it.`,
 		newCmdHook(f, nil),
 		newCmdWhoami(f, nil),
 		newCmdEnv(f, nil),
+		newCmdVersion(f, nil),
 		newCmdDocs(f),
 	)
+	completionUsage(root)
 	usageArgs(root)
 	return root
 }
@@ -95,7 +98,7 @@ func usageArgs(cmd *cobra.Command) {
 }
 
 // execute runs the command line args and returns the exit code. Errors are
-// printed as one line on stderr, followed by the usage for usage errors.
+// printed as one line on stderr; a usage error is followed by where its usage is.
 func execute(f *Factory, args []string) int {
 	root := newRootCmd(f)
 	root.SetArgs(args)
@@ -104,13 +107,28 @@ func execute(f *Factory, args []string) int {
 	switch {
 	case err == nil, printed(err):
 	case code == exitUsage:
-		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n\n%s", err, strings.TrimLeft(cmd.UsageString(), "\n"))
+		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n%s\n", report.Escape(err.Error()), helpHint(cmd))
 	default:
 		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n", report.EscapeLines(explain(err)))
 	}
 	// An agent reading --json output gets the error on stdout too.
-	if asJSON, _ := cmd.Flags().GetBool("json"); asJSON && err != nil && !printed(err) {
+	if asJSON, _ := cmd.Flags().GetBool("json"); (asJSON || askedJSON(args)) && err != nil && !printed(err) {
 		writeJSON(f.IO.Out, report.Error{Error: explain(err), ExitCode: code})
 	}
 	return code
+}
+
+// askedJSON reports whether the command line asks for --json, for a line
+// whose flags could not be parsed (a misspelled flag, a bad value): its
+// error is still a JSON record.
+func askedJSON(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "--json=true", "--json=1":
+			return true
+		}
+	}
+	return false
 }

@@ -42,6 +42,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"inorder":     cmdInorder,
 	"backdate":    cmdBackdate,
 	"inode":       cmdInode,
+	"schema":      cmdSchema,
 }
 
 // noNeg fails the script when a command that cannot be negated is.

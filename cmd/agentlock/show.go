@@ -42,12 +42,13 @@ func showRun(opts *ShowOptions) error {
 	if err != nil {
 		return err
 	}
+	idle := ws.Idle(doc.Agents)
 	if c.JSON {
 		for _, s := range doc.Agents {
 			if !s.IsSession() {
 				continue
 			}
-			if err := writeJSON(opts.IO.Out, s); err != nil {
+			if err := writeJSON(opts.IO.Out, report.Shown(s, ws.RegistryPath, idle[s.SessionID])); err != nil {
 				return err
 			}
 		}
@@ -57,5 +58,5 @@ func showRun(opts *ShowOptions) error {
 		_, err := fmt.Fprintf(opts.IO.Out, "no sessions in %s\n", report.Escape(reg.Where()))
 		return err
 	}
-	return report.WriteSessionTable(opts.IO.Out, doc.Agents)
+	return report.WriteSessionTable(opts.IO.Out, doc.Agents, idle, ws.Project)
 }

@@ -61,5 +61,5 @@ func statusRun(opts *StatusOptions) error {
 		_, err := fmt.Fprintf(opts.IO.Out, "no locks in %s\n", report.Escape(ws.LockDir))
 		return err
 	}
-	return report.WriteStatusTable(opts.IO.Out, records)
+	return report.WriteStatusTable(opts.IO.Out, records, ws.Project)
 }

@@ -106,7 +106,7 @@ func TestRegistryOf02ReadUpdatedAndFinishedByAgentlock(t *testing.T) {
 	// agentlock finishes it: Finished, do_not_touch empty, its locks free.
 	r := s.al("finish", "--json", id)
 	requireExit(t, 0, r)
-	assert.Equal(t, []any{s.project + "/src/a.py"}, oneJSON(t, r)["released"])
+	assert.Equal(t, []any{s.project + "/src/a.py"}, oneJSON(t, r)["released_paths"])
 	py = assertSameSession(t, s, id)
 	assert.Equal(t, "Finished", py["status"])
 	assert.Equal(t, []any{}, py["do_not_touch"])

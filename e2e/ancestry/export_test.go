@@ -1,0 +1,6 @@
+//go:build linux
+
+package ancestry
+
+// ParseStat exposes parseStat to the tests.
+var ParseStat = parseStat

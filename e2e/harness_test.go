@@ -1,0 +1,322 @@
+//go:build linux
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentlock/agentlock/e2e/ancestry"
+	"github.com/agentlock/agentlock/e2e/mock"
+	"github.com/agentlock/agentlock/internal/proctest"
+)
+
+var dumpBin string
+
+func TestMain(m *testing.M) {
+	ancestry.MainIfDump()
+	dir, err := os.MkdirTemp("", "e2e-bin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	dumpBin, err = ancestry.Install(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// cliPath finds an agent CLI: $AGENTLOCK_E2E_<NAME> (a path), else the
+// program on PATH. It skips the test unless AGENTLOCK_E2E=1, under -short,
+// and when the CLI is not there.
+func cliPath(t *testing.T, name, program string) string {
+	t.Helper()
+	if os.Getenv("AGENTLOCK_E2E") != "1" {
+		t.Skip("set AGENTLOCK_E2E=1 to drive the real agent CLIs")
+	}
+	if testing.Short() {
+		t.Skip("drives a real agent CLI")
+	}
+	if p := os.Getenv("AGENTLOCK_E2E_" + strings.ToUpper(name)); p != "" {
+		return p
+	}
+	p, err := exec.LookPath(program)
+	if err != nil {
+		t.Skipf("%s not found (set AGENTLOCK_E2E_%s): %v", program, strings.ToUpper(name), err)
+	}
+	return p
+}
+
+// run is one scripted session of a CLI: the folders, the model, and what
+// the hooks and the shell commands recorded.
+type run struct {
+	home, tmp, repo string
+	hooks           string // records of the hooks (written outside any sandbox)
+	shells          string // records of the model's commands (inside the repo: writable in a sandbox)
+	server          *mock.Server
+}
+
+func newRun(t *testing.T) *run {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &run{home: filepath.Join(root, "home"), tmp: filepath.Join(root, "tmp"), repo: filepath.Join(root, "repo"),
+		hooks: filepath.Join(root, "hooks.jsonl")}
+	r.shells = filepath.Join(r.repo, "shell.jsonl")
+	for _, d := range []string{r.home, r.tmp, r.repo} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Two commands, so that two tool calls must share the harness. The
+	// first keeps its shell alive ("; true"); bash exec's the second.
+	r.server, err = mock.Start(mock.Script{Commands: []string{
+		dumpBin + " " + r.shells + " shell-1; true",
+		dumpBin + " " + r.shells + " shell-2",
+	}, Final: "Done."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.server.Close() })
+	return r
+}
+
+// hook is the command a hook runs for event; "; true" keeps the hook's
+// shell visible in the chain.
+func (r *run) hook(event string) string {
+	return dumpBin + " -stdin " + r.hooks + " " + event + "; true"
+}
+
+func (r *run) write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// hooksJSON is the Claude/Codex/Gemini shape of a hooks section: each event
+// runs r.hook(event) under a matcher when one is given.
+func (r *run) hooksJSON(events map[string]string, extra map[string]any) map[string]any {
+	hooks := map[string]any{}
+	for event, matcher := range events {
+		h := map[string]any{"type": "command", "command": r.hook(event), "name": "dump-" + event}
+		for k, v := range extra {
+			h[k] = v
+		}
+		entry := map[string]any{"hooks": []any{h}}
+		if matcher != "" {
+			entry["matcher"] = matcher
+		}
+		hooks[event] = []any{entry}
+	}
+	return map[string]any{"hooks": hooks}
+}
+
+// sessionFacts is what one session showed.
+type sessionFacts struct {
+	sessionID string            // from the SessionStart payload
+	harness   ancestry.Proc     // the SessionStart hook's nearest non-shell ancestor
+	hooks     []ancestry.Record // every hook record
+	shells    []ancestry.Record // the model's commands, in order
+}
+
+// collect reads the records after the CLI exited and checks property (a):
+// exactly one SessionStart, whose nearest non-shell ancestor exists; and
+// (c): every later hook, SessionEnd included, has that same process (pid
+// and start time) as nearest non-shell ancestor, so it lived all session.
+func (r *run) collect(t *testing.T, res proctest.Result) sessionFacts {
+	t.Helper()
+	if res.Code != 0 {
+		t.Fatalf("CLI failed: %v\nrequests: %v", res, r.server.Requests())
+	}
+	hooks, err := ancestry.ReadRecords(r.hooks)
+	if err != nil {
+		t.Fatalf("no hook ran: %v\n%v", err, res)
+	}
+	shells, err := ancestry.ReadRecords(r.shells)
+	if err != nil {
+		t.Fatalf("no scripted command ran: %v\n%v", err, res)
+	}
+	var f sessionFacts
+	f.hooks, f.shells = hooks, shells
+	starts, ends := 0, 0
+	for _, h := range hooks {
+		switch h.Label {
+		case "SessionStart":
+			starts++
+			var payload struct {
+				SessionID string `json:"session_id"`
+			}
+			if err := json.Unmarshal([]byte(h.Stdin), &payload); err != nil || payload.SessionID == "" {
+				t.Fatalf("SessionStart payload without session_id: %q (%v)", h.Stdin, err)
+			}
+			f.sessionID = payload.SessionID
+			p, ok := ancestry.NearestNonShell(h.Chain)
+			if !ok {
+				t.Fatalf("(a) SessionStart hook has no non-shell ancestor: %+v", h.Chain)
+			}
+			f.harness = p
+		case "SessionEnd":
+			ends++
+		}
+	}
+	if starts != 1 || ends != 1 {
+		t.Fatalf("%d SessionStart and %d SessionEnd hooks ran, want 1 each", starts, ends)
+	}
+	for _, h := range hooks {
+		p, ok := ancestry.NearestNonShell(h.Chain)
+		if !ok || !ancestry.Same(p, f.harness) {
+			t.Errorf("(c) %s hook's nearest non-shell ancestor is %+v, not the SessionStart's %+v", h.Label, p, f.harness)
+		}
+	}
+	if len(shells) != 2 || shells[0].Label != "shell-1" || shells[1].Label != "shell-2" {
+		t.Fatalf("scripted commands recorded: %d, want shell-1 and shell-2", len(shells))
+	}
+	return f
+}
+
+// shellsReachHarness checks property (b): each of the model's commands has
+// the session's harness as its own nearest non-shell ancestor.
+func (f sessionFacts) shellsReachHarness(t *testing.T) {
+	t.Helper()
+	for _, s := range f.shells {
+		p, ok := ancestry.NearestNonShell(s.Chain)
+		if !ok || !ancestry.Same(p, f.harness) {
+			t.Errorf("(b) %s: nearest non-shell ancestor %+v (found %v), want the harness %+v; chain %+v", s.Label, p, ok, f.harness, s.Chain)
+		}
+	}
+}
+
+// envIs checks that every record has variable name set to want ("" for
+// unset).
+func envIs(t *testing.T, what string, recs []ancestry.Record, name, want string) {
+	t.Helper()
+	for _, r := range recs {
+		if got := r.Env[name]; got != want {
+			t.Errorf("%s %s: %s=%q, want %q", what, r.Label, name, got, want)
+		}
+	}
+}
+
+func TestClaudeHarnessAncestry(t *testing.T) {
+	bin := cliPath(t, "claude", "claude")
+	r := newRun(t)
+	settings := r.hooksJSON(map[string]string{"SessionStart": "", "PreToolUse": "*", "PostToolUse": "*", "SessionEnd": ""}, nil)
+	settings["permissions"] = map[string]any{"allow": []string{"Bash"}}
+	r.write(t, filepath.Join(r.repo, ".claude", "settings.json"), mustJSON(settings))
+	// Project permissions apply only in a trusted folder.
+	r.write(t, filepath.Join(r.home, ".claude.json"), mustJSON(map[string]any{
+		"projects": map[string]any{r.repo: map[string]any{"hasTrustDialogAccepted": true}}}))
+	res := proctest.Run(t, bin, proctest.Cmd{
+		Args: []string{"-p", "run the scripted commands", "--output-format", "json"},
+		Env: proctest.Env(r.home, r.tmp, "ANTHROPIC_BASE_URL="+r.server.URL(), "ANTHROPIC_API_KEY=sk-mock",
+			"DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1"),
+		Dir: r.repo,
+	})
+	f := r.collect(t, res)
+	f.shellsReachHarness(t)
+	envIs(t, "hook", f.hooks, "CLAUDE_CODE_SESSION_ID", f.sessionID)
+	envIs(t, "command", f.shells, "CLAUDE_CODE_SESSION_ID", f.sessionID)
+}
+
+func TestGeminiHarnessAncestry(t *testing.T) {
+	bin := cliPath(t, "gemini", "gemini")
+	r := newRun(t)
+	r.write(t, filepath.Join(r.repo, ".gemini", "settings.json"), mustJSON(r.hooksJSON(
+		map[string]string{"SessionStart": "", "BeforeTool": ".*", "AfterTool": ".*", "SessionEnd": ""},
+		map[string]any{"timeout": 30000})))
+	r.write(t, filepath.Join(r.home, ".gemini", "settings.json"), `{"security":{"auth":{"selectedType":"gemini-api-key"}}}`)
+	r.write(t, filepath.Join(r.home, ".gemini", "trustedFolders.json"), mustJSON(map[string]string{r.repo: "TRUST_FOLDER"}))
+	res := proctest.Run(t, bin, proctest.Cmd{
+		Args: []string{"-m", "gemini-2.5-flash", "-p", "run the scripted commands", "--yolo", "--output-format", "json"},
+		Env:  proctest.Env(r.home, r.tmp, "GOOGLE_GEMINI_BASE_URL="+r.server.URL(), "GEMINI_API_KEY=mock-key"),
+		Dir:  r.repo,
+	})
+	f := r.collect(t, res)
+	f.shellsReachHarness(t)
+	envIs(t, "hook", f.hooks, "GEMINI_SESSION_ID", f.sessionID)
+	envIs(t, "command", f.shells, "GEMINI_SESSION_ID", "")
+	envIs(t, "command", f.shells, "GEMINI_CLI", "1")
+}
+
+// runCodex runs codex exec in sandbox mode and returns what it showed.
+func runCodex(t *testing.T, bin, sandbox string) sessionFacts {
+	t.Helper()
+	r := newRun(t)
+	r.write(t, filepath.Join(r.repo, ".codex", "hooks.json"), mustJSON(r.hooksJSON(
+		map[string]string{"SessionStart": "", "PreToolUse": "", "PostToolUse": "", "SessionEnd": ""},
+		map[string]any{"timeout": 30})))
+	codexHome := filepath.Join(r.home, ".codex")
+	r.write(t, filepath.Join(codexHome, "config.toml"), fmt.Sprintf(`model = "mock-model"
+model_provider = "mock"
+approval_policy = "never"
+[model_providers.mock]
+name = "mock"
+base_url = %q
+wire_api = "responses"
+env_key = "MOCK_API_KEY"
+[projects.%q]
+trust_level = "trusted"
+`, r.server.URL()+"/v1", r.repo))
+	res := proctest.Run(t, bin, proctest.Cmd{
+		Args: []string{"exec", "--json", "--skip-git-repo-check", "--sandbox", sandbox,
+			"--dangerously-bypass-hook-trust", "run the scripted commands"},
+		Env: proctest.Env(r.home, r.tmp, "CODEX_HOME="+codexHome, "MOCK_API_KEY=sk-mock"),
+		Dir: r.repo,
+	})
+	f := r.collect(t, res)
+	envIs(t, "hook", f.hooks, "CODEX_THREAD_ID", "")
+	envIs(t, "command", f.shells, "CODEX_THREAD_ID", f.sessionID)
+	return f
+}
+
+func TestCodexHarnessAncestryWithoutSandbox(t *testing.T) {
+	bin := cliPath(t, "codex", "codex")
+	f := runCodex(t, bin, "danger-full-access")
+	f.shellsReachHarness(t)
+}
+
+// Under workspace-write, Codex runs each command in a PID namespace of its
+// own: the harness is out of sight, and only CODEX_THREAD_ID (checked by
+// runCodex) names the session. If this test fails, Codex changed: the
+// ancestry may have become usable, or the sandbox different.
+func TestCodexSandboxHidesTheHarness(t *testing.T) {
+	bin := cliPath(t, "codex", "codex")
+	f := runCodex(t, bin, "workspace-write")
+	for _, s := range f.shells {
+		for _, p := range s.Chain {
+			if ancestry.Same(p, f.harness) {
+				t.Errorf("%s: the harness %+v is visible inside the sandbox", s.Label, f.harness)
+			}
+		}
+		if p, ok := ancestry.NearestNonShell(s.Chain); ok {
+			t.Errorf("%s: a non-shell ancestor %+v is visible inside the sandbox; chain %+v", s.Label, p, s.Chain)
+		}
+		last := s.Chain[len(s.Chain)-1]
+		if last.PID != 1 || last.PPID != 0 {
+			t.Errorf("%s: chain ends at %+v, want the namespace's pid 1", s.Label, last)
+		}
+	}
+}

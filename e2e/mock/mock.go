@@ -1,0 +1,272 @@
+// Package mock is a scripted stand-in for the model servers the agent CLIs
+// talk to, so that the real CLIs can be driven end to end on 127.0.0.1
+// without any real model.
+//
+// One Server speaks three wire protocols at once, told apart by path:
+// Anthropic Messages (POST /v1/messages, SSE), OpenAI Responses
+// (POST /v1/responses, SSE) and Gemini (POST
+// /v1beta/models/<model>:streamGenerateContent?alt=sse). Its script is a
+// list of shell commands: a request whose conversation already holds n tool
+// results is answered with a call of the CLI's shell tool running
+// Commands[n], and once every command has run, with the text Final. A
+// request that offers no tools (a CLI's side request: a title, a check) is
+// answered with Final as plain text.
+package mock
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Script is what the scripted model does.
+type Script struct {
+	// Commands are run one after the other through the CLI's shell tool.
+	Commands []string
+	// Final is the model's last answer, once every command has run.
+	Final string
+}
+
+// Request is one request the server received, kept for diagnosis.
+type Request struct {
+	Method string
+	Path   string // with its query
+	Body   string
+	Reply  string // what the server decided: "tool:<n>", "text", "unknown"
+}
+
+// Server is a running mock model server.
+type Server struct {
+	script Script
+	srv    *http.Server
+	ln     net.Listener
+
+	mu       sync.Mutex
+	requests []Request
+}
+
+// Start serves script on a free port of 127.0.0.1 until Close.
+func Start(script Script) (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("mock model server: listen: %w", err)
+	}
+	s := &Server{script: script, ln: ln}
+	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		// ErrServerClosed after Close; nothing else is expected.
+		_ = s.srv.Serve(ln)
+	}()
+	return s, nil
+}
+
+// URL is the server's base URL, http://127.0.0.1:<port>, without a slash.
+func (s *Server) URL() string {
+	return "http://" + s.ln.Addr().String()
+}
+
+// Close stops the server and closes its open connections.
+func (s *Server) Close() error {
+	if err := s.srv.Close(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("mock model server: close: %w", err)
+	}
+	return nil
+}
+
+// Requests returns a copy of the requests received so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+func (s *Server) record(r Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, r)
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	if err != nil {
+		http.Error(w, "read body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	req := Request{Method: r.Method, Path: r.URL.RequestURI(), Body: string(body)}
+	defer func() { s.record(req) }()
+
+	if r.Method != http.MethodPost {
+		// Claude Code probes the server with HEAD /; Codex may list models.
+		req.Reply = "empty"
+		w.Header().Set("Content-Type", "application/json")
+		if r.Method != http.MethodHead {
+			fmt.Fprint(w, `{"object":"list","data":[],"models":[]}`)
+		}
+		return
+	}
+	var doc any
+	if err := json.Unmarshal(body, &doc); err != nil {
+		req.Reply = "bad json"
+		http.Error(w, "body is not JSON: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	n := countToolResults(doc)
+	hasTools := offersTools(doc)
+	cmd, isTool := "", false
+	if hasTools && n < len(s.script.Commands) {
+		cmd, isTool = s.script.Commands[n], true
+		req.Reply = fmt.Sprintf("tool:%d", n)
+	} else {
+		req.Reply = "text"
+	}
+	id := fmt.Sprintf("mock%d", n)
+	path := r.URL.Path
+	switch {
+	case strings.HasSuffix(path, "/messages"):
+		anthropic(w, id, cmd, isTool, s.script.Final)
+	case strings.HasSuffix(path, "/responses"):
+		responses(w, id, cmd, isTool, s.script.Final)
+	case strings.Contains(path, ":streamGenerateContent"):
+		gemini(w, cmd, isTool, s.script.Final, true)
+	case strings.Contains(path, ":generateContent"):
+		gemini(w, cmd, isTool, s.script.Final, false)
+	case strings.Contains(path, ":countTokens"), strings.HasSuffix(path, "/count_tokens"):
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"totalTokens":1,"input_tokens":1}`)
+	default:
+		req.Reply = "unknown"
+		http.NotFound(w, r)
+	}
+}
+
+// countToolResults counts the tool results anywhere in a request: Anthropic
+// "tool_result" blocks, OpenAI "function_call_output" items and Gemini
+// "functionResponse" parts.
+func countToolResults(v any) int {
+	n := 0
+	switch v := v.(type) {
+	case map[string]any:
+		if t, _ := v["type"].(string); t == "tool_result" || t == "function_call_output" {
+			n++
+		}
+		if _, ok := v["functionResponse"]; ok {
+			n++
+		}
+		for _, c := range v {
+			n += countToolResults(c)
+		}
+	case []any:
+		for _, c := range v {
+			n += countToolResults(c)
+		}
+	}
+	return n
+}
+
+// offersTools reports whether the request offers the model any tool.
+func offersTools(doc any) bool {
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return false
+	}
+	tools, _ := m["tools"].([]any)
+	return len(tools) > 0
+}
+
+func sse(w http.ResponseWriter, event string, data any) {
+	b, err := json.Marshal(data)
+	if err != nil {
+		panic(err) // only maps of plain values are marshalled
+	}
+	if event != "" {
+		fmt.Fprintf(w, "event: %s\n", event)
+	}
+	fmt.Fprintf(w, "data: %s\n\n", b)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+type obj = map[string]any
+
+// anthropic answers a Messages request as Claude Code streams it: the shell
+// tool is "Bash" with input {"command": …}.
+func anthropic(w http.ResponseWriter, id, cmd string, isTool bool, final string) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	usage := obj{"input_tokens": 1, "output_tokens": 1}
+	sse(w, "message_start", obj{"type": "message_start", "message": obj{
+		"id": "msg_" + id, "type": "message", "role": "assistant", "model": "claude-mock",
+		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage}})
+	stop := "end_turn"
+	if isTool {
+		stop = "tool_use"
+		input, _ := json.Marshal(obj{"command": cmd, "description": "run the scripted command"})
+		sse(w, "content_block_start", obj{"type": "content_block_start", "index": 0,
+			"content_block": obj{"type": "tool_use", "id": "toolu_" + id, "name": "Bash", "input": obj{}}})
+		sse(w, "content_block_delta", obj{"type": "content_block_delta", "index": 0,
+			"delta": obj{"type": "input_json_delta", "partial_json": string(input)}})
+	} else {
+		sse(w, "content_block_start", obj{"type": "content_block_start", "index": 0,
+			"content_block": obj{"type": "text", "text": ""}})
+		sse(w, "content_block_delta", obj{"type": "content_block_delta", "index": 0,
+			"delta": obj{"type": "text_delta", "text": final}})
+	}
+	sse(w, "content_block_stop", obj{"type": "content_block_stop", "index": 0})
+	sse(w, "message_delta", obj{"type": "message_delta",
+		"delta": obj{"stop_reason": stop, "stop_sequence": nil}, "usage": obj{"output_tokens": 1}})
+	sse(w, "message_stop", obj{"type": "message_stop"})
+}
+
+// responses answers an OpenAI Responses request as Codex streams it: the
+// shell tool is "exec_command" with arguments {"cmd": …}.
+func responses(w http.ResponseWriter, id, cmd string, isTool bool, final string) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	resp := obj{"id": "resp_" + id, "object": "response", "status": "in_progress", "model": "mock", "output": []any{}}
+	sse(w, "response.created", obj{"type": "response.created", "response": resp})
+	var item obj
+	if isTool {
+		args, _ := json.Marshal(obj{"cmd": cmd})
+		item = obj{"type": "function_call", "id": "fc_" + id, "call_id": "call_" + id,
+			"name": "exec_command", "arguments": string(args), "status": "completed"}
+	} else {
+		item = obj{"type": "message", "id": "msg_" + id, "role": "assistant", "status": "completed",
+			"content": []any{obj{"type": "output_text", "text": final, "annotations": []any{}}}}
+	}
+	sse(w, "response.output_item.added", obj{"type": "response.output_item.added", "output_index": 0, "item": item})
+	sse(w, "response.output_item.done", obj{"type": "response.output_item.done", "output_index": 0, "item": item})
+	done := obj{"id": "resp_" + id, "object": "response", "status": "completed", "model": "mock",
+		"output": []any{item},
+		"usage": obj{"input_tokens": 1, "output_tokens": 1, "total_tokens": 2,
+			"input_tokens_details": obj{"cached_tokens": 0}, "output_tokens_details": obj{"reasoning_tokens": 0}}}
+	sse(w, "response.completed", obj{"type": "response.completed", "response": done})
+}
+
+// gemini answers a generateContent request, streamed or not, as the Gemini
+// CLI expects: the shell tool is "run_shell_command" with {"command": …}.
+func gemini(w http.ResponseWriter, cmd string, isTool bool, final string, stream bool) {
+	var part obj
+	if isTool {
+		part = obj{"functionCall": obj{"name": "run_shell_command", "args": obj{"command": cmd}}}
+	} else {
+		part = obj{"text": final}
+	}
+	chunk := obj{
+		"candidates": []any{obj{"content": obj{"role": "model", "parts": []any{part}},
+			"finishReason": "STOP", "index": 0}},
+		"usageMetadata": obj{"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
+		"modelVersion":  "gemini-mock",
+	}
+	if !stream {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(chunk)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	sse(w, "", chunk)
+}

@@ -1,0 +1,57 @@
+package report
+
+import (
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// TableWidth is the width every table for people fits in: a terminal's
+// 80 columns.
+const TableWidth = 80
+
+// maxIDWidth is the widest a session id is shown in a table; a longer one
+// is shortened with an ellipsis (JSON output keeps it whole).
+const maxIDWidth = 24
+
+// ellipsis marks text left out.
+const ellipsis = "…"
+
+// Shorten returns s cut to width runes, its end replaced by an ellipsis
+// when it is longer.
+func Shorten(s string, width int) string {
+	if width < 1 || utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:width-1]) + ellipsis
+}
+
+// shortenLeft is Shorten keeping the end of s, for paths: their file name
+// is what tells them apart.
+func shortenLeft(s string, width int) string {
+	if width < 1 || utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	r := []rune(s)
+	return ellipsis + string(r[len(r)-(width-1):])
+}
+
+// Rel shows a real path for people: relative to the project root when it
+// is inside it, absolute otherwise.
+func Rel(root, path string) string {
+	if root == "" || path == "" {
+		return path
+	}
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return rel
+}
+
+// secondsDuration turns a record's seconds back into a duration, for Human.
+func secondsDuration(s float64) time.Duration {
+	return time.Duration(s * float64(time.Second))
+}
