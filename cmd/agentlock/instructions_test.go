@@ -1,0 +1,437 @@
+package main_test
+
+// The "follow the instructions" test: every agentlock command that a
+// generated text tells an agent to run is run exactly as written, in that
+// agent's environment, under a stand-in harness process (fakeagent), and
+// must succeed; the agent's own hook must then let it edit the path it
+// locked, and another session must be refused that path.
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	toml "github.com/pelletier/go-toml/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/internal/fakeagent"
+	"github.com/agentlock/agentlock/internal/proctest"
+)
+
+// instructedAgent is how one agent's harness looks to agentlock.
+type instructedAgent struct {
+	name string
+	// shellEnv is what the harness exports to the model's shell commands;
+	// hookEnv what it exports to hooks.
+	shellEnv, hookEnv []string
+	// harnessID is the harness's own session id, in hook payloads.
+	harnessID string
+	// initArgs are extra arguments of init (Kimi's hooks are user-wide).
+	initArgs []string
+	// edit is the pre-edit payload's tool part for a project file.
+	edit func(abs, rel string) map[string]any
+}
+
+var instructedAgents = []instructedAgent{
+	{
+		name: "claude", harnessID: "5f0c6d1e-claude",
+		shellEnv: []string{"CLAUDE_CODE_SESSION_ID=5f0c6d1e-claude"},
+		edit: func(abs, _ string) map[string]any {
+			return map[string]any{"tool_name": "Edit", "tool_input": map[string]any{"file_path": abs, "old_string": "a", "new_string": "b"}}
+		},
+	},
+	{
+		// Codex exports CODEX_THREAD_ID to the model's shell but not to
+		// its hooks (research/harnesses-verified.md).
+		name: "codex", harnessID: "019a-codex-thread",
+		shellEnv: []string{"CODEX_THREAD_ID=019a-codex-thread"},
+		edit: func(_, rel string) map[string]any {
+			patch := "*** Begin Patch\n*** Update File: " + rel + "\n@@\n-a\n+b\n*** End Patch\n"
+			return map[string]any{"tool_name": "apply_patch", "tool_input": map[string]any{"command": patch}}
+		},
+	},
+	{
+		// Gemini's and Kimi's shells see no session id at all.
+		name: "gemini", harnessID: "gemini-uuid-7",
+		edit: func(abs, _ string) map[string]any {
+			return map[string]any{"tool_name": "write_file", "tool_input": map[string]any{"file_path": abs, "content": "b"}}
+		},
+	},
+	{
+		name: "kimi", harnessID: "kimi-uuid-9", initArgs: []string{"--global"},
+		edit: func(abs, _ string) map[string]any {
+			return map[string]any{"tool_name": "WriteFile", "tool_input": map[string]any{"path": abs, "content": "b"}}
+		},
+	},
+}
+
+// Placeholders of the generated texts, and what the test writes for them.
+var placeholders = map[string]string{
+	"<path>":             "src/mine.txt",
+	"<file>":             "notes/handoff.md",
+	"<what you work on>": "following the instructions",
+}
+
+func TestFollowTheInstructions(t *testing.T) {
+	h := harness(t)
+	fake, err := exec.LookPath("fakeagent")
+	require.NoError(t, err, "TestMain installs fakeagent on PATH")
+	for _, a := range instructedAgents {
+		for _, wrapped := range []bool{false, true} {
+			name := a.name
+			if wrapped {
+				name += "/wrapper"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				followInstructions(t, h, fake, a, wrapped)
+			})
+		}
+	}
+}
+
+func followInstructions(t *testing.T, h *proctest.Harness, fake string, a instructedAgent, wrapped bool) {
+	root := realTempDir(t)
+	project := filepath.Join(root, "project")
+	for _, dir := range []string{".git", "src", "notes"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(project, dir), 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(project, "src", "mine.txt"), []byte("a\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(project, "notes", "handoff.md"), []byte("notes\n"), 0o644))
+	env := hermeticEnv(t, root)
+	home := filepath.Join(root, "home")
+	if a.name == "kimi" {
+		require.NoError(t, os.MkdirAll(filepath.Join(home, ".kimi"), 0o700))
+	}
+	run := func(args ...string) proctest.Result {
+		t.Helper()
+		return h.Run(t, proctest.Cmd{Args: args, Env: env, Dir: project})
+	}
+	r := run(append([]string{"init", "--agent", a.name}, a.initArgs...)...)
+	require.Equal(t, 0, r.Code, "%s", r)
+
+	texts := generatedTexts(t, project, home)
+	hooks := hookCommands(t, a.name, project, home)
+	for _, event := range []string{"session-start", "pre-edit"} {
+		require.Contains(t, hooks, event, "init --agent %s installs a %s hook", a.name, event)
+	}
+
+	abs := filepath.Join(project, "src", "mine.txt")
+	payload := func(event string, extra map[string]any) json.RawMessage {
+		p := map[string]any{"session_id": a.harnessID, "cwd": project, "hook_event_name": event}
+		for k, v := range extra {
+			p[k] = v
+		}
+		data, err := json.Marshal(p)
+		require.NoError(t, err)
+		return data
+	}
+
+	// The session starts: the harness runs its session-start hook, whose
+	// output (the session context) is one more generated text.
+	steps := []fakeagent.Step{{Hook: hooks["session-start"], Payload: payload("SessionStart", nil), Env: a.hookEnv}}
+	first := runFakeAgent(t, h, fake, project, env, wrapped, steps)
+	require.Len(t, first, 1)
+	require.Equal(t, 0, first[0].Code, "session-start hook: %+v", first[0])
+	texts["SessionStart context"] = contextText(first[0].Stdout)
+
+	commands := instructedCommands(t, texts)
+	// Ending commands go last, after the checks that need the lock held.
+	var work, ending []string
+	for _, c := range commands {
+		if strings.HasPrefix(c, "agentlock finish") || strings.HasPrefix(c, "agentlock release") {
+			ending = append(ending, c)
+			continue
+		}
+		work = append(work, c)
+	}
+	require.Contains(t, work, "agentlock whoami")
+	require.Contains(t, work, "agentlock acquire src/mine.txt")
+	require.Contains(t, ending, "agentlock finish")
+
+	steps = []fakeagent.Step{{Hook: hooks["session-start"], Payload: payload("SessionStart", nil), Env: a.hookEnv}}
+	for _, c := range work {
+		steps = append(steps, fakeagent.Step{Shell: c, Env: a.shellEnv})
+	}
+	// The agent edits the file it locked: its own hook lets it.
+	steps = append(steps, fakeagent.Step{Hook: hooks["pre-edit"], Payload: payload("PreToolUse", a.edit(abs, "src/mine.txt")), Env: a.hookEnv})
+	// Another session may not take it.
+	steps = append(steps, fakeagent.Step{Shell: "agentlock acquire src/mine.txt", Env: []string{"AGENTLOCK_SESSION=intruder-1"}})
+	steps = append(steps, fakeagent.Step{Shell: "agentlock status --json"})
+	for _, c := range ending {
+		steps = append(steps, fakeagent.Step{Shell: c, Env: a.shellEnv})
+	}
+	results := runFakeAgent(t, h, fake, project, env, wrapped, steps)
+	require.Len(t, results, len(steps), "every step ran")
+
+	n := 1
+	var whoami string
+	for _, c := range work {
+		res := results[n]
+		n++
+		if !assert.Equal(t, 0, res.Code, "%s, as written in the instructions:\nstdout: %s\nstderr: %s", c, res.Stdout, res.Stderr) {
+			continue
+		}
+		if c == "agentlock whoami" {
+			whoami = strings.Fields(res.Stdout)[0]
+		}
+	}
+	edit := results[n]
+	n++
+	assert.Equal(t, 0, edit.Code, "the pre-edit hook lets the agent edit the file it locked:\nstdout: %s\nstderr: %s", edit.Stdout, edit.Stderr)
+	assert.NotContains(t, edit.Stdout, "deny", "the pre-edit hook does not deny the agent its own file")
+	intruder := results[n]
+	n++
+	assert.Equal(t, 1, intruder.Code, "another session is refused the agent's file: %+v", intruder)
+	status := results[n]
+	n++
+	require.Equal(t, 0, status.Code, "%+v", status)
+	var owners []string
+	for _, line := range strings.Split(strings.TrimSpace(status.Stdout), "\n") {
+		var rec map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &rec), "status --json line %q", line)
+		if owner, ok := rec["owner"].(string); ok && owner != "" {
+			owners = append(owners, owner)
+		}
+	}
+	require.NotEmpty(t, whoami)
+	assert.Equal(t, []string{whoami}, owners, "the file is held by the id whoami printed, which the hook used too")
+	if wrapped {
+		assert.True(t, strings.HasPrefix(whoami, a.name+"-"), "under the wrapper the wrapper's id wins: %s", whoami)
+		assert.NotContains(t, whoami, a.harnessID, "under the wrapper the wrapper's id wins: %s", whoami)
+	}
+	for _, c := range ending {
+		res := results[n]
+		n++
+		assert.Equal(t, 0, res.Code, "%s, as written in the instructions:\nstdout: %s\nstderr: %s", c, res.Stdout, res.Stderr)
+	}
+}
+
+// contextText is the text of a session-start hook's output: the strings of
+// its JSON (Claude's and Codex's additionalContext, say), or the output
+// itself when it is plain text.
+func contextText(out string) string {
+	var v any
+	if json.Unmarshal([]byte(out), &v) != nil {
+		return out
+	}
+	var b strings.Builder
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			b.WriteString(x)
+			b.WriteByte('\n')
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return b.String()
+}
+
+// runFakeAgent runs the steps under a stand-in harness process started in
+// project — through the agent's wrapper script when wrapped — and returns
+// what each step did.
+func runFakeAgent(t *testing.T, h *proctest.Harness, fake, project string, env []string, wrapped bool, steps []fakeagent.Step) []fakeagent.Result {
+	t.Helper()
+	var in strings.Builder
+	for _, s := range steps {
+		data, err := json.Marshal(s)
+		require.NoError(t, err)
+		in.Write(data)
+		in.WriteByte('\n')
+	}
+	c := proctest.Cmd{Env: env, Dir: project, Stdin: in.String()}
+	bin := fake
+	if wrapped {
+		wrappers, err := filepath.Glob(filepath.Join(project, "scripts", "agentlock-*"))
+		require.NoError(t, err)
+		require.Len(t, wrappers, 1, "init writes one wrapper script")
+		bin = wrappers[0]
+		c.Env = append(append([]string{}, env...), "AGENTLOCK_AGENT_COMMAND="+fake)
+	}
+	r := proctest.Run(t, bin, c)
+	require.Equal(t, 0, r.Code, "the fake agent: %s", r)
+	var out []fakeagent.Result
+	for _, line := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
+		if line == "" {
+			continue
+		}
+		var res fakeagent.Result
+		require.NoError(t, json.Unmarshal([]byte(line), &res), "fake agent output %q", line)
+		require.Empty(t, res.Error, "step %+v", res.Step)
+		out = append(out, res)
+	}
+	return out
+}
+
+// generatedTexts reads every text an agent may follow: the files init
+// wrote (instructions, rules, skills), the protocol block of registry.md,
+// and, user-wide, Kimi's instructions.
+func generatedTexts(t *testing.T, project, home string) map[string]string {
+	t.Helper()
+	texts := map[string]string{}
+	for _, root := range []string{project, home} {
+		err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			if d.IsDir() || !strings.HasSuffix(p, ".md") {
+				return nil
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			texts[p] = string(data)
+			return nil
+		})
+		require.NoError(t, err)
+	}
+	root, err := os.ReadFile(filepath.Join("..", "..", "SKILL.md"))
+	require.NoError(t, err)
+	texts["SKILL.md"] = string(root)
+	require.Contains(t, texts, filepath.Join(project, ".agent-registry", "registry.md"))
+	return texts
+}
+
+var (
+	codeSpan  = regexp.MustCompile("`(agentlock [^`]+)`")
+	fenceLine = regexp.MustCompile(`(?m)^\s*(agentlock [^#\n]+?)\s*(#.*)?$`)
+	leftover  = regexp.MustCompile(`<[^>]+>`)
+)
+
+// instructedCommands extracts, in a stable order and once each, every
+// agentlock command of the texts, with their placeholders filled in. A
+// placeholder the test does not know fails the test: a text must not ask
+// an agent for something it cannot know.
+func instructedCommands(t *testing.T, texts map[string]string) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	var out []string
+	keys := make([]string, 0, len(texts))
+	for k := range texts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	// Longest placeholders first.
+	names := make([]string, 0, len(placeholders))
+	for k := range placeholders {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool { return len(names[i]) > len(names[j]) })
+	for _, k := range keys {
+		var found []string
+		for _, m := range codeSpan.FindAllStringSubmatch(texts[k], -1) {
+			found = append(found, m[1])
+		}
+		for _, block := range fencedBlocks(texts[k]) {
+			for _, m := range fenceLine.FindAllStringSubmatch(block, -1) {
+				found = append(found, m[1])
+			}
+		}
+		for _, c := range found {
+			c = strings.TrimSpace(c)
+			for _, p := range names {
+				c = strings.ReplaceAll(c, p, placeholders[p])
+			}
+			if l := leftover.FindString(c); l != "" {
+				t.Errorf("%s: the command %q asks for %s, which an agent cannot fill in", k, c, l)
+				continue
+			}
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// fencedBlocks returns the contents of the ``` blocks of a Markdown text.
+func fencedBlocks(text string) []string {
+	var blocks []string
+	parts := strings.Split(text, "```")
+	for i := 1; i < len(parts); i += 2 {
+		blocks = append(blocks, parts[i])
+	}
+	return blocks
+}
+
+// hookCommands returns, by event, the command line that the agent's
+// installed hook configuration runs, read from the files init wrote.
+func hookCommands(t *testing.T, agent, project, home string) map[string]string {
+	t.Helper()
+	cmds := map[string]string{}
+	collect := func(v any) {
+		var walk func(any)
+		walk = func(v any) {
+			switch x := v.(type) {
+			case map[string]any:
+				for k, e := range x {
+					if s, ok := e.(string); ok && k == "command" {
+						for _, ev := range []string{"session-start", "pre-edit", "renew", "session-end"} {
+							if strings.Contains(s, "hook "+agent+" "+ev) {
+								cmds[ev] = s
+							}
+						}
+					}
+					walk(e)
+				}
+			case []any:
+				for _, e := range x {
+					walk(e)
+				}
+			}
+		}
+		walk(v)
+	}
+	for _, root := range []string{project, home} {
+		err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			var v any
+			switch filepath.Ext(p) {
+			case ".json":
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				if json.Unmarshal(data, &v) != nil {
+					return nil
+				}
+			case ".toml":
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				if toml.Unmarshal(data, &v) != nil {
+					return nil
+				}
+			default:
+				return nil
+			}
+			collect(v)
+			return nil
+		})
+		require.NoError(t, err)
+	}
+	return cmds
+}
