@@ -142,18 +142,25 @@ func followInstructions(t *testing.T, h *proctest.Harness, fake string, a instru
 	texts["SessionStart context"] = contextText(first[0].Stdout)
 
 	commands := instructedCommands(t, texts)
-	// Ending commands go last, after the checks that need the lock held.
-	var work, ending []string
+	// Ending commands go last, after the checks that need the lock held,
+	// and the set-up commands the generated files name for people (init,
+	// uninit) after them.
+	var work, ending, setup []string
 	for _, c := range commands {
-		if strings.HasPrefix(c, "agentlock finish") || strings.HasPrefix(c, "agentlock release") {
+		switch {
+		case strings.HasPrefix(c, "agentlock finish"), strings.HasPrefix(c, "agentlock release"):
 			ending = append(ending, c)
-			continue
+		case strings.HasPrefix(c, "agentlock init"), strings.HasPrefix(c, "agentlock uninit"):
+			setup = append(setup, c)
+		default:
+			work = append(work, c)
 		}
-		work = append(work, c)
 	}
+	ending = append(ending, setup...)
 	require.Contains(t, work, "agentlock whoami")
 	require.Contains(t, work, "agentlock acquire src/mine.txt")
 	require.Contains(t, ending, "agentlock finish")
+	t.Logf("%d commands from %d texts: %q", len(commands), len(texts), commands)
 
 	steps = []fakeagent.Step{{Hook: hooks["session-start"], Payload: payload("SessionStart", nil), Env: a.hookEnv}}
 	for _, c := range work {
@@ -196,12 +203,18 @@ func followInstructions(t *testing.T, h *proctest.Harness, fake string, a instru
 	for _, line := range strings.Split(strings.TrimSpace(status.Stdout), "\n") {
 		var rec map[string]any
 		require.NoError(t, json.Unmarshal([]byte(line), &rec), "status --json line %q", line)
-		if owner, ok := rec["owner"].(string); ok && owner != "" {
+		if owner, ok := rec["session_id"].(string); ok && owner != "" {
 			owners = append(owners, owner)
 		}
 	}
 	require.NotEmpty(t, whoami)
 	assert.Equal(t, []string{whoami}, owners, "the file is held by the id whoami printed, which the hook used too")
+	if !wrapped {
+		// The id the harness gave its hooks, with nothing typed, in
+		// Gemini's and Kimi's shells too (found through the agent process
+		// the session-start hook recorded).
+		assert.Equal(t, a.name+"-"+a.harnessID, whoami)
+	}
 	if wrapped {
 		assert.True(t, strings.HasPrefix(whoami, a.name+"-"), "under the wrapper the wrapper's id wins: %s", whoami)
 		assert.NotContains(t, whoami, a.harnessID, "under the wrapper the wrapper's id wins: %s", whoami)
