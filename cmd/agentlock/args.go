@@ -110,6 +110,27 @@ func sessionArg(command string, c *config, typed string) (string, error) {
 		c.Session, c.Identity.Describe(), typed, command)}
 }
 
+// commandSession is the session a registry command acts for: the typed id
+// (positional or --session) when given and allowed (see sessionArg), else
+// the one resolved for this process; a usage error when there is none.
+// run is the command to suggest instead of a refused id.
+func commandSession(run string, c *config, typed string) (string, error) {
+	session := c.Session
+	if typed != "" {
+		var err error
+		if session, err = sessionArg(run, c, typed); err != nil {
+			return "", err
+		}
+	}
+	if err := c.flagConflict(run); err != nil {
+		return "", err
+	}
+	if session == "" {
+		return "", errNoSession()
+	}
+	return session, nil
+}
+
 // errNoSession is the usage error of a command that needs a session when
 // none is known.
 func errNoSession() error {

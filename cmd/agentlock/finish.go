@@ -52,19 +52,9 @@ func finishRun(opts *FinishOptions) error {
 	if err != nil {
 		return err
 	}
-	session := c.Session
-	if opts.Session != "" {
-		if session, err = sessionArg(opts.Command, c, opts.Session); err != nil {
-			return err
-		}
-	}
-	if err := c.flagConflict(opts.Command); err != nil {
+	if opts.Session, err = commandSession(opts.Command, c, opts.Session); err != nil {
 		return err
 	}
-	if session == "" {
-		return errNoSession()
-	}
-	opts.Session = session
 	// The session exists already: any id that 0.2 accepted will do.
 	if err := core.ValidateExistingSession(opts.Session); err != nil {
 		return usagef("%v", err)

@@ -43,17 +43,9 @@ func handoffRun(opts *HandoffOptions) error {
 	if err != nil {
 		return err
 	}
-	session := c.Session
-	if opts.Session != "" {
-		if session, err = sessionArg(opts.Command+" "+shellWord(opts.Notes), c, opts.Session); err != nil {
-			return err
-		}
-	}
-	if err := c.flagConflict(opts.Command + " " + shellWord(opts.Notes)); err != nil {
+	session, err := commandSession(opts.Command+" "+shellWord(opts.Notes), c, opts.Session)
+	if err != nil {
 		return err
-	}
-	if session == "" {
-		return errNoSession()
 	}
 	reg := ws.Registry()
 	s, err := reg.AddHandoffRef(session, opts.Notes)

@@ -74,19 +74,10 @@ func registerRun(opts *RegisterOptions) error {
 	if err != nil {
 		return err
 	}
-	session := c.Session
-	if opts.Session != "" {
-		if session, err = sessionArg(opts.Command, c, opts.Session); err != nil {
-			return err
-		}
-	}
-	if err := c.flagConflict(opts.Command); err != nil {
+	if opts.Session, err = commandSession(opts.Command, c, opts.Session); err != nil {
 		return err
 	}
-	if session == "" {
-		return errNoSession()
-	}
-	opts.Session = session
+	session := opts.Session
 	if opts.WorkingOn == "" {
 		return usagef("register needs what the session works on (--working-on)")
 	}
