@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -177,6 +178,13 @@ func initRun(opts *InitOptions) error {
 		plan.Notes = append(plan.Notes, p.LegacyNotes()...)
 	}
 	home := p.Rel(p.Workspace.Home)
+	binary, err := checkBinary(opts)
+	if err != nil {
+		return err
+	}
+	if binary != "" && !opts.Check {
+		fmt.Fprintln(opts.IO.ErrOut, "agentlock: warning: "+binary)
+	}
 	switch {
 	case opts.DryRun:
 		if moveHome {
@@ -202,6 +210,12 @@ func initRun(opts *InitOptions) error {
 		for _, label := range drift {
 			fmt.Fprintf(out, "out of date: %s\n", label)
 		}
+		if binary != "" {
+			// Not drift of the project's files (CI checks those on
+			// machines without agentlock), but the set-up does nothing
+			// until it is fixed.
+			fmt.Fprintln(out, "warning: "+binary)
+		}
 		if moveHome || plan.HomeMissing || len(drift) > 0 {
 			fmt.Fprintln(opts.IO.ErrOut, "agentlock: the set-up is not up to date: run agentlock init with the same options")
 			return errSilentRefusal
@@ -225,6 +239,25 @@ func initRun(opts *InitOptions) error {
 		fmt.Fprintln(out, "note: "+n)
 	}
 	return nil
+}
+
+// checkBinary returns, when the agentlock that hooks and agents find on
+// PATH is missing or another build than this one, what is wrong and what
+// to do, in one line; "" when it is this one. doctor runs the same check.
+func checkBinary(opts *InitOptions) (string, error) {
+	c, err := opts.Config()
+	if err != nil {
+		return "", err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find this program's file: %w", err)
+	}
+	b := setup.CheckBinary("agentlock", c.SearchPath, self)
+	if b.State == setup.BinarySame {
+		return "", nil
+	}
+	return b.Detail() + "; " + b.Fix(), nil
 }
 
 // sharedHomeFile is where a project records the home it shares, for

@@ -1,0 +1,36 @@
+package filestore
+
+// FileSystem describes the file system a folder is on, as far as this
+// operating system lets agentlock tell (see FileSystemAt).
+type FileSystem struct {
+	// Name is the file system's name ("ext4", "apfs", "NFS"), or its raw
+	// identifier when agentlock does not know it.
+	Name string
+	// Kind says whether flock(2) excludes reliably there.
+	Kind FSKind
+}
+
+// FSKind classifies a file system for flock(2).
+type FSKind int
+
+const (
+	// FSUnknown: agentlock cannot tell on this system, or does not know
+	// this file system (FUSE, say, which may be sshfs or a synced drive).
+	FSUnknown FSKind = iota
+	// FSLocal: a local file system where flock excludes.
+	FSLocal
+	// FSNetwork: a network file system where flock does not exclude
+	// reliably between machines; agentlock refuses it.
+	FSNetwork
+)
+
+// String names the kind for people: "local", "network", "unknown".
+func (k FSKind) String() string {
+	switch k {
+	case FSLocal:
+		return "local"
+	case FSNetwork:
+		return "network"
+	}
+	return "unknown"
+}
