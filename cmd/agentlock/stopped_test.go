@@ -83,9 +83,9 @@ func TestStoppedHolderDoesNotHangAnyone(t *testing.T) {
 			assert.Equal(t, 1, strings.Count(r.Stderr, "\n"), "one line on stderr: %q", r.Stderr)
 		case "status":
 			// A listing reports the record it could not read in its row
-			// and lists the rest, as it does for a corrupt one.
-			assert.Equal(t, 0, r.Code, "%s", r)
-			said = r.Stdout
+			// and lists the rest, then exits 3 naming it on stderr.
+			assert.Equal(t, 3, r.Code, "%s", r)
+			assert.Contains(t, r.Stdout, c.file, "status lists the busy file in its row")
 		default:
 			assert.Equal(t, 3, r.Code, "%s", r)
 		}
