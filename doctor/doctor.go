@@ -8,6 +8,7 @@
 package doctor
 
 import (
+	"fmt"
 	"path/filepath"
 	"time"
 
@@ -92,7 +93,7 @@ func Run(opts Options) ([]Check, error) {
 	}
 	d := &run{opts: opts, project: p, ws: p.Workspace}
 	var checks []Check
-	checks = append(checks, d.home())
+	checks = append(checks, d.home(), d.registry())
 	checks = append(checks, fileSystem("home-filesystem", "the home", d.ws.Home, opts.Settings.UserHome))
 	if filepath.Clean(d.ws.LockDir) != filepath.Join(d.ws.Home, "locks") {
 		checks = append(checks, fileSystem("lockdir-filesystem", "the lock folder", d.ws.LockDir, opts.Settings.UserHome))
@@ -125,6 +126,20 @@ func (d *run) home() Check {
 		return c
 	}
 	c.Status, c.Detail = OK, "registry "+d.ws.RegistryPath+", locks in "+d.ws.LockDir
+	return c
+}
+
+// registry: registry.md reads and parses (a missing one is an empty
+// registry). Registry commands refuse to write one that does not.
+func (d *run) registry() Check {
+	c := Check{Name: "registry"}
+	doc, err := d.ws.Registry().Load()
+	if err != nil {
+		c.Status, c.Detail = Problem, err.Error()
+		c.Fix = "repair or move away " + d.ws.RegistryPath + " (agentlock never overwrites it): agentlock init creates an empty one"
+		return c
+	}
+	c.Status, c.Detail = OK, fmt.Sprintf("%s reads, %d session(s)", d.ws.RegistryPath, len(doc.Agents))
 	return c
 }
 

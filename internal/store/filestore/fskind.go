@@ -1,5 +1,7 @@
 package filestore
 
+import "io/fs"
+
 // FileSystem describes the file system a folder is on, as far as this
 // operating system lets agentlock tell (see FileSystemAt).
 type FileSystem struct {
@@ -33,4 +35,21 @@ func (k FSKind) String() string {
 		return "network"
 	}
 	return "unknown"
+}
+
+// typeOf names a file's type for messages: "a FIFO", "a folder", ...
+func typeOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }
