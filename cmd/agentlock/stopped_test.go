@@ -34,13 +34,13 @@ sys.stderr.flush()
 os.kill(os.getpid(), signal.SIGSTOP)
 `
 
-// TestStoppedHolderDoesNotHangAnyone freezes a process holding a lock
+// TestChaosStoppedHolderDoesNotHangAnyone freezes a process holding a lock
 // file's flock and the registry's lock, then runs, all at once, every
 // command an agent uses that needs one of them. Each must exit 3 within the
 // bound (AGENTLOCK_LOCK_WAIT=1s, far below the children's deadline), naming
 // the file; the pre-edit hook must deny (exit 2, one line) rather than let
 // the edit through, and status lists the file it could not read.
-func TestStoppedHolderDoesNotHangAnyone(t *testing.T) {
+func TestChaosStoppedHolderDoesNotHangAnyone(t *testing.T) {
 	py := python3(t)
 	p := hookProject(t)
 	target := filepath.Join(p.dir, "src/a.go")
