@@ -47,6 +47,10 @@ adds only its own hook entries. Everything else is left byte for byte.
 Kimi reads hooks only from the user-wide ~/.kimi*/config.toml: they are added
 there only with --global. Running init twice changes nothing.
 
+The hooks run the agentlock on PATH: init warns (on stderr; with --check, in
+its report) when there is none, or when it is another build than the one
+running init. agentlock doctor checks it too.
+
 With --home DIR, the project keeps its registry and locks in DIR, shared with
 other projects or with agent-registry 0.2 (whose default home is
 ~/Desktop/agent-registry): .agent-registry/ then holds only the file "home"
