@@ -65,8 +65,10 @@ func chaosProject(t *testing.T) *project {
 }
 
 // claim is what the storm knows of a path's owner: the session whose
-// acquire succeeded, and when it last started an operation that may have
-// written a stamp (an acquire or heartbeat, whatever became of it).
+// acquire succeeded, and a lower bound of the stamp its record holds: the
+// start of its last acquire or heartbeat that succeeded. (One that was
+// killed may not have written: it cannot raise the bound. One that wrote
+// only makes the stamp newer, which makes a takeover later, not earlier.)
 type claim struct {
 	session   string
 	lastStamp time.Time
@@ -76,8 +78,8 @@ type claim struct {
 // processes — acquire, heartbeat, release, check, register, finish, status
 // — on three shared paths, and SIGKILLs about half of them at a random
 // moment. Invariants: no process exits 2 (usage) or hangs; never two owners
-// (an acquire by another session succeeds only once the previous owner's
-// last possible stamp is older than the timeout, unless the owner started a
+// (an acquire by another session succeeds only once the owner's last stamp
+// known to be written is older than the timeout, unless the owner started a
 // release or finish since); afterwards, once the timeout has passed, every
 // path can be acquired (nothing stuck), registry.md parses (show exits 0)
 // and doctor finds the lock folder and registry sound.
@@ -92,7 +94,9 @@ func TestChaosKillStorm(t *testing.T) {
 	owners := map[string]*claim{}
 	var ops, kills atomic.Int64
 	var violations []string
-	stop := time.Now().Add(duration)
+	var history []string // every operation, for the report of a violation
+	begin := time.Now()
+	stop := begin.Add(duration)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
@@ -122,10 +126,6 @@ func TestChaosKillStorm(t *testing.T) {
 				start := time.Now()
 				mu.Lock()
 				switch args[0] {
-				case "acquire", "heartbeat":
-					if c := owners[path]; c != nil && c.session == session {
-						c.lastStamp = start
-					}
 				case "release":
 					if c := owners[path]; c != nil && c.session == session {
 						delete(owners, path) // its outcome is unknown once started
@@ -151,13 +151,25 @@ func TestChaosKillStorm(t *testing.T) {
 					kills.Add(1)
 				}
 				mu.Lock()
+				history = append(history, fmt.Sprintf("%.3f-%.3f %s %v -> %d", start.Sub(begin).Seconds(), done.Sub(begin).Seconds(), session, args, r.Code))
 				if r.Code == 2 {
 					violations = append(violations, fmt.Sprintf("usage error: %s", r))
 				}
+				if args[0] == "heartbeat" && r.Code == 0 {
+					if c := owners[path]; c != nil && c.session == session {
+						c.lastStamp = start
+					}
+				}
 				if args[0] == "acquire" && r.Code == 0 {
 					if c := owners[path]; c != nil && c.session != session && done.Sub(c.lastStamp) <= chaosTimeout*time.Second {
-						violations = append(violations, fmt.Sprintf("two owners of %s: %s took it %s after %s's last stamp",
-							path, session, done.Sub(c.lastStamp), c.session))
+						var recent []string
+						for _, h := range history {
+							if strings.Contains(h, path) || strings.Contains(h, "finish") {
+								recent = append(recent, h)
+							}
+						}
+						violations = append(violations, fmt.Sprintf("two owners of %s: %s took it %s after %s's last stamp; operations on it:\n%s",
+							path, session, done.Sub(c.lastStamp), c.session, strings.Join(recent[max(0, len(recent)-25):], "\n")))
 					}
 					owners[path] = &claim{session: session, lastStamp: start}
 				}
