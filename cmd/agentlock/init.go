@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -45,6 +46,10 @@ adds only its own hook entries. Everything else is left byte for byte.
 
 Kimi reads hooks only from the user-wide ~/.kimi*/config.toml: they are added
 there only with --global. Running init twice changes nothing.
+
+The hooks run the agentlock on PATH: init warns (on stderr; with --check, in
+its report) when there is none, or when it is another build than the one
+running init. agentlock doctor checks it too.
 
 With --home DIR, the project keeps its registry and locks in DIR, shared with
 other projects or with agent-registry 0.2 (whose default home is
@@ -182,6 +187,13 @@ func initRun(opts *InitOptions) error {
 		plan.Notes = append(plan.Notes, p.LegacyNotes()...)
 	}
 	home := p.Rel(p.Workspace.Home)
+	binary, err := checkBinary(opts)
+	if err != nil {
+		return err
+	}
+	if binary != "" && !opts.Check {
+		fmt.Fprintln(opts.IO.ErrOut, "agentlock: warning: "+binary)
+	}
 	switch {
 	case opts.DryRun:
 		if moveHome {
@@ -208,6 +220,12 @@ func initRun(opts *InitOptions) error {
 		for _, label := range drift {
 			out.change("out-of-date", label, "", "out of date: "+label)
 		}
+		if binary != "" {
+			// Not drift of the project's files (CI checks those on
+			// machines without agentlock), but the set-up does nothing
+			// until it is fixed.
+			out.change("warning", "", binary, "warning: "+binary)
+		}
 		if moveHome || plan.HomeMissing || len(drift) > 0 {
 			fmt.Fprintln(opts.IO.ErrOut, "agentlock: the set-up is not up to date: run agentlock init with the same options")
 			return errSilentRefusal
@@ -230,6 +248,25 @@ func initRun(opts *InitOptions) error {
 	}
 	out.notes(plan.Notes)
 	return nil
+}
+
+// checkBinary returns, when the agentlock that hooks and agents find on
+// PATH is missing or another build than this one, what is wrong and what
+// to do, in one line; "" when it is this one. doctor runs the same check.
+func checkBinary(opts *InitOptions) (string, error) {
+	c, err := opts.Config()
+	if err != nil {
+		return "", err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find this program's file: %w", err)
+	}
+	b := setup.CheckBinary("agentlock", c.SearchPath, self)
+	if b.State == setup.BinarySame {
+		return "", nil
+	}
+	return b.Detail() + "; " + b.Fix(), nil
 }
 
 // sharedHomeFile is where a project records the home it shares, for
