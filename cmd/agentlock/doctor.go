@@ -71,7 +71,7 @@ func doctorRun(opts *DoctorOptions) error {
 	}
 	for _, ch := range checks {
 		if c.JSON {
-			err = writeJSON(opts.IO.Out, ch)
+			err = writeJSON(opts.IO.Out, report.DoctorCheck{Name: ch.Name, Status: string(ch.Status), Detail: ch.Detail, Fix: ch.Fix})
 		} else {
 			err = writeCheck(opts.IO, ch)
 		}

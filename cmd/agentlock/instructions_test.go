@@ -8,6 +8,7 @@ package main_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,6 +118,15 @@ func followInstructions(t *testing.T, h *proctest.Harness, fake string, a instru
 	}
 	r := run(append([]string{"init", "--agent", a.name}, a.initArgs...)...)
 	require.Equal(t, 0, r.Code, "%s", r)
+	if a.name == "codex" {
+		// The user trusted the project's hooks in Codex's /hooks, as init
+		// tells them to: Codex records it in its config (the hash is
+		// Codex's own; doctor can only see that trust was given).
+		hooks := filepath.Join(project, ".codex", "hooks.json")
+		config := fmt.Sprintf("[hooks.state.%q]\ntrusted_hash = \"sha256:given-in-hooks-screen\"\n", hooks+":pre_tool_use:0:0")
+		require.NoError(t, os.MkdirAll(filepath.Join(home, ".codex"), 0o700))
+		require.NoError(t, os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte(config), 0o600))
+	}
 
 	texts := generatedTexts(t, project, home)
 	hooks := hookCommands(t, a.name, project, home)
