@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -64,7 +65,7 @@ func (d *Document) Read() ([]byte, error) {
 // it (so what another writer wrote a moment ago is kept), change, write a
 // temporary file, fsync, rename, fsync the folder, unlock.
 func (d *Document) Edit(change func(old []byte) ([]byte, error)) error {
-	lock, err := openSidecar(d.lockPath(), filepath.Dir(d.Path), d.Wait)
+	lock, err := d.lockSidecar()
 	if err != nil {
 		return err
 	}
@@ -78,4 +79,46 @@ func (d *Document) Edit(change func(old []byte) ([]byte, error)) error {
 		return err
 	}
 	return atomicfile.Write(d.Path, next, 0o644)
+}
+
+// maxQueuedWaits bounds how many times in a row Edit waits Wait for the
+// sidecar while other writers keep getting through: a queue of writers
+// that long is not a queue any more.
+const maxQueuedWaits = 12
+
+// lockSidecar takes the sidecar's flock. Each wait is bounded by Wait,
+// against a holder that is stopped or stuck; but a queue of writers that
+// each hold the lock for a moment is progress, not a hang (many agents
+// registering at once on a loaded machine): while the document keeps
+// changing during a wait, the wait goes on, up to maxQueuedWaits waits.
+func (d *Document) lockSidecar() (*os.File, error) {
+	seen := d.version()
+	for i := 0; ; i++ {
+		f, err := openSidecar(d.lockPath(), filepath.Dir(d.Path), d.Wait)
+		if !errors.Is(err, store.ErrBusy) || i+1 >= maxQueuedWaits {
+			return f, err
+		}
+		now := d.version()
+		if now == seen {
+			return nil, err // nobody got through during a whole wait: stuck
+		}
+		seen = now
+	}
+}
+
+// docVersion tells versions of the document apart: every edit replaces
+// the file (a new inode) and sets its modification time.
+type docVersion struct {
+	ino   uint64
+	mtime time.Time
+	size  int64
+}
+
+// version is the document's current version; zero when it cannot be read.
+func (d *Document) version() docVersion {
+	info, err := os.Stat(d.Path)
+	if err != nil {
+		return docVersion{}
+	}
+	return docVersion{ino: fileID(info), mtime: info.ModTime(), size: info.Size()}
 }

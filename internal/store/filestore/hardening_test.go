@@ -94,3 +94,42 @@ func TestSlotsSayWhenWritten(t *testing.T) {
 	})
 	require.NoError(t, err)
 }
+
+// A queue of writers that each hold registry.md's lock for a moment is
+// progress, not a hang: a writer waiting longer than Wait in total, while
+// the others keep changing the document, still gets its turn. A holder that
+// changes nothing for a whole Wait is still reported busy.
+func TestDocumentWaitsThroughAQueueOfWriters(t *testing.T) {
+	doc := &Document{Path: filepath.Join(t.TempDir(), "registry.md"), Wait: 300 * time.Millisecond}
+	require.NoError(t, doc.Edit(func([]byte) ([]byte, error) { return []byte("v0"), nil }))
+	side, err := os.OpenFile(doc.lockPath(), os.O_RDWR, 0)
+	require.NoError(t, err)
+	defer side.Close()
+	require.NoError(t, unix.Flock(int(side.Fd()), unix.LOCK_EX))
+
+	// The "other writers": while the lock is held, the document changes
+	// every 20ms for three Waits, then the lock is let go.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 45 {
+			time.Sleep(20 * time.Millisecond)
+			tmp := doc.Path + ".next"
+			if os.WriteFile(tmp, []byte{byte('a' + i)}, 0o644) != nil || os.Rename(tmp, doc.Path) != nil {
+				return
+			}
+		}
+		unix.Flock(int(side.Fd()), unix.LOCK_UN)
+	}()
+	err = doc.Edit(func([]byte) ([]byte, error) { return []byte("mine"), nil })
+	<-done
+	require.NoError(t, err, "a writer behind a moving queue gets its turn")
+	data, err := doc.Read()
+	require.NoError(t, err)
+	require.Equal(t, "mine", string(data))
+
+	// A stuck holder: nothing changes, so the wait ends busy.
+	require.NoError(t, unix.Flock(int(side.Fd()), unix.LOCK_EX))
+	err = doc.Edit(func([]byte) ([]byte, error) { return []byte("never"), nil })
+	require.ErrorIs(t, err, store.ErrBusy)
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -222,4 +223,12 @@ func ensureDir(dir string) error {
 		return fmt.Errorf("create lock directory: %w", err)
 	}
 	return nil
+}
+
+// fileID is the inode number of a file's status.
+func fileID(info os.FileInfo) uint64 {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino)
+	}
+	return 0
 }
