@@ -261,6 +261,10 @@ func (h run) recordHarness() {
 func (h run) preEdit() {
 	name := h.req.Agent.Name()
 	paths, err := h.req.Agent.EditedPaths(h.in)
+	if errors.Is(err, integrations.ErrUncheckable) && h.ws.Enabled() {
+		h.res.Deny = "agentlock: " + err.Error() + "."
+		return
+	}
 	if err != nil {
 		h.res.warnf("%s pre-edit hook: %v; the edit is not gated", name, err)
 		return

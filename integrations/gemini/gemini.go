@@ -55,3 +55,8 @@ func (Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
 func (Agent) SessionContext(text string) ([]byte, error) {
 	return integrations.AdditionalContext("SessionStart", text)
 }
+
+// DenyOutput implements integrations.Denier: {"decision":"deny"} with exit
+// 0, which Gemini shows without its "hook failed" label (exit 1 would only
+// warn and let the tool run; exit 2 denies, labelled as a failure).
+func (Agent) DenyOutput(reason string) ([]byte, error) { return integrations.DecisionDeny(reason) }
