@@ -112,6 +112,7 @@ func Run(req Request) Result {
 		res.warnf("%s %s hook: %v; doing nothing", name, req.Event, err)
 		return res
 	}
+	in.UserHome = req.Settings.UserHome
 	cwd, err := payloadCwd(in)
 	if err != nil {
 		res.warnf("%s %s hook: %v; doing nothing", name, req.Event, err)

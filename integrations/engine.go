@@ -67,7 +67,7 @@ func (e Engine) Install(a Artifact) (Change, error) {
 	case ManagedBlock:
 		c.New, err = installBlock(c.Old, a)
 	case TOMLBlock:
-		c.New, err = installTOMLBlock(c.Old, a)
+		c.New, err = installTOMLBlock(c.Old, a, e.Fingerprint)
 	case JSONHooks:
 		c.New, err = installHooks(c.Old, a.Content, e.Fingerprint)
 	}
@@ -104,7 +104,7 @@ func (e Engine) Uninstall(a Artifact) (Change, error) {
 	case ManagedBlock:
 		c.New, err = removeBlocks(c.Old, a.Comment)
 	case TOMLBlock:
-		c.New, err = removeTOMLBlock(c.Old, a.Comment)
+		c.New, err = removeTOMLBlock(c.Old, a.Comment, e.Fingerprint)
 	case JSONHooks:
 		c.New, err = removeHooks(c.Old, e.Fingerprint)
 	}

@@ -121,6 +121,10 @@ type HookInput struct {
 	ToolName  string          `json:"tool_name"`
 	ToolInput json.RawMessage `json:"tool_input"`
 	Model     json.RawMessage `json:"model"`
+	// UserHome is the user's home folder, for harnesses that expand a
+	// leading "~" in a tool's path (Kimi); not part of the payload, set
+	// by the caller ("" when unknown).
+	UserHome string `json:"-"`
 }
 
 // Agent is one agent CLI's integration.

@@ -9,7 +9,9 @@
 package kimi
 
 import (
+	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/templates"
@@ -66,12 +68,23 @@ func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, er
 
 // EditedPaths implements integrations.Agent: WriteFile/StrReplaceFile
 // (kimi-cli) and Write/Edit (Kimi Code) carry tool_input.path, maybe
-// relative.
+// relative, and Kimi expands a leading "~" (Python's expanduser) before it
+// writes: so does the hook, with the user's home. A "~" the hook cannot
+// expand (no home known, or another user's "~name") is a path it cannot
+// check.
 func (Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
-	if p := integrations.StringField(in.ToolInput, "path"); p != "" {
+	p := integrations.StringField(in.ToolInput, "path")
+	if p == "" || !strings.HasPrefix(p, "~") {
+		if p == "" {
+			return nil, nil
+		}
 		return []string{p}, nil
 	}
-	return nil, nil
+	rest := p[1:]
+	if in.UserHome == "" || (rest != "" && !strings.HasPrefix(rest, "/")) {
+		return nil, fmt.Errorf("%w: Kimi expands the ~ of %q, which agentlock cannot; give the path without ~", integrations.ErrUncheckable, p)
+	}
+	return []string{filepath.Join(in.UserHome, rest)}, nil
 }
 
 // SessionContext implements integrations.Agent: Kimi adds a hook's plain
