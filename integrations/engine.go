@@ -121,13 +121,18 @@ func (e Engine) Uninstall(a Artifact) (Change, error) {
 // means to.
 func (e Engine) current(a Artifact) (Change, error) {
 	c := Change{Artifact: a}
-	root := e.root(a.Scope)
-	if root == "" || !filepath.IsLocal(a.Path) {
+	root, rel := e.root(a.Scope), a.Path
+	if a.Scope == User && filepath.IsAbs(a.Path) {
+		// A folder the user named (KIMI_CODE_HOME): it is checked from
+		// there on, as the home is.
+		root, rel = filepath.Dir(a.Path), filepath.Base(a.Path)
+	}
+	if root == "" || !filepath.IsLocal(rel) {
 		return c, fmt.Errorf("%s: outside the %s folder", a.Path, a.Scope)
 	}
-	c.Path = filepath.Join(root, a.Path)
+	c.Path = filepath.Join(root, rel)
 	dir := root
-	for _, part := range strings.Split(filepath.Clean(a.Path), string(filepath.Separator)) {
+	for _, part := range strings.Split(filepath.Clean(rel), string(filepath.Separator)) {
 		dir = filepath.Join(dir, part)
 		info, err := os.Lstat(dir)
 		if errors.Is(err, fs.ErrNotExist) {

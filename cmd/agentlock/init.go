@@ -138,7 +138,7 @@ func openProject(opts *InitOptions, names []string, whole bool) (*setup.Project,
 	if err != nil {
 		return nil, err
 	}
-	return setup.Open(wd, setup.Options{Settings: c.Settings, Agents: agents, Global: opts.Global, Whole: whole})
+	return setup.Open(wd, setup.Options{Settings: c.Settings, Agents: agents, Global: opts.Global, Whole: whole, AgentDirs: c.AgentDirs})
 }
 
 // reportProblems prints why a plan cannot be applied; nothing was written.
@@ -307,7 +307,7 @@ func uninitRun(opts *InitOptions) error {
 	}
 	out := newPrinter(opts.IO, cfg)
 	for _, left := range p.LeftInUserFiles() {
-		out.notes([]string{fmt.Sprintf("~/%s still has agentlock's %s hooks: run agentlock uninit --agent %s --global to remove them",
+		out.notes([]string{fmt.Sprintf("%s still has agentlock's %s hooks: run agentlock uninit --agent %s --global to remove them",
 			left.Path, left.Agent.Title(), left.Agent.Name())})
 	}
 	for _, c := range plan.Changes {
