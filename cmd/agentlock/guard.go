@@ -32,7 +32,8 @@ when another live session holds one; exit 0 otherwise. The committing
 session (the one agentlock resolves here: --session, AGENTLOCK_SESSION, the
 harness's id or the recorded agent process, as for every command) may commit
 its own files. A person committing outside any session is refused every file
-an agent holds. Outside a project set up with "agentlock init" it allows
+an agent holds. With --json, the lock record of each refused file (as check
+prints it) goes to stdout too. Outside a project set up with "agentlock init" it allows
 everything. A path it cannot check (a lock file it cannot read) refuses the
 commit.
 
@@ -103,6 +104,12 @@ func guardRun(opts *GuardOptions) error {
 			fmt.Fprintf(opts.IO.ErrOut, "agentlock: cannot tell who holds %s (%s), so the commit is refused\n", report.Escape(rel(top, p)), report.Escape(chk.Warning))
 			refused++
 			continue
+		}
+		if c.JSON {
+			// The lock record of the refused file, as check prints it.
+			if err := newPrinter(opts.IO, c).emit(report.Checked(chk)); err != nil {
+				return err
+			}
 		}
 		who := "no session"
 		if c.Session != "" {
