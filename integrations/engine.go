@@ -100,7 +100,6 @@ func (e Engine) Uninstall(a Artifact) (Change, error) {
 			return c, nil
 		}
 		c.Delete = true
-		return c, nil
 	case ManagedBlock:
 		c.New, err = removeBlocks(c.Old, a.Comment)
 	case TOMLBlock:
@@ -111,7 +110,14 @@ func (e Engine) Uninstall(a Artifact) (Change, error) {
 	if err != nil {
 		return c, fmt.Errorf("%s: %w", c.Path, err)
 	}
-	c.Delete = len(bytes.TrimSpace(c.New)) == 0
+	if a.Kind != OwnedFile {
+		c.Delete = len(bytes.TrimSpace(c.New)) == 0
+	}
+	// As for Install: a file its owner made read-only is meant to stay as
+	// it is, removed or rewritten.
+	if c.Changed() && c.perm&0o200 == 0 {
+		return c, fmt.Errorf("%s is %w (mode %04o): make it writable (chmod u+w), then run uninit again", c.Path, ErrReadOnly, c.perm)
+	}
 	return c, nil
 }
 

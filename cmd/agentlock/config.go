@@ -51,6 +51,9 @@ type config struct {
 	// (raw, without the agent prefix).
 	Harness map[string]string
 	JSON    bool // --json
+	// SearchPath is PATH, where hooks and agents find agentlock (init and
+	// doctor check it); CodexHome is $CODEX_HOME (doctor).
+	SearchPath, CodexHome string
 }
 
 // envBindings maps configuration keys to their environment variables.
@@ -62,6 +65,8 @@ var envBindings = [][2]string{
 	{"session_env", "AGENTLOCK_SESSION"}, // not overridden by --session
 	{"timeout", "AGENTLOCK_TIMEOUT"},
 	{"lock_wait", "AGENTLOCK_LOCK_WAIT"},
+	{"search_path", "PATH"},
+	{"codex_home", "CODEX_HOME"},
 }
 
 // lazyConfig returns the Factory's Config function: the configuration is
@@ -99,7 +104,9 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 			Home:         v.GetString("home"),
 			Now:          now,
 		},
-		JSON: v.GetBool("json"),
+		JSON:       v.GetBool("json"),
+		SearchPath: v.GetString("search_path"),
+		CodexHome:  v.GetString("codex_home"),
 	}
 	c.Harness = all.HarnessSessions(func(name string) string {
 		key := "harness_" + strings.ToLower(name)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -55,6 +56,10 @@ in the folder git runs hooks from (core.hooksPath when set): a commit that
 touches a file another live session holds is refused, naming the holder. An
 existing shell pre-commit hook is kept: the guard goes in a marked block after
 its first line. uninit removes exactly that.
+
+The hooks run the agentlock on PATH: init warns (on stderr; with --check, in
+its report) when there is none, or when it is another build than the one
+running init. agentlock doctor checks it too.
 
 With --home DIR, the project keeps its registry and locks in DIR, shared with
 other projects or with agent-registry 0.2 (whose default home is
@@ -195,6 +200,13 @@ func initRun(opts *InitOptions) error {
 		plan.Notes = append(plan.Notes, p.LegacyNotes()...)
 	}
 	home := p.Rel(p.Workspace.Home)
+	binary, err := checkBinary(opts)
+	if err != nil {
+		return err
+	}
+	if binary != "" && !opts.Check {
+		fmt.Fprintln(opts.IO.ErrOut, "agentlock: warning: "+binary)
+	}
 	switch {
 	case opts.DryRun:
 		if moveHome {
@@ -223,6 +235,12 @@ func initRun(opts *InitOptions) error {
 		drift := plan.Drift()
 		for _, label := range drift {
 			out.change("out-of-date", label, "", "out of date: "+label)
+		}
+		if binary != "" {
+			// Not drift of the project's files (CI checks those on
+			// machines without agentlock), but the set-up does nothing
+			// until it is fixed.
+			out.change("warning", "", binary, "warning: "+binary)
 		}
 		if moveHome || plan.HomeMissing || len(drift) > 0 {
 			fmt.Fprintln(opts.IO.ErrOut, "agentlock: the set-up is not up to date: run agentlock init with the same options")
@@ -254,6 +272,25 @@ func initRun(opts *InitOptions) error {
 		return gitHookRun(opts, p.Root, true)
 	}
 	return nil
+}
+
+// checkBinary returns, when the agentlock that hooks and agents find on
+// PATH is missing or another build than this one, what is wrong and what
+// to do, in one line; "" when it is this one. doctor runs the same check.
+func checkBinary(opts *InitOptions) (string, error) {
+	c, err := opts.Config()
+	if err != nil {
+		return "", err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find this program's file: %w", err)
+	}
+	b := setup.CheckBinary("agentlock", c.SearchPath, self)
+	if b.State == setup.BinarySame {
+		return "", nil
+	}
+	return b.Detail() + "; " + b.Fix(), nil
 }
 
 // sharedHomeFile is where a project records the home it shares, for
