@@ -40,7 +40,7 @@ func (d *run) integrations() []Check {
 		checks = append(checks, drift(p, a))
 		switch a.Name() {
 		case "codex":
-			checks = append(checks, codexTrust(filepath.Join(p.Root, ".codex", "hooks.json"), d.codexConfig()))
+			checks = append(checks, codexTrustCheck(filepath.Join(p.Root, ".codex", "hooks.json"), d.codexConfig(), d.opts.CodexHome, d.opts.SearchPath, p.Root))
 		case "gemini":
 			checks = append(checks, geminiTrust(p.Root, filepath.Join(d.opts.Settings.UserHome, ".gemini", "trustedFolders.json")))
 		}

@@ -18,6 +18,7 @@ package main_test
 // hook_policy_fail_closed.
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -283,6 +284,8 @@ func TestChaosHostileHookPayloads(t *testing.T) {
 	hook := func(agent, payload string) proctest.Result {
 		return harness(t).Run(t, proctest.Cmd{Args: []string{"hook", agent, "pre-edit"}, Env: p.env, Dir: p.dir, Stdin: payload})
 	}
+	// A sound answer: let the edit run, or deny it in the harness's form
+	// (claude, codex, gemini: exit 0 and one JSON line on stdout).
 	sound := func(label string, r proctest.Result) {
 		t.Helper()
 		assert.Contains(t, []int{0, 2}, r.Code, "%s: %s", label, r)
@@ -290,6 +293,10 @@ func TestChaosHostileHookPayloads(t *testing.T) {
 		assert.NotContains(t, r.Stderr, "goroutine ", label)
 		if r.Code == 2 {
 			assert.Equal(t, 1, strings.Count(r.Stderr, "\n"), "%s: one line: %q", label, r.Stderr)
+		}
+		if r.Stdout != "" {
+			assert.Equal(t, 1, strings.Count(r.Stdout, "\n"), "%s: one line: %q", label, r.Stdout)
+			assert.True(t, json.Valid([]byte(r.Stdout)), "%s: a JSON denial: %q", label, r.Stdout)
 		}
 	}
 	valid := map[string]string{
@@ -299,7 +306,7 @@ func TestChaosHostileHookPayloads(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(7, 11))
 	for agent, payload := range valid {
-		requireDenied(t, hook(agent, payload), "holder")
+		requireDenied(t, agent, hook(agent, payload), "holder")
 		for cut := 0; cut < len(payload); cut += 9 {
 			sound(fmt.Sprintf("%s cut at %d", agent, cut), hook(agent, payload[:cut]))
 		}
@@ -325,6 +332,6 @@ func TestChaosHostileHookPayloads(t *testing.T) {
 	for i, payload := range spelled {
 		r := hook("claude", payload)
 		sound(fmt.Sprintf("spelled #%d", i), r)
-		assert.Equal(t, 2, r.Code, "spelled #%d names the held file: %s", i, r)
+		assert.NotEmpty(t, deniedReason(t, "claude", r), "spelled #%d names the held file: %s", i, r)
 	}
 }

@@ -75,6 +75,7 @@ var instructedAgents = []instructedAgent{
 // Placeholders of the generated texts, and what the test writes for them.
 var placeholders = map[string]string{
 	"<path>":             "src/mine.txt",
+	"path/to/file":       "src/mine.txt", // the session context's: Gemini HTML-escapes <path>
 	"<file>":             "notes/handoff.md",
 	"<what you work on>": "following the instructions",
 }

@@ -7,7 +7,6 @@ package main_test
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -79,8 +78,9 @@ func TestChaosStoppedHolderDoesNotHangAnyone(t *testing.T) {
 		said := r.Stderr
 		switch c.name {
 		case "hook":
-			assert.Equal(t, 2, r.Code, "the pre-edit hook denies an edit it could not check: %s", r)
-			assert.Equal(t, 1, strings.Count(r.Stderr, "\n"), "one line on stderr: %q", r.Stderr)
+			// Claude's structured denial: exit 0, the reason on stdout.
+			said = deniedReason(t, "claude", r)
+			assert.NotEmpty(t, said, "the pre-edit hook denies an edit it could not check: %s", r)
 		case "status":
 			// A listing reports the record it could not read in its row
 			// and lists the rest, then exits 3 naming it on stderr.
