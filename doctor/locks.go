@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/atomicfile"
+	"github.com/agentlock/agentlock/internal/store/filestore"
 )
 
 // legacy: agent-registry 0.2's default home holds no live lock this
@@ -138,29 +139,10 @@ func foreignEntries(dir string) []string {
 		case filepath.Ext(name) == ".lock":
 			// Reported with the lock files that cannot be used.
 		default:
-			out = append(out, fmt.Sprintf("%s (%s)", name, kind(e.Type())))
+			out = append(out, fmt.Sprintf("%s (%s)", name, filestore.TypeOf(e.Type())))
 		}
 	}
 	return out
-}
-
-// kind names a file type for people.
-func kind(t fs.FileMode) string {
-	switch {
-	case t.IsRegular():
-		return "file"
-	case t.IsDir():
-		return "folder"
-	case t&fs.ModeSymlink != 0:
-		return "symbolic link"
-	case t&fs.ModeNamedPipe != 0:
-		return "FIFO"
-	case t&fs.ModeSocket != 0:
-		return "socket"
-	case t&fs.ModeDevice != 0:
-		return "device"
-	}
-	return "special file"
 }
 
 // tempFiles: no temporary file of agentlock's writer, older than

@@ -37,9 +37,12 @@ func (k FSKind) String() string {
 	return "unknown"
 }
 
-// typeOf names a file's type for messages: "a FIFO", "a folder", ...
-func typeOf(m fs.FileMode) string {
+// TypeOf names a file's type for messages: "a file", "a FIFO", "a
+// folder", ...
+func TypeOf(m fs.FileMode) string {
 	switch {
+	case m.IsRegular():
+		return "a file"
 	case m.IsDir():
 		return "a folder"
 	case m&fs.ModeSymlink != 0:

@@ -99,7 +99,7 @@ func openLockFile(file, dir string, create, write bool) (*os.File, error) {
 	}
 	if !info.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s: lock file is not a regular file but %s", file, typeOf(info.Mode()))
+		return nil, fmt.Errorf("%s: lock file is not a regular file but %s", file, TypeOf(info.Mode()))
 	}
 	// A second hard link makes the lock file also some other file — one
 	// planted to make agentlock write into, or empty, a victim. agentlock
@@ -172,7 +172,7 @@ func openDocument(path string) (*os.File, error) {
 	}
 	if !info.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("not a regular file but %s", typeOf(info.Mode()))
+		return nil, fmt.Errorf("not a regular file but %s", TypeOf(info.Mode()))
 	}
 	// Reads of a regular file do not depend on O_NONBLOCK; clear it anyway
 	// so that the descriptor behaves as a plain open's.
