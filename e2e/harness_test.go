@@ -173,7 +173,7 @@ func (r *run) collect(t *testing.T, res proctest.Result) sessionFacts {
 				t.Fatalf("SessionStart payload without session_id: %q (%v)", h.Stdin, err)
 			}
 			f.sessionID = payload.SessionID
-			p, ok := ancestry.NearestNonShell(h.Chain)
+			p, ok := ancestry.Harness(h.Chain)
 			if !ok {
 				t.Fatalf("(a) SessionStart hook has no non-shell ancestor: %+v", h.Chain)
 			}
@@ -186,7 +186,7 @@ func (r *run) collect(t *testing.T, res proctest.Result) sessionFacts {
 		t.Fatalf("%d SessionStart and %d SessionEnd hooks ran, want 1 each", starts, ends)
 	}
 	for _, h := range hooks {
-		p, ok := ancestry.NearestNonShell(h.Chain)
+		p, ok := ancestry.Harness(h.Chain)
 		if !ok || !ancestry.Same(p, f.harness) {
 			t.Errorf("(c) %s hook's nearest non-shell ancestor is %+v, not the SessionStart's %+v", h.Label, p, f.harness)
 		}
@@ -202,7 +202,7 @@ func (r *run) collect(t *testing.T, res proctest.Result) sessionFacts {
 func (f sessionFacts) shellsReachHarness(t *testing.T) {
 	t.Helper()
 	for _, s := range f.shells {
-		p, ok := ancestry.NearestNonShell(s.Chain)
+		p, ok := ancestry.Harness(s.Chain)
 		if !ok || !ancestry.Same(p, f.harness) {
 			t.Errorf("(b) %s: nearest non-shell ancestor %+v (found %v), want the harness %+v; chain %+v", s.Label, p, ok, f.harness, s.Chain)
 		}
@@ -311,7 +311,7 @@ func TestCodexSandboxHidesTheHarness(t *testing.T) {
 				t.Errorf("%s: the harness %+v is visible inside the sandbox", s.Label, f.harness)
 			}
 		}
-		if p, ok := ancestry.NearestNonShell(s.Chain); ok {
+		if p, ok := ancestry.Harness(s.Chain); ok {
 			t.Errorf("%s: a non-shell ancestor %+v is visible inside the sandbox; chain %+v", s.Label, p, s.Chain)
 		}
 		last := s.Chain[len(s.Chain)-1]
