@@ -76,8 +76,13 @@ func shell(cmd string) mock.Step { return mock.Step{Shell: cmd} }
 // applyPatch is a shell-routed apply_patch: Codex applies it itself, and
 // models outside its catalog edit only this way.
 func applyPatch(path, old, new string) string {
-	return "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: " + path + "\n@@\n-" +
-		strings.TrimSuffix(old, "\n") + "\n+" + strings.TrimSuffix(new, "\n") + "\n*** End Patch\nEOF"
+	return "apply_patch <<'EOF'\n" + patch(path, old, new) + "\nEOF"
+}
+
+// patch is Codex's patch format for replacing the one line old by new.
+func patch(path, old, new string) string {
+	return "*** Begin Patch\n*** Update File: " + path + "\n@@\n-" +
+		strings.TrimSuffix(old, "\n") + "\n+" + strings.TrimSuffix(new, "\n") + "\n*** End Patch"
 }
 
 var agents = []agent{
@@ -408,6 +413,9 @@ func TestE2E(t *testing.T) {
 			prog := a.cli.install(t)
 			t.Run("session", func(t *testing.T) { e2eSession(t, a, prog) })
 			t.Run("wrapper", func(t *testing.T) { e2eWrapper(t, a, prog) })
+			if a.cli.name == "codex" {
+				t.Run("apply_patch-tool", func(t *testing.T) { e2eCodexPatchTool(t, a, prog) })
+			}
 		})
 	}
 }
@@ -496,6 +504,48 @@ func e2eWrapper(t *testing.T, a agent, prog string) {
 	r.fileIs(t, "free.txt", "edited\n", "edit of a free file")
 	if l := r.locksIn(t, "status.json")["free.txt"]; l.Session != s.ID || l.State != "locked" {
 		t.Errorf("during the run, free.txt's lock is %+v, want locked by the wrapper's session %s", l, s.ID)
+	}
+	r.finished(t, s.ID)
+}
+
+// e2eCodexPatchTool is Codex with a model of its catalog, which gets the
+// freeform apply_patch tool (the edit tool the hook has always gated).
+func e2eCodexPatchTool(t *testing.T, a agent, prog string) {
+	r := newE2ERun(t, a)
+	held, free := filepath.Join(r.repo, "held.txt"), filepath.Join(r.repo, "free.txt")
+	r.start(t, []mock.Step{
+		{Tool: "apply_patch", Input: patch(held, heldText, "changed\n")},
+		{Tool: "apply_patch", Input: patch(free, freeText, "edited\n")},
+		shell("agentlock status --json > status.json 2>&1"),
+	})
+	r.heldEdit, r.freeEdit = 0, 1
+	args, env := a.configure(t, r, "do the scripted work")
+	config := filepath.Join(r.home, ".codex", "config.toml")
+	data, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// gpt-5.5 is in Codex 0.171's bundled catalog.
+	r.write(t, config, strings.Replace(string(data), `model = "mock-model"`, `model = "gpt-5.5"`, 1))
+	res := proctest.Run(t, prog, proctest.Cmd{Args: args, Env: proctest.Env(r.home, r.tmp, append(env, "PATH="+r.bin+":"+systemPath)...), Dir: r.repo})
+	if res.Code != 0 {
+		t.Fatalf("codex failed: %v\nmodel was told: %q", res, r.server.ToolResults())
+	}
+	offered := false
+	for _, req := range r.server.Requests() {
+		if strings.Contains(req.Body, `"name":"apply_patch"`) {
+			offered = true
+		}
+	}
+	if !offered {
+		t.Fatalf("Codex offered gpt-5.5 no apply_patch tool: the case tests nothing; requests: %d", len(r.server.Requests()))
+	}
+	s := r.harnessSession(t, a)
+	r.fileIs(t, "held.txt", heldText, "apply_patch of a held file")
+	r.deniedCleanly(t, r.heldEdit, "apply_patch of a held file")
+	r.fileIs(t, "free.txt", "edited\n", "apply_patch of a free file")
+	if l := r.locksIn(t, "status.json")["free.txt"]; l.Session != s.ID || l.State != "locked" {
+		t.Errorf("during the run, free.txt's lock is %+v, want locked by the session %s", l, s.ID)
 	}
 	r.finished(t, s.ID)
 }

@@ -45,6 +45,9 @@ type Step struct {
 	Shell string
 	Tool  string
 	Args  map[string]any
+	// Input, with Tool, calls a freeform tool (an OpenAI Responses
+	// "custom" tool, such as Codex's apply_patch) with this text.
+	Input string
 }
 
 // steps is the script as tool calls.
@@ -173,13 +176,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // countToolResults counts the tool results anywhere in a request: Anthropic
-// "tool_result" blocks, OpenAI "function_call_output" items and Gemini
+// "tool_result" blocks, OpenAI "function_call_output" (and
+// "custom_tool_call_output") items and Gemini
 // "functionResponse" parts.
 func countToolResults(v any) int {
 	n := 0
 	switch v := v.(type) {
 	case map[string]any:
-		if t, _ := v["type"].(string); t == "tool_result" || t == "function_call_output" {
+		if t, _ := v["type"].(string); t == "tool_result" || t == "function_call_output" || t == "custom_tool_call_output" {
 			n++
 		}
 		if _, ok := v["functionResponse"]; ok {
@@ -215,7 +219,7 @@ func ToolResults(body string) []string {
 			if t, _ := v["type"].(string); t == "tool_result" {
 				out = append(out, strings.Join(stringsIn(v["content"]), "\n"))
 				return
-			} else if t == "function_call_output" {
+			} else if t == "function_call_output" || t == "custom_tool_call_output" {
 				out = append(out, strings.Join(stringsIn(v["output"]), "\n"))
 				return
 			}
@@ -354,7 +358,10 @@ func responses(w http.ResponseWriter, id string, step *Step, final string) {
 	resp := obj{"id": "resp_" + id, "object": "response", "status": "in_progress", "model": "mock", "output": []any{}}
 	sse(w, "response.created", obj{"type": "response.created", "response": resp})
 	var item obj
-	if step != nil {
+	if step != nil && step.Input != "" {
+		item = obj{"type": "custom_tool_call", "id": "ctc_" + id, "call_id": "call_" + id,
+			"name": step.Tool, "input": step.Input, "status": "completed"}
+	} else if step != nil {
 		name, a := call(step, "exec_command", "cmd")
 		args, _ := json.Marshal(a)
 		item = obj{"type": "function_call", "id": "fc_" + id, "call_id": "call_" + id,
