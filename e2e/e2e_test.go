@@ -468,12 +468,19 @@ func e2eSession(t *testing.T, a agent, prog string) {
 	// Session start told the model its id before its first step.
 	told := false
 	for _, req := range r.server.Requests() {
-		if req.Reply == "tool:0" && strings.Contains(req.Body, s.ID) {
+		if i := strings.Index(req.Body, s.ID); req.Reply == "tool:0" && i >= 0 {
 			told = true
+			t.Logf("session start: the model read %q", req.Body[max(0, i-200):min(len(req.Body), i+len(s.ID)+50)])
+			break
 		}
 	}
 	if !told {
 		t.Errorf("session start: no request before the first step tells the model its id %s", s.ID)
+	}
+	// Gemini HTML-escapes '<' and '>' in a hook's context: the model would
+	// read "&lt;path&gt;".
+	if ctx, ok := escapedContext(r.server.Requests()); ok {
+		t.Errorf("session start: the model read an HTML-escaped context: %q", ctx)
 	}
 
 	// Session end: Finished, every lock released; the holder's stay.
@@ -548,4 +555,27 @@ func e2eCodexPatchTool(t *testing.T, a agent, prog string) {
 		t.Errorf("during the run, free.txt's lock is %+v, want locked by the session %s", l, s.ID)
 	}
 	r.finished(t, s.ID)
+}
+
+// escapedContext returns the first hook context (Gemini's <hook_context>)
+// of the requests that holds an HTML-escaped '<' or '>'.
+func escapedContext(reqs []mock.Request) (string, bool) {
+	for _, req := range reqs {
+		for rest := req.Body; ; {
+			i := strings.Index(rest, "<hook_context>")
+			if i < 0 {
+				break
+			}
+			rest = rest[i:]
+			end := strings.Index(rest, "</hook_context>")
+			if end < 0 {
+				end = len(rest)
+			}
+			if ctx := rest[:end]; strings.Contains(ctx, "&lt;") || strings.Contains(ctx, "&gt;") {
+				return ctx, true
+			}
+			rest = rest[end:]
+		}
+	}
+	return "", false
 }
