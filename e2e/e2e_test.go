@@ -416,6 +416,9 @@ func TestE2E(t *testing.T) {
 			if a.cli.name == "codex" {
 				t.Run("apply_patch-tool", func(t *testing.T) { e2eCodexPatchTool(t, a, prog) })
 			}
+			if a.cli.name == "claude" {
+				t.Run("git-guard", func(t *testing.T) { e2eGitGuard(t, a, prog) })
+			}
 		})
 	}
 }
@@ -578,4 +581,41 @@ func escapedContext(reqs []mock.Request) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// e2eGitGuard is the last line of defence, with Claude Code (whose shell
+// has no sandbox: git can write .git): `agentlock init --git-hook`, then
+// the model commits a file of its own (allowed), and then a held file it
+// overwrote through the shell, which no edit hook sees (refused by the
+// pre-commit guard, naming the holder).
+func e2eGitGuard(t *testing.T, a agent, prog string) {
+	r := newE2ERun(t, a)
+	r.agentlock(t, "init", "--git-hook")
+	r.write(t, filepath.Join(r.home, ".gitconfig"), "[user]\n\tname = e2e\n\temail = e2e@example.invalid\n")
+	r.start(t, []mock.Step{
+		shell(`agentlock acquire free.txt && printf 'mine\n' > free.txt && git add free.txt && git commit -qm own > own.txt 2>&1; echo "exit $?" >> own.txt`),
+		shell(`printf 'overwritten\n' > held.txt; git add held.txt && git commit -qm bypass > bypass.txt 2>&1; echo "exit $?" >> bypass.txt`),
+	})
+	r.runCLI(t, a, prog, false)
+	read := func(name string) string {
+		data, err := os.ReadFile(filepath.Join(r.repo, name))
+		if err != nil {
+			t.Fatalf("the model's commit left no %s: %v", name, err)
+		}
+		return string(data)
+	}
+	if own := read("own.txt"); !strings.HasSuffix(own, "exit 0\n") {
+		t.Errorf("the guard refused a commit of the session's own file: %q", own)
+	}
+	bypass := read("bypass.txt")
+	if strings.HasSuffix(bypass, "exit 0\n") || !strings.Contains(bypass, holder) {
+		t.Errorf("a commit of a file %s holds, overwritten through the shell: %q, want refused naming %s", holder, bypass, holder)
+	}
+	out, err := exec.Command("git", "-C", r.repo, "log", "--format=%s", "--name-only").CombinedOutput()
+	if err != nil {
+		t.Fatalf("git log: %v: %s", err, out)
+	}
+	if strings.Contains(string(out), "held.txt") {
+		t.Errorf("held.txt was committed:\n%s", out)
+	}
 }
