@@ -23,10 +23,10 @@ import (
 // with the real `agentlock init --agent <name>`, with the agentlock built
 // from this tree on PATH. Run it with
 //
-//	AGENTLOCK_E2E=1 go test ./e2e -run E2E -v
+//	AGENTLOCK_E2E=1 go test -v ./e2e -run TestE2E
 //
 // A session that another agent ("other-1") already works in holds
-// held.txt; the scripted model then
+// held.txt and held2.txt; the scripted model then
 //
 //   - runs `agentlock whoami` through its shell tool,
 //   - edits held.txt (denied: the file stays byte-identical, and what the
@@ -42,7 +42,7 @@ import (
 // as the hooks, and that session end finished the session and released its
 // locks. A second run goes through scripts/agentlock-<agent>.
 
-// Holder is the session that holds held.txt and held2.txt.
+// holder is the session that holds held.txt and held2.txt.
 const holder = "other-1"
 
 // Contents of the files before the run.
@@ -452,6 +452,9 @@ func e2eSession(t *testing.T, a agent, prog string) {
 
 	// The free file: edited, under the session's lock during the run.
 	r.fileIs(t, "free.txt", "edited\n", "edit of a free file")
+	if text := r.told(t, r.freeEdit); strings.Contains(text, "locked by") {
+		t.Errorf("edit of a free file: the model read %q", text)
+	}
 	locks := r.locksIn(t, "status.json")
 	if l := locks["free.txt"]; l.Session != s.ID || l.State != "locked" {
 		t.Errorf("during the run, free.txt's lock is %+v, want locked by the session %s", l, s.ID)
