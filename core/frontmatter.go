@@ -113,11 +113,41 @@ func decodeFrontmatter(front string) (Document, error) {
 	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
 		root = n.Content[0]
 	}
+	// Aliases are followed when values are read and copied when they are
+	// written back: a few lines of nested aliases (a "billion laughs")
+	// would expand to billions of nodes and hang every command.
+	if budget := maxExpandedNodes; !expandsWithin(root, &budget, 0) {
+		return Document{}, fmt.Errorf("the frontmatter's aliases expand to more than %d values (an alias bomb?)", maxExpandedNodes)
+	}
 	var doc Document
 	if err := doc.UnmarshalYAML(root); err != nil {
 		return Document{}, err
 	}
 	return doc, nil
+}
+
+// maxExpandedNodes bounds the size of a frontmatter with its aliases
+// expanded: a registry holds a few hundred values.
+const maxExpandedNodes = 100_000
+
+// expandsWithin reports whether n, every alias expanded, has no more nodes
+// than *budget, which it spends. It stops as soon as the budget is spent.
+func expandsWithin(n *yaml.Node, budget *int, depth int) bool {
+	if *budget--; *budget < 0 {
+		return false
+	}
+	if depth > 200 {
+		return true // expandAliases cuts deeper nesting
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		return expandsWithin(n.Alias, budget, depth+1)
+	}
+	for _, c := range n.Content {
+		if !expandsWithin(c, budget, depth+1) {
+			return false
+		}
+	}
+	return true
 }
 
 // decodeOwnFrontmatter parses text in exactly the shape encodeFrontmatter

@@ -112,6 +112,7 @@ func Run(req Request) Result {
 		res.warnf("%s %s hook: %v; doing nothing", name, req.Event, err)
 		return res
 	}
+	in.UserHome = req.Settings.UserHome
 	cwd, err := payloadCwd(in)
 	if err != nil {
 		res.warnf("%s %s hook: %v; doing nothing", name, req.Event, err)
@@ -261,6 +262,10 @@ func (h run) recordHarness() {
 func (h run) preEdit() {
 	name := h.req.Agent.Name()
 	paths, err := h.req.Agent.EditedPaths(h.in)
+	if errors.Is(err, integrations.ErrUncheckable) && h.ws.Enabled() {
+		h.res.Deny = "agentlock: " + err.Error() + "."
+		return
+	}
 	if err != nil {
 		h.res.warnf("%s pre-edit hook: %v; the edit is not gated", name, err)
 		return

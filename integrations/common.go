@@ -1,7 +1,9 @@
 package integrations
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/agentlock/agentlock/templates"
@@ -94,4 +96,48 @@ func (p *Plan) Result() ([]Artifact, []string, error) {
 		return nil, nil, p.Err
 	}
 	return p.Artifacts, p.Notes, nil
+}
+
+// ErrUncheckable is returned by Agent.EditedPaths for a tool call that
+// changes files the payload does not name (a patch read from a file): the
+// pre-edit hook denies it where agentlock is set up.
+var ErrUncheckable = errors.New("cannot see which files this edit changes")
+
+// Denier is implemented by an Agent whose harness reads a structured
+// denial from a pre-edit hook that exits 0: the model then reads only the
+// reason. On a bare exit 2 some harnesses show the model the whole hook
+// command line as well (Claude Code), or label the denial as a failed hook
+// (Gemini CLI). An Agent without it denies with exit 2 and the reason on
+// stderr.
+type Denier interface {
+	// DenyOutput returns the stdout of a pre-edit hook that refuses the
+	// tool call for reason (one line).
+	DenyOutput(reason string) ([]byte, error)
+}
+
+// PermissionDeny is the PreToolUse denial that Claude Code and Codex read
+// on stdout with exit 0: hookSpecificOutput.permissionDecision "deny" with
+// permissionDecisionReason, the only text the model sees.
+func PermissionDeny(reason string) ([]byte, error) {
+	out := map[string]any{"hookSpecificOutput": map[string]string{
+		"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": reason}}
+	return marshalLine(out, "pre-edit denial")
+}
+
+// DecisionDeny is the denial that Gemini CLI reads on stdout with exit 0:
+// {"decision":"deny","reason":...}; Gemini shows the model the reason
+// without labelling the hook as failed.
+func DecisionDeny(reason string) ([]byte, error) {
+	return marshalLine(map[string]string{"decision": "deny", "reason": reason}, "pre-edit denial")
+}
+
+// marshalLine encodes v as one line of JSON, leaving <, > and & readable.
+func marshalLine(v any, what string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return b.Bytes(), nil
 }

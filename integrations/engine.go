@@ -67,7 +67,7 @@ func (e Engine) Install(a Artifact) (Change, error) {
 	case ManagedBlock:
 		c.New, err = installBlock(c.Old, a)
 	case TOMLBlock:
-		c.New, err = installTOMLBlock(c.Old, a)
+		c.New, err = installTOMLBlock(c.Old, a, e.Fingerprint)
 	case JSONHooks:
 		c.New, err = installHooks(c.Old, a.Content, e.Fingerprint)
 	}
@@ -100,18 +100,24 @@ func (e Engine) Uninstall(a Artifact) (Change, error) {
 			return c, nil
 		}
 		c.Delete = true
-		return c, nil
 	case ManagedBlock:
 		c.New, err = removeBlocks(c.Old, a.Comment)
 	case TOMLBlock:
-		c.New, err = removeTOMLBlock(c.Old, a.Comment)
+		c.New, err = removeTOMLBlock(c.Old, a.Comment, e.Fingerprint)
 	case JSONHooks:
 		c.New, err = removeHooks(c.Old, e.Fingerprint)
 	}
 	if err != nil {
 		return c, fmt.Errorf("%s: %w", c.Path, err)
 	}
-	c.Delete = len(bytes.TrimSpace(c.New)) == 0
+	if a.Kind != OwnedFile {
+		c.Delete = len(bytes.TrimSpace(c.New)) == 0
+	}
+	// As for Install: a file its owner made read-only is meant to stay as
+	// it is, removed or rewritten.
+	if c.Changed() && c.perm&0o200 == 0 {
+		return c, fmt.Errorf("%s is %w (mode %04o): make it writable (chmod u+w), then run uninit again", c.Path, ErrReadOnly, c.perm)
+	}
 	return c, nil
 }
 
@@ -121,13 +127,18 @@ func (e Engine) Uninstall(a Artifact) (Change, error) {
 // means to.
 func (e Engine) current(a Artifact) (Change, error) {
 	c := Change{Artifact: a}
-	root := e.root(a.Scope)
-	if root == "" || !filepath.IsLocal(a.Path) {
+	root, rel := e.root(a.Scope), a.Path
+	if a.Scope == User && filepath.IsAbs(a.Path) {
+		// A folder the user named (KIMI_CODE_HOME): it is checked from
+		// there on, as the home is.
+		root, rel = filepath.Dir(a.Path), filepath.Base(a.Path)
+	}
+	if root == "" || !filepath.IsLocal(rel) {
 		return c, fmt.Errorf("%s: outside the %s folder", a.Path, a.Scope)
 	}
-	c.Path = filepath.Join(root, a.Path)
+	c.Path = filepath.Join(root, rel)
 	dir := root
-	for _, part := range strings.Split(filepath.Clean(a.Path), string(filepath.Separator)) {
+	for _, part := range strings.Split(filepath.Clean(rel), string(filepath.Separator)) {
 		dir = filepath.Join(dir, part)
 		info, err := os.Lstat(dir)
 		if errors.Is(err, fs.ErrNotExist) {

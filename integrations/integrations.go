@@ -81,7 +81,9 @@ const (
 
 // Artifact is one planned piece of output.
 type Artifact struct {
-	// Path is relative to the scope's root (the project or the user's home).
+	// Path is relative to the scope's root (the project or the user's
+	// home); a User artifact may be absolute instead, in a folder an
+	// agent's environment variable names (KIMI_CODE_HOME).
 	Path  string
 	Scope Scope
 	Kind  Kind
@@ -109,6 +111,10 @@ type Env struct {
 	// Exists reports whether a path exists; agents use it to detect which
 	// generation of a CLI is installed.
 	Exists func(path string) bool
+	// AgentDirs are the user folders of agent CLIs moved by their
+	// environment variables, by variable name (KIMI_CODE_HOME,
+	// KIMI_SHARE_DIR), as absolute paths; read by the caller.
+	AgentDirs map[string]string
 }
 
 // HookInput is the JSON a harness writes on a hook's stdin, reduced to the
@@ -121,6 +127,10 @@ type HookInput struct {
 	ToolName  string          `json:"tool_name"`
 	ToolInput json.RawMessage `json:"tool_input"`
 	Model     json.RawMessage `json:"model"`
+	// UserHome is the user's home folder, for harnesses that expand a
+	// leading "~" in a tool's path (Kimi); not part of the payload, set
+	// by the caller ("" when unknown).
+	UserHome string `json:"-"`
 }
 
 // Agent is one agent CLI's integration.

@@ -2,6 +2,7 @@ package integrations
 
 import (
 	"fmt"
+	"path/filepath"
 )
 
 // HookFingerprint identifies agentlock's entries in a harness's JSON hook
@@ -78,7 +79,7 @@ func (e *ChangeError) Unwrap() error { return e.Err }
 // Label is how an artifact's file is shown to people: relative to the
 // project, or under ~ for user files.
 func (a Artifact) Label() string {
-	if a.Scope == User {
+	if a.Scope == User && !filepath.IsAbs(a.Path) {
 		return "~/" + a.Path
 	}
 	return a.Path
@@ -101,7 +102,7 @@ func (s Setup) LeftInUserFiles() []LeftFile {
 				continue
 			}
 			if c, err := s.Engine.Uninstall(a); err == nil && c.Changed() {
-				out = append(out, LeftFile{Agent: agent, Path: a.Path})
+				out = append(out, LeftFile{Agent: agent, Path: a.Label()})
 			}
 		}
 	}
@@ -111,5 +112,5 @@ func (s Setup) LeftInUserFiles() []LeftFile {
 // LeftFile is a user-wide file that still holds an agent's part.
 type LeftFile struct {
 	Agent Agent
-	Path  string // relative to the user's home
+	Path  string // as the user knows it: "~/.kimi/config.toml", or absolute
 }

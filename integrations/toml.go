@@ -72,9 +72,18 @@ var tomlHooksKey = regexp.MustCompile(`(?m)^[ \t]*(hooks[ \t]*=|\[[ \t]*hooks[ \
 // installTOMLBlock returns text with a's block installed, as installBlock,
 // after checking that the user's file is valid TOML and that it stays so
 // with the block: either way a refusal names the line.
-func installTOMLBlock(text []byte, a Artifact) ([]byte, error) {
+//
+// agentlock's [[hooks]] tables found outside the block (by the fingerprint
+// in their command) are replaced by the block: Kimi rewrites its
+// config.toml without comments, markers included, and the tables would
+// otherwise be installed twice.
+func installTOMLBlock(text []byte, a Artifact, fingerprint string) ([]byte, error) {
 	if bad := validateTOML(text); bad != nil {
 		return nil, fmt.Errorf("not valid TOML: %w; fix the file, then run init again", bad)
+	}
+	text, err := removeStrayTOMLHooks(text, a.Comment, fingerprint)
+	if err != nil {
+		return nil, err
 	}
 	out, err := installBlock(text, a)
 	if err != nil {
@@ -95,9 +104,14 @@ func installTOMLBlock(text []byte, a Artifact) ([]byte, error) {
 }
 
 // removeTOMLBlock returns text without agentlock's blocks, as removeBlocks,
-// refusing a result that would no longer parse when the file did.
-func removeTOMLBlock(text []byte, comment string) ([]byte, error) {
-	out, err := removeBlocks(text, comment)
+// and without agentlock's [[hooks]] tables that lost their block's markers
+// (found by the fingerprint in their command), refusing a result that
+// would no longer parse when the file did.
+func removeTOMLBlock(text []byte, comment, fingerprint string) ([]byte, error) {
+	out, err := removeStrayTOMLHooks(text, comment, fingerprint)
+	if err == nil {
+		out, err = removeBlocks(out, comment)
+	}
 	if err != nil || validateTOML(text) != nil {
 		return out, err // a file that was already invalid is not made worse
 	}
@@ -106,4 +120,52 @@ func removeTOMLBlock(text []byte, comment string) ([]byte, error) {
 			bad.Line, bad.reason())
 	}
 	return out, nil
+}
+
+// tomlTableHeader is a line that opens a table or an array of tables.
+var tomlTableHeader = regexp.MustCompile(`^[ \t]*\[`)
+
+// tomlHooksHeader is a line that opens one [[hooks]] table.
+var tomlHooksHeader = regexp.MustCompile(`^[ \t]*\[\[[ \t]*hooks[ \t]*\]\][ \t]*(#.*)?$`)
+
+// removeStrayTOMLHooks removes the [[hooks]] tables outside agentlock's
+// marked blocks whose text holds fingerprint ("agentlock hook "): what is
+// left of agentlock's block after a program rewrote the file without its
+// comments. A table runs from its header to the next table header or the
+// end of the file; the user's other tables are kept byte for byte.
+func removeStrayTOMLHooks(text []byte, comment, fingerprint string) ([]byte, error) {
+	blocks, err := findBlocks(text, comment)
+	if err != nil {
+		return nil, err
+	}
+	inBlock := func(pos int) bool {
+		for _, b := range blocks {
+			if pos >= b.start && pos < b.end {
+				return true
+			}
+		}
+		return false
+	}
+	lines := bytes.SplitAfter(text, []byte("\n"))
+	var out bytes.Buffer
+	for i, pos := 0, 0; i < len(lines); {
+		line := lines[i]
+		if !tomlHooksHeader.Match(bytes.TrimRight(line, "\r\n")) || inBlock(pos) {
+			out.Write(line)
+			pos += len(line)
+			i++
+			continue
+		}
+		// The table: its header and every line up to the next header.
+		j, end := i+1, pos+len(line)
+		for j < len(lines) && !tomlTableHeader.Match(lines[j]) {
+			end += len(lines[j])
+			j++
+		}
+		if !bytes.Contains(text[pos:end], []byte(fingerprint)) {
+			out.Write(text[pos:end])
+		}
+		i, pos = j, end
+	}
+	return out.Bytes(), nil
 }

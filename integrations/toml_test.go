@@ -3,6 +3,7 @@ package integrations
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -112,4 +113,33 @@ func TestTOMLBlockUninstallRefusesToBreakTheFile(t *testing.T) {
 	c, err := e.Uninstall(a)
 	require.NoError(t, err)
 	assert.Equal(t, "[p]\nextra = 2\n\nx = \"open\n", string(c.New), "the blank line before a block that is not last stays")
+}
+
+// Kimi rewrites config.toml without comments (on login, setup, a model
+// change): agentlock's tables lose their markers and Kimi's serialiser may
+// order their keys its own way. init replaces them by one block, never a
+// second copy, and uninit removes them; the user's own hooks and keys stay.
+func TestTOMLHooksFoundByFingerprintAfterKimiRewrote(t *testing.T) {
+	e, _, path := kimiHooks(t)
+	a := Artifact{Path: "config.toml", Scope: User, Kind: TOMLBlock, Comment: "#", Placement: Bottom,
+		Content: []byte("[[hooks]]\nevent = \"PreToolUse\"\nmatcher = \"Write|Edit\"\ncommand = \"sh -c 'exec agentlock hook kimi pre-edit'\"\ntimeout = 30\n\n" +
+			"[[hooks]]\nevent = \"SessionEnd\"\ncommand = \"sh -c 'exec agentlock hook kimi session-end'\"\ntimeout = 5\n")}
+	rewritten := "default_model = \"kimi-k2\"\n\n" +
+		"[[hooks]]\ncommand = \"./my-own-hook.sh\"\nevent = \"PreToolUse\"\ntimeout = 10\n\n" +
+		"[[hooks]]\ncommand = \"sh -c 'exec agentlock hook kimi pre-edit'\"\nevent = \"PreToolUse\"\nmatcher = \"Write|Edit\"\ntimeout = 30\n\n" +
+		"[[hooks]]\ncommand = \"sh -c 'exec agentlock hook kimi session-end'\"\nevent = \"SessionEnd\"\ntimeout = 5\n\n" +
+		"[providers.moonshot]\napi_key = \"sk-secret\"\n"
+	require.NoError(t, os.WriteFile(path, []byte(rewritten), 0o600))
+
+	c, err := e.Install(a)
+	require.NoError(t, err)
+	assert.Nil(t, validateTOML(c.New))
+	assert.Equal(t, 2, strings.Count(string(c.New), "agentlock hook kimi"), "one copy of agentlock's hooks:\n%s", c.New)
+	assert.Contains(t, string(c.New), "[[hooks]]\ncommand = \"./my-own-hook.sh\"\nevent = \"PreToolUse\"\ntimeout = 10\n")
+	assert.Contains(t, string(c.New), "[providers.moonshot]\napi_key = \"sk-secret\"\n")
+
+	c, err = e.Uninstall(a)
+	require.NoError(t, err)
+	assert.NotContains(t, string(c.New), "agentlock hook")
+	assert.Equal(t, "default_model = \"kimi-k2\"\n\n[[hooks]]\ncommand = \"./my-own-hook.sh\"\nevent = \"PreToolUse\"\ntimeout = 10\n\n[providers.moonshot]\napi_key = \"sk-secret\"\n", string(c.New))
 }

@@ -106,3 +106,21 @@ func (c Change) MarshalJSON() ([]byte, error) {
 	p.Kind = "change"
 	return json.Marshal(p)
 }
+
+// DoctorCheck is the record of one check of doctor: what it looked at, its
+// verdict, what it found, and what to do.
+type DoctorCheck struct {
+	Kind   string `json:"kind"`   // "check"
+	Name   string `json:"name"`   // the check: "lockdir-filesystem", "integration-codex", ...
+	Status string `json:"status"` // "ok", "warn" or "problem"
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"` // empty when Status is "ok"
+}
+
+// MarshalJSON writes the record with its kind, "check".
+func (c DoctorCheck) MarshalJSON() ([]byte, error) {
+	type plain DoctorCheck
+	p := plain(c)
+	p.Kind = "check"
+	return json.Marshal(p)
+}

@@ -28,6 +28,9 @@ type Options struct {
 	Whole bool
 	// Bin is the command the generated files run; empty means "agentlock".
 	Bin string
+	// AgentDirs are agent CLIs' user folders moved by their variables
+	// (integrations.Env.AgentDirs).
+	AgentDirs map[string]string
 }
 
 // Project is a project being set up or taken apart.
@@ -59,7 +62,7 @@ func Open(dir string, opts Options) (*Project, error) {
 	if bin == "" {
 		bin = "agentlock"
 	}
-	env := integrations.Env{Bin: bin, UserHome: userHome, Global: opts.Global, Exists: func(p string) bool {
+	env := integrations.Env{Bin: bin, UserHome: userHome, Global: opts.Global, AgentDirs: opts.AgentDirs, Exists: func(p string) bool {
 		_, err := os.Stat(p)
 		return err == nil
 	}}

@@ -185,6 +185,31 @@ func (w *Workspace) LegacyHeld(paths []string) (home string, held []core.State) 
 	return home, held
 }
 
+// LegacyLive returns agent-registry 0.2's default home and its fresh
+// locks, when that home exists and is not this workspace's lock folder's
+// home: locks that this workspace's agents do not see. It only reads; an
+// error says the 0.2 lock folder could not be listed.
+func (w *Workspace) LegacyLive() (home string, live []core.State, err error) {
+	if home = LegacyHome(w.settings.UserHome); home == "" {
+		return "", nil, nil
+	}
+	legacyLocks := filepath.Join(home, "locks")
+	if sameDir(w.LockDir, legacyLocks) {
+		return "", nil, nil
+	}
+	st := &filestore.Locks{DirFor: func(string) (string, error) { return legacyLocks, nil }, ScanDir: legacyLocks, Wait: w.settings.LockWait}
+	states, _, err := core.NewLocker(st, core.Options{Timeout: w.settings.Timeout, Now: w.settings.Now}).List()
+	if err != nil {
+		return home, nil, err
+	}
+	for _, s := range states {
+		if s.Locked() {
+			live = append(live, s)
+		}
+	}
+	return home, live, nil
+}
+
 // sameDir reports whether a and b name the same folder, through symbolic
 // links when they exist.
 func sameDir(a, b string) bool {

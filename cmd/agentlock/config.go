@@ -16,6 +16,7 @@ import (
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/integrations/all"
+	"github.com/agentlock/agentlock/integrations/kimi"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -28,7 +29,10 @@ type config struct {
 	// timeout (--timeout or AGENTLOCK_TIMEOUT), the bound on flock waits
 	// (AGENTLOCK_LOCK_WAIT) and the clock.
 	Settings workspace.Settings
-	Session  string // resolved session id (may be empty); see resolveSession
+	// AgentDirs are agent CLIs' user folders moved by their variables
+	// (KIMI_CODE_HOME, KIMI_SHARE_DIR), absolute, for init and uninit.
+	AgentDirs map[string]string
+	Session   string // resolved session id (may be empty); see resolveSession
 	// SessionSource names where Session came from: "--session",
 	// "AGENTLOCK_SESSION", a harness variable such as
 	// "CLAUDE_CODE_SESSION_ID", or an identity.Source* of a record.
@@ -47,6 +51,9 @@ type config struct {
 	// (raw, without the agent prefix).
 	Harness map[string]string
 	JSON    bool // --json
+	// SearchPath is PATH, where hooks and agents find agentlock (init and
+	// doctor check it); CodexHome is $CODEX_HOME (doctor).
+	SearchPath, CodexHome string
 }
 
 // envBindings maps configuration keys to their environment variables.
@@ -58,6 +65,8 @@ var envBindings = [][2]string{
 	{"session_env", "AGENTLOCK_SESSION"}, // not overridden by --session
 	{"timeout", "AGENTLOCK_TIMEOUT"},
 	{"lock_wait", "AGENTLOCK_LOCK_WAIT"},
+	{"search_path", "PATH"},
+	{"codex_home", "CODEX_HOME"},
 }
 
 // lazyConfig returns the Factory's Config function: the configuration is
@@ -95,7 +104,9 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 			Home:         v.GetString("home"),
 			Now:          now,
 		},
-		JSON: v.GetBool("json"),
+		JSON:       v.GetBool("json"),
+		SearchPath: v.GetString("search_path"),
+		CodexHome:  v.GetString("codex_home"),
 	}
 	c.Harness = all.HarnessSessions(func(name string) string {
 		key := "harness_" + strings.ToLower(name)
@@ -117,6 +128,9 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 	}
 	if home, err := os.UserHomeDir(); err == nil {
 		c.Settings.UserHome = home
+	}
+	if c.AgentDirs, err = agentDirs(v); err != nil {
+		return nil, err
 	}
 	c.Lookup = c.ancestryLookup()
 	c.Identity = resolveSession(flags.Changed("session"), v.GetString("session"), c.Harness, c.Lookup)
@@ -279,4 +293,28 @@ func workConfig(get func() (*config, error)) (*config, *workspace.Workspace, err
 	}
 	ws, err := c.workWorkspace()
 	return c, ws, err
+}
+
+// agentDirVars are the variables that move an agent CLI's user folder.
+var agentDirVars = []string{kimi.KimiCodeHomeVar, kimi.KimiShareDirVar}
+
+// agentDirs reads agentDirVars, made absolute; unset ones are left out.
+func agentDirs(v *viper.Viper) (map[string]string, error) {
+	dirs := map[string]string{}
+	for _, name := range agentDirVars {
+		key := "agent_dir_" + strings.ToLower(name)
+		if err := v.BindEnv(key, name); err != nil {
+			return nil, fmt.Errorf("configuration: %w", err)
+		}
+		dir := v.GetString(key)
+		if dir == "" {
+			continue
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		dirs[name] = abs
+	}
+	return dirs, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentlock/agentlock/hooks"
 	"github.com/agentlock/agentlock/identity"
+	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/all"
 	"github.com/agentlock/agentlock/report"
 )
@@ -31,8 +32,12 @@ payload on stdin. Events:
 
   pre-edit       take the locks of the files the tool is about to change, for the
                  session (all or none); when another session holds one, or a
-                 file's lock cannot be checked, deny the edit: exit 2, nothing
-                 on stdout, one line on stderr saying why and what to do instead
+                 file's lock cannot be checked, deny the edit with one line
+                 saying why and what to do instead: for claude and codex,
+                 exit 0 and {"hookSpecificOutput":{"permissionDecision":"deny",
+                 "permissionDecisionReason":...}} on stdout; for gemini, exit 0
+                 and {"decision":"deny","reason":...}; for kimi, exit 2 and
+                 the line on stderr
   session-start  register the session and tell the model its session id and who
                  holds what
   renew          renew every lock the session holds
@@ -83,11 +88,30 @@ func hookRun(opts *HookOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %s\n", report.Escape(w))
 	}
 	if res.Deny != "" {
-		fmt.Fprintln(opts.IO.ErrOut, report.Escape(res.Deny))
-		return errHookDenied
+		return hookDeny(opts, agent, report.Escape(res.Deny))
 	}
 	if _, err := opts.IO.Out.Write(res.Output); err != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %s %s hook: %v\n", agent.Name(), opts.Event, err)
 	}
 	return nil
+}
+
+// hookDeny refuses the tool call in the harness's own terms: the
+// structured denial on stdout with exit 0 where the harness has one (the
+// model then reads only the reason, never the hook's command line), else
+// the reason on stderr with exit 2.
+func hookDeny(opts *HookOptions, agent integrations.Agent, reason string) error {
+	if d, ok := agent.(integrations.Denier); ok {
+		out, err := d.DenyOutput(reason)
+		if err == nil {
+			_, err = opts.IO.Out.Write(out)
+		}
+		if err == nil {
+			return nil
+		}
+		// Exit 2 with the reason still denies in every harness.
+		fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %s pre-edit hook: %v\n", agent.Name(), err)
+	}
+	fmt.Fprintln(opts.IO.ErrOut, reason)
+	return errHookDenied
 }

@@ -64,15 +64,51 @@ func hookProject(t *testing.T) *project {
 	return p
 }
 
-// requireDenied checks the blocking contract every harness reads: exit 2,
-// nothing on stdout, one line on stderr naming the holder.
-func requireDenied(t *testing.T, r proctest.Result, holder string) {
+// requireDenied checks the denial contract of agent's harness: for
+// claude, codex and gemini, exit 0 and their structured deny as the one
+// line on stdout (the model reads only its reason); for kimi, exit 2,
+// nothing on stdout, one line on stderr. The reason names the holder.
+func requireDenied(t *testing.T, agent string, r proctest.Result, holder string) {
 	t.Helper()
-	requireExit(t, 2, r)
-	assert.Empty(t, r.Stdout, "a denial prints nothing on stdout")
-	assert.Equal(t, 1, strings.Count(r.Stderr, "\n"), "one line on stderr: %q", r.Stderr)
-	assert.Contains(t, r.Stderr, holder, "the holder is named")
-	assert.Contains(t, r.Stderr, "Do not work around this", "the model is told what to do")
+	reason := deniedReason(t, agent, r)
+	require.NotEmpty(t, reason, "not a denial: %s", r)
+	assert.NotContains(t, reason, "\n", "one line")
+	assert.True(t, strings.HasPrefix(reason, "agentlock: "), "agentlock's line and nothing else: %q", reason)
+	assert.Contains(t, reason, holder, "the holder is named")
+	assert.Contains(t, reason, "Do not work around this", "the model is told what to do")
+}
+
+// deniedReason returns the reason of agent's denial in r, or "" when r
+// is not a denial (an allowed edit: exit 0, nothing on stdout).
+func deniedReason(t *testing.T, agent string, r proctest.Result) string {
+	t.Helper()
+	if agent == "kimi" {
+		if r.Code == 0 {
+			return ""
+		}
+		requireExit(t, 2, r)
+		assert.Empty(t, r.Stdout, "a denial prints nothing on stdout")
+		assert.Equal(t, 1, strings.Count(r.Stderr, "\n"), "one line on stderr: %q", r.Stderr)
+		return strings.TrimSuffix(r.Stderr, "\n")
+	}
+	requireExit(t, 0, r)
+	if r.Stdout == "" {
+		return ""
+	}
+	require.Equal(t, 1, strings.Count(r.Stdout, "\n"), "one line of JSON on stdout: %q", r.Stdout)
+	var out struct {
+		Specific map[string]string `json:"hookSpecificOutput"`
+		Decision string            `json:"decision"`
+		Reason   string            `json:"reason"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &out), r.Stdout)
+	if agent == "gemini" {
+		require.Equal(t, "deny", out.Decision, r.Stdout)
+		return out.Reason
+	}
+	require.Equal(t, "PreToolUse", out.Specific["hookEventName"], r.Stdout)
+	require.Equal(t, "deny", out.Specific["permissionDecision"], r.Stdout)
+	return out.Specific["permissionDecisionReason"]
 }
 
 // Hooks of different harnesses and sessions race for one file: exactly one
@@ -97,14 +133,12 @@ func TestHookRaceOneWinner(t *testing.T) {
 			cmds = append(cmds, proctest.Cmd{Args: []string{"hook", agent, "pre-edit"}, Env: p.env, Dir: p.dir, Stdin: payload})
 		}
 		winners := 0
-		for _, r := range harness(t).Race(t, cmds) {
-			switch r.Code {
-			case 0:
+		for i, r := range harness(t).Race(t, cmds) {
+			agent := cmds[i].Args[1]
+			if reason := deniedReason(t, agent, r); reason == "" {
 				winners++
-			case 2:
-				assert.Empty(t, r.Stdout)
-			default:
-				t.Fatalf("unexpected: %s", r)
+			} else {
+				assert.Contains(t, reason, "Do not work around this", "%s denied for the holder", agent)
 			}
 		}
 		require.Equal(t, 1, winners, "round %d", round)
@@ -134,8 +168,54 @@ func TestGeneratedHookCommandGuardsAMissingBinary(t *testing.T) {
 		return proctest.Run(t, "sh", proctest.Cmd{Args: []string{"-c", command}, Env: append(append([]string{}, p.env...), "PATH="+path), Dir: p.dir, Stdin: payload})
 	}
 	requireExit(t, 0, run(bin+":/usr/bin:/bin", geminiWrite("g1", p.dir, "src/a.go")))
-	requireDenied(t, run(bin+":/usr/bin:/bin", geminiWrite("g2", p.dir, "src/a.go")), "gemini-g1")
+	requireDenied(t, "gemini", run(bin+":/usr/bin:/bin", geminiWrite("g2", p.dir, "src/a.go")), "gemini-g1")
 	r := run("/usr/bin:/bin", geminiWrite("g2", p.dir, "src/a.go"))
 	requireExit(t, 0, r)
-	assert.Contains(t, r.Stderr, "agentlock is not on PATH")
+	assert.Empty(t, r.Stdout+r.Stderr, "without agentlock the hook does nothing, silently (init warns)")
+}
+
+// No text of the hook command can reach the model as if it were a denial:
+// Claude Code shows the whole command line of a hook that exits 2, so the
+// command holds no sentence (the not-on-PATH fallback is silent), and a
+// denial is the structured one, exit 0. A hook of every harness written by
+// init is checked.
+func TestGeneratedHookCommandsLeakNoFallbackText(t *testing.T) {
+	p := hookProject(t)
+	requireExit(t, 0, p.run("init", "--agent", "claude", "--agent", "codex", "--agent", "gemini"))
+	for _, file := range []string{".claude/settings.json", ".codex/hooks.json", ".gemini/settings.json"} {
+		var settings struct {
+			Hooks map[string][]struct {
+				Hooks []struct{ Command string } `json:"hooks"`
+			} `json:"hooks"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(p.read(file)), &settings), file)
+		require.NotEmpty(t, settings.Hooks, file)
+		for event, groups := range settings.Hooks {
+			for _, g := range groups {
+				for _, h := range g.Hooks {
+					assert.NotContains(t, h.Command, "echo", "%s %s: a message in the command line reaches the model on exit 2", file, event)
+					assert.NotContains(t, h.Command, "PATH", "%s %s", file, event)
+				}
+			}
+		}
+	}
+
+	// Claude's own command line, run by a shell as Claude runs it.
+	var claude struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Command string } `json:"hooks"`
+		} `json:"hooks"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(p.read(".claude/settings.json")), &claude))
+	command := claude.Hooks["PreToolUse"][0].Hooks[0].Command
+	bin := t.TempDir()
+	require.NoError(t, os.Symlink(harness(t).Bin, filepath.Join(bin, "agentlock")))
+	run := func(payload string) proctest.Result {
+		return proctest.Run(t, "sh", proctest.Cmd{Args: []string{"-c", command}, Env: append(append([]string{}, p.env...), "PATH="+bin+":/usr/bin:/bin"), Dir: p.dir, Stdin: payload})
+	}
+	a := filepath.Join(p.dir, "src/a.go")
+	require.Empty(t, deniedReason(t, "claude", run(claudeEdit("c1", p.dir, a))))
+	r := run(claudeEdit("c2", p.dir, a))
+	requireDenied(t, "claude", r, "claude-c1")
+	assert.Empty(t, r.Stderr, "nothing but the structured denial")
 }

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentlock/agentlock/githook"
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/all"
 	"github.com/agentlock/agentlock/setup"
@@ -25,12 +28,14 @@ type InitOptions struct {
 	DryRun bool
 	Check  bool   // init only
 	Home   string // init only: the home to share (--home); "" keeps the current one
+	// GitHook installs (init) or removes (uninit) the git pre-commit guard.
+	GitHook bool
 }
 
 func newCmdInit(f *Factory, runF func(*InitOptions) error) *cobra.Command {
 	opts := &InitOptions{IO: f.IO, Config: f.Config}
 	cmd := &cobra.Command{
-		Use:   "init [--agent NAME]... [--global] [--dry-run | --check]",
+		Use:   "init [--agent NAME]... [--global] [--git-hook] [--dry-run | --check]",
 		Short: "Set up agentlock in this project, and connect agent CLIs to it",
 		Long: `Set up agentlock in the project of the working directory (its git root): create
 .agent-registry/ (registry.md and locks/) and keep it out of git with a marked
@@ -46,6 +51,16 @@ adds only its own hook entries. Everything else is left byte for byte.
 Kimi reads hooks only from the user-wide ~/.kimi*/config.toml: they are added
 there only with --global. Running init twice changes nothing.
 
+With --git-hook, also install git's pre-commit guard ("agentlock guard --staged")
+in the folder git runs hooks from (core.hooksPath when set): a commit that
+touches a file another live session holds is refused, naming the holder. An
+existing shell pre-commit hook is kept: the guard goes in a marked block after
+its first line. uninit removes exactly that.
+
+The hooks run the agentlock on PATH: init warns (on stderr; with --check, in
+its report) when there is none, or when it is another build than the one
+running init. agentlock doctor checks it too.
+
 With --home DIR, the project keeps its registry and locks in DIR, shared with
 other projects or with agent-registry 0.2 (whose default home is
 ~/Desktop/agent-registry): .agent-registry/ then holds only the file "home"
@@ -57,6 +72,7 @@ home.`,
   agentlock init --agent all --dry-run      # show the diff, write nothing
   agentlock init --agent all --check        # exit 1 when anything would change (CI)
   agentlock init --agent kimi --global      # also add Kimi's user-wide hooks
+  agentlock init --git-hook                 # refuse commits of files others hold
   agentlock init --home ~/Desktop/agent-registry   # share agent-registry 0.2's home`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -75,6 +91,7 @@ home.`,
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print what would change as a diff; write nothing")
 	fl.BoolVar(&opts.Check, "check", false, "write nothing; exit 1 when anything would change")
 	fl.StringVar(&opts.Home, "home", "", "keep the registry and locks in this folder, shared (agent-registry 0.2's home, say)")
+	fl.BoolVar(&opts.GitHook, "git-hook", false, "also install git's pre-commit guard (agentlock guard --staged), chained into an existing hook")
 	return cmd
 }
 
@@ -107,6 +124,7 @@ hooks) are touched only with --global.`,
 	fl.StringSliceVar(&opts.Agents, "agent", nil, "agent to disconnect: "+strings.Join(all.Names(), ", ")+" or all (default: all, and the project set-up)")
 	fl.BoolVar(&opts.Global, "global", false, "also edit user-wide files outside the project (Kimi's hooks)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print what would change as a diff; write nothing")
+	fl.BoolVar(&opts.GitHook, "git-hook", false, "remove git's pre-commit guard (plain uninit removes it too)")
 	return cmd
 }
 
@@ -125,7 +143,7 @@ func openProject(opts *InitOptions, names []string, whole bool) (*setup.Project,
 	if err != nil {
 		return nil, err
 	}
-	return setup.Open(wd, setup.Options{Settings: c.Settings, Agents: agents, Global: opts.Global, Whole: whole})
+	return setup.Open(wd, setup.Options{Settings: c.Settings, Agents: agents, Global: opts.Global, Whole: whole, AgentDirs: c.AgentDirs})
 }
 
 // reportProblems prints why a plan cannot be applied; nothing was written.
@@ -182,6 +200,13 @@ func initRun(opts *InitOptions) error {
 		plan.Notes = append(plan.Notes, p.LegacyNotes()...)
 	}
 	home := p.Rel(p.Workspace.Home)
+	binary, err := checkBinary(opts)
+	if err != nil {
+		return err
+	}
+	if binary != "" && !opts.Check {
+		fmt.Fprintln(opts.IO.ErrOut, "agentlock: warning: "+binary)
+	}
 	switch {
 	case opts.DryRun:
 		if moveHome {
@@ -195,6 +220,9 @@ func initRun(opts *InitOptions) error {
 			}
 		}
 		out.notes(plan.Notes)
+		if opts.GitHook {
+			return gitHookRun(opts, p.Root, true)
+		}
 		return nil
 	case opts.Check:
 		if moveHome {
@@ -208,9 +236,20 @@ func initRun(opts *InitOptions) error {
 		for _, label := range drift {
 			out.change("out-of-date", label, "", "out of date: "+label)
 		}
+		if binary != "" {
+			// Not drift of the project's files (CI checks those on
+			// machines without agentlock), but the set-up does nothing
+			// until it is fixed.
+			out.change("warning", "", binary, "warning: "+binary)
+		}
 		if moveHome || plan.HomeMissing || len(drift) > 0 {
 			fmt.Fprintln(opts.IO.ErrOut, "agentlock: the set-up is not up to date: run agentlock init with the same options")
 			return errSilentRefusal
+		}
+		if opts.GitHook {
+			if err := gitHookRun(opts, p.Root, true); err != nil {
+				return err
+			}
 		}
 		out.change("up-to-date", "", "", "up to date")
 		return nil
@@ -229,7 +268,29 @@ func initRun(opts *InitOptions) error {
 			fmt.Sprintf("%-9s %s: %s", setup.InstallVerb(c), c.Artifact.Label(), c.Artifact.Purpose))
 	}
 	out.notes(plan.Notes)
+	if opts.GitHook {
+		return gitHookRun(opts, p.Root, true)
+	}
 	return nil
+}
+
+// checkBinary returns, when the agentlock that hooks and agents find on
+// PATH is missing or another build than this one, what is wrong and what
+// to do, in one line; "" when it is this one. doctor runs the same check.
+func checkBinary(opts *InitOptions) (string, error) {
+	c, err := opts.Config()
+	if err != nil {
+		return "", err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find this program's file: %w", err)
+	}
+	b := setup.CheckBinary("agentlock", c.SearchPath, self)
+	if b.State == setup.BinarySame {
+		return "", nil
+	}
+	return b.Detail() + "; " + b.Fix(), nil
 }
 
 // sharedHomeFile is where a project records the home it shares, for
@@ -283,7 +344,7 @@ func uninitRun(opts *InitOptions) error {
 	}
 	out := newPrinter(opts.IO, cfg)
 	for _, left := range p.LeftInUserFiles() {
-		out.notes([]string{fmt.Sprintf("~/%s still has agentlock's %s hooks: run agentlock uninit --agent %s --global to remove them",
+		out.notes([]string{fmt.Sprintf("%s still has agentlock's %s hooks: run agentlock uninit --agent %s --global to remove them",
 			left.Path, left.Agent.Title(), left.Agent.Name())})
 	}
 	for _, c := range plan.Changes {
@@ -300,6 +361,11 @@ func uninitRun(opts *InitOptions) error {
 				return err
 			}
 			out.change(setup.UninstallVerb(c), c.Artifact.Label(), "", fmt.Sprintf("%-9s %s", setup.UninstallVerb(c), c.Artifact.Label()))
+		}
+	}
+	if whole || opts.GitHook {
+		if err := gitHookRun(opts, p.Root, false); err != nil && opts.GitHook {
+			return err
 		}
 	}
 	home, what := p.Rel(p.Workspace.Home), "registry.md, locks/"
@@ -323,5 +389,69 @@ func uninitRun(opts *InitOptions) error {
 	default:
 		out.change("removed", home, "", "removed   "+home)
 	}
+	return nil
+}
+
+// gitHookRun installs (or removes) the git pre-commit guard in the hooks
+// folder git uses for the project at root (core.hooksPath when set), with
+// the same --dry-run and --check behaviour as the rest of init.
+func gitHookRun(opts *InitOptions, root string, install bool) error {
+	c, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	out := newPrinter(opts.IO, c)
+	dir, err := git(root, "rev-parse", "--git-path", "hooks")
+	if err != nil {
+		return fmt.Errorf("find the git hooks folder: %w", err)
+	}
+	dir = strings.TrimSpace(dir)
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(root, dir)
+	}
+	var change githook.Change
+	if install {
+		change, err = githook.PlanInstall(dir, "agentlock")
+	} else {
+		change, err = githook.PlanUninstall(dir)
+	}
+	if err != nil {
+		return err
+	}
+	label := change.Path
+	if r, rerr := filepath.Rel(root, change.Path); rerr == nil && filepath.IsLocal(r) {
+		label = r
+	}
+	switch {
+	case !change.Changed():
+		if opts.Check {
+			out.change("up-to-date", label, "", "up to date: "+label)
+		}
+		return nil
+	case opts.Check:
+		out.change("out-of-date", label, "", "out of date: "+label)
+		fmt.Fprintln(opts.IO.ErrOut, "agentlock: the set-up is not up to date: run agentlock init with the same options")
+		return errSilentRefusal
+	case opts.DryRun:
+		verb := "would install"
+		if !install {
+			verb = "would remove"
+		}
+		out.change("would-change", label, "git pre-commit guard", fmt.Sprintf("%s the git pre-commit guard in %s", verb, label))
+		return nil
+	}
+	if err := githook.Write(change); err != nil {
+		return err
+	}
+	verb, what := "installed", "git pre-commit guard: refuses a commit that touches a file another session holds"
+	switch {
+	case !install && change.New == nil:
+		verb, what = "removed", "git pre-commit guard"
+	case !install:
+		verb, what = "updated", "git pre-commit guard removed from your hook"
+	case change.Old != nil && !bytes.Contains(change.Old, []byte(integrations.Marker)):
+		verb, what = "updated", "git pre-commit guard chained into your hook"
+	}
+	out.change(verb, label, what, fmt.Sprintf("%-9s %s: %s", verb, label, what))
 	return nil
 }

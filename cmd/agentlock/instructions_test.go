@@ -8,6 +8,7 @@ package main_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,6 +75,7 @@ var instructedAgents = []instructedAgent{
 // Placeholders of the generated texts, and what the test writes for them.
 var placeholders = map[string]string{
 	"<path>":             "src/mine.txt",
+	"path/to/file":       "src/mine.txt", // the session context's: Gemini HTML-escapes <path>
 	"<file>":             "notes/handoff.md",
 	"<what you work on>": "following the instructions",
 }
@@ -99,11 +101,13 @@ func TestFollowTheInstructions(t *testing.T) {
 func followInstructions(t *testing.T, h *proctest.Harness, fake string, a instructedAgent, wrapped bool) {
 	root := realTempDir(t)
 	project := filepath.Join(root, "project")
-	for _, dir := range []string{".git", "src", "notes"} {
+	for _, dir := range []string{".git", "src/auth", "notes", "docs/notes"} {
 		require.NoError(t, os.MkdirAll(filepath.Join(project, dir), 0o755))
 	}
-	require.NoError(t, os.WriteFile(filepath.Join(project, "src", "mine.txt"), []byte("a\n"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(project, "notes", "handoff.md"), []byte("notes\n"), 0o644))
+	// The files the texts name: their placeholders, and the README's examples.
+	for _, f := range []string{"src/mine.txt", "notes/handoff.md", "src/auth.py", "src/auth/login.py", "docs/notes/auth.md"} {
+		require.NoError(t, os.WriteFile(filepath.Join(project, f), []byte("a\n"), 0o644))
+	}
 	env := hermeticEnv(t, root)
 	home := filepath.Join(root, "home")
 	if a.name == "kimi" {
@@ -115,6 +119,15 @@ func followInstructions(t *testing.T, h *proctest.Harness, fake string, a instru
 	}
 	r := run(append([]string{"init", "--agent", a.name}, a.initArgs...)...)
 	require.Equal(t, 0, r.Code, "%s", r)
+	if a.name == "codex" {
+		// The user trusted the project's hooks in Codex's /hooks, as init
+		// tells them to: Codex records it in its config (the hash is
+		// Codex's own; doctor can only see that trust was given).
+		hooks := filepath.Join(project, ".codex", "hooks.json")
+		config := fmt.Sprintf("[hooks.state.%q]\ntrusted_hash = \"sha256:given-in-hooks-screen\"\n", hooks+":pre_tool_use:0:0")
+		require.NoError(t, os.MkdirAll(filepath.Join(home, ".codex"), 0o700))
+		require.NoError(t, os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte(config), 0o600))
+	}
 
 	texts := generatedTexts(t, project, home)
 	hooks := hookCommands(t, a.name, project, home)
@@ -199,16 +212,22 @@ func followInstructions(t *testing.T, h *proctest.Harness, fake string, a instru
 	status := results[n]
 	n++
 	require.Equal(t, 0, status.Code, "%+v", status)
-	var owners []string
+	owners := map[string]string{} // path -> holder
 	for _, line := range strings.Split(strings.TrimSpace(status.Stdout), "\n") {
-		var rec map[string]any
+		var rec struct {
+			Path      string `json:"path"`
+			SessionID string `json:"session_id"`
+		}
 		require.NoError(t, json.Unmarshal([]byte(line), &rec), "status --json line %q", line)
-		if owner, ok := rec["session_id"].(string); ok && owner != "" {
-			owners = append(owners, owner)
+		if rec.SessionID != "" {
+			owners[rec.Path] = rec.SessionID
 		}
 	}
 	require.NotEmpty(t, whoami)
-	assert.Equal(t, []string{whoami}, owners, "the file is held by the id whoami printed, which the hook used too")
+	assert.Equal(t, whoami, owners[abs], "the file is held by the id whoami printed, which the hook used too")
+	for path, owner := range owners {
+		assert.Equal(t, whoami, owner, "%s is held by the agent's one session", path)
+	}
 	if !wrapped {
 		// The id the harness gave its hooks, with nothing typed, in
 		// Gemini's and Kimi's shells too (found through the agent process
@@ -320,6 +339,11 @@ func generatedTexts(t *testing.T, project, home string) map[string]string {
 	root, err := os.ReadFile(filepath.Join("..", "..", "SKILL.md"))
 	require.NoError(t, err)
 	texts["SKILL.md"] = string(root)
+	// The README's examples, which agents read too: its command blocks
+	// (its prose names commands for people, placeholders included).
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	texts["README.md"] = "```" + strings.Join(fencedBlocks(string(readme)), "```\n```") + "```"
 	require.Contains(t, texts, filepath.Join(project, ".agent-registry", "registry.md"))
 	return texts
 }

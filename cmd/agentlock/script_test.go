@@ -26,12 +26,13 @@ const scriptDir = "testdata/script"
 const scriptBudget = 3 * time.Minute
 
 // TestScripts runs every folder of scripts but docs/, which TestCLIReference
-// runs after regenerating docs/cli.md on request.
+// runs after regenerating docs/cli.md on request, and chaos/, which
+// TestChaosScripts runs with the chaos suite.
 func TestScripts(t *testing.T) {
 	entries, err := os.ReadDir(scriptDir)
 	require.NoError(t, err)
 	for _, e := range entries {
-		if !e.IsDir() || e.Name() == "docs" {
+		if !e.IsDir() || e.Name() == "docs" || e.Name() == "chaos" {
 			continue
 		}
 		t.Run(e.Name(), func(t *testing.T) {

@@ -43,6 +43,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"backdate":    cmdBackdate,
 	"inode":       cmdInode,
 	"schema":      cmdSchema,
+	"denied":      cmdDenied,
 }
 
 // noNeg fails the script when a command that cannot be negated is.
@@ -543,4 +544,62 @@ func cmdInode(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("inode: no inode numbers on this system")
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), fmt.Appendf(nil, "%d:%d\n", st.Dev, st.Ino), 0o644))
+}
+
+// denied AGENT requires the output of the command before it to be AGENT's
+// pre-edit denial, one line the model reads and nothing else: for claude
+// and codex, PreToolUse's permissionDecision "deny" as the only JSON line
+// on stdout; for gemini, {"decision":"deny"} on stdout; for kimi, nothing
+// on stdout and one line on stderr. The command must have run with the
+// exit code the harness needs (exec: 0; exits 2 for kimi). The reason is
+// written to $WORK/denial, for grep.
+func cmdDenied(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "denied (check the stdout and exit code of an allowed edit)")
+	if len(args) != 1 {
+		ts.Fatalf("usage: denied AGENT")
+	}
+	stdout, stderr := ts.ReadFile("stdout"), ts.ReadFile("stderr")
+	var reason string
+	switch args[0] {
+	case "claude", "codex":
+		var out struct {
+			Specific map[string]string `json:"hookSpecificOutput"`
+		}
+		decodeOneLine(ts, stdout, &out)
+		if out.Specific["hookEventName"] != "PreToolUse" || out.Specific["permissionDecision"] != "deny" {
+			ts.Fatalf("stdout is not a PreToolUse deny: %q", stdout)
+		}
+		reason = out.Specific["permissionDecisionReason"]
+	case "gemini":
+		var out map[string]string
+		decodeOneLine(ts, stdout, &out)
+		if out["decision"] != "deny" {
+			ts.Fatalf("stdout is not a Gemini deny: %q", stdout)
+		}
+		reason = out["reason"]
+	case "kimi":
+		if stdout != "" {
+			ts.Fatalf("a Kimi denial prints nothing on stdout; got %q", stdout)
+		}
+		reason = strings.TrimSuffix(stderr, "\n")
+	default:
+		ts.Fatalf("denied: unknown agent %q", args[0])
+	}
+	if reason == "" || strings.Contains(reason, "\n") {
+		ts.Fatalf("the denial's reason must be one non-empty line; got %q", reason)
+	}
+	if !strings.HasPrefix(reason, "agentlock: ") {
+		ts.Fatalf("the reason must be agentlock's own line, nothing before it; got %q", reason)
+	}
+	ts.Check(os.WriteFile(filepath.Join(ts.Getenv("WORK"), "denial"), []byte(reason+"\n"), 0o644))
+}
+
+// decodeOneLine decodes text, which must be one line of JSON, into v.
+func decodeOneLine(ts *testscript.TestScript, text string, v any) {
+	if strings.Count(text, "\n") != 1 || !strings.HasSuffix(text, "\n") {
+		ts.Fatalf("want one line of JSON on stdout; got %q", text)
+	}
+	if err := json.Unmarshal([]byte(text), v); err != nil {
+		ts.Fatalf("stdout is not JSON: %v: %q", err, text)
+	}
 }

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/report"
 )
 
@@ -24,7 +26,9 @@ func newCmdStatus(f *Factory, runF func(*StatusOptions) error) *cobra.Command {
 		Long: `List every lock in the lock directory of the current project: the locked
 path, its owner, the time since it was renewed, the time left before it goes
 stale, and its state. Lock files that cannot be parsed are listed as corrupt.
-Released (empty) lock files are shown with --all.`,
+Released (empty) lock files are shown with --all. A lock file that another
+process keeps locked past AGENTLOCK_LOCK_WAIT (one stopped while changing it)
+is listed as unreadable, and status then exits 3 naming it.`,
 		Example: `  agentlock status
   agentlock status --json`,
 		Args: cobra.NoArgs,
@@ -55,11 +59,27 @@ func statusRun(opts *StatusOptions) error {
 				return err
 			}
 		}
-		return nil
-	}
-	if len(records) == 0 {
-		_, err := fmt.Fprintf(opts.IO.Out, "no locks in %s\n", report.Escape(ws.LockDir))
+	} else if len(records) == 0 {
+		if _, err := fmt.Fprintf(opts.IO.Out, "no locks in %s\n", report.Escape(ws.LockDir)); err != nil {
+			return err
+		}
+	} else if err := report.WriteStatusTable(opts.IO.Out, records, ws.Project); err != nil {
 		return err
 	}
-	return report.WriteStatusTable(opts.IO.Out, records, ws.Project)
+	return busy(problems)
+}
+
+// busy returns the lock files a listing could not read because another
+// process kept them locked past AGENTLOCK_LOCK_WAIT (an environment error,
+// exit 3, naming them), after the listing showed everything else: a
+// corrupt record is the listing's to show, but a busy one means a process
+// is stopped inside a critical section, which the caller must hear of.
+func busy(problems []error) error {
+	var errs []error
+	for _, p := range problems {
+		if errors.Is(p, core.ErrBusy) {
+			errs = append(errs, p)
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -55,7 +55,7 @@ func TestAFifthAgentNeedsOnePackage(t *testing.T) {
 	for _, file := range []string{".fake/rules/agentlock.md", ".fake/settings.json", "scripts/agentlock-fake"} {
 		assert.Contains(t, plan, "+++ b/"+file+"\n", "init --dry-run plans the fake agent's %s", file)
 	}
-	assert.Contains(t, plan, `"command": "sh -c 'if command -v agentlock`, "its hooks come from its template folder")
+	assert.Contains(t, plan, `"command": "sh -c 'command -v agentlock`, "its hooks come from its template folder")
 	entries, err := os.ReadDir(project)
 	require.NoError(t, err)
 	assert.Len(t, entries, 1, "--dry-run writes nothing")

@@ -55,3 +55,7 @@ func (Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
 func (Agent) SessionContext(text string) ([]byte, error) {
 	return integrations.AdditionalContext("SessionStart", text)
 }
+
+// DenyOutput implements integrations.Denier: PreToolUse's
+// permissionDecision "deny", so that the model reads only the reason.
+func (Agent) DenyOutput(reason string) ([]byte, error) { return integrations.PermissionDeny(reason) }

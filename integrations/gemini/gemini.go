@@ -6,6 +6,10 @@
 package gemini
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
+
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/templates"
 )
@@ -43,15 +47,69 @@ func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, er
 }
 
 // EditedPaths implements integrations.Agent: write_file and replace carry
-// tool_input.file_path, the model's raw argument, maybe relative.
+// tool_input.file_path, the model's raw argument, maybe relative, which
+// Gemini normalises before it writes (ToolPath): the hook locks the file
+// Gemini will write, not the raw string.
 func (Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
 	if p := integrations.StringField(in.ToolInput, "file_path"); p != "" {
-		return []string{p}, nil
+		return []string{ToolPath(p, in.Cwd)}, nil
 	}
 	return nil, nil
+}
+
+// ToolPath is the path Gemini CLI's write_file and replace write for the
+// model's file_path, relative to dir (the session's folder), as gemini-cli
+// resolves it (resolveDefensiveToolPath, packages/core/src/utils/paths.ts):
+// NUL bytes are removed; a path that exists as written is kept; else a
+// leading "@" (a file reference the model copied) is dropped with the
+// slashes after it, unless a file or folder named "@<first segment>"
+// exists.
+func ToolPath(p, dir string) string {
+	clean := strings.ReplaceAll(p, "\x00", "")
+	if exists(resolve(dir, clean)) {
+		return clean
+	}
+	if !strings.HasPrefix(clean, "@") || len(clean) == 1 {
+		return clean
+	}
+	stripped := strings.TrimLeft(clean[1:], `/\`)
+	if strings.HasPrefix(clean, "@/") || strings.HasPrefix(clean, `@\`) {
+		if stripped == "" {
+			return clean
+		}
+		return stripped
+	}
+	first, _, _ := strings.Cut(strings.ReplaceAll(stripped, `\`, "/"), "/")
+	if first == "" {
+		return clean
+	}
+	if exists(resolve(dir, "@"+first)) {
+		return clean
+	}
+	return stripped
+}
+
+// resolve is p relative to dir, as path.resolve does.
+func resolve(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
+}
+
+// exists reports whether path exists, following symbolic links
+// (fs.existsSync).
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // SessionContext implements integrations.Agent.
 func (Agent) SessionContext(text string) ([]byte, error) {
 	return integrations.AdditionalContext("SessionStart", text)
 }
+
+// DenyOutput implements integrations.Denier: {"decision":"deny"} with exit
+// 0, which Gemini shows without its "hook failed" label (exit 1 would only
+// warn and let the tool run; exit 2 denies, labelled as a failure).
+func (Agent) DenyOutput(reason string) ([]byte, error) { return integrations.DecisionDeny(reason) }

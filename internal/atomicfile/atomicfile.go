@@ -205,6 +205,14 @@ func isTempName(name, base string) bool {
 	return true
 }
 
+// IsTempName reports whether name is a temporary file of this writer for
+// some file: ".<base>.tmp-<digits>". Doctor uses it to find the ones a
+// killed writer left.
+func IsTempName(name string) bool {
+	i := strings.LastIndex(name, ".tmp-")
+	return strings.HasPrefix(name, ".") && i > 1 && isTempName(name, name[1:i])
+}
+
 // sweepStale removes, best effort, the regular files in dir that are this
 // writer's temporary files for base and were last modified more than
 // StaleAge before now: left by writers killed before their rename or

@@ -3,8 +3,8 @@ package filestore
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -33,17 +33,29 @@ func (d *Document) Where() string { return d.Path }
 // lockPath is the sidecar lock file.
 func (d *Document) lockPath() string { return d.Path + ".lock" }
 
-// Read implements store.Document. A missing file reads as nil.
+// maxDocumentSize bounds what Read reads: a registry is kilobytes; a huge
+// file planted or grown by mistake must not exhaust memory.
+const maxDocumentSize = 64 << 20
+
+// Read implements store.Document. A missing file reads as nil. Anything
+// but a regular file (a FIFO, which would block a plain open forever; a
+// device) and a file over maxDocumentSize are refused with an error naming
+// the file.
 func (d *Document) Read() ([]byte, error) {
-	data, err := os.ReadFile(d.Path)
+	f, err := openDocument(d.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", d.Path, err)
 	}
-	if data == nil {
-		data = []byte{} // an empty file exists: only a missing one is nil
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxDocumentSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", d.Path, err)
+	}
+	if len(data) > maxDocumentSize {
+		return nil, fmt.Errorf("read %s: larger than %d MiB: not a registry agentlock wrote", d.Path, maxDocumentSize>>20)
 	}
 	return data, nil
 }

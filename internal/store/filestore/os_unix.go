@@ -98,7 +98,7 @@ func openLockFile(file, dir string, create, write bool) (*os.File, error) {
 	}
 	if !info.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s: lock file is not a regular file (%s)", file, info.Mode().Type())
+		return nil, fmt.Errorf("%s: lock file is not a regular file but %s", file, typeOf(info.Mode()))
 	}
 	// A second hard link makes the lock file also some other file — one
 	// planted to make agentlock write into, or empty, a victim. agentlock
@@ -156,6 +156,32 @@ func removed(f *os.File) bool {
 	return unix.Fstat(int(f.Fd()), &st) == nil && st.Nlink == 0
 }
 
+// openDocument opens a document (registry.md) for reading, without
+// blocking: a FIFO planted in its place must not hang every command that
+// reads the registry. Anything but a regular file is refused.
+func openDocument(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("not a regular file but %s", typeOf(info.Mode()))
+	}
+	// Reads of a regular file do not depend on O_NONBLOCK; clear it anyway
+	// so that the descriptor behaves as a plain open's.
+	if err := unix.SetNonblock(int(f.Fd()), false); err != nil {
+		f.Close()
+		return nil, &fs.PathError{Op: "fcntl", Path: path, Err: err}
+	}
+	return f, nil
+}
+
 // openSidecar opens (creating it) the lock file that serialises the writers
 // of a document, flocked exclusively. A sidecar removed while this process
 // waited (RemoveHome) is created again.
@@ -164,9 +190,14 @@ func openSidecar(path, dir string, wait time.Duration) (*os.File, error) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("create registry folder: %w", err)
 		}
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+		// O_NONBLOCK: opening a FIFO planted there must not hang.
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o644)
 		if err != nil {
 			return nil, fmt.Errorf("open registry lock: %w", err)
+		}
+		if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+			f.Close()
+			return nil, fmt.Errorf("%s: registry lock is not a regular file", path)
 		}
 		if err := checkLocalFile(f); err != nil {
 			f.Close()

@@ -60,7 +60,7 @@ func parseRecord(data []byte) (store.Record, error) {
 	stamp, path, _ := strings.Cut(rest, "|")
 	secs, err := strconv.ParseFloat(strings.TrimSpace(stamp), 64)
 	if err != nil || math.IsNaN(secs) || math.IsInf(secs, 0) {
-		return store.Record{}, fmt.Errorf("bad timestamp %q", stamp)
+		return store.Record{}, fmt.Errorf("bad timestamp %q", clip(stamp))
 	}
 	// Microseconds are all a float of this size holds exactly, and all
 	// that encodeRecord writes.
@@ -86,4 +86,14 @@ func recordPath(path, name string) string {
 		return path
 	}
 	return trimmed
+}
+
+// clip shortens what a corrupt record holds to a few dozen bytes for an
+// error message: garbage of any size must not flood a listing.
+func clip(s string) string {
+	const max = 40
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "..."
 }

@@ -18,6 +18,13 @@ var networkNames = map[string]string{
 	"webdav": "WebDAV",
 }
 
+// localNames are the f_fstypename of common local file systems. Any other
+// (macfuse, say, which sshfs and synced drives use) is unknown.
+var localNames = map[string]bool{
+	"apfs": true, "hfs": true, "ufs": true, "zfs": true, "tmpfs": true,
+	"msdos": true, "exfat": true,
+}
+
 // checkLocalFile refuses a file on a network file system. Synced folders
 // look local to the kernel and are not detected.
 func checkLocalFile(f *os.File) error {
@@ -25,6 +32,31 @@ func checkLocalFile(f *os.File) error {
 	if err := unix.Fstatfs(int(f.Fd()), &st); err != nil {
 		return &os.PathError{Op: "fstatfs", Path: f.Name(), Err: err}
 	}
+	if fs := networkNames[typeName(&st)]; fs != "" {
+		return fmt.Errorf("%s is on %s: %w (flock does not exclude reliably there; use a local folder)", f.Name(), fs, ErrUnsupportedFS)
+	}
+	return nil
+}
+
+// FileSystemAt tells which file system the existing path is on, from
+// statfs(2)'s f_fstypename. It reads nothing else and changes nothing.
+func FileSystemAt(path string) (FileSystem, error) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err != nil {
+		return FileSystem{}, &os.PathError{Op: "statfs", Path: path, Err: err}
+	}
+	name := typeName(&st)
+	switch {
+	case networkNames[name] != "":
+		return FileSystem{Name: networkNames[name], Kind: FSNetwork}, nil
+	case localNames[name]:
+		return FileSystem{Name: name, Kind: FSLocal}, nil
+	}
+	return FileSystem{Name: name, Kind: FSUnknown}, nil
+}
+
+// typeName returns statfs(2)'s f_fstypename as a string.
+func typeName(st *unix.Statfs_t) string {
 	var name []byte
 	for _, c := range st.Fstypename {
 		if c == 0 {
@@ -32,8 +64,5 @@ func checkLocalFile(f *os.File) error {
 		}
 		name = append(name, byte(c))
 	}
-	if fs := networkNames[string(name)]; fs != "" {
-		return fmt.Errorf("%s is on %s: %w (flock does not exclude reliably there; use a local folder)", f.Name(), fs, ErrUnsupportedFS)
-	}
-	return nil
+	return string(name)
 }

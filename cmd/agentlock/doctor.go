@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentlock/agentlock/doctor"
+	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/workspace"
+)
+
+// DoctorOptions are the inputs of agentlock doctor.
+type DoctorOptions struct {
+	IO     *IOStreams
+	Config func() (*config, error)
+}
+
+func newCmdDoctor(f *Factory, runF func(*DoctorOptions) error) *cobra.Command {
+	opts := &DoctorOptions{IO: f.IO, Config: f.Config}
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check that agentlock can do its job here, and say what to fix",
+		Long: `Check the project of the working directory and this machine, one line per
+check — ok, warn or problem — with what to do:
+
+  home, home-filesystem, lockdir-filesystem   the registry and lock folder exist,
+      on a local file system (not NFS/SMB, not a folder iCloud Drive, Dropbox,
+      OneDrive or Google Drive syncs)
+  agentlock-on-path   the agentlock that hooks and agents run is this build
+  integration-<agent>  each connected agent CLI's files are up to date
+  codex-hook-trust, gemini-folder-trust   the harness runs agentlock's hooks
+  agent-registry-0.2  no live 0.2 lock that this project's agents do not see
+  lock-files          no corrupt, busy, linked or foreign file in the lock folder
+  clock               no lock stamped in the future
+  temp-files          no temporary file left by a killed writer
+
+doctor only reads. It exits 1 when any check finds a problem, 0 otherwise
+(warnings included). --json prints one record per check: name, status,
+detail, fix.`,
+		Example: `  agentlock doctor
+  agentlock doctor --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return doctorRun(opts)
+		},
+	}
+	return cmd
+}
+
+func doctorRun(opts *DoctorOptions) error {
+	c, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	wd, err := workspace.WorkDir()
+	if err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find this program's file: %w", err)
+	}
+	checks, err := doctor.Run(doctor.Options{Dir: wd, Settings: c.Settings, SearchPath: c.SearchPath, Self: self, CodexHome: c.CodexHome})
+	if err != nil {
+		return err
+	}
+	for _, ch := range checks {
+		if c.JSON {
+			err = writeJSON(opts.IO.Out, report.DoctorCheck{Name: ch.Name, Status: string(ch.Status), Detail: ch.Detail, Fix: ch.Fix})
+		} else {
+			err = writeCheck(opts.IO, ch)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if doctor.Failed(checks) {
+		return errSilentRefusal
+	}
+	return nil
+}
+
+// writeCheck prints one check for people: its verdict and name, what was
+// found, and on the next line what to do.
+func writeCheck(io *IOStreams, ch doctor.Check) error {
+	if _, err := fmt.Fprintf(io.Out, "%-8s %s: %s\n", ch.Status, ch.Name, report.Escape(ch.Detail)); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	if ch.Fix != "" {
+		if _, err := fmt.Fprintf(io.Out, "%-8s fix: %s\n", "", report.Escape(ch.Fix)); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,215 @@
+package doctor
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/agentlock/agentlock/integrations"
+	"github.com/agentlock/agentlock/integrations/all"
+	"github.com/agentlock/agentlock/setup"
+)
+
+// integrations checks every agent CLI connected to the project (one whose
+// files hold agentlock's part): its files are what init writes now, and
+// where its harness runs project hooks only once trusted (Codex, Gemini),
+// they are trusted.
+func (d *run) integrations() []Check {
+	var checks []Check
+	for _, a := range all.Agents() {
+		p, err := setup.Open(d.project.Root, setup.Options{Settings: d.opts.Settings, Agents: []integrations.Agent{a}, Bin: d.opts.Bin})
+		if err != nil {
+			checks = append(checks, Check{Name: "integration-" + a.Name(), Status: Problem,
+				Detail: fmt.Sprintf("cannot read %s's set-up: %v", a.Title(), err), Fix: "agentlock init --agent " + a.Name()})
+			continue
+		}
+		installed, err := d.connected(p)
+		if err != nil {
+			checks = append(checks, Check{Name: "integration-" + a.Name(), Status: Problem,
+				Detail: fmt.Sprintf("cannot read %s's files: %v", a.Title(), err), Fix: "fix the file named, then agentlock init --agent " + a.Name()})
+			continue
+		}
+		if !installed {
+			continue
+		}
+		checks = append(checks, drift(p, a))
+		switch a.Name() {
+		case "codex":
+			checks = append(checks, codexTrustCheck(filepath.Join(p.Root, ".codex", "hooks.json"), d.codexConfig(), d.opts.CodexHome, d.opts.SearchPath, p.Root))
+		case "gemini":
+			checks = append(checks, geminiTrust(p.Root, filepath.Join(d.opts.Settings.UserHome, ".gemini", "trustedFolders.json")))
+		}
+	}
+	if len(checks) == 0 {
+		checks = append(checks, Check{Name: "integrations", Status: OK,
+			Detail: "no agent CLI is connected to this project (agents follow registry.md's protocol by hand)"})
+	}
+	return checks
+}
+
+// connected reports whether any of the project's files holds the agent's
+// part: uninstalling would change something. It notes the folders of the
+// agent's files, where the temporary-files check looks.
+func (d *run) connected(p *setup.Project) (bool, error) {
+	plan, err := p.PlanUninstall()
+	if err != nil {
+		return false, err
+	}
+	for _, c := range plan.Changes {
+		d.dirs = append(d.dirs, filepath.Dir(c.Path))
+	}
+	for _, c := range plan.Changes {
+		if c.Changed() {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// drift compares the agent's files with what init writes now. A hook file
+// out of date may gate edits wrongly or not at all: a problem; other files
+// (instructions, skills, wrappers): a warning.
+func drift(p *setup.Project, a integrations.Agent) Check {
+	c := Check{Name: "integration-" + a.Name(), Fix: "agentlock init --agent " + a.Name()}
+	plan, err := p.PlanInstall()
+	if err != nil {
+		c.Status, c.Detail = Problem, fmt.Sprintf("%s's files cannot be brought up to date: %v", a.Title(), err)
+		return c
+	}
+	var stale []string
+	hooks := false
+	for _, ch := range plan.Changes {
+		if !ch.Changed() {
+			continue
+		}
+		stale = append(stale, ch.Artifact.Label())
+		if k := ch.Artifact.Kind; k == integrations.JSONHooks || k == integrations.TOMLBlock {
+			hooks = true
+		}
+	}
+	switch {
+	case len(stale) == 0:
+		c.Status, c.Detail, c.Fix = OK, fmt.Sprintf("%s is connected and its files are up to date", a.Title()), ""
+	case hooks:
+		c.Status, c.Detail = Problem, fmt.Sprintf("%s's hooks are missing or out of date (%s): edits may go unchecked", a.Title(), strings.Join(stale, ", "))
+	default:
+		c.Status, c.Detail = Warn, fmt.Sprintf("%s's files are out of date: %s", a.Title(), strings.Join(stale, ", "))
+	}
+	return c
+}
+
+// codexConfig is Codex's user configuration file.
+func (d *run) codexConfig() string {
+	home := d.opts.CodexHome
+	if home == "" {
+		home = filepath.Join(d.opts.Settings.UserHome, ".codex")
+	}
+	return filepath.Join(home, "config.toml")
+}
+
+// codexStateHeader matches a Codex hook-trust table header:
+// [hooks.state."<key>"], the key naming the hooks.json file and the hook's
+// place in it.
+var codexStateHeader = regexp.MustCompile(`^\s*\[\s*hooks\.state\.("(?:[^"\\]|\\.)*"|'[^']*')\s*\]\s*(#.*)?$`)
+
+// codexTrust looks in Codex's config.toml for trust recorded for the hooks
+// of hooksFile. Codex runs a project's hooks only when their hash is
+// trusted (codex exec skips the others silently); the hash is Codex's own
+// over the command, matcher, timeout and status message, which agentlock
+// does not compute: it can tell that trust was never given, not that the
+// trust given still matches.
+func codexTrust(hooksFile, config string) Check {
+	c := Check{Name: "codex-hook-trust"}
+	data, err := os.ReadFile(config)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		c.Status, c.Detail, c.Fix = Warn, fmt.Sprintf("cannot read %s: %v", config, err), "make it readable, or check in codex /hooks that agentlock's hooks are trusted"
+		return c
+	}
+	trusted := 0
+	inEntry := false
+	for _, line := range strings.Split(string(data), "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "[") {
+			m := codexStateHeader.FindStringSubmatch(trimmed)
+			inEntry = m != nil && strings.Contains(unquoteKey(m[1]), hooksFile)
+			continue
+		}
+		if inEntry && strings.HasPrefix(trimmed, "trusted_hash") {
+			trusted++
+			inEntry = false
+		}
+	}
+	if trusted == 0 {
+		c.Status = Problem
+		c.Detail = fmt.Sprintf("Codex has no trust recorded for the hooks in %s (looked in %s): it does not run untrusted hooks, so edits go unchecked", hooksFile, config)
+		c.Fix = "run codex in this project and trust agentlock's hooks in /hooks"
+		return c
+	}
+	c.Status = Warn
+	c.Detail = fmt.Sprintf("Codex has trust recorded for %d hook(s) of %s; whether it matches the hooks as they are now cannot be verified here (the hash is Codex's)", trusted, hooksFile)
+	c.Fix = "after init changed the hooks, run codex /hooks and trust them again"
+	return c
+}
+
+// unquoteKey returns a TOML quoted key's text.
+func unquoteKey(q string) string {
+	if strings.HasPrefix(q, "'") {
+		return strings.Trim(q, "'")
+	}
+	var s string
+	if err := json.Unmarshal([]byte(q), &s); err == nil {
+		return s
+	}
+	return strings.Trim(q, `"`)
+}
+
+// geminiTrust checks Gemini CLI's folder trust for the project root, in
+// trustedFolders.json ({"<folder>": "TRUST_FOLDER" | "TRUST_PARENT" |
+// "DO_NOT_TRUST"}): Gemini runs a project's hooks only in a trusted folder.
+// A folder trusted, or below one trusted (TRUST_PARENT trusts the folder's
+// parent), is trusted; one marked DO_NOT_TRUST is not; one never asked
+// about makes Gemini ask when it starts there.
+func geminiTrust(root, file string) Check {
+	c := Check{Name: "gemini-folder-trust"}
+	fix := "run gemini in " + root + " and trust the folder, or add \"" + root + "\": \"TRUST_FOLDER\" to " + file
+	data, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		c.Status, c.Detail, c.Fix = Warn, fmt.Sprintf("Gemini CLI has not been told to trust %s (%s does not exist): it asks at start, and runs no project hook until trusted", root, file), fix
+		return c
+	}
+	var rules map[string]string
+	if err == nil {
+		err = json.Unmarshal(data, &rules)
+	}
+	if err != nil {
+		c.Status, c.Detail, c.Fix = Warn, fmt.Sprintf("cannot read Gemini CLI's folder trust in %s: %v", file, err), fix
+		return c
+	}
+	for folder, level := range rules {
+		if level == "DO_NOT_TRUST" && filepath.Clean(folder) == root {
+			c.Status, c.Detail, c.Fix = Problem, fmt.Sprintf("Gemini CLI is told not to trust %s (%s): it runs no project hook there, so edits go unchecked", root, file), fix
+			return c
+		}
+	}
+	for folder, level := range rules {
+		scope := filepath.Clean(folder)
+		switch level {
+		case "TRUST_PARENT":
+			scope = filepath.Dir(scope)
+		case "TRUST_FOLDER":
+		default:
+			continue
+		}
+		if inside(root, scope) {
+			c.Status, c.Detail = OK, fmt.Sprintf("Gemini CLI trusts %s (%s: %s)", root, folder, level)
+			return c
+		}
+	}
+	c.Status, c.Detail, c.Fix = Warn, fmt.Sprintf("Gemini CLI has not been told to trust %s (%s): it asks at start, and runs no project hook until trusted", root, file), fix
+	return c
+}
