@@ -1,5 +1,13 @@
 // Package e2e drives the real agent CLIs (Claude Code, Codex CLI, Gemini
-// CLI) against the scripted mock model of package mock, to check facts that
-// agentlock relies on. Its tests run only with AGENTLOCK_E2E=1, not under
-// -short, and only for the CLIs they find (see cliPath in the tests).
+// CLI), pinned and installed with npm into a cache folder, against the
+// scripted mock model of package mock, in throwaway repositories set up
+// with the real `agentlock init`. TestE2E is the end-to-end suite of the
+// generated integrations (edit gate, denial text, identity, session start
+// and end, wrappers, known bypasses); the *HarnessAncestry tests check
+// which process runs the hooks and the model's commands. Everything here
+// runs only with AGENTLOCK_E2E=1 and not under -short:
+//
+//	AGENTLOCK_E2E=1 go test -v ./e2e
+//
+// See docs/integrations/README.md, "End-to-end tests".
 package e2e

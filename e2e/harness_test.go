@@ -4,11 +4,11 @@ package e2e
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/agentlock/agentlock/e2e/ancestry"
@@ -16,44 +16,38 @@ import (
 	"github.com/agentlock/agentlock/internal/proctest"
 )
 
-var dumpBin string
+var (
+	dumpBin      string // the ancestry-dump program
+	agentlockDir string // a folder holding the agentlock built from this tree (e2e runs only)
+)
 
 func TestMain(m *testing.M) {
 	ancestry.MainIfDump()
+	flag.Parse()
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
 	dir, err := os.MkdirTemp("", "e2e-bin")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
+		return 2
 	}
+	defer os.RemoveAll(dir)
 	dumpBin, err = ancestry.Install(dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
+		return 2
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// cliPath finds an agent CLI: $AGENTLOCK_E2E_<NAME> (a path), else the
-// program on PATH. It skips the test unless AGENTLOCK_E2E=1, under -short,
-// and when the CLI is not there.
-func cliPath(t *testing.T, name, program string) string {
-	t.Helper()
-	if os.Getenv("AGENTLOCK_E2E") != "1" {
-		t.Skip("set AGENTLOCK_E2E=1 to drive the real agent CLIs")
+	if os.Getenv("AGENTLOCK_E2E") == "1" && !testing.Short() {
+		agentlockDir = dir
+		build := exec.Command("go", "build", "-o", filepath.Join(dir, "agentlock"), "github.com/agentlock/agentlock/cmd/agentlock")
+		if out, err := build.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "build agentlock for the end-to-end tests: %v\n%s", err, out)
+			return 2
+		}
 	}
-	if testing.Short() {
-		t.Skip("drives a real agent CLI")
-	}
-	if p := os.Getenv("AGENTLOCK_E2E_" + strings.ToUpper(name)); p != "" {
-		return p
-	}
-	p, err := exec.LookPath(program)
-	if err != nil {
-		t.Skipf("%s not found (set AGENTLOCK_E2E_%s): %v", program, strings.ToUpper(name), err)
-	}
-	return p
+	return m.Run()
 }
 
 // run is one scripted session of a CLI: the folders, the model, and what
@@ -173,7 +167,7 @@ func (r *run) collect(t *testing.T, res proctest.Result) sessionFacts {
 				t.Fatalf("SessionStart payload without session_id: %q (%v)", h.Stdin, err)
 			}
 			f.sessionID = payload.SessionID
-			p, ok := ancestry.NearestNonShell(h.Chain)
+			p, ok := ancestry.Harness(h.Chain)
 			if !ok {
 				t.Fatalf("(a) SessionStart hook has no non-shell ancestor: %+v", h.Chain)
 			}
@@ -186,7 +180,7 @@ func (r *run) collect(t *testing.T, res proctest.Result) sessionFacts {
 		t.Fatalf("%d SessionStart and %d SessionEnd hooks ran, want 1 each", starts, ends)
 	}
 	for _, h := range hooks {
-		p, ok := ancestry.NearestNonShell(h.Chain)
+		p, ok := ancestry.Harness(h.Chain)
 		if !ok || !ancestry.Same(p, f.harness) {
 			t.Errorf("(c) %s hook's nearest non-shell ancestor is %+v, not the SessionStart's %+v", h.Label, p, f.harness)
 		}
@@ -202,7 +196,7 @@ func (r *run) collect(t *testing.T, res proctest.Result) sessionFacts {
 func (f sessionFacts) shellsReachHarness(t *testing.T) {
 	t.Helper()
 	for _, s := range f.shells {
-		p, ok := ancestry.NearestNonShell(s.Chain)
+		p, ok := ancestry.Harness(s.Chain)
 		if !ok || !ancestry.Same(p, f.harness) {
 			t.Errorf("(b) %s: nearest non-shell ancestor %+v (found %v), want the harness %+v; chain %+v", s.Label, p, ok, f.harness, s.Chain)
 		}
@@ -221,7 +215,7 @@ func envIs(t *testing.T, what string, recs []ancestry.Record, name, want string)
 }
 
 func TestClaudeHarnessAncestry(t *testing.T) {
-	bin := cliPath(t, "claude", "claude")
+	bin := claudeCLI.install(t)
 	r := newRun(t)
 	settings := r.hooksJSON(map[string]string{"SessionStart": "", "PreToolUse": "*", "PostToolUse": "*", "SessionEnd": ""}, nil)
 	settings["permissions"] = map[string]any{"allow": []string{"Bash"}}
@@ -242,7 +236,7 @@ func TestClaudeHarnessAncestry(t *testing.T) {
 }
 
 func TestGeminiHarnessAncestry(t *testing.T) {
-	bin := cliPath(t, "gemini", "gemini")
+	bin := geminiCLI.install(t)
 	r := newRun(t)
 	r.write(t, filepath.Join(r.repo, ".gemini", "settings.json"), mustJSON(r.hooksJSON(
 		map[string]string{"SessionStart": "", "BeforeTool": ".*", "AfterTool": ".*", "SessionEnd": ""},
@@ -293,7 +287,7 @@ trust_level = "trusted"
 }
 
 func TestCodexHarnessAncestryWithoutSandbox(t *testing.T) {
-	bin := cliPath(t, "codex", "codex")
+	bin := codexCLI.install(t)
 	f := runCodex(t, bin, "danger-full-access")
 	f.shellsReachHarness(t)
 }
@@ -303,7 +297,7 @@ func TestCodexHarnessAncestryWithoutSandbox(t *testing.T) {
 // runCodex) names the session. If this test fails, Codex changed: the
 // ancestry may have become usable, or the sandbox different.
 func TestCodexSandboxHidesTheHarness(t *testing.T) {
-	bin := cliPath(t, "codex", "codex")
+	bin := codexCLI.install(t)
 	f := runCodex(t, bin, "workspace-write")
 	for _, s := range f.shells {
 		for _, p := range s.Chain {
@@ -311,7 +305,7 @@ func TestCodexSandboxHidesTheHarness(t *testing.T) {
 				t.Errorf("%s: the harness %+v is visible inside the sandbox", s.Label, f.harness)
 			}
 		}
-		if p, ok := ancestry.NearestNonShell(s.Chain); ok {
+		if p, ok := ancestry.Harness(s.Chain); ok {
 			t.Errorf("%s: a non-shell ancestor %+v is visible inside the sandbox; chain %+v", s.Label, p, s.Chain)
 		}
 		last := s.Chain[len(s.Chain)-1]

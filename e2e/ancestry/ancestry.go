@@ -1,134 +1,96 @@
 //go:build linux
 
-// Package ancestry reads a process's chain of ancestors from /proc, so that
+// Package ancestry records a process's chain of ancestors, so that
 // end-to-end tests can see which processes an agent CLI puts between itself
-// and the hooks and shell commands it runs.
+// and the hooks and shell commands it runs. The chain is the one agentlock
+// reads (procs.Ancestry) and the harness is the one agentlock picks
+// (identity.Harness): the tests check the rule agentlock really applies.
+// This package adds only what a diagnosis needs on top: each process's
+// executable and command line, the session-naming environment, and the
+// JSON record the ancestry-dump program writes.
 package ancestry
 
 import (
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
+
+	"github.com/agentlock/agentlock/identity"
+	"github.com/agentlock/agentlock/internal/procs"
 )
 
-// Proc is one process of a chain.
+// Proc is one process of a chain: what agentlock reads of it, plus its
+// executable and command line.
 type Proc struct {
-	PID  int `json:"pid"`
-	PPID int `json:"ppid"`
-	// Comm is the kernel's short name of the process (/proc/<pid>/comm).
-	Comm string `json:"comm"`
-	// Start is the process's start time in clock ticks since boot (field 22
-	// of /proc/<pid>/stat): with PID, it names one process for good.
-	Start uint64 `json:"start"`
+	procs.Process
 	// Exe is the target of /proc/<pid>/exe, empty when it cannot be read.
 	Exe string `json:"exe,omitempty"`
 	// Args is the command line (/proc/<pid>/cmdline).
 	Args []string `json:"args"`
 }
 
-// Read reads one process from /proc.
+// describe adds the executable and command line of p, when readable.
+func describe(p procs.Process) Proc {
+	d := Proc{Process: p}
+	if cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.PID)); err == nil {
+		d.Args = strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+	}
+	d.Exe, _ = os.Readlink(fmt.Sprintf("/proc/%d/exe", p.PID))
+	return d
+}
+
+// Read reads one process.
 func Read(pid int) (Proc, error) {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	p, err := procs.Get(pid)
 	if err != nil {
 		return Proc{}, fmt.Errorf("read process %d: %w", pid, err)
 	}
-	p, err := parseStat(string(stat))
-	if err != nil {
-		return Proc{}, fmt.Errorf("process %d: %w", pid, err)
-	}
-	if cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil {
-		p.Args = strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
-	}
-	p.Exe, _ = os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
-	return p, nil
+	return describe(p), nil
 }
 
-// parseStat parses /proc/<pid>/stat. The name sits in parentheses and may
-// hold spaces and parentheses itself, so the fields after it are found after
-// the last ')'.
-func parseStat(stat string) (Proc, error) {
-	open, closing := strings.IndexByte(stat, '('), strings.LastIndexByte(stat, ')')
-	if open < 0 || closing < open {
-		return Proc{}, fmt.Errorf("malformed stat %q", stat)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(stat[:open]))
-	if err != nil {
-		return Proc{}, fmt.Errorf("stat pid: %w", err)
-	}
-	// After the name: state(3) ppid(4) … starttime(22), so index 0 is field 3.
-	fields := strings.Fields(stat[closing+1:])
-	if len(fields) < 20 {
-		return Proc{}, fmt.Errorf("stat has %d fields after the name", len(fields))
-	}
-	ppid, err := strconv.Atoi(fields[1])
-	if err != nil {
-		return Proc{}, fmt.Errorf("stat ppid: %w", err)
-	}
-	start, err := strconv.ParseUint(fields[19], 10, 64)
-	if err != nil {
-		return Proc{}, fmt.Errorf("stat starttime: %w", err)
-	}
-	return Proc{PID: pid, PPID: ppid, Comm: stat[open+1 : closing], Start: start}, nil
-}
-
-// Chain returns pid and its ancestors, nearest first, up to process 1 (or
-// the first that cannot be read: it may have exited meanwhile).
+// Chain returns pid and its ancestors, nearest first, as procs.Ancestry
+// reads them.
 func Chain(pid int) ([]Proc, error) {
-	var chain []Proc
-	for pid > 0 {
-		p, err := Read(pid)
-		if err != nil {
-			if len(chain) == 0 {
-				return nil, err
-			}
-			break
-		}
-		chain = append(chain, p)
-		if p.PPID == pid {
-			break
-		}
-		pid = p.PPID
+	chain, err := procs.Ancestry(pid)
+	if err != nil {
+		return nil, fmt.Errorf("ancestry of %d: %w", pid, err)
 	}
-	return chain, nil
+	out := make([]Proc, len(chain))
+	for i, p := range chain {
+		out[i] = describe(p)
+	}
+	return out, nil
 }
 
 // Same reports whether a and b are the same process: same PID and same
 // start time.
 func Same(a, b Proc) bool {
-	return a.PID == b.PID && a.Start == b.Start
+	return a.ID() == b.ID()
 }
 
-// shells are the programs a harness runs a command through and that do not
-// outlive it: the short-lived links of a chain.
-var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true,
-	"mksh": true, "fish": true, "env": true, "busybox": true}
-
-// IsShell reports whether p is a shell (or env) by its name or executable.
+// IsShell reports whether agentlock takes p for a short-lived go-between
+// (a shell, env, agentlock itself) rather than a harness.
 func IsShell(p Proc) bool {
-	if shells[p.Comm] {
-		return true
-	}
-	if i := strings.LastIndexByte(p.Exe, '/'); i >= 0 && shells[p.Exe[i+1:]] {
-		return true
-	}
-	return false
+	return identity.ShortLived(p.Name)
 }
 
-// NearestNonShell returns the first process of chain that is not a shell:
-// the harness, by issue 9's rule. It finds none when the chain ends first,
-// or when the first non-shell process is the init of a PID namespace
-// (pid 1, parent 0, as a sandbox shows it): that process is not the
-// harness, which the namespace hides.
-func NearestNonShell(chain []Proc) (Proc, bool) {
+// Harness returns the process of chain that agentlock takes for the
+// harness (identity.Harness): the nearest that is not short-lived, none
+// when the chain reaches PID 1 first (init, or the first process of a PID
+// namespace, as a sandbox shows it).
+func Harness(chain []Proc) (Proc, bool) {
+	plain := make([]procs.Process, len(chain))
+	for i, p := range chain {
+		plain[i] = p.Process
+	}
+	h, ok := identity.Harness(plain)
+	if !ok {
+		return Proc{}, false
+	}
 	for _, p := range chain {
-		if IsShell(p) {
-			continue
+		if p.ID() == h.ID() {
+			return p, true
 		}
-		if p.PID == 1 && p.PPID == 0 {
-			return Proc{}, false
-		}
-		return p, true
 	}
 	return Proc{}, false
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentlock/agentlock/e2e/ancestry"
+	"github.com/agentlock/agentlock/internal/procs"
 	"github.com/agentlock/agentlock/internal/proctest"
 )
 
@@ -47,39 +48,27 @@ func TestChainStartsAtTheProcessAndClimbs(t *testing.T) {
 	}
 }
 
-func TestStatNameWithSpacesAndParentheses(t *testing.T) {
-	// A program may name itself anything; fields are counted after the last ')'.
-	stat := "4242 (a) b (c)) S 17 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10 18446744073709551615"
-	p, err := ancestry.ParseStat(stat)
-	if err != nil {
-		t.Fatal(err)
+func TestHarnessIsIdentitysRule(t *testing.T) {
+	harness := ancestry.Proc{Process: procs.Process{PID: 50, PPID: 40, Name: "claude", Start: 7}}
+	p := func(pid, ppid int, name string) ancestry.Proc {
+		return ancestry.Proc{Process: procs.Process{PID: pid, PPID: ppid, Name: name}}
 	}
-	if p.PID != 4242 || p.PPID != 17 || p.Comm != "a) b (c)" || p.Start != 987654 {
-		t.Fatalf("parsed %+v", p)
-	}
-	if _, err := ancestry.ParseStat("4242 (truncated S 1"); err == nil {
-		t.Fatal("a stat without its closing parenthesis parsed")
-	}
-}
-
-func TestNearestNonShell(t *testing.T) {
-	harness := ancestry.Proc{PID: 50, PPID: 40, Comm: "claude", Start: 7}
 	for _, tc := range []struct {
 		name  string
 		chain []ancestry.Proc
 		want  bool
 	}{
-		{"hook through sh", []ancestry.Proc{{PID: 60, PPID: 50, Comm: "sh"}, harness}, true},
-		{"two bash levels and env", []ancestry.Proc{{PID: 62, PPID: 61, Comm: "bash"}, {PID: 61, PPID: 60, Comm: "env"}, {PID: 60, PPID: 50, Comm: "bash"}, harness}, true},
-		{"shell renamed, known by its executable", []ancestry.Proc{{PID: 60, PPID: 50, Comm: "x", Exe: "/usr/bin/dash"}, harness}, true},
+		{"hook through sh", []ancestry.Proc{p(60, 50, "sh"), harness}, true},
+		{"two bash levels and env", []ancestry.Proc{p(62, 61, "bash"), p(61, 60, "env"), p(60, 50, "bash"), harness}, true},
+		{"agentlock itself is short-lived", []ancestry.Proc{p(61, 60, "agentlock"), p(60, 50, "sh"), harness}, true},
 		{"exec'd command: the harness is the parent", []ancestry.Proc{harness}, true},
-		{"PID namespace init is not the harness", []ancestry.Proc{{PID: 2, PPID: 1, Comm: "bash"}, {PID: 1, PPID: 0, Comm: "codex"}}, false},
-		{"only shells", []ancestry.Proc{{PID: 2, PPID: 1, Comm: "bash"}}, false},
+		{"PID namespace init is not the harness", []ancestry.Proc{p(2, 1, "bash"), p(1, 0, "codex")}, false},
+		{"only shells", []ancestry.Proc{p(2, 1, "bash")}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := ancestry.NearestNonShell(tc.chain)
+			got, ok := ancestry.Harness(tc.chain)
 			if ok != tc.want || (ok && !ancestry.Same(got, harness)) {
-				t.Fatalf("NearestNonShell = %+v, %v; want the harness: %v", got, ok, tc.want)
+				t.Fatalf("Harness = %+v, %v; want the harness: %v", got, ok, tc.want)
 			}
 		})
 	}
@@ -124,7 +113,7 @@ func TestDumpRecordsItsCallerChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, ok := ancestry.NearestNonShell(rec.Chain)
+	h, ok := ancestry.Harness(rec.Chain)
 	if !ok || !ancestry.Same(h, self) {
 		t.Fatalf("nearest non-shell ancestor %+v (found %v), want this test process %+v", h, ok, self)
 	}

@@ -20,6 +20,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -28,9 +29,37 @@ import (
 // Script is what the scripted model does.
 type Script struct {
 	// Commands are run one after the other through the CLI's shell tool.
+	// Ignored when Steps is given.
 	Commands []string
-	// Final is the model's last answer, once every command has run.
+	// Steps are the model's tool calls, one after the other.
+	Steps []Step
+	// Final is the model's last answer, once every step has run.
 	Final string
+}
+
+// Step is one tool call of the scripted model: a command for the CLI's own
+// shell tool (Claude's Bash, Codex's exec_command, Gemini's
+// run_shell_command), or any other tool by its name and arguments as the
+// CLI declares it (Claude's Edit, Gemini's write_file, …).
+type Step struct {
+	Shell string
+	Tool  string
+	Args  map[string]any
+	// Input, with Tool, calls a freeform tool (an OpenAI Responses
+	// "custom" tool, such as Codex's apply_patch) with this text.
+	Input string
+}
+
+// steps is the script as tool calls.
+func (sc Script) steps() []Step {
+	if len(sc.Steps) > 0 {
+		return sc.Steps
+	}
+	steps := make([]Step, len(sc.Commands))
+	for i, c := range sc.Commands {
+		steps[i] = Step{Shell: c}
+	}
+	return steps
 }
 
 // Request is one request the server received, kept for diagnosis.
@@ -118,9 +147,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	n := countToolResults(doc)
 	hasTools := offersTools(doc)
-	cmd, isTool := "", false
-	if hasTools && n < len(s.script.Commands) {
-		cmd, isTool = s.script.Commands[n], true
+	steps := s.script.steps()
+	var step *Step
+	if hasTools && n < len(steps) {
+		step = &steps[n]
 		req.Reply = fmt.Sprintf("tool:%d", n)
 	} else {
 		req.Reply = "text"
@@ -129,13 +159,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	switch {
 	case strings.HasSuffix(path, "/messages"):
-		anthropic(w, id, cmd, isTool, s.script.Final)
+		anthropic(w, id, step, s.script.Final)
 	case strings.HasSuffix(path, "/responses"):
-		responses(w, id, cmd, isTool, s.script.Final)
+		responses(w, id, step, s.script.Final)
 	case strings.Contains(path, ":streamGenerateContent"):
-		gemini(w, cmd, isTool, s.script.Final, true)
+		gemini(w, step, s.script.Final, true)
 	case strings.Contains(path, ":generateContent"):
-		gemini(w, cmd, isTool, s.script.Final, false)
+		gemini(w, step, s.script.Final, false)
 	case strings.Contains(path, ":countTokens"), strings.HasSuffix(path, "/count_tokens"):
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"totalTokens":1,"input_tokens":1}`)
@@ -146,13 +176,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // countToolResults counts the tool results anywhere in a request: Anthropic
-// "tool_result" blocks, OpenAI "function_call_output" items and Gemini
+// "tool_result" blocks, OpenAI "function_call_output" (and
+// "custom_tool_call_output") items and Gemini
 // "functionResponse" parts.
 func countToolResults(v any) int {
 	n := 0
 	switch v := v.(type) {
 	case map[string]any:
-		if t, _ := v["type"].(string); t == "tool_result" || t == "function_call_output" {
+		if t, _ := v["type"].(string); t == "tool_result" || t == "function_call_output" || t == "custom_tool_call_output" {
 			n++
 		}
 		if _, ok := v["functionResponse"]; ok {
@@ -167,6 +198,88 @@ func countToolResults(v any) int {
 		}
 	}
 	return n
+}
+
+// ToolResults returns the text of every tool result in a request body, in
+// the order of the conversation: what the model was told each of its tool
+// calls did (a command's output, an edit's success, a hook's denial). The
+// text is every string inside the result (Anthropic "tool_result"
+// content, OpenAI "function_call_output" output, Gemini "functionResponse"),
+// joined by newlines.
+func ToolResults(body string) []string {
+	var doc any
+	if err := json.Unmarshal([]byte(body), &doc); err != nil {
+		return nil
+	}
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if t, _ := v["type"].(string); t == "tool_result" {
+				out = append(out, strings.Join(stringsIn(v["content"]), "\n"))
+				return
+			} else if t == "function_call_output" || t == "custom_tool_call_output" {
+				out = append(out, strings.Join(stringsIn(v["output"]), "\n"))
+				return
+			}
+			if fr, ok := v["functionResponse"]; ok {
+				out = append(out, strings.Join(stringsIn(fr), "\n"))
+				return
+			}
+			// A map's order is not the conversation's: tool results sit
+			// in arrays, whose order is kept.
+			for _, c := range v {
+				walk(c)
+			}
+		case []any:
+			for _, c := range v {
+				walk(c)
+			}
+		}
+	}
+	walk(doc)
+	return out
+}
+
+// stringsIn returns every string inside v, depth first (map values in key
+// order).
+func stringsIn(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		var out []string
+		for _, c := range v {
+			out = append(out, stringsIn(c)...)
+		}
+		return out
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var out []string
+		for _, k := range keys {
+			out = append(out, stringsIn(v[k])...)
+		}
+		return out
+	}
+	return nil
+}
+
+// ToolResults returns the tool results of the longest conversation the
+// server received (see the function ToolResults): what the model was told
+// of each of its steps, in order.
+func (s *Server) ToolResults() []string {
+	var best []string
+	for _, r := range s.Requests() {
+		if res := ToolResults(r.Body); len(res) > len(best) {
+			best = res
+		}
+	}
+	return best
 }
 
 // offersTools reports whether the request offers the model any tool.
@@ -195,20 +308,34 @@ func sse(w http.ResponseWriter, event string, data any) {
 
 type obj = map[string]any
 
+// call is the tool name and arguments of step, the shell tool being
+// shell(command).
+func call(step *Step, shellTool, shellArg string) (string, map[string]any) {
+	if step.Shell != "" {
+		args := obj{shellArg: step.Shell}
+		if shellTool == "Bash" {
+			args["description"] = "run the scripted command"
+		}
+		return shellTool, args
+	}
+	return step.Tool, step.Args
+}
+
 // anthropic answers a Messages request as Claude Code streams it: the shell
-// tool is "Bash" with input {"command": …}.
-func anthropic(w http.ResponseWriter, id, cmd string, isTool bool, final string) {
+// tool is "Bash" with input {"command": …}; step nil is the final text.
+func anthropic(w http.ResponseWriter, id string, step *Step, final string) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	usage := obj{"input_tokens": 1, "output_tokens": 1}
 	sse(w, "message_start", obj{"type": "message_start", "message": obj{
 		"id": "msg_" + id, "type": "message", "role": "assistant", "model": "claude-mock",
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage}})
 	stop := "end_turn"
-	if isTool {
+	if step != nil {
 		stop = "tool_use"
-		input, _ := json.Marshal(obj{"command": cmd, "description": "run the scripted command"})
+		name, args := call(step, "Bash", "command")
+		input, _ := json.Marshal(args)
 		sse(w, "content_block_start", obj{"type": "content_block_start", "index": 0,
-			"content_block": obj{"type": "tool_use", "id": "toolu_" + id, "name": "Bash", "input": obj{}}})
+			"content_block": obj{"type": "tool_use", "id": "toolu_" + id, "name": name, "input": obj{}}})
 		sse(w, "content_block_delta", obj{"type": "content_block_delta", "index": 0,
 			"delta": obj{"type": "input_json_delta", "partial_json": string(input)}})
 	} else {
@@ -224,16 +351,21 @@ func anthropic(w http.ResponseWriter, id, cmd string, isTool bool, final string)
 }
 
 // responses answers an OpenAI Responses request as Codex streams it: the
-// shell tool is "exec_command" with arguments {"cmd": …}.
-func responses(w http.ResponseWriter, id, cmd string, isTool bool, final string) {
+// shell tool is "exec_command" with arguments {"cmd": …}; step nil is the
+// final text.
+func responses(w http.ResponseWriter, id string, step *Step, final string) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	resp := obj{"id": "resp_" + id, "object": "response", "status": "in_progress", "model": "mock", "output": []any{}}
 	sse(w, "response.created", obj{"type": "response.created", "response": resp})
 	var item obj
-	if isTool {
-		args, _ := json.Marshal(obj{"cmd": cmd})
+	if step != nil && step.Input != "" {
+		item = obj{"type": "custom_tool_call", "id": "ctc_" + id, "call_id": "call_" + id,
+			"name": step.Tool, "input": step.Input, "status": "completed"}
+	} else if step != nil {
+		name, a := call(step, "exec_command", "cmd")
+		args, _ := json.Marshal(a)
 		item = obj{"type": "function_call", "id": "fc_" + id, "call_id": "call_" + id,
-			"name": "exec_command", "arguments": string(args), "status": "completed"}
+			"name": name, "arguments": string(args), "status": "completed"}
 	} else {
 		item = obj{"type": "message", "id": "msg_" + id, "role": "assistant", "status": "completed",
 			"content": []any{obj{"type": "output_text", "text": final, "annotations": []any{}}}}
@@ -248,11 +380,13 @@ func responses(w http.ResponseWriter, id, cmd string, isTool bool, final string)
 }
 
 // gemini answers a generateContent request, streamed or not, as the Gemini
-// CLI expects: the shell tool is "run_shell_command" with {"command": …}.
-func gemini(w http.ResponseWriter, cmd string, isTool bool, final string, stream bool) {
+// CLI expects: the shell tool is "run_shell_command" with {"command": …};
+// step nil is the final text.
+func gemini(w http.ResponseWriter, step *Step, final string, stream bool) {
 	var part obj
-	if isTool {
-		part = obj{"functionCall": obj{"name": "run_shell_command", "args": obj{"command": cmd}}}
+	if step != nil {
+		name, args := call(step, "run_shell_command", "command")
+		part = obj{"functionCall": obj{"name": name, "args": args}}
 	} else {
 		part = obj{"text": final}
 	}

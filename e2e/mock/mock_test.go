@@ -83,3 +83,69 @@ func TestScriptPerProtocol(t *testing.T) {
 		})
 	}
 }
+
+// A step that names a tool is called by that name with its arguments in
+// each protocol; a shell step uses the protocol's shell tool.
+func TestStepsCallNamedTools(t *testing.T) {
+	s, err := mock.Start(mock.Script{Steps: []mock.Step{
+		{Tool: "write_file", Args: map[string]any{"file_path": "@held.txt", "content": "x"}},
+		{Shell: "echo second"},
+	}, Final: "All done."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, tc := range []struct{ path, first, second string }{
+		{"/v1/messages", `{"tools":[{}],"messages":[]}`, `{"tools":[{}],"messages":[{"content":[{"type":"tool_result"}]}]}`},
+		{"/v1/responses", `{"tools":[{}],"input":[]}`, `{"tools":[{}],"input":[{"type":"function_call_output"}]}`},
+		{"/v1beta/models/m:streamGenerateContent?alt=sse", `{"tools":[{}],"contents":[]}`, `{"tools":[{}],"contents":[{"parts":[{"functionResponse":{}}]}]}`},
+	} {
+		got := post(t, s, tc.path, tc.first)
+		if !strings.Contains(got, `write_file`) || !strings.Contains(got, `@held.txt`) {
+			t.Errorf("%s: first answer does not call write_file on @held.txt:\n%s", tc.path, got)
+		}
+		got = post(t, s, tc.path, tc.second)
+		if !strings.Contains(got, "echo second") || strings.Contains(got, "write_file") {
+			t.Errorf("%s: second answer is not the shell step:\n%s", tc.path, got)
+		}
+	}
+}
+
+// ToolResults finds what each protocol told the model of its tool calls,
+// in the conversation's order.
+func TestToolResults(t *testing.T) {
+	for _, tc := range []struct{ name, body string }{
+		{"anthropic", `{"system":"s","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"one"}]},
+			{"role":"user","content":[{"type":"tool_result","tool_use_id":"b","is_error":true,"content":[{"type":"text","text":"two"}]}]}]}`},
+		{"responses", `{"input":[{"type":"function_call_output","call_id":"a","output":"one"},{"type":"message","content":"x"},
+			{"type":"function_call_output","call_id":"b","output":"two"}]}`},
+		{"gemini", `{"contents":[{"parts":[{"functionResponse":{"response":{"output":"one"}}}]},
+			{"parts":[{"text":"x"}]},{"parts":[{"functionResponse":{"response":{"error":"two"}}}]}]}`},
+	} {
+		got := mock.ToolResults(tc.body)
+		if len(got) != 2 || !strings.Contains(got[0], "one") || !strings.Contains(got[1], "two") || strings.Contains(got[0], "two") {
+			t.Errorf("%s: ToolResults = %q, want one then two", tc.name, got)
+		}
+	}
+}
+
+// A step with Input calls a freeform tool in the Responses protocol, and
+// its output counts as a tool result.
+func TestStepFreeformTool(t *testing.T) {
+	s, err := mock.Start(mock.Script{Steps: []mock.Step{{Tool: "apply_patch", Input: "*** Begin Patch"}}, Final: "All done."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got := post(t, s, "/v1/responses", `{"tools":[{}],"input":[]}`)
+	if !strings.Contains(got, `"type":"custom_tool_call"`) || !strings.Contains(got, `"input":"*** Begin Patch"`) {
+		t.Fatalf("answer is not a custom apply_patch call:\n%s", got)
+	}
+	body := `{"tools":[{}],"input":[{"type":"custom_tool_call_output","call_id":"c","output":"denied"}]}`
+	if got := post(t, s, "/v1/responses", body); !strings.Contains(got, "All done.") {
+		t.Fatalf("a custom tool's output did not count as the step's result:\n%s", got)
+	}
+	if res := mock.ToolResults(body); len(res) != 1 || res[0] != "denied" {
+		t.Fatalf("ToolResults = %q", res)
+	}
+}

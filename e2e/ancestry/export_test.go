@@ -1,6 +1,0 @@
-//go:build linux
-
-package ancestry
-
-// ParseStat exposes parseStat to the tests.
-var ParseStat = parseStat

@@ -1,0 +1,123 @@
+//go:build linux
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// agentCLI is one pinned agent CLI from npm.
+type agentCLI struct {
+	name    string // agentlock's name of the agent: claude, codex, gemini
+	pkg     string // npm package
+	version string // pinned: the version the end-to-end facts were observed on
+	bin     string // program name in node_modules/.bin
+}
+
+// The pinned CLIs. Claude Code 2.1.197 is the last that runs on node 20.
+var (
+	claudeCLI = agentCLI{"claude", "@anthropic-ai/claude-code", "2.1.197", "claude"}
+	codexCLI  = agentCLI{"codex", "@openai/codex", "0.171.0", "codex"}
+	geminiCLI = agentCLI{"gemini", "@google/gemini-cli", "0.61.0", "gemini"}
+)
+
+// installTimeout bounds one npm install (a cold cache downloads a few
+// hundred MB).
+const installTimeout = 10 * time.Minute
+
+// cacheDir is where the CLIs are installed: $AGENTLOCK_E2E_CACHE, else
+// ~/.cache/agentlock-e2e.
+func cacheDir() (string, error) {
+	if d := os.Getenv("AGENTLOCK_E2E_CACHE"); d != "" {
+		return d, nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache folder (set AGENTLOCK_E2E_CACHE): %w", err)
+	}
+	return filepath.Join(d, "agentlock-e2e"), nil
+}
+
+// e2eOnly skips t unless the end-to-end suite was asked for
+// (AGENTLOCK_E2E=1) and -short is off.
+func e2eOnly(t *testing.T) {
+	t.Helper()
+	if os.Getenv("AGENTLOCK_E2E") != "1" {
+		t.Skip("set AGENTLOCK_E2E=1 to drive the real agent CLIs")
+	}
+	if testing.Short() {
+		t.Skip("drives a real agent CLI")
+	}
+}
+
+// skipLoudly skips t with a reason that also reaches stderr, so that a CI
+// log shows it even without -v.
+func skipLoudly(t *testing.T, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	fmt.Fprintf(os.Stderr, "E2E SKIPPED %s: %s\n", t.Name(), msg)
+	t.Skip(msg)
+}
+
+// install returns the path of the CLI's program: $AGENTLOCK_E2E_<NAME> when
+// set (a CLI installed by hand), else the pinned version in the cache
+// folder, installed there with npm unless it already is. When npm is
+// missing or the install fails, the test is skipped loudly.
+func (c agentCLI) install(t *testing.T) string {
+	t.Helper()
+	e2eOnly(t)
+	if p := os.Getenv("AGENTLOCK_E2E_" + strings.ToUpper(c.name)); p != "" {
+		return p
+	}
+	cache, err := cacheDir()
+	if err != nil {
+		skipLoudly(t, "%s %s: %v", c.pkg, c.version, err)
+	}
+	dir := filepath.Join(cache, c.name+"-"+c.version)
+	prog := filepath.Join(dir, "node_modules", ".bin", c.bin)
+	if _, err := os.Stat(prog); err == nil {
+		return prog
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		skipLoudly(t, "cannot install %s@%s: npm is not on PATH", c.pkg, c.version)
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		skipLoudly(t, "cannot install %s@%s: %v", c.pkg, c.version, err)
+	}
+	// Install next to the final folder, then rename: a concurrent run or
+	// an interrupted install never leaves a half-installed CLI in place.
+	tmp, err := os.MkdirTemp(cache, c.name+"-"+c.version+".part-")
+	if err != nil {
+		skipLoudly(t, "cannot install %s@%s: %v", c.pkg, c.version, err)
+	}
+	defer os.RemoveAll(tmp)
+	ctx, cancel := context.WithTimeout(context.Background(), installTimeout)
+	defer cancel()
+	// npm runs in the developer's environment: its cache (~/.npm), proxy
+	// and registry settings are what make the download work.
+	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", tmp, "--no-audit", "--no-fund",
+		"--prefer-offline", "--save-exact", c.pkg+"@"+c.version)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		skipLoudly(t, "npm install %s@%s failed: %v\n%s", c.pkg, c.version, err, out)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "node_modules", ".bin", c.bin)); err != nil {
+		skipLoudly(t, "npm install %s@%s installed no %s: %v", c.pkg, c.version, c.bin, err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if _, statErr := os.Stat(prog); statErr != nil {
+			t.Fatalf("install %s@%s into %s: %v", c.pkg, c.version, dir, err)
+		}
+		// Another run installed it meanwhile.
+	}
+	t.Logf("installed %s@%s into %s", c.pkg, c.version, dir)
+	return prog
+}
