@@ -20,20 +20,24 @@ var networkNames = map[string]string{
 
 // checkLocalFile refuses a file on a network file system. Synced folders
 // look local to the kernel and are not detected.
-func checkLocalFile(f *os.File) error {
+func checkLocalFile(f *os.File) error { return checkLocal(int(f.Fd()), f.Name()) }
+
+// checkLocal refuses the open file or folder fd, named name, when it is on
+// a network file system.
+func checkLocal(fd int, name string) error {
 	var st unix.Statfs_t
-	if err := unix.Fstatfs(int(f.Fd()), &st); err != nil {
-		return &os.PathError{Op: "fstatfs", Path: f.Name(), Err: err}
+	if err := unix.Fstatfs(fd, &st); err != nil {
+		return &os.PathError{Op: "fstatfs", Path: name, Err: err}
 	}
-	var name []byte
+	var fsName []byte
 	for _, c := range st.Fstypename {
 		if c == 0 {
 			break
 		}
-		name = append(name, byte(c))
+		fsName = append(fsName, byte(c))
 	}
-	if fs := networkNames[string(name)]; fs != "" {
-		return fmt.Errorf("%s is on %s: %w (flock does not exclude reliably there; use a local folder)", f.Name(), fs, ErrUnsupportedFS)
+	if fs := networkNames[string(fsName)]; fs != "" {
+		return fmt.Errorf("%s is on %s: %w (flock does not exclude reliably there; use a local folder)", name, fs, ErrUnsupportedFS)
 	}
 	return nil
 }
