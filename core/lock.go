@@ -288,25 +288,64 @@ func (l *Locker) AcquireAll(paths []string, session string) ([]Lease, error) {
 
 // AcquireAllWait is AcquireAll retried while another session holds one of
 // the paths, until every path is taken, another error occurs, or ctx is
-// done; then the last refusal is returned. The pauses between tries grow
-// from 50ms to 1s with random jitter, so that sessions waiting for the same
-// paths do not retry in step.
+// done; then the last refusal is returned. It retries as soon as the store
+// reports a change to one of the locks (a release, say) when the store can
+// (store.Watcher), and when the lock that refused it expires; otherwise
+// after pauses that grow from 50ms to 1s with random jitter, so that
+// sessions waiting for the same paths do not retry in step.
 func (l *Locker) AcquireAllWait(ctx context.Context, paths []string, session string) ([]Lease, error) {
+	// Watch before the first attempt, so that a release between a refusal
+	// and the wait is not missed.
+	changes, stop := l.watch(paths)
+	defer stop()
 	pause := 50 * time.Millisecond
 	for {
 		leases, err := l.AcquireAll(paths, session)
 		if !errors.Is(err, ErrLocked) {
 			return leases, err
 		}
-		timer := time.NewTimer(pause/2 + rand.N(pause))
+		// Retry when a lock file changes, when the lock that refused us
+		// expires, or after a growing pause that covers stores without
+		// notifications.
+		wait := pause/2 + rand.N(pause)
+		var held *HeldError
+		if errors.As(err, &held) && held.Left > 0 {
+			wait = min(wait, held.Left+time.Millisecond)
+		}
+		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			timer.Stop()
 			return nil, err
+		case <-changes:
+			timer.Stop()
 		case <-timer.C:
+			pause = min(pause*3/2, time.Second)
 		}
-		pause = min(pause*3/2, time.Second)
 	}
+}
+
+// watch returns the store's change notifications for the locks of paths,
+// or a channel that never fires when the store has none.
+func (l *Locker) watch(paths []string) (<-chan struct{}, func()) {
+	none := func() {}
+	w, ok := l.store.(store.Watcher)
+	if !ok {
+		return nil, none
+	}
+	keys := make([]store.Key, 0, len(paths))
+	for _, p := range paths {
+		k, err := l.key(p)
+		if err != nil {
+			return nil, none // AcquireAll reports it
+		}
+		keys = append(keys, k)
+	}
+	changes, stop, err := w.Watch(keys)
+	if err != nil {
+		return nil, none // polling still works
+	}
+	return changes, stop
 }
 
 // wrapUnlessRefusal adds op to an error, except to the refusals, which

@@ -96,6 +96,17 @@ type Locks interface {
 	Scan() ([]Slot, error)
 }
 
+// Watcher is implemented by the lock stores that can tell when records may
+// have changed, so that a waiter retries when a lock is released instead of
+// polling. Notifications may be spurious or coalesced; a waiter still
+// retries on a timer, which covers locks that expire without any write.
+type Watcher interface {
+	// Watch starts watching the records of keys. Each change to one of
+	// them sends a value on changes (a buffered channel of one, so changes
+	// coalesce) until stop is called.
+	Watch(keys []Key) (changes <-chan struct{}, stop func(), err error)
+}
+
 // Document keeps one document: the registry's markdown file.
 type Document interface {
 	// Read returns the document's current content; nil when there is none.
