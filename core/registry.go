@@ -300,21 +300,37 @@ func plainID(id string) bool {
 	return id != ""
 }
 
-// edit runs one write section on the registry; see Registry.
+// edit runs one write section on the registry; see Registry. A change that
+// changes nothing writes nothing: an agent re-acquiring a path it already
+// lists, or a pre-edit hook on a file it holds, costs no registry write.
 func (r *Registry) edit(change func(*Document) error) error {
 	return r.doc.Edit(func(old []byte) ([]byte, error) {
 		doc, err := parseRegistry(r.Where(), old)
 		if err != nil {
 			return nil, err
 		}
-		if err := change(&doc); err != nil {
-			return nil, err
-		}
-		doc.LastUpdated = r.now().Format(time.RFC3339)
 		protocol, err := r.protocol()
 		if err != nil {
 			return nil, err
 		}
+		// The document as it was, rendered the way it would be written.
+		// Rendering normalises (lists, the protocol block), so a document
+		// whose sessions did not change renders the same before and after.
+		before, err := renderRegistry(doc, protocol)
+		if err != nil {
+			return nil, err
+		}
+		if err := change(&doc); err != nil {
+			return nil, err
+		}
+		after, err := renderRegistry(doc, protocol)
+		if err != nil {
+			return nil, err
+		}
+		if old != nil && bytes.Equal(before, after) {
+			return nil, nil
+		}
+		doc.LastUpdated = r.now().Format(time.RFC3339)
 		return renderRegistry(doc, protocol)
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -190,4 +191,41 @@ print("ok")
 	r := proctest.Run(t, py, proctest.Cmd{Args: []string{"-c", script, reg, hard}, Env: s.env})
 	requireExit(t, 0, r)
 	assert.Equal(t, "ok\n", r.Stdout)
+}
+
+// The registry is written only when it changes: re-acquiring a path the
+// session already lists, or renewing it, leaves registry.md as it was (the
+// same file: a write replaces it by rename), while a new path is written.
+func TestRegistryWrittenOnlyWhenItChanges(t *testing.T) {
+	s, reg := registrySandbox(t)
+	require.NoError(t, os.WriteFile(s.path("src/a.go"), nil, 0o644))
+	require.NoError(t, os.WriteFile(s.path("src/b.go"), nil, 0o644))
+	for _, args := range [][]string{
+		{"register", "s1", "anthropic", "m", "work"},
+		{"acquire", "src/a.go", "--session", "s1"},
+	} {
+		r := s.run(args...)
+		require.Equal(t, 0, r.Code, "%s", r)
+	}
+	inode := func() uint64 {
+		info, err := os.Stat(reg)
+		require.NoError(t, err)
+		return info.Sys().(*syscall.Stat_t).Ino
+	}
+	before := inode()
+	for _, args := range [][]string{
+		{"acquire", "src/a.go", "--session", "s1"},
+		{"heartbeat", "src/a.go", "--session", "s1"},
+		{"acquire", "src/a.go", "--session", "s1"},
+	} {
+		r := s.run(args...)
+		require.Equal(t, 0, r.Code, "%s", r)
+		assert.Equal(t, before, inode(), "%v rewrote an unchanged registry", args)
+	}
+	r := s.run("acquire", "src/b.go", "--session", "s1")
+	require.Equal(t, 0, r.Code, "%s", r)
+	assert.NotEqual(t, before, inode(), "a new path in do_not_touch is written")
+	fm, _ := readRegistry(t, reg)
+	require.Len(t, fm.Agents, 1)
+	assert.Equal(t, []string{s.path("src/a.go"), s.path("src/b.go")}, fm.Agents[0].DoNotTouch)
 }
