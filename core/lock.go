@@ -279,6 +279,16 @@ func (l *Locker) AcquireAll(paths []string, session string) ([]Lease, error) {
 	if err != nil {
 		return nil, wrapUnlessRefusal("acquire", err)
 	}
+	// Listed in the session's index once the records are written, never
+	// before: a renewal that read the list in between would find the
+	// record not yet the session's and drop it from the list for good.
+	// Missing the lock for that one renewal is harmless: it was just
+	// stamped.
+	if idx, ok := l.store.(store.Index); ok {
+		if err := idx.Note(session, keys); err != nil {
+			return nil, fmt.Errorf("acquire: the locks were taken, but the session's index of them was not updated, so renewing the session's locks would miss them (acquire again): %w", err)
+		}
+	}
 	out := make([]Lease, len(paths))
 	for i := range paths {
 		out[i] = leases[index[i]]
@@ -555,12 +565,27 @@ func (l *Locker) ReleaseSession(session string) ([]State, error) {
 }
 
 // RenewSession renews every lock of the workspace that session owns (as
-// Heartbeat does for one path), found by owner like ReleaseSession. It
-// returns the renewed locks, with their state before the renewal.
+// Heartbeat does for one path) and returns the renewed locks, with their
+// state before the renewal. It runs after every tool call of an agent, so
+// when the store keeps an index of each session's locks (store.Index) it
+// reads only the records the index names, verifying each one and dropping
+// from the index those the session no longer owns: its cost follows the
+// locks the session took, not the size of the lock folder. Locks that the
+// session's id holds without being in the index — written by
+// agent-registry 0.2, which keeps none — are then not renewed (their
+// owners renew them their own way); ReleaseSession still finds them.
+// Without an index, every record is read, like ReleaseSession.
 func (l *Locker) RenewSession(session string) ([]State, error) {
-	renewed, err := l.eachOwned(session, func(s State) *store.Record {
+	renew := func(s State) *store.Record {
 		return &store.Record{Session: session, Stamp: l.now(), Path: s.Path}
-	})
+	}
+	var renewed []State
+	var err error
+	if idx, ok := l.store.(store.Index); ok {
+		renewed, err = l.eachIndexed(idx, session, renew)
+	} else {
+		renewed, err = l.eachOwned(session, renew)
+	}
 	if err != nil {
 		return renewed, fmt.Errorf("renew locks of %s: %w", session, err)
 	}
@@ -600,4 +625,82 @@ func (l *Locker) eachOwned(session string, next func(State) *store.Record) ([]St
 		}
 	}
 	return changed, errors.Join(problems...)
+}
+
+// eachIndexed writes next(state) into every record of session's index that
+// session owns, each in its own transaction, with the index held so that
+// the session's concurrent acquisitions wait to list theirs; it drops from
+// the index the records session does not own and returns the states it
+// changed. A record that cannot be read stays listed and is reported. The
+// first time (the index is not complete), the records are found by a scan,
+// as eachOwned does, and the index lists what it found.
+func (l *Locker) eachIndexed(idx store.Index, session string, next func(State) *store.Record) ([]State, error) {
+	if err := ValidateExistingSession(session); err != nil {
+		return nil, err
+	}
+	var changed []State
+	var problems []error
+	err := idx.Noted(session, func(keys []store.Key, complete bool) ([]store.Key, error) {
+		if !complete {
+			owned, err := l.ownedKeys(session)
+			if err != nil {
+				return nil, err
+			}
+			// What the index already names (acquired since) plus what the
+			// scan found, each verified below.
+			for _, k := range owned {
+				if !containsRef(keys, k.Ref) {
+					keys = append(keys, store.Key{Ref: k.Ref})
+				}
+			}
+		}
+		var keep []store.Key
+		for _, k := range keys {
+			owned := false
+			err := l.editKey(k, func(now State) (*store.Record, error) {
+				if now.Owner != session {
+					return nil, nil
+				}
+				owned = true
+				changed = append(changed, now)
+				return next(now), nil
+			})
+			if err != nil {
+				problems = append(problems, err)
+			}
+			if owned || err != nil {
+				keep = append(keep, k)
+			}
+		}
+		return keep, nil
+	})
+	if err != nil {
+		problems = append(problems, err)
+	}
+	return changed, errors.Join(problems...)
+}
+
+// ownedKeys scans every record and returns the keys of those session
+// owns; records that cannot be read are skipped (eachOwned reports them).
+func (l *Locker) ownedKeys(session string) ([]store.Key, error) {
+	slots, err := l.store.Scan()
+	if err != nil {
+		return nil, err
+	}
+	var keys []store.Key
+	for _, slot := range slots {
+		if slot.Err == nil && slot.Record.Session == session {
+			keys = append(keys, slot.Key)
+		}
+	}
+	return keys, nil
+}
+
+func containsRef(keys []store.Key, ref string) bool {
+	for _, k := range keys {
+		if k.Ref == ref {
+			return true
+		}
+	}
+	return false
 }
