@@ -642,10 +642,11 @@ func (l *Locker) eachIndexed(idx store.Index, session string, next func(State) *
 	var problems []error
 	err := idx.Noted(session, func(keys []store.Key, complete bool) ([]store.Key, error) {
 		if !complete {
-			owned, err := l.ownedKeys(session)
+			owned, unread, err := l.ownedKeys(session)
 			if err != nil {
 				return nil, err
 			}
+			problems = append(problems, unread...)
 			// What the index already names (acquired since) plus what the
 			// scan found, each verified below.
 			for _, k := range owned {
@@ -681,19 +682,23 @@ func (l *Locker) eachIndexed(idx store.Index, session string, next func(State) *
 }
 
 // ownedKeys scans every record and returns the keys of those session
-// owns; records that cannot be read are skipped (eachOwned reports them).
-func (l *Locker) ownedKeys(session string) ([]store.Key, error) {
+// owns, and the errors of the records it could not read.
+func (l *Locker) ownedKeys(session string) ([]store.Key, []error, error) {
 	slots, err := l.store.Scan()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var keys []store.Key
+	var unread []error
 	for _, slot := range slots {
-		if slot.Err == nil && slot.Record.Session == session {
+		switch {
+		case slot.Err != nil:
+			unread = append(unread, slot.Err)
+		case slot.Record.Session == session:
 			keys = append(keys, slot.Key)
 		}
 	}
-	return keys, nil
+	return keys, unread, nil
 }
 
 func containsRef(keys []store.Key, ref string) bool {
