@@ -44,8 +44,9 @@ func main() {
 	n := flag.Int("n", 40, "interleaved rounds (pairs with flock(1)) per row")
 	many := flag.Int("locks", 10000, "lock files in the folder of the status, finish and renew rows")
 	contend := flag.Duration("contend", 3*time.Second, "how long 16 processes contend for one path")
+	only := flag.String("only", "", "run only this part: table, wait or contention")
 	flag.Parse()
-	if err := run(*bin, *n, *many, *contend); err != nil {
+	if err := run(*bin, *n, *many, *contend, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "oneshot:", err)
 		os.Exit(1)
 	}
@@ -56,7 +57,7 @@ type bench struct {
 	bin, flock, dir string
 }
 
-func run(bin string, n, many int, contend time.Duration) error {
+func run(bin string, n, many int, contend time.Duration, only string) error {
 	flockBin, err := exec.LookPath("flock")
 	if err != nil {
 		return fmt.Errorf("flock(1) is the baseline and is not on PATH: %w", err)
@@ -78,6 +79,9 @@ func run(bin string, n, many int, contend time.Duration) error {
 		os.Unsetenv(v)
 	}
 
+	if only == "wait" || only == "contention" {
+		return b.waitAndContend(small, n, contend, only)
+	}
 	fmt.Fprintln(os.Stderr, "oneshot: registering 200 sessions...")
 	for i := range 200 {
 		id := fmt.Sprintf("session-%03d", i)
@@ -174,19 +178,30 @@ func run(bin string, n, many int, contend time.Duration) error {
 			float64(m)/float64(base), sc.goal)
 	}
 	fmt.Printf("(median of %d interleaved rounds; ratios to flock(1) true)\n\n", n)
-
-	lat, err := b.waitLatency(small, n)
-	if err != nil {
-		return err
+	if only == "table" {
+		return nil
 	}
-	fmt.Printf("acquire --wait, latency after the holder's release: median %s, max %s over %d (goal: median < 20ms)\n",
-		ms(median(lat)), ms(slices.Max(lat)), len(lat))
+	return b.waitAndContend(small, n, contend, "")
+}
 
-	al, fl, err := b.contention(small, contend)
-	if err != nil {
-		return err
+// waitAndContend prints the --wait latency and the contention rows (only
+// one of them when only names it).
+func (b *bench) waitAndContend(small []string, n int, contend time.Duration, only string) error {
+	if only != "contention" {
+		lat, err := b.waitLatency(small, n)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("acquire --wait, latency after the holder's release: median %s, max %s over %d (goal: median < 20ms)\n",
+			ms(median(lat)), ms(slices.Max(lat)), len(lat))
 	}
-	fmt.Printf("one path, 16 contending processes: agentlock %.0f wins/s (acquire --wait + release), flock(1) %.0f wins/s (goal >= 100)\n", al, fl)
+	if only != "wait" {
+		al, fl, err := b.contention(small, contend)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("one path, 16 contending processes: agentlock %.0f wins/s (acquire --wait + release), flock(1) %.0f wins/s (goal >= 100)\n", al, fl)
+	}
 	return nil
 }
 

@@ -101,8 +101,9 @@ type Locks interface {
 // polling. Notifications may be spurious or coalesced; a waiter still
 // retries on a timer, which covers locks that expire without any write.
 type Watcher interface {
-	// Watch starts watching the records of keys. Each change to one of
-	// them sends a value on changes (a buffered channel of one, so changes
+	// Watch starts watching the records of keys. Each change that may
+	// free one of them (a release; a store may also report others) sends
+	// a value on changes (a buffered channel of one, so changes
 	// coalesce) until stop is called.
 	Watch(keys []Key) (changes <-chan struct{}, stop func(), err error)
 }

@@ -2,6 +2,7 @@ package filestore
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/fsnotify/fsnotify"
@@ -16,7 +17,11 @@ var _ store.Watcher = (*Locks)(nil)
 // to one of their lock files — a release, a renewal, a takeover — is a
 // change. Lock files are written in place and never renamed, so a watch on
 // the folder sees every change, including the creation of a lock file
-// that did not exist yet.
+// that did not exist yet. Only a change that leaves a lock file empty (a
+// release) or gone is reported: a write of a new owner (another waiter
+// winning) or a renewal cannot free the lock, and waking every waiter for
+// it would double the work of a contended lock; a lock that expires
+// without a write is the waiter's timer's business.
 func (s *Locks) Watch(keys []store.Key) (<-chan struct{}, func(), error) {
 	names := map[string]bool{}
 	dirs := map[string]bool{}
@@ -54,7 +59,7 @@ func (s *Locks) Watch(keys []store.Key) (<-chan struct{}, func(), error) {
 				if !ok {
 					return
 				}
-				if names[filepath.Clean(ev.Name)] {
+				if names[filepath.Clean(ev.Name)] && mayBeFree(ev.Name) {
 					notify()
 				}
 			case _, ok := <-w.Errors:
@@ -70,4 +75,11 @@ func (s *Locks) Watch(keys []store.Key) (<-chan struct{}, func(), error) {
 		<-done
 	}
 	return changes, stop, nil
+}
+
+// mayBeFree reports whether the lock file name may now hold a free lock:
+// it is empty, or its status cannot be read.
+func mayBeFree(name string) bool {
+	fi, err := os.Lstat(name)
+	return err != nil || fi.Size() == 0
 }
