@@ -8,6 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -361,20 +364,60 @@ func scanDir(dir string, wait time.Duration) ([]store.Slot, error) {
 	if err := checkLocal(dirfd, dir); err != nil {
 		return nil, fmt.Errorf("list locks: %w", err)
 	}
-	var slots []store.Slot
+	var names []string
 	for _, e := range entries {
-		if e.IsDir() || filepath.Ext(e.Name()) != ".lock" {
-			continue
+		if !e.IsDir() && filepath.Ext(e.Name()) == ".lock" {
+			names = append(names, e.Name())
 		}
-		slot := store.Slot{Key: store.Key{Ref: filepath.Join(dir, e.Name())}}
-		slot.Record, slot.Written, slot.Err = readAt(dirfd, e.Name(), slot.Key, wait)
+	}
+	read := make([]store.Slot, len(names))
+	scanEach(len(names), func(i int) {
+		slot := store.Slot{Key: store.Key{Ref: filepath.Join(dir, names[i])}}
+		slot.Record, slot.Written, slot.Err = readAt(dirfd, names[i], slot.Key, wait)
+		slot.Key.Path = slot.Record.Path
+		read[i] = slot
+	})
+	slots := read[:0]
+	for _, slot := range read {
 		if errors.Is(slot.Err, fs.ErrNotExist) {
 			continue // removed meanwhile: only RemoveHome does that
 		}
-		slot.Key.Path = slot.Record.Path
 		slots = append(slots, slot)
 	}
 	return slots, nil
+}
+
+// scanChunk is how many lock files one goroutine of a scan reads at a
+// time; a folder smaller than two chunks is read by the caller alone.
+const scanChunk = 256
+
+// scanEach calls read(i) for every i below n, on as many goroutines as
+// the process may run at once: each file costs a few system calls and
+// nothing else, so a large folder is read about that many times faster.
+func scanEach(n int, read func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n/scanChunk)
+	if workers < 2 {
+		for i := range n {
+			read(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				start := int(next.Add(scanChunk)) - scanChunk
+				if start >= n {
+					return
+				}
+				for i := start; i < min(start+scanChunk, n); i++ {
+					read(i)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // readAt reads the lock file name of the folder dirfd, k's lock file. An
