@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -270,6 +271,8 @@ func (r *Registry) DropPaths(id string, paths ...string) (bool, error) {
 	return r.changeIfRegistered(id, func(s *Session) { s.DoNotTouch = removeItems(s.DoNotTouch, paths...) })
 }
 
+// changeIfRegistered applies change, which may only change the session's
+// do_not_touch, to the session id when the registry has it.
 func (r *Registry) changeIfRegistered(id string, change func(*Session)) (bool, error) {
 	// Every acquire and release comes here: skip the locked parse and
 	// rewrite when the id does not even appear in the document. Only for
@@ -279,11 +282,37 @@ func (r *Registry) changeIfRegistered(id string, change func(*Session)) (bool, e
 	if err == nil && (data == nil || (plainID(id) && !bytes.Contains(data, []byte(id)))) {
 		return false, nil
 	}
+	// Nor when the version just read already says what the change would
+	// say (an acquire of a path the session lists, the pre-edit hook on a
+	// file it holds): the locked section would parse again, render twice
+	// and write nothing. The registry is the locks' view, and a change
+	// racing with this read is one the locked section could have seen
+	// before it as well.
+	if err == nil && unchanged(r.Where(), data, id, change) {
+		return true, nil
+	}
 	_, err = r.Update(id, change)
 	if errors.Is(err, ErrNoSession) {
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// unchanged reports whether the registry content data has the session id
+// and change, which may only change the session's do_not_touch (HoldPaths,
+// DropPaths), leaves it as it is.
+func unchanged(where string, data []byte, id string, change func(*Session)) bool {
+	doc, err := parseRegistry(where, data)
+	if err != nil {
+		return false
+	}
+	s, ok := doc.Find(id)
+	if !ok {
+		return false
+	}
+	before := slices.Clone(s.DoNotTouch)
+	change(s)
+	return (before == nil) == (s.DoNotTouch == nil) && slices.Equal(before, s.DoNotTouch)
 }
 
 // plainID reports whether id is made only of letters, digits, '.', '_' and

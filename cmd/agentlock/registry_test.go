@@ -229,3 +229,30 @@ func TestRegistryWrittenOnlyWhenItChanges(t *testing.T) {
 	require.Len(t, fm.Agents, 1)
 	assert.Equal(t, []string{s.path("src/a.go"), s.path("src/b.go")}, fm.Agents[0].DoNotTouch)
 }
+
+// A registered session re-acquiring a path its do_not_touch lists does not
+// even take the registry's lock: the registry it reads already says so.
+// Here another process holds that lock; the re-acquisition goes through
+// without waiting or warning, while a new path, which must be written,
+// waits for the lock and says the registry could not follow.
+func TestRegistryNotLockedWhenNothingChanges(t *testing.T) {
+	s, reg := registrySandbox(t)
+	s.env = append(s.env, "AGENTLOCK_LOCK_WAIT=300ms")
+	for _, args := range [][]string{
+		{"register", "s1", "anthropic", "m", "work"},
+		{"acquire", "src/a.go", "--session", "s1"},
+	} {
+		requireExit(t, 0, s.run(args...))
+	}
+	f, err := os.OpenFile(reg+".lock", os.O_RDWR, 0)
+	require.NoError(t, err)
+	defer f.Close()
+	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
+
+	r := s.run("acquire", "src/a.go", "--session", "s1")
+	requireExit(t, 0, r)
+	assert.Empty(t, r.Stderr, "nothing to write: the registry's lock is not needed")
+	r = s.run("acquire", "src/b.go", "--session", "s1")
+	requireExit(t, 0, r)
+	assert.Contains(t, r.Stderr, "registry was not updated")
+}
