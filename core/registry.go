@@ -282,14 +282,20 @@ func (r *Registry) changeIfRegistered(id string, change func(*Session)) (bool, e
 	if err == nil && (data == nil || (plainID(id) && !bytes.Contains(data, []byte(id)))) {
 		return false, nil
 	}
-	// Nor when the version just read already says what the change would
+	// Nor when the version just read does not have the session (its id
+	// appears only in a path, say), or already says what the change would
 	// say (an acquire of a path the session lists, the pre-edit hook on a
 	// file it holds): the locked section would parse again, render twice
 	// and write nothing. The registry is the locks' view, and a change
 	// racing with this read is one the locked section could have seen
 	// before it as well.
-	if err == nil && unchanged(r.Where(), data, id, change) {
-		return true, nil
+	if err == nil {
+		switch registered, same, ok := unchanged(r.Where(), data, id, change); {
+		case ok && !registered:
+			return false, nil
+		case ok && same:
+			return true, nil
+		}
 	}
 	_, err = r.Update(id, change)
 	if errors.Is(err, ErrNoSession) {
@@ -298,21 +304,22 @@ func (r *Registry) changeIfRegistered(id string, change func(*Session)) (bool, e
 	return err == nil, err
 }
 
-// unchanged reports whether the registry content data has the session id
-// and change, which may only change the session's do_not_touch (HoldPaths,
-// DropPaths), leaves it as it is.
-func unchanged(where string, data []byte, id string, change func(*Session)) bool {
+// unchanged reads the registry content data: whether it has the session
+// id, and whether change, which may only change the session's
+// do_not_touch (HoldPaths, DropPaths), leaves it as it is. ok is false
+// when data cannot be parsed (the locked section reports it).
+func unchanged(where string, data []byte, id string, change func(*Session)) (registered, same, ok bool) {
 	doc, err := parseRegistry(where, data)
 	if err != nil {
-		return false
+		return false, false, false
 	}
-	s, ok := doc.Find(id)
-	if !ok {
-		return false
+	s, found := doc.Find(id)
+	if !found {
+		return false, false, true
 	}
 	before := slices.Clone(s.DoNotTouch)
 	change(s)
-	return (before == nil) == (s.DoNotTouch == nil) && slices.Equal(before, s.DoNotTouch)
+	return true, (before == nil) == (s.DoNotTouch == nil) && slices.Equal(before, s.DoNotTouch), true
 }
 
 // plainID reports whether id is made only of letters, digits, '.', '_' and

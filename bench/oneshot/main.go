@@ -69,7 +69,9 @@ func run(bin string, n, many int, contend time.Duration, only string) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	if os.Getenv("ONESHOT_KEEP") == "" {
+		defer os.RemoveAll(dir)
+	}
 	b := &bench{bin: bin, flock: flockBin, dir: dir}
 	small := b.home("small")
 	big := b.home("big")

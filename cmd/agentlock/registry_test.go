@@ -256,3 +256,23 @@ func TestRegistryNotLockedWhenNothingChanges(t *testing.T) {
 	requireExit(t, 0, r)
 	assert.Contains(t, r.Stderr, "registry was not updated")
 }
+
+// A session the registry does not have takes no registry lock either, even
+// when its id appears in the registry's text (here in a path another
+// session holds): the registry it reads says the session is not there.
+func TestRegistryNotLockedForAnUnregisteredSession(t *testing.T) {
+	s, reg := registrySandbox(t)
+	s.env = append(s.env, "AGENTLOCK_LOCK_WAIT=300ms")
+	requireExit(t, 0, s.run("register", "s1", "anthropic", "m", "work"))
+	requireExit(t, 0, s.run("acquire", "src/by-tester.go", "--session", "s1"))
+	f, err := os.OpenFile(reg+".lock", os.O_RDWR, 0)
+	require.NoError(t, err)
+	defer f.Close()
+	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
+
+	for _, cmd := range []string{"acquire", "release"} {
+		r := s.run(cmd, "src/other.go", "--session", "tester")
+		requireExit(t, 0, r)
+		assert.Empty(t, r.Stderr, "%s: not registered: the registry's lock is not needed", cmd)
+	}
+}
