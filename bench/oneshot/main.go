@@ -111,14 +111,26 @@ func run(bin string, n, many int, contend time.Duration, only string) error {
 	payload := func(session, event, file string) string {
 		return fmt.Sprintf(`{"session_id":%q,"cwd":%q,"hook_event_name":%q,"tool_name":"Edit","tool_input":{"file_path":%q}}`, session, dir, event, file)
 	}
-	path := "PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH")
+	// The installed hook finds agentlock on PATH, by that name.
+	binDir := filepath.Join(dir, "bin")
+	if err := os.Mkdir(binDir, 0o755); err != nil {
+		return err
+	}
+	if err := os.Symlink(bin, filepath.Join(binDir, "agentlock")); err != nil {
+		return err
+	}
+	path := "PATH=" + binDir + string(os.PathListSeparator) + os.Getenv("PATH")
+	// The unregistered session's id appears nowhere in the registry, as an
+	// agent's generated id would not ("bench" would: every path here
+	// holds it, and the registry lists paths).
+	const solo = "solo-7f3a"
 	acquireOwned := append([]string{bin, "acquire", "--session", bigSession}, owned...)
 	scenarios := []scenario{
 		{name: "flock(1) true", cmd: []string{flockBin, filepath.Join(dir, "baseline.lock"), "true"}},
-		{name: "acquire", goal: "<= 1.5x", env: small, setup: [][]string{{bin, "release", target, "bench"}}, cmd: []string{bin, "acquire", target, "bench"}},
-		{name: "release", goal: "<= 1.5x", env: small, setup: [][]string{{bin, "acquire", target, "bench"}}, cmd: []string{bin, "release", target, "bench"}},
+		{name: "acquire", goal: "<= 1.5x", env: small, setup: [][]string{{bin, "release", target, solo}}, cmd: []string{bin, "acquire", target, solo}},
+		{name: "release", goal: "<= 1.5x", env: small, setup: [][]string{{bin, "acquire", target, solo}}, cmd: []string{bin, "release", target, solo}},
 		{name: "check", goal: "<= 1.5x", env: small, cmd: []string{bin, "check", target}, mayFail: true},
-		{name: "heartbeat", goal: "<= 1.5x", env: small, setup: [][]string{{bin, "acquire", target, "bench"}}, cmd: []string{bin, "heartbeat", target, "bench"}},
+		{name: "heartbeat", goal: "<= 1.5x", env: small, setup: [][]string{{bin, "acquire", target, solo}}, cmd: []string{bin, "heartbeat", target, solo}},
 		// A registered session's lock is mirrored in its do_not_touch: the
 		// first acquire of a path writes the registry, the next ones (the
 		// same file edited again) find it there.
@@ -168,6 +180,9 @@ func run(bin string, n, many int, contend time.Duration, only string) error {
 			elapsed := time.Since(start)
 			if err != nil && !sc.mayFail {
 				return fmt.Errorf("%s (round %d): %w: %s", sc.name, round, err, stderr.String())
+			}
+			if strings.Contains(stderr.String(), "not on PATH") {
+				return fmt.Errorf("%s: %s", sc.name, stderr.String())
 			}
 			times[i] = append(times[i], elapsed)
 		}
