@@ -40,15 +40,19 @@ func (lt lockType) String() string {
 // because a critical section lasts microseconds: a lock held longer belongs
 // to a process that was stopped (SIGSTOP) or is stuck, and a blocking
 // flock(2) would hang every agent behind it. flock(2) has no timeout, so the
-// lock is tried without blocking, with pauses growing from 1ms to 20ms:
-// short enough that a waiter barely notices a normal holder. The lock is
+// lock is tried without blocking, with pauses doubling from 50µs to 20ms:
+// a normal holder keeps the lock for microseconds, so the first retries
+// find it free almost as soon as a blocking call would (with 16 processes
+// on one lock, a first pause of 1ms made every loser wait a millisecond
+// for a lock held for ten microseconds), and the longer pauses keep a
+// stuck holder from costing the waiters more than a few wake-ups. The lock is
 // released by closing fd, or by the kernel when the process dies.
 func flock(fd int, name string, lt lockType, wait time.Duration) error {
 	if wait <= 0 {
 		wait = DefaultWait
 	}
 	var start time.Time
-	pause := time.Millisecond
+	pause := 50 * time.Microsecond
 	for {
 		err := unix.Flock(fd, int(lt)|unix.LOCK_NB)
 		switch {
