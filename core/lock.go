@@ -558,6 +558,11 @@ func (l *Locker) List() ([]State, []error, error) {
 // corrupt record is reported in the error and skipped.
 func (l *Locker) ReleaseSession(session string) ([]State, error) {
 	released, err := l.eachOwned(session, func(State) *store.Record { return &store.Record{} })
+	if idx, ok := l.store.(store.Index); ok && err == nil {
+		// The session's index lists none of what was just released, so
+		// that it stays as short as what the session holds.
+		err = l.pruneIndex(idx, session)
+	}
 	if err != nil {
 		return released, fmt.Errorf("release locks of %s: %w", session, err)
 	}
@@ -679,6 +684,31 @@ func (l *Locker) eachIndexed(idx store.Index, session string, next func(State) *
 		problems = append(problems, err)
 	}
 	return changed, errors.Join(problems...)
+}
+
+// pruneIndex drops from session's index every record that session does
+// not own. It runs with the index held, so an acquisition that lists a
+// record after writing it is either seen owned here or listed after.
+func (l *Locker) pruneIndex(idx store.Index, session string) error {
+	var problems []error
+	err := idx.Noted(session, func(keys []store.Key, _ bool) ([]store.Key, error) {
+		var keep []store.Key
+		for _, k := range keys {
+			err := l.store.Transact(store.Read, []store.Key{k}, func(slots []store.Slot) ([]*store.Record, error) {
+				if slots[0].Err == nil && slots[0].Record.Session != session {
+					return nil, nil
+				}
+				keep = append(keep, k) // the session's, or unreadable: kept
+				return nil, nil
+			})
+			if err != nil {
+				problems = append(problems, err)
+				keep = append(keep, k)
+			}
+		}
+		return keep, nil
+	})
+	return errors.Join(append(problems, err)...)
 }
 
 // ownedKeys scans every record and returns the keys of those session

@@ -101,6 +101,7 @@ func TestSessionIndexFollowsRacingAcquisitionsAndTakeovers(t *testing.T) {
 		r := s.run("finish", "--json", me)
 		require.Contains(t, []int{0, 1}, r.Code, "%s", r) // 1: not registered
 		assert.Empty(t, s.ownedOnDisk(me, paths), "round %d: finish releases every lock of the session", round)
+		assert.Empty(t, s.indexNames(me), "round %d: and empties its index", round)
 		for i, p := range paths {
 			requireExit(t, 0, s.run("release", p, fmt.Sprintf("other-%d", i)))
 		}
