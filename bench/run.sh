@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Times whole one-shot agentlock processes against flock(1) on this machine,
-# in one run, and prints the ratio. Usage: bench/run.sh [rounds]
+# in one run: every row of issue 13's table, median of interleaved pairs.
+# Usage: bench/run.sh [rounds] (default 40)
+#
+# The binary is built as it is installed: static (CGO_ENABLED=0), so that
+# no process loads ld.so and libc before doing its work.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-go build -o "$out/agentlock" ./cmd/agentlock
-go run ./bench/oneshot -agentlock "$out/agentlock" -n "${1:-300}"
+CGO_ENABLED=0 go build -trimpath -o "$out/agentlock" ./cmd/agentlock
+go build -o "$out/oneshot" ./bench/oneshot
+echo "machine: $(uname -srm), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(go version | cut -d' ' -f3)"
+"$out/oneshot" -agentlock "$out/agentlock" -n "${1:-40}"

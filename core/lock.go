@@ -279,6 +279,16 @@ func (l *Locker) AcquireAll(paths []string, session string) ([]Lease, error) {
 	if err != nil {
 		return nil, wrapUnlessRefusal("acquire", err)
 	}
+	// Listed in the session's index once the records are written, never
+	// before: a renewal that read the list in between would find the
+	// record not yet the session's and drop it from the list for good.
+	// Missing the lock for that one renewal is harmless: it was just
+	// stamped.
+	if idx, ok := l.store.(store.Index); ok {
+		if err := idx.Note(session, keys); err != nil {
+			return nil, fmt.Errorf("acquire: the locks were taken, but the session's index of them was not updated, so renewing the session's locks would miss them (acquire again): %w", err)
+		}
+	}
 	out := make([]Lease, len(paths))
 	for i := range paths {
 		out[i] = leases[index[i]]
@@ -288,25 +298,64 @@ func (l *Locker) AcquireAll(paths []string, session string) ([]Lease, error) {
 
 // AcquireAllWait is AcquireAll retried while another session holds one of
 // the paths, until every path is taken, another error occurs, or ctx is
-// done; then the last refusal is returned. The pauses between tries grow
-// from 50ms to 1s with random jitter, so that sessions waiting for the same
-// paths do not retry in step.
+// done; then the last refusal is returned. It retries as soon as the store
+// reports a change to one of the locks (a release, say) when the store can
+// (store.Watcher), and when the lock that refused it expires; otherwise
+// after pauses that grow from 50ms to 1s with random jitter, so that
+// sessions waiting for the same paths do not retry in step.
 func (l *Locker) AcquireAllWait(ctx context.Context, paths []string, session string) ([]Lease, error) {
+	// Watch before the first attempt, so that a release between a refusal
+	// and the wait is not missed.
+	changes, stop := l.watch(paths)
+	defer stop()
 	pause := 50 * time.Millisecond
 	for {
 		leases, err := l.AcquireAll(paths, session)
 		if !errors.Is(err, ErrLocked) {
 			return leases, err
 		}
-		timer := time.NewTimer(pause/2 + rand.N(pause))
+		// Retry when a lock file changes, when the lock that refused us
+		// expires, or after a growing pause that covers stores without
+		// notifications.
+		wait := pause/2 + rand.N(pause)
+		var held *HeldError
+		if errors.As(err, &held) && held.Left > 0 {
+			wait = min(wait, held.Left+time.Millisecond)
+		}
+		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			timer.Stop()
 			return nil, err
+		case <-changes:
+			timer.Stop()
 		case <-timer.C:
+			pause = min(pause*3/2, time.Second)
 		}
-		pause = min(pause*3/2, time.Second)
 	}
+}
+
+// watch returns the store's change notifications for the locks of paths,
+// or a channel that never fires when the store has none.
+func (l *Locker) watch(paths []string) (<-chan struct{}, func()) {
+	none := func() {}
+	w, ok := l.store.(store.Watcher)
+	if !ok {
+		return nil, none
+	}
+	keys := make([]store.Key, 0, len(paths))
+	for _, p := range paths {
+		k, err := l.key(p)
+		if err != nil {
+			return nil, none // AcquireAll reports it
+		}
+		keys = append(keys, k)
+	}
+	changes, stop, err := w.Watch(keys)
+	if err != nil {
+		return nil, none // polling still works
+	}
+	return changes, stop
 }
 
 // wrapUnlessRefusal adds op to an error, except to the refusals, which
@@ -509,6 +558,11 @@ func (l *Locker) List() ([]State, []error, error) {
 // corrupt record is reported in the error and skipped.
 func (l *Locker) ReleaseSession(session string) ([]State, error) {
 	released, err := l.eachOwned(session, func(State) *store.Record { return &store.Record{} })
+	if idx, ok := l.store.(store.Index); ok && err == nil {
+		// The session's index lists none of what was just released, so
+		// that it stays as short as what the session holds.
+		err = l.pruneIndex(idx, session)
+	}
 	if err != nil {
 		return released, fmt.Errorf("release locks of %s: %w", session, err)
 	}
@@ -516,12 +570,27 @@ func (l *Locker) ReleaseSession(session string) ([]State, error) {
 }
 
 // RenewSession renews every lock of the workspace that session owns (as
-// Heartbeat does for one path), found by owner like ReleaseSession. It
-// returns the renewed locks, with their state before the renewal.
+// Heartbeat does for one path) and returns the renewed locks, with their
+// state before the renewal. It runs after every tool call of an agent, so
+// when the store keeps an index of each session's locks (store.Index) it
+// reads only the records the index names, verifying each one and dropping
+// from the index those the session no longer owns: its cost follows the
+// locks the session took, not the size of the lock folder. Locks that the
+// session's id holds without being in the index — written by
+// agent-registry 0.2, which keeps none — are then not renewed (their
+// owners renew them their own way); ReleaseSession still finds them.
+// Without an index, every record is read, like ReleaseSession.
 func (l *Locker) RenewSession(session string) ([]State, error) {
-	renewed, err := l.eachOwned(session, func(s State) *store.Record {
+	renew := func(s State) *store.Record {
 		return &store.Record{Session: session, Stamp: l.now(), Path: s.Path}
-	})
+	}
+	var renewed []State
+	var err error
+	if idx, ok := l.store.(store.Index); ok {
+		renewed, err = l.eachIndexed(idx, session, renew)
+	} else {
+		renewed, err = l.eachOwned(session, renew)
+	}
 	if err != nil {
 		return renewed, fmt.Errorf("renew locks of %s: %w", session, err)
 	}
@@ -561,4 +630,112 @@ func (l *Locker) eachOwned(session string, next func(State) *store.Record) ([]St
 		}
 	}
 	return changed, errors.Join(problems...)
+}
+
+// eachIndexed writes next(state) into every record of session's index that
+// session owns, each in its own transaction, with the index held so that
+// the session's concurrent acquisitions wait to list theirs; it drops from
+// the index the records session does not own and returns the states it
+// changed. A record that cannot be read stays listed and is reported. The
+// first time (the index is not complete), the records are found by a scan,
+// as eachOwned does, and the index lists what it found.
+func (l *Locker) eachIndexed(idx store.Index, session string, next func(State) *store.Record) ([]State, error) {
+	if err := ValidateExistingSession(session); err != nil {
+		return nil, err
+	}
+	var changed []State
+	var problems []error
+	err := idx.Noted(session, func(keys []store.Key, complete bool) ([]store.Key, error) {
+		if !complete {
+			owned, unread, err := l.ownedKeys(session)
+			if err != nil {
+				return nil, err
+			}
+			problems = append(problems, unread...)
+			// What the index already names (acquired since) plus what the
+			// scan found, each verified below.
+			for _, k := range owned {
+				if !containsRef(keys, k.Ref) {
+					keys = append(keys, store.Key{Ref: k.Ref})
+				}
+			}
+		}
+		var keep []store.Key
+		for _, k := range keys {
+			owned := false
+			err := l.editKey(k, func(now State) (*store.Record, error) {
+				if now.Owner != session {
+					return nil, nil
+				}
+				owned = true
+				changed = append(changed, now)
+				return next(now), nil
+			})
+			if err != nil {
+				problems = append(problems, err)
+			}
+			if owned || err != nil {
+				keep = append(keep, k)
+			}
+		}
+		return keep, nil
+	})
+	if err != nil {
+		problems = append(problems, err)
+	}
+	return changed, errors.Join(problems...)
+}
+
+// pruneIndex drops from session's index every record that session does
+// not own. It runs with the index held, so an acquisition that lists a
+// record after writing it is either seen owned here or listed after.
+func (l *Locker) pruneIndex(idx store.Index, session string) error {
+	var problems []error
+	err := idx.Noted(session, func(keys []store.Key, _ bool) ([]store.Key, error) {
+		var keep []store.Key
+		for _, k := range keys {
+			err := l.store.Transact(store.Read, []store.Key{k}, func(slots []store.Slot) ([]*store.Record, error) {
+				if slots[0].Err == nil && slots[0].Record.Session != session {
+					return nil, nil
+				}
+				keep = append(keep, k) // the session's, or unreadable: kept
+				return nil, nil
+			})
+			if err != nil {
+				problems = append(problems, err)
+				keep = append(keep, k)
+			}
+		}
+		return keep, nil
+	})
+	return errors.Join(append(problems, err)...)
+}
+
+// ownedKeys scans every record and returns the keys of those session
+// owns, and the errors of the records it could not read.
+func (l *Locker) ownedKeys(session string) ([]store.Key, []error, error) {
+	slots, err := l.store.Scan()
+	if err != nil {
+		return nil, nil, err
+	}
+	var keys []store.Key
+	var unread []error
+	for _, slot := range slots {
+		switch {
+		case slot.Err != nil:
+			unread = append(unread, slot.Err)
+		case slot.Record.Session == session:
+			keys = append(keys, slot.Key)
+		}
+	}
+	return keys, unread, nil
+}
+
+func containsRef(keys []store.Key, ref string) bool {
+	for _, k := range keys {
+		if k.Ref == ref {
+			return true
+		}
+	}
+	return false
 }

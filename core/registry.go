@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -326,6 +327,8 @@ func (r *Registry) TakeOver(id string, paths []string, from map[string][]string)
 // errUnchanged ends a write section that has nothing to write.
 var errUnchanged = errors.New("registry unchanged")
 
+// changeIfRegistered applies change, which may only change the session's
+// do_not_touch, to the session id when the registry has it.
 func (r *Registry) changeIfRegistered(id string, change func(*Session)) (bool, error) {
 	// Every acquire and release comes here: skip the locked parse and
 	// rewrite when the id does not even appear in the document. Only for
@@ -335,11 +338,44 @@ func (r *Registry) changeIfRegistered(id string, change func(*Session)) (bool, e
 	if err == nil && (data == nil || (plainID(id) && !bytes.Contains(data, []byte(id)))) {
 		return false, nil
 	}
+	// Nor when the version just read does not have the session (its id
+	// appears only in a path, say), or already says what the change would
+	// say (an acquire of a path the session lists, the pre-edit hook on a
+	// file it holds): the locked section would parse again, render twice
+	// and write nothing. The registry is the locks' view, and a change
+	// racing with this read is one the locked section could have seen
+	// before it as well.
+	if err == nil {
+		switch registered, same, ok := unchanged(r.Where(), data, id, change); {
+		case ok && !registered:
+			return false, nil
+		case ok && same:
+			return true, nil
+		}
+	}
 	_, err = r.Update(id, change)
 	if errors.Is(err, ErrNoSession) {
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// unchanged reads the registry content data: whether it has the session
+// id, and whether change, which may only change the session's
+// do_not_touch (HoldPaths, DropPaths), leaves it as it is. ok is false
+// when data cannot be parsed (the locked section reports it).
+func unchanged(where string, data []byte, id string, change func(*Session)) (registered, same, ok bool) {
+	doc, err := parseRegistry(where, data)
+	if err != nil {
+		return false, false, false
+	}
+	s, found := doc.Find(id)
+	if !found {
+		return false, false, true
+	}
+	before := slices.Clone(s.DoNotTouch)
+	change(s)
+	return true, (before == nil) == (s.DoNotTouch == nil) && slices.Equal(before, s.DoNotTouch), true
 }
 
 // plainID reports whether id is made only of letters, digits, '.', '_' and
@@ -356,23 +392,39 @@ func plainID(id string) bool {
 	return id != ""
 }
 
-// edit runs one write section on the registry; see Registry.
+// edit runs one write section on the registry; see Registry. A change that
+// changes nothing writes nothing: an agent re-acquiring a path it already
+// lists, or a pre-edit hook on a file it holds, costs no registry write.
 func (r *Registry) edit(change func(*Document) error) error {
 	return r.doc.Edit(func(old []byte) ([]byte, error) {
 		doc, err := parseRegistry(r.Where(), old)
 		if err != nil {
 			return nil, err
 		}
+		protocol, err := r.protocol()
+		if err != nil {
+			return nil, err
+		}
+		// The document as it was, rendered the way it would be written.
+		// Rendering normalises (lists, the protocol block), so a document
+		// whose sessions did not change renders the same before and after.
+		before, err := renderRegistry(doc, protocol)
+		if err != nil {
+			return nil, err
+		}
 		if err := change(&doc); err != nil {
 			return nil, err
+		}
+		after, err := renderRegistry(doc, protocol)
+		if err != nil {
+			return nil, err
+		}
+		if old != nil && bytes.Equal(before, after) {
+			return nil, nil
 		}
 		doc.LastUpdated = r.now().Format(time.RFC3339)
 		if r.idle != nil {
 			doc.idle = r.idle(doc.Agents)
-		}
-		protocol, err := r.protocol()
-		if err != nil {
-			return nil, err
 		}
 		return renderRegistry(doc, protocol)
 	})

@@ -57,3 +57,18 @@ func BenchmarkRegistryRender200(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRegistryNoop200 is the registry side of an acquire or pre-edit
+// hook of a registered session on a path its do_not_touch already lists:
+// a change that changes nothing, which must write nothing.
+func BenchmarkRegistryNoop200(b *testing.B) {
+	r := registryOf200(b)
+	if _, err := r.HoldPaths("session-100", "/src/held.go"); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := r.HoldPaths("session-100", "/src/held.go"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -120,7 +120,16 @@ func Run(req Request) Result {
 	}
 	ws, err := workspace.Open(cwd, req.Settings)
 	if err != nil {
-		return res // no workspace at all: agentlock is not set up here
+		// Open fails only when it could not read what says whether and
+		// how agentlock is set up here (a shared-home record, say, with no
+		// file descriptor left): the edit cannot be checked.
+		if req.Event == PreEdit {
+			res.Deny = fmt.Sprintf("agentlock: could not tell how agentlock is set up here (%v), so agentlock cannot check this edit: "+
+				"do not make it now; ask a person to run `agentlock doctor`.", err)
+			return res
+		}
+		res.warnf("%s %s hook: %v; doing nothing", name, req.Event, err)
+		return res
 	}
 	if req.Event == PreEdit {
 		// The edited paths decide, not the working folder: a session may

@@ -219,3 +219,34 @@ func TestGeneratedHookCommandsLeakNoFallbackText(t *testing.T) {
 	requireDenied(t, "claude", r, "claude-c1")
 	assert.Empty(t, r.Stderr, "nothing but the structured denial")
 }
+
+// Whatever the limit on file descriptors, a pre-edit hook never lets an
+// edit through without holding the lock: with too few it denies (or, when
+// even the Go runtime cannot start, fails with exit 2, which every harness
+// takes as a denial); with enough it allows and holds the lock.
+func TestHookWithFewFileDescriptorsNeverAllowsUnlocked(t *testing.T) {
+	p := hookProject(t)
+	file := filepath.Join(p.dir, "src", "a.go")
+	allowed, denied := 0, 0
+	for limit := 4; limit <= 16; limit++ {
+		r := proctest.Run(t, "/bin/sh", proctest.Cmd{
+			Env: p.env, Dir: p.dir, Stdin: claudeEdit("s1", p.dir, file),
+			Args: []string{"-c", fmt.Sprintf("ulimit -n %d; exec agentlock hook claude pre-edit", limit)},
+		})
+		owner := p.owner("src/a.go")
+		switch {
+		case r.Code == 0 && r.Stdout == "":
+			allowed++
+			assert.Equal(t, "claude-s1", owner, "ulimit -n %d: the edit was allowed without the lock: %s", limit, r)
+		case r.Code == 0:
+			denied++
+			assert.Contains(t, r.Stdout, `"permissionDecision":"deny"`, "ulimit -n %d: %s", limit, r)
+		default:
+			denied++
+			assert.Equal(t, 2, r.Code, "ulimit -n %d: a failure is exit 2, a denial for every harness: %s", limit, r)
+		}
+		requireExit(t, 0, p.run("release", "src/a.go", "--session", "claude-s1"))
+	}
+	assert.NotZero(t, denied, "some limit is too low to check the edit")
+	assert.NotZero(t, allowed, "some limit is enough")
+}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -190,4 +191,88 @@ print("ok")
 	r := proctest.Run(t, py, proctest.Cmd{Args: []string{"-c", script, reg, hard}, Env: s.env})
 	requireExit(t, 0, r)
 	assert.Equal(t, "ok\n", r.Stdout)
+}
+
+// The registry is written only when it changes: re-acquiring a path the
+// session already lists, or renewing it, leaves registry.md as it was (the
+// same file: a write replaces it by rename), while a new path is written.
+func TestRegistryWrittenOnlyWhenItChanges(t *testing.T) {
+	s, reg := registrySandbox(t)
+	require.NoError(t, os.WriteFile(s.path("src/a.go"), nil, 0o644))
+	require.NoError(t, os.WriteFile(s.path("src/b.go"), nil, 0o644))
+	for _, args := range [][]string{
+		{"register", "s1", "anthropic", "m", "work"},
+		{"acquire", "src/a.go", "--session", "s1"},
+	} {
+		r := s.run(args...)
+		require.Equal(t, 0, r.Code, "%s", r)
+	}
+	inode := func() uint64 {
+		info, err := os.Stat(reg)
+		require.NoError(t, err)
+		return info.Sys().(*syscall.Stat_t).Ino
+	}
+	before := inode()
+	for _, args := range [][]string{
+		{"acquire", "src/a.go", "--session", "s1"},
+		{"heartbeat", "src/a.go", "--session", "s1"},
+		{"acquire", "src/a.go", "--session", "s1"},
+	} {
+		r := s.run(args...)
+		require.Equal(t, 0, r.Code, "%s", r)
+		assert.Equal(t, before, inode(), "%v rewrote an unchanged registry", args)
+	}
+	r := s.run("acquire", "src/b.go", "--session", "s1")
+	require.Equal(t, 0, r.Code, "%s", r)
+	assert.NotEqual(t, before, inode(), "a new path in do_not_touch is written")
+	fm, _ := readRegistry(t, reg)
+	require.Len(t, fm.Agents, 1)
+	assert.Equal(t, []string{s.path("src/a.go"), s.path("src/b.go")}, fm.Agents[0].DoNotTouch)
+}
+
+// A registered session re-acquiring a path its do_not_touch lists does not
+// even take the registry's lock: the registry it reads already says so.
+// Here another process holds that lock; the re-acquisition goes through
+// without waiting or warning, while a new path, which must be written,
+// waits for the lock and says the registry could not follow.
+func TestRegistryNotLockedWhenNothingChanges(t *testing.T) {
+	s, reg := registrySandbox(t)
+	s.env = append(s.env, "AGENTLOCK_LOCK_WAIT=300ms")
+	for _, args := range [][]string{
+		{"register", "s1", "anthropic", "m", "work"},
+		{"acquire", "src/a.go", "--session", "s1"},
+	} {
+		requireExit(t, 0, s.run(args...))
+	}
+	f, err := os.OpenFile(reg+".lock", os.O_RDWR, 0)
+	require.NoError(t, err)
+	defer f.Close()
+	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
+
+	r := s.run("acquire", "src/a.go", "--session", "s1")
+	requireExit(t, 0, r)
+	assert.Empty(t, r.Stderr, "nothing to write: the registry's lock is not needed")
+	r = s.run("acquire", "src/b.go", "--session", "s1")
+	requireExit(t, 0, r)
+	assert.Contains(t, r.Stderr, "registry was not updated")
+}
+
+// A session the registry does not have takes no registry lock either, even
+// when its id appears in the registry's text (here in a path another
+// session holds): the registry it reads says the session is not there.
+func TestRegistryNotLockedForAnUnregisteredSession(t *testing.T) {
+	s, reg := registrySandbox(t)
+	s.env = append(s.env, "AGENTLOCK_LOCK_WAIT=300ms")
+	requireExit(t, 0, s.run("register", "s1", "anthropic", "m", "work"))
+	requireExit(t, 0, s.run("acquire", "src/by-tester.go", "--session", "s1"))
+	f, err := os.OpenFile(reg+".lock", os.O_RDWR, 0)
+	require.NoError(t, err)
+	defer f.Close()
+	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
+
+	for _, cmd := range []string{"acquire", "release"} {
+		r := s.run(cmd, "src/other.go", "--session", "tester")
+		requireExit(t, 0, r)
+		assert.Empty(t, r.Stderr, "%s: not registered: the registry's lock is not needed", cmd)
+	}
 }

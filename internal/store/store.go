@@ -96,6 +96,39 @@ type Locks interface {
 	Scan() ([]Slot, error)
 }
 
+// Watcher is implemented by the lock stores that can tell when records may
+// have changed, so that a waiter retries when a lock is released instead of
+// polling. Notifications may be spurious or coalesced; a waiter still
+// retries on a timer, which covers locks that expire without any write.
+type Watcher interface {
+	// Watch starts watching the records of keys. Each change that may
+	// free one of them (a release; a store may also report others) sends
+	// a value on changes (a buffered channel of one, so changes
+	// coalesce) until stop is called.
+	Watch(keys []Key) (changes <-chan struct{}, stop func(), err error)
+}
+
+// Index is implemented by the lock stores that keep, per session, a list
+// of the records the session acquired, so that renewing a session's locks
+// costs in proportion to the locks it holds rather than to every record of
+// the workspace. The list is a hint, never an authority: it may name
+// records the session no longer owns (released, taken over), which its
+// reader verifies and drops, and it misses records written by programs
+// that keep no list (agent-registry 0.2), which only a Scan finds.
+type Index interface {
+	// Note adds the records of keys to session's list. Call it after the
+	// records were written, outside any transaction.
+	Note(session string, keys []Key) error
+	// Noted calls visit with session's list, holding it so that no Note or
+	// Noted of the same session's list runs in between, and stores the
+	// keys visit returns as the new list, marked complete. The keys carry
+	// Ref only. complete is false until a visit first returns: the list
+	// may then miss records the session held before the store kept one
+	// (taken by an older version, or by agent-registry 0.2 for the same
+	// id), so visit should find the session's records by a Scan.
+	Noted(session string, visit func(keys []Key, complete bool) (keep []Key, err error)) error
+}
+
 // Document keeps one document: the registry's markdown file.
 type Document interface {
 	// Read returns the document's current content; nil when there is none.

@@ -23,7 +23,10 @@ func TestFlockWaitIsBounded(t *testing.T) {
 	s.Wait = 100 * time.Millisecond
 	key := store.Key{Path: "/p/a"}
 	free := func([]store.Slot) ([]*store.Record, error) { return []*store.Record{nil}, nil }
-	require.NoError(t, s.Transact(store.Create, []store.Key{key}, free))
+	held := func([]store.Slot) ([]*store.Record, error) {
+		return []*store.Record{{Session: "a", Stamp: time.Now(), Path: "/p/a"}}, nil
+	}
+	require.NoError(t, s.Transact(store.Create, []store.Key{key}, held))
 	lockFile := filepath.Join(dir, LockFileName("/p/a"))
 	holder, err := os.OpenFile(lockFile, os.O_RDWR, 0)
 	require.NoError(t, err)
@@ -43,6 +46,25 @@ func TestFlockWaitIsBounded(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, slots, 1)
 	assert.ErrorIs(t, slots[0].Err, store.ErrBusy)
+
+	// An empty lock file is a free lock, known from its status alone: a
+	// scan does not wait for it (the holder of its flock has written
+	// nothing yet; the scan is as if it came just before).
+	other := store.Key{Path: "/p/b"}
+	require.NoError(t, s.Transact(store.Create, []store.Key{other}, free))
+	second, err := os.OpenFile(filepath.Join(dir, LockFileName("/p/b")), os.O_RDWR, 0)
+	require.NoError(t, err)
+	defer second.Close()
+	require.NoError(t, unix.Flock(int(second.Fd()), unix.LOCK_EX))
+	slots, err = s.Scan()
+	require.NoError(t, err)
+	require.Len(t, slots, 2)
+	for _, slot := range slots {
+		if slot.Key.Ref == second.Name() {
+			assert.NoError(t, slot.Err)
+			assert.True(t, slot.Record.Free())
+		}
+	}
 
 	doc := &Document{Path: filepath.Join(t.TempDir(), "registry.md"), Wait: 100 * time.Millisecond}
 	require.NoError(t, doc.Edit(func([]byte) ([]byte, error) { return []byte("x"), nil }))

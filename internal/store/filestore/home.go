@@ -25,7 +25,7 @@ func RemoveHome(home, locks string, doc *Document, check func() error) error {
 		if err != nil {
 			return fmt.Errorf("remove %s: %w", home, err)
 		}
-		defer d.Close()
+		defer d.close()
 	}
 	if _, err := os.Stat(filepath.Dir(doc.Path)); err == nil {
 		lock, err := openSidecar(doc.lockPath(), filepath.Dir(doc.Path), doc.Wait)

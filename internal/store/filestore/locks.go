@@ -3,9 +3,7 @@ package filestore
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"time"
@@ -38,7 +36,7 @@ var _ store.Locks = (*Locks)(nil)
 type slotFile struct {
 	slot store.Slot
 	dir  string
-	f    *os.File // nil when the file does not exist (Read and Update)
+	f    *lockFile // nil when the file does not exist (Read and Update)
 	// written is set once a record was written into f.
 	written bool
 }
@@ -92,8 +90,8 @@ func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide)
 			if it.f == nil {
 				continue
 			}
-			if cerr := it.f.Close(); cerr != nil && it.written && err == nil {
-				err = fmt.Errorf("%s: close %s: %w", name(it.slot.Key), it.f.Name(), cerr)
+			if cerr := it.f.close(); cerr != nil && it.written && err == nil {
+				err = fmt.Errorf("%s: %w", name(it.slot.Key), cerr)
 			}
 		}
 	}()
@@ -104,6 +102,7 @@ func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide)
 		}
 		defer unlock()
 	}
+	local := map[string]bool{} // folders found on a local file system
 	for _, it := range order {
 		f, err := openLockFile(it.slot.Key.Ref, it.dir, mode == store.Create, mode != store.Read)
 		if errors.Is(err, fs.ErrNotExist) && mode != store.Create {
@@ -113,11 +112,17 @@ func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide)
 			return fmt.Errorf("%s: %w", name(it.slot.Key), err)
 		}
 		it.f = f
+		if !local[it.dir] {
+			if err := checkLocal(f.fd, f.name); err != nil {
+				return fmt.Errorf("%s: %w", name(it.slot.Key), err)
+			}
+			local[it.dir] = true
+		}
 		lt := writeLock
 		if mode == store.Read {
 			lt = readLock
 		}
-		if err := flock(f, lt, s.Wait); err != nil {
+		if err := f.lock(lt, s.Wait); err != nil {
 			return fmt.Errorf("%s: %w", name(it.slot.Key), err)
 		}
 	}
@@ -154,10 +159,10 @@ func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide)
 // order, creating missing folders. It returns the function that releases
 // them.
 func lockDirsShared(order []*slotFile, wait time.Duration) (func(), error) {
-	var held []*os.File
+	var held []*lockFile
 	unlock := func() {
 		for _, d := range held {
-			d.Close()
+			d.close()
 		}
 	}
 	seen := map[string]bool{}
@@ -188,69 +193,38 @@ func name(k store.Key) string {
 	return k.Ref
 }
 
-// Scan implements store.Locks: every *.lock file of ScanDir, each read under
-// a shared flock. A missing folder holds no locks.
+// Scan implements store.Locks: every *.lock file of ScanDir. An empty file
+// is a free lock, known from its status alone; the others are read under a
+// shared flock. A missing folder holds no locks.
 func (s *Locks) Scan() ([]store.Slot, error) {
-	entries, err := os.ReadDir(s.ScanDir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list locks: %w", err)
-	}
-	var slots []store.Slot
-	for _, e := range entries {
-		if e.IsDir() || filepath.Ext(e.Name()) != ".lock" {
-			continue
-		}
-		slot := store.Slot{Key: store.Key{Ref: filepath.Join(s.ScanDir, e.Name())}}
-		slot.Record, slot.Written, slot.Err = s.readOne(slot.Key)
-		if errors.Is(slot.Err, fs.ErrNotExist) {
-			continue // removed meanwhile: only RemoveHome does that
-		}
-		slot.Key.Path = slot.Record.Path
-		slots = append(slots, slot)
-	}
-	return slots, nil
+	return scanDir(s.ScanDir, s.Wait)
 }
 
-// readOne reads one lock file under a shared flock.
-func (s *Locks) readOne(k store.Key) (store.Record, time.Time, error) {
-	f, err := openLockFile(k.Ref, s.ScanDir, false, false)
-	if err != nil {
-		return store.Record{}, time.Time{}, err
-	}
-	defer f.Close()
-	if err := flock(f, readLock, s.Wait); err != nil {
-		return store.Record{}, time.Time{}, err
-	}
-	return readRecord(f, k)
+// readRecord reads and parses the whole content of a lock file opened and
+// locked by lock, and returns when it was last written (its modification
+// time).
+func readRecord(f *lockFile, k store.Key) (store.Record, time.Time, error) {
+	rec, err := parseFile(f, k)
+	return rec, f.modTime(), err
 }
 
-// readRecord reads and parses the whole content of an open lock file, and
-// returns when it was last written (its modification time). The caller
-// holds flock on it.
-func readRecord(f *os.File, k store.Key) (rec store.Record, written time.Time, err error) {
-	info, err := f.Stat()
+// parseFile reads and parses the whole content of a locked lock file.
+func parseFile(f *lockFile, k store.Key) (store.Record, error) {
+	data, err := f.readAll(maxLockFileSize)
 	if err != nil {
-		return store.Record{}, time.Time{}, fmt.Errorf("read %s: %w", f.Name(), err)
+		return store.Record{}, err
 	}
-	rec, err = parseFile(f, k)
-	return rec, info.ModTime(), err
+	return parseContent(data, f.name, k)
 }
 
-// parseFile reads and parses the whole content of an open lock file.
-func parseFile(f *os.File, k store.Key) (store.Record, error) {
-	data, err := io.ReadAll(io.NewSectionReader(f, 0, maxLockFileSize+1))
-	if err != nil {
-		return store.Record{}, fmt.Errorf("read %s: %w", f.Name(), err)
-	}
+// parseContent parses the content data of the lock file ref for the key k.
+func parseContent(data []byte, ref string, k store.Key) (store.Record, error) {
 	corrupt := func(reason string) error {
 		content := string(data)
 		if len(content) > 80 {
 			content = content[:80] + "..."
 		}
-		return &store.CorruptError{Ref: f.Name(), Content: content, Reason: reason}
+		return &store.CorruptError{Ref: ref, Content: content, Reason: reason}
 	}
 	if len(data) > maxLockFileSize {
 		return store.Record{}, corrupt("larger than any lock record")
@@ -259,7 +233,7 @@ func parseFile(f *os.File, k store.Key) (store.Record, error) {
 	if err != nil {
 		return store.Record{}, corrupt(err.Error())
 	}
-	rec.Path = recordPath(rec.Path, filepath.Base(f.Name()))
+	rec.Path = recordPath(rec.Path, filepath.Base(ref))
 	if rec.Path != "" && k.Path != "" && rec.Path != k.Path {
 		return store.Record{}, corrupt(fmt.Sprintf("records path %s, not %s", rec.Path, k.Path))
 	}
@@ -278,13 +252,6 @@ func parseFile(f *os.File, k store.Key) (store.Record, error) {
 // renaming the file (forbidden). So the engine judges such content by the
 // file's modification time, which this write set: unwritten for longer than
 // the timeout, it is stale and taken over, like a record of a dead owner.
-func writeRecord(f *os.File, rec store.Record) error {
-	data := encodeRecord(rec)
-	if _, err := f.WriteAt(data, 0); err != nil {
-		return fmt.Errorf("write %s: %w", f.Name(), err)
-	}
-	if err := f.Truncate(int64(len(data))); err != nil {
-		return fmt.Errorf("write %s: %w", f.Name(), err)
-	}
-	return nil
+func writeRecord(f *lockFile, rec store.Record) error {
+	return f.replace(encodeRecord(rec))
 }

@@ -1,6 +1,7 @@
 package filestore
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -157,4 +158,41 @@ func TestPathsAreByteExact(t *testing.T) {
 		assert.Equal(t, "/p/hand", slots[0].Record.Path)
 		return nil, nil
 	}))
+}
+
+// A folder large enough to be read by several goroutines returns every
+// lock file once, each with its own record or error.
+func TestScanOfALargeFolderReadsEveryFileOnce(t *testing.T) {
+	s, dir := testLocks(t)
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	const n = 5 * scanChunk
+	want := map[string]string{} // lock file -> owner ("" free, "!" corrupt)
+	for i := range n {
+		p := fmt.Sprintf("/p/f%04d", i)
+		var content, owner string
+		switch i % 3 {
+		case 0:
+		case 1:
+			owner = fmt.Sprintf("s%d", i)
+			content = fmt.Sprintf("%s|1700000000.5|%s", owner, p)
+		case 2:
+			owner, content = "!", "damaged"
+		}
+		ref := filepath.Join(dir, LockFileName(p))
+		require.NoError(t, os.WriteFile(ref, []byte(content), 0o644))
+		want[ref] = owner
+	}
+	slots, err := s.Scan()
+	require.NoError(t, err)
+	got := map[string]string{}
+	for _, slot := range slots {
+		_, dup := got[slot.Key.Ref]
+		require.False(t, dup, "%s listed twice", slot.Key.Ref)
+		got[slot.Key.Ref] = slot.Record.Session
+		if slot.Err != nil {
+			require.ErrorIs(t, slot.Err, store.ErrCorrupt)
+			got[slot.Key.Ref] = "!"
+		}
+	}
+	assert.Equal(t, want, got)
 }

@@ -5,6 +5,8 @@ package filestore
 import (
 	"os"
 	"time"
+
+	"github.com/agentlock/agentlock/internal/store"
 )
 
 // lockType is the kind of lock taken on a file.
@@ -15,11 +17,25 @@ const (
 	writeLock
 )
 
-func flock(*os.File, lockType, time.Duration) error { return ErrUnsupportedPlatform }
+// lockFile is an open lock file; none can be opened on this platform.
+type lockFile struct {
+	fd   int
+	name string
+}
 
-func openLockFile(string, string, bool, bool) (*os.File, error) { return nil, ErrUnsupportedPlatform }
+func (*lockFile) close() error                       { return ErrUnsupportedPlatform }
+func (*lockFile) lock(lockType, time.Duration) error { return ErrUnsupportedPlatform }
+func (*lockFile) modTime() time.Time                 { return time.Time{} }
+func (*lockFile) readAll(int64) ([]byte, error)      { return nil, ErrUnsupportedPlatform }
+func (*lockFile) replace([]byte) error               { return ErrUnsupportedPlatform }
 
-func lockDir(string, lockType, bool, time.Duration) (*os.File, error) {
+func checkLocal(int, string) error { return nil }
+
+func openLockFile(string, string, bool, bool) (*lockFile, error) { return nil, ErrUnsupportedPlatform }
+
+func scanDir(string, time.Duration) ([]store.Slot, error) { return nil, ErrUnsupportedPlatform }
+
+func lockDir(string, lockType, bool, time.Duration) (*lockFile, error) {
 	return nil, ErrUnsupportedPlatform
 }
 

@@ -7,6 +7,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -31,93 +35,242 @@ func (lt lockType) String() string {
 	return "Lock"
 }
 
-// flock takes a lock of type lt on f, waiting at most wait (DefaultWait
-// when zero) for another process to drop its lock, then failing with a
-// *store.BusyError. The wait is bounded because a critical section lasts
-// microseconds: a lock held longer belongs to a process that was stopped
-// (SIGSTOP) or is stuck, and a blocking flock(2) would hang every agent
-// behind it. flock(2) has no timeout, so the lock is tried without
-// blocking, with pauses growing from 1ms to 20ms: short enough that a
-// waiter barely notices a normal holder. The lock is released by closing
-// f, or by the kernel when the process dies.
-func flock(f *os.File, lt lockType, wait time.Duration) error {
+// flock takes a lock of type lt on the open file or folder fd, named name,
+// waiting at most wait (DefaultWait when zero) for another process to drop
+// its lock, then failing with a *store.BusyError. The wait is bounded
+// because a critical section lasts microseconds: a lock held longer belongs
+// to a process that was stopped (SIGSTOP) or is stuck, and a blocking
+// flock(2) would hang every agent behind it. flock(2) has no timeout, so the
+// lock is tried without blocking, with pauses doubling from 50µs to 20ms:
+// a normal holder keeps the lock for microseconds, so the first retries
+// find it free almost as soon as a blocking call would (with 16 processes
+// on one lock, a first pause of 1ms made every loser wait a millisecond
+// for a lock held for ten microseconds), and the longer pauses keep a
+// stuck holder from costing the waiters more than a few wake-ups. The lock is
+// released by closing fd, or by the kernel when the process dies.
+func flock(fd int, name string, lt lockType, wait time.Duration) error {
 	if wait <= 0 {
 		wait = DefaultWait
 	}
-	start := time.Now()
-	pause := time.Millisecond
+	var start time.Time
+	pause := 50 * time.Microsecond
 	for {
-		err := unix.Flock(int(f.Fd()), int(lt)|unix.LOCK_NB)
+		err := unix.Flock(fd, int(lt)|unix.LOCK_NB)
 		switch {
 		case err == nil:
 			return nil
 		case errors.Is(err, unix.EINTR):
 			continue
 		case !errors.Is(err, unix.EWOULDBLOCK):
-			return &fs.PathError{Op: lt.String(), Path: f.Name(), Err: err}
+			return &fs.PathError{Op: lt.String(), Path: name, Err: err}
+		}
+		// The clock is read only once the lock is found taken: the
+		// uncontended path makes one system call.
+		if start.IsZero() {
+			start = time.Now()
 		}
 		if time.Since(start) >= wait {
-			return &store.BusyError{Ref: f.Name(), Waited: wait}
+			return &store.BusyError{Ref: name, Waited: wait}
 		}
 		time.Sleep(min(pause, wait-time.Since(start)+time.Millisecond))
 		pause = min(pause*2, 20*time.Millisecond)
 	}
 }
 
+// lockFile is an open lock file held as a raw descriptor. An os.File would
+// register it with the runtime's network poller (an epoll_ctl that fails
+// for every regular file) and stat it again for each question; a lock
+// call is a handful of system calls, and a scan thousands of them, so each
+// one counts.
+type lockFile struct {
+	fd   int
+	name string
+	// st is the file's status, read by lock once the flock is held: its
+	// size is the record's length, its modification time when the record
+	// was last written.
+	st unix.Stat_t
+}
+
+// close closes the file, which drops its flock.
+func (f *lockFile) close() error {
+	if err := unix.Close(f.fd); err != nil {
+		return &fs.PathError{Op: "close", Path: f.name, Err: err}
+	}
+	return nil
+}
+
+// size is the length of the file's content.
+func (f *lockFile) size() int64 { return f.st.Size }
+
+// modTime is when the file's content was last written.
+func (f *lockFile) modTime() time.Time {
+	sec, nsec := f.st.Mtim.Unix()
+	return time.Unix(sec, nsec)
+}
+
 // openLockFile opens a lock file for reading, and for writing when write is
 // set (a reader needs no write access to the lock folder or its files),
-// creating it (and its folder dir) when create is set. O_NOFOLLOW refuses a symbolic link
-// planted in the lock folder, so that agentlock never truncates the file
-// it points to; anything but a regular file is refused too. The file is never
-// truncated on open: its content is the lock's state.
-func openLockFile(file, dir string, create, write bool) (*os.File, error) {
+// creating it (and its folder dir) when create is set. O_NOFOLLOW refuses a
+// symbolic link planted in the lock folder, so that agentlock never
+// truncates the file it points to; lock then refuses anything but a
+// regular file of one link. The file is never truncated on open: its
+// content is the lock's state.
+func openLockFile(file, dir string, create, write bool) (*lockFile, error) {
+	return openLockFileAt(unix.AT_FDCWD, file, file, dir, create, write)
+}
+
+// openLockFileAt is openLockFile of the name rel in the folder dirfd (or
+// the working directory for unix.AT_FDCWD); file names it in errors.
+func openLockFileAt(dirfd int, rel, file, dir string, create, write bool) (*lockFile, error) {
 	// O_NONBLOCK: opening a FIFO planted in the folder must not hang.
-	flags := os.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
+	flags := unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
 	if write {
-		flags = os.O_RDWR | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
+		flags = unix.O_RDWR | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
 	}
 	if create {
-		flags |= os.O_CREATE
+		flags |= unix.O_CREAT
 	}
-	f, err := os.OpenFile(file, flags, 0o644)
-	if create && errors.Is(err, fs.ErrNotExist) {
+	fd, err := openat(dirfd, rel, flags)
+	if create && errors.Is(err, unix.ENOENT) {
 		if err := ensureDir(dir); err != nil {
 			return nil, err
 		}
-		f, err = os.OpenFile(file, flags, 0o644)
+		fd, err = openat(dirfd, rel, flags)
 	}
 	if errors.Is(err, unix.ELOOP) {
-		return nil, fmt.Errorf("%s: lock file is a symbolic link; refusing to follow it", file)
+		return nil, symlinkError(file)
 	}
 	if err != nil {
-		return nil, err
+		return nil, &fs.PathError{Op: "open", Path: file, Err: err}
 	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
+	return &lockFile{fd: fd, name: file}, nil
+}
+
+// openat is openat(2), retried when interrupted.
+func openat(dirfd int, name string, flags int) (int, error) {
+	for {
+		fd, err := unix.Openat(dirfd, name, flags, 0o644)
+		if !errors.Is(err, unix.EINTR) {
+			return fd, err
+		}
 	}
-	if !info.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s: lock file is not a regular file but %s", file, TypeOf(info.Mode()))
+}
+
+// lock takes a flock of type lt on f (see flock), then reads its status
+// and refuses a file that is not agentlock's to write: not a regular file,
+// or one with other hard links.
+func (f *lockFile) lock(lt lockType, wait time.Duration) error {
+	if err := flock(f.fd, f.name, lt, wait); err != nil {
+		return err
 	}
-	// A second hard link makes the lock file also some other file — one
-	// planted to make agentlock write into, or empty, a victim. agentlock
-	// never links a lock file, so one with more links is not ours.
-	var st unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
-		f.Close()
-		return nil, &fs.PathError{Op: "fstat", Path: file, Err: err}
+	if err := unix.Fstat(f.fd, &f.st); err != nil {
+		return &fs.PathError{Op: "fstat", Path: f.name, Err: err}
+	}
+	return checkStat(f.name, &f.st)
+}
+
+// checkStat refuses a lock file that is not a regular file, or that is
+// also another file: a second hard link makes it one planted to make
+// agentlock write into, or empty, a victim. agentlock never links a lock
+// file, so one with more links is not ours.
+func checkStat(file string, st *unix.Stat_t) error {
+	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return symlinkError(file)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return fmt.Errorf("%s: lock file is not a regular file but %s", file, TypeOf(fileType(uint32(st.Mode))))
 	}
 	if st.Nlink > 1 {
-		f.Close()
-		return nil, fmt.Errorf("%s: lock file has %d hard links; refusing a file that is also another file (remove the other links)", file, st.Nlink)
+		return fmt.Errorf("%s: lock file has %d hard links; refusing a file that is also another file (remove the other links)", file, st.Nlink)
 	}
-	if err := checkLocalFile(f); err != nil {
-		f.Close()
-		return nil, err
+	return nil
+}
+
+func symlinkError(file string) error {
+	return fmt.Errorf("%s: lock file is a symbolic link; refusing to follow it", file)
+}
+
+// fileType names the type bits of a mode as fs.FileMode prints them.
+func fileType(mode uint32) fs.FileMode {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return fs.ModeDir
+	case unix.S_IFIFO:
+		return fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		return fs.ModeSocket
+	case unix.S_IFCHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		return fs.ModeDevice
 	}
-	return f, nil
+	return fs.ModeIrregular
+}
+
+// readAll reads the file's whole content — at most limit+1 bytes, so that a
+// caller tells a file over limit from one at it — in one pread(2) when the
+// content is as long as the status read by lock says.
+func (f *lockFile) readAll(limit int64) ([]byte, error) {
+	n := min(f.size(), limit+1)
+	if n <= 0 {
+		return nil, nil
+	}
+	buf := make([]byte, n)
+	got := 0
+	for got < len(buf) {
+		m, err := unix.Pread(f.fd, buf[got:], int64(got))
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "read", Path: f.name, Err: err}
+		}
+		if m == 0 {
+			break
+		}
+		got += m
+	}
+	return buf[:got], nil
+}
+
+// replace writes data over the file's content from offset 0, then cuts
+// the file to len(data) when the old content was longer.
+func (f *lockFile) replace(data []byte) error {
+	for off := 0; off < len(data); {
+		m, err := unix.Pwrite(f.fd, data[off:], int64(off))
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return &fs.PathError{Op: "write", Path: f.name, Err: err}
+		}
+		off += m
+	}
+	if int64(len(data)) < f.size() {
+		for {
+			err := unix.Ftruncate(f.fd, int64(len(data)))
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			if err != nil {
+				return &fs.PathError{Op: "truncate", Path: f.name, Err: err}
+			}
+			break
+		}
+	}
+	f.st.Size = int64(len(data))
+	return nil
+}
+
+// statAt reads the status of the entry name of the folder dirfd without
+// following a symbolic link.
+func statAt(dirfd int, name string, st *unix.Stat_t) error {
+	for {
+		err := unix.Fstatat(dirfd, name, st, unix.AT_SYMLINK_NOFOLLOW)
+		if !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
 }
 
 // maxRetries bounds how often a lock is retried because the folder or file
@@ -128,33 +281,34 @@ const maxRetries = 8
 // a flock of type lt on it. A folder removed while this process waited for
 // its flock is opened again, so that the lock is always on the folder that
 // the path names.
-func lockDir(dir string, lt lockType, create bool, wait time.Duration) (*os.File, error) {
+func lockDir(dir string, lt lockType, create bool, wait time.Duration) (*lockFile, error) {
 	for range maxRetries {
 		if create {
 			if err := ensureDir(dir); err != nil {
 				return nil, err
 			}
 		}
-		d, err := os.OpenFile(dir, os.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		fd, err := openat(unix.AT_FDCWD, dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
 		if err != nil {
-			return nil, fmt.Errorf("open lock folder: %w", err)
+			return nil, fmt.Errorf("open lock folder: %w", &fs.PathError{Op: "open", Path: dir, Err: err})
 		}
-		if err := flock(d, lt, wait); err != nil {
-			d.Close()
+		d := &lockFile{fd: fd, name: dir}
+		if err := flock(d.fd, d.name, lt, wait); err != nil {
+			d.close()
 			return nil, err
 		}
-		if !removed(d) {
+		if !removed(d.fd) {
 			return d, nil
 		}
-		d.Close()
+		d.close()
 	}
 	return nil, fmt.Errorf("lock folder %s: removed again and again while waiting for it", dir)
 }
 
-// removed reports whether f's file or folder has been unlinked.
-func removed(f *os.File) bool {
+// removed reports whether the open file or folder fd has been unlinked.
+func removed(fd int) bool {
 	var st unix.Stat_t
-	return unix.Fstat(int(f.Fd()), &st) == nil && st.Nlink == 0
+	return unix.Fstat(fd, &st) == nil && st.Nlink == 0
 }
 
 // openDocument opens a document (registry.md) for reading, without
@@ -204,11 +358,11 @@ func openSidecar(path, dir string, wait time.Duration) (*os.File, error) {
 			f.Close()
 			return nil, err
 		}
-		if err := flock(f, writeLock, wait); err != nil {
+		if err := flock(int(f.Fd()), f.Name(), writeLock, wait); err != nil {
 			f.Close()
 			return nil, err
 		}
-		if !removed(f) {
+		if !removed(int(f.Fd())) {
 			return f, nil
 		}
 		f.Close()
@@ -223,6 +377,108 @@ func ensureDir(dir string) error {
 		return fmt.Errorf("create lock directory: %w", err)
 	}
 	return nil
+}
+
+// scanDir reads every *.lock file of the folder dir (see Locks.Scan): one
+// status per entry, and for a file that is not empty an open, a shared
+// flock bounded by wait, a status and one read. Whether the folder is on a
+// local file system is checked once.
+func scanDir(dir string, wait time.Duration) ([]store.Slot, error) {
+	d, err := os.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list locks: %w", err)
+	}
+	defer d.Close()
+	entries, err := d.ReadDir(-1)
+	if err != nil {
+		return nil, fmt.Errorf("list locks: %w", err)
+	}
+	dirfd := int(d.Fd())
+	if err := checkLocal(dirfd, dir); err != nil {
+		return nil, fmt.Errorf("list locks: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() && filepath.Ext(e.Name()) == ".lock" {
+			names = append(names, e.Name())
+		}
+	}
+	read := make([]store.Slot, len(names))
+	scanEach(len(names), func(i int) {
+		slot := store.Slot{Key: store.Key{Ref: filepath.Join(dir, names[i])}}
+		slot.Record, slot.Written, slot.Err = readAt(dirfd, names[i], slot.Key, wait)
+		slot.Key.Path = slot.Record.Path
+		read[i] = slot
+	})
+	slots := read[:0]
+	for _, slot := range read {
+		if errors.Is(slot.Err, fs.ErrNotExist) {
+			continue // removed meanwhile: only RemoveHome does that
+		}
+		slots = append(slots, slot)
+	}
+	return slots, nil
+}
+
+// scanChunk is how many lock files one goroutine of a scan reads at a
+// time; a folder smaller than two chunks is read by the caller alone.
+const scanChunk = 256
+
+// scanEach calls read(i) for every i below n, on as many goroutines as
+// the process may run at once: each file costs a few system calls and
+// nothing else, so a large folder is read about that many times faster.
+func scanEach(n int, read func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n/scanChunk)
+	if workers < 2 {
+		for i := range n {
+			read(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				start := int(next.Add(scanChunk)) - scanChunk
+				if start >= n {
+					return
+				}
+				for i := start; i < min(start+scanChunk, n); i++ {
+					read(i)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// readAt reads the lock file name of the folder dirfd, k's lock file. An
+// empty file is a free lock: nothing to open, lock or read.
+func readAt(dirfd int, name string, k store.Key, wait time.Duration) (store.Record, time.Time, error) {
+	var st unix.Stat_t
+	if err := statAt(dirfd, name, &st); err != nil {
+		return store.Record{}, time.Time{}, &fs.PathError{Op: "stat", Path: k.Ref, Err: err}
+	}
+	if err := checkStat(k.Ref, &st); err != nil {
+		return store.Record{}, time.Time{}, err
+	}
+	if st.Size == 0 {
+		sec, nsec := st.Mtim.Unix()
+		return store.Record{}, time.Unix(sec, nsec), nil
+	}
+	f, err := openLockFileAt(dirfd, name, k.Ref, "", false, false)
+	if err != nil {
+		return store.Record{}, time.Time{}, err
+	}
+	defer f.close()
+	if err := f.lock(readLock, wait); err != nil {
+		return store.Record{}, time.Time{}, err
+	}
+	return readRecord(f, k)
 }
 
 // fileID is the inode number of a file's status.

@@ -27,13 +27,17 @@ var localNames = map[string]bool{
 
 // checkLocalFile refuses a file on a network file system. Synced folders
 // look local to the kernel and are not detected.
-func checkLocalFile(f *os.File) error {
+func checkLocalFile(f *os.File) error { return checkLocal(int(f.Fd()), f.Name()) }
+
+// checkLocal refuses the open file or folder fd, named name, when it is on
+// a network file system.
+func checkLocal(fd int, name string) error {
 	var st unix.Statfs_t
-	if err := unix.Fstatfs(int(f.Fd()), &st); err != nil {
-		return &os.PathError{Op: "fstatfs", Path: f.Name(), Err: err}
+	if err := unix.Fstatfs(fd, &st); err != nil {
+		return &os.PathError{Op: "fstatfs", Path: name, Err: err}
 	}
 	if fs := networkNames[typeName(&st)]; fs != "" {
-		return fmt.Errorf("%s is on %s: %w (flock does not exclude reliably there; use a local folder)", f.Name(), fs, ErrUnsupportedFS)
+		return fmt.Errorf("%s is on %s: %w (flock does not exclude reliably there; use a local folder)", name, fs, ErrUnsupportedFS)
 	}
 	return nil
 }
