@@ -122,7 +122,8 @@ func (d *run) clock(c Check, states []core.State) Check {
 }
 
 // foreignEntries lists what, in the lock folder, is not agentlock's: any
-// entry but a regular *.lock file and the atomic writer's temporary files
+// entry but a regular *.lock file, a session's index file and the atomic
+// writer's temporary files
 // (which the temporary-files check reports). Entries are judged by their
 // type, without opening them: a FIFO must not hang the check.
 func foreignEntries(dir string) []string {
@@ -136,6 +137,8 @@ func foreignEntries(dir string) []string {
 		switch {
 		case atomicfile.IsTempName(name):
 		case e.Type().IsRegular() && filepath.Ext(name) == ".lock":
+		case e.Type().IsRegular() && filestore.IsIndexFileName(name):
+			// A session's index of its lock files.
 		case filepath.Ext(name) == ".lock":
 			// Reported with the lock files that cannot be used.
 		default:

@@ -119,10 +119,13 @@ func Run(req Request) Result {
 		return res
 	}
 	ws, err := workspace.Open(cwd, req.Settings)
+	if errors.Is(err, workspace.ErrNoWorkspace) {
+		return res // agentlock is not set up here
+	}
 	if err != nil {
-		// Open fails only when it could not read what says whether and
-		// how agentlock is set up here (a shared-home record, say, with no
-		// file descriptor left): the edit cannot be checked.
+		// Otherwise Open fails only when it could not read what says
+		// whether and how agentlock is set up here (a shared-home record,
+		// say, with no file descriptor left): the edit cannot be checked.
 		if req.Event == PreEdit {
 			res.Deny = fmt.Sprintf("agentlock: could not tell how agentlock is set up here (%v), so agentlock cannot check this edit: "+
 				"do not make it now; ask a person to run `agentlock doctor`.", err)

@@ -30,6 +30,11 @@ import (
 	"github.com/agentlock/agentlock/templates"
 )
 
+// ErrNoWorkspace is the error of Open for a path that belongs to no
+// workspace: outside every project, with no home folder configured or
+// known. agentlock is not set up there.
+var ErrNoWorkspace = errors.New("no agentlock workspace here")
+
 // HomeDirName is the folder that holds a project's registry.md and locks/.
 const HomeDirName = ".agent-registry"
 
@@ -83,6 +88,9 @@ type location struct {
 // only when a location depends on it. A project that shares a home
 // (.agent-registry/home) has it as its home, unless AGENT_REGISTRY_HOME
 // (Settings.Home) names another.
+//
+// A path outside every project, when there is no user home to fall back
+// on, has no workspace: ErrNoWorkspace.
 func (s Settings) locate(realPath string) (loc location, err error) {
 	if s.Home != "" {
 		loc.home, err = filepath.Abs(s.Home)
@@ -96,7 +104,7 @@ func (s Settings) locate(realPath string) (loc location, err error) {
 				loc.home, loc.shared = shared, true
 			}
 		case s.UserHome == "":
-			err = fmt.Errorf("no project found above %s and no home folder: set AGENT_REGISTRY_HOME", realPath)
+			err = fmt.Errorf("no project found above %s and no home folder: set AGENT_REGISTRY_HOME: %w", realPath, ErrNoWorkspace)
 		default:
 			loc.home = filepath.Join(s.UserHome, HomeDirName)
 		}

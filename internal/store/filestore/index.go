@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/agentlock/agentlock/internal/store"
 )
@@ -26,6 +27,20 @@ const indexExt = ".held"
 func IndexFileName(session string) string {
 	sum := sha256.Sum256([]byte(session))
 	return "session-" + hex.EncodeToString(sum[:8]) + indexExt
+}
+
+// IsIndexFileName reports whether name has the form of IndexFileName.
+func IsIndexFileName(name string) bool {
+	hexPart, ok := strings.CutPrefix(name, "session-")
+	if !ok {
+		return false
+	}
+	hexPart, ok = strings.CutSuffix(hexPart, indexExt)
+	if !ok || len(hexPart) != 16 {
+		return false
+	}
+	_, err := hex.DecodeString(hexPart)
+	return err == nil
 }
 
 // Note implements store.Index: it adds the lock file of each key to the
