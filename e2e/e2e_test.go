@@ -120,17 +120,7 @@ var agents = []agent{
 			// through the shell. The project is trusted; its hooks run only
 			// with --dangerously-bypass-hook-trust (codex exec skips
 			// untrusted hooks silently).
-			r.write(t, filepath.Join(codexHome, "config.toml"), fmt.Sprintf(`model = "mock-model"
-model_provider = "mock"
-approval_policy = "never"
-[model_providers.mock]
-name = "mock"
-base_url = %q
-wire_api = "responses"
-env_key = "MOCK_API_KEY"
-[projects.%q]
-trust_level = "trusted"
-`, r.server.URL()+"/v1", r.repo))
+			r.write(t, filepath.Join(codexHome, "config.toml"), codexConfig(r.server.URL()+"/v1", r.repo))
 			// The model's commands run in a login shell, whose /etc/profile
 			// resets PATH (for root): put agentlock back as a user would.
 			r.write(t, filepath.Join(r.home, ".bash_profile"), "export PATH="+r.bin+":$PATH\n")

@@ -263,17 +263,7 @@ func runCodex(t *testing.T, bin, sandbox string) sessionFacts {
 		map[string]string{"SessionStart": "", "PreToolUse": "", "PostToolUse": "", "SessionEnd": ""},
 		map[string]any{"timeout": 30})))
 	codexHome := filepath.Join(r.home, ".codex")
-	r.write(t, filepath.Join(codexHome, "config.toml"), fmt.Sprintf(`model = "mock-model"
-model_provider = "mock"
-approval_policy = "never"
-[model_providers.mock]
-name = "mock"
-base_url = %q
-wire_api = "responses"
-env_key = "MOCK_API_KEY"
-[projects.%q]
-trust_level = "trusted"
-`, r.server.URL()+"/v1", r.repo))
+	r.write(t, filepath.Join(codexHome, "config.toml"), codexConfig(r.server.URL()+"/v1", r.repo))
 	res := proctest.Run(t, bin, proctest.Cmd{
 		Args: []string{"exec", "--json", "--skip-git-repo-check", "--sandbox", sandbox,
 			"--dangerously-bypass-hook-trust", "run the scripted commands"},
@@ -313,4 +303,21 @@ func TestCodexSandboxHidesTheHarness(t *testing.T) {
 			t.Errorf("%s: chain ends at %+v, want the namespace's pid 1", s.Label, last)
 		}
 	}
+}
+
+// codexConfig is Codex's config.toml for a run against the mock: the model
+// "mock-model" (outside Codex's catalog) served at baseURL through the
+// Responses API, no approvals, and repo trusted.
+func codexConfig(baseURL, repo string) string {
+	return fmt.Sprintf(`model = "mock-model"
+model_provider = "mock"
+approval_policy = "never"
+[model_providers.mock]
+name = "mock"
+base_url = %q
+wire_api = "responses"
+env_key = "MOCK_API_KEY"
+[projects.%q]
+trust_level = "trusted"
+`, baseURL, repo)
 }
