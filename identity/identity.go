@@ -121,6 +121,12 @@ func Resolve(in Inputs) Identity {
 // record folder dir. Where processes cannot be read it finds nothing.
 func LookupSelf(dir string) func() Found {
 	return func() Found {
+		// Most commands run where no agent process was ever recorded (a
+		// person's shell, a script, any project without hooks): one read
+		// of the folder spares them the walk up their ancestry.
+		if !hasRecords(dir) {
+			return Found{}
+		}
 		self, err := procs.Self()
 		if err != nil {
 			return Found{}

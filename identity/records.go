@@ -100,6 +100,26 @@ func Sweep(dir string) {
 	}
 }
 
+// hasRecords reports whether dir holds at least one record's name.
+func hasRecords(dir string) bool {
+	d, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	for {
+		names, err := d.Readdirnames(64)
+		for _, n := range names {
+			if _, ok := parseName(n); ok {
+				return true
+			}
+		}
+		if err != nil {
+			return false
+		}
+	}
+}
+
 // parseName reads a record's file name, "<pid>-<start>".
 func parseName(name string) (procs.ID, bool) {
 	pid, start, ok := strings.Cut(name, "-")

@@ -9,13 +9,15 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // get parses /proc/<pid>/stat. The command name (field 2) is in
 // parentheses and may itself hold spaces and parentheses, so the fields
 // after it are split from the last ')'.
 func get(pid int) (Process, error) {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	data, err := readProcFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) && !procMounted() {
 		return Process{}, fmt.Errorf("process %d: %w", pid, ErrGone)
 	}
@@ -23,6 +25,41 @@ func get(pid int) (Process, error) {
 		return Process{}, fmt.Errorf("process %d: %w", pid, err)
 	}
 	return parseStat(pid, string(data))
+}
+
+// readProcFile reads a small /proc file with plain system calls: os.ReadFile
+// would register the descriptor with the runtime's poller, which costs a
+// one-shot command more than the read itself.
+func readProcFile(name string) ([]byte, error) {
+	var fd int
+	var err error
+	for {
+		fd, err = unix.Open(name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 0, 512)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+		}
+		if n == 0 {
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+	}
 }
 
 // procMounted reports whether /proc is there to be read.
