@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/all"
@@ -115,7 +116,9 @@ func (d *run) codexConfig() string {
 // codexStateHeader matches a Codex hook-trust table header:
 // [hooks.state."<key>"], the key naming the hooks.json file and the hook's
 // place in it.
-var codexStateHeader = regexp.MustCompile(`^\s*\[\s*hooks\.state\.("(?:[^"\\]|\\.)*"|'[^']*')\s*\]\s*(#.*)?$`)
+var codexStateHeader = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*\[\s*hooks\.state\.("(?:[^"\\]|\\.)*"|'[^']*')\s*\]\s*(#.*)?$`)
+})
 
 // codexTrust looks in Codex's config.toml for trust recorded for the hooks
 // of hooksFile. Codex runs a project's hooks only when their hash is
@@ -135,7 +138,7 @@ func codexTrust(hooksFile, config string) Check {
 	for _, line := range strings.Split(string(data), "\n") {
 		trimmed := strings.TrimSpace(line)
 		if strings.HasPrefix(trimmed, "[") {
-			m := codexStateHeader.FindStringSubmatch(trimmed)
+			m := codexStateHeader().FindStringSubmatch(trimmed)
 			inEntry = m != nil && strings.Contains(unquoteKey(m[1]), hooksFile)
 			continue
 		}

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/internal/atomicfile"
@@ -57,7 +58,9 @@ func block(bin string) string {
 }
 
 // shellShebang matches the first line of a hook agentlock may chain into.
-var shellShebang = regexp.MustCompile(`^#!\s*(/usr/bin/env\s+)?(/\S*/)?(sh|bash|dash|zsh|ksh)(\s.*)?$`)
+var shellShebang = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^#!\s*(/usr/bin/env\s+)?(/\S*/)?(sh|bash|dash|zsh|ksh)(\s.*)?$`)
+})
 
 // Change is what Install or Uninstall would do to the hook file.
 type Change struct {
@@ -86,7 +89,7 @@ func PlanInstall(hooksDir, bin string) (Change, error) {
 	default:
 		lines := strings.SplitAfter(string(c.Old), "\n")
 		first := strings.TrimRight(lines[0], "\r\n")
-		if !shellShebang.MatchString(first) {
+		if !shellShebang().MatchString(first) {
 			c.Snippet = guardLine(bin)
 			return c, fmt.Errorf("%s: %w (first line %q): add this line to it by hand: %s", c.Path, ErrForeignHook, first, c.Snippet)
 		}

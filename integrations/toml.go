@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	toml "github.com/pelletier/go-toml/v2"
 )
@@ -67,7 +68,9 @@ func validateTOML(text []byte) *tomlError {
 // of [[hooks]] tables appended after it is not valid TOML. It only words
 // the refusal once the parser has found the result invalid (a hooks key
 // inside another table is no conflict).
-var tomlHooksKey = regexp.MustCompile(`(?m)^[ \t]*(hooks[ \t]*=|\[[ \t]*hooks[ \t]*\][ \t]*(#.*)?$)`)
+var tomlHooksKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^[ \t]*(hooks[ \t]*=|\[[ \t]*hooks[ \t]*\][ \t]*(#.*)?$)`)
+})
 
 // installTOMLBlock returns text with a's block installed, as installBlock,
 // after checking that the user's file is valid TOML and that it stays so
@@ -94,7 +97,7 @@ func installTOMLBlock(text []byte, a Artifact, fingerprint string) ([]byte, erro
 		return out, nil
 	}
 	if outside, err := removeBlocks(text, a.Comment); err == nil {
-		if loc := tomlHooksKey.FindIndex(outside); loc != nil {
+		if loc := tomlHooksKey().FindIndex(outside); loc != nil {
 			return nil, fmt.Errorf("line %d defines hooks as a key or a table; agentlock adds [[hooks]] tables, which cannot follow it: "+
 				"turn it into [[hooks]] tables, or add agentlock's [[hooks]] tables by hand", lineNumber(outside, loc[0]))
 		}
@@ -123,10 +126,10 @@ func removeTOMLBlock(text []byte, comment, fingerprint string) ([]byte, error) {
 }
 
 // tomlTableHeader is a line that opens a table or an array of tables.
-var tomlTableHeader = regexp.MustCompile(`^[ \t]*\[`)
+var tomlTableHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[ \t]*\[`) })
 
 // tomlHooksHeader is a line that opens one [[hooks]] table.
-var tomlHooksHeader = regexp.MustCompile(`^[ \t]*\[\[[ \t]*hooks[ \t]*\]\][ \t]*(#.*)?$`)
+var tomlHooksHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[ \t]*\[\[[ \t]*hooks[ \t]*\]\][ \t]*(#.*)?$`) })
 
 // removeStrayTOMLHooks removes the [[hooks]] tables outside agentlock's
 // marked blocks whose text holds fingerprint ("agentlock hook "): what is
@@ -150,7 +153,7 @@ func removeStrayTOMLHooks(text []byte, comment, fingerprint string) ([]byte, err
 	var out bytes.Buffer
 	for i, pos := 0, 0; i < len(lines); {
 		line := lines[i]
-		if !tomlHooksHeader.Match(bytes.TrimRight(line, "\r\n")) || inBlock(pos) {
+		if !tomlHooksHeader().Match(bytes.TrimRight(line, "\r\n")) || inBlock(pos) {
 			out.Write(line)
 			pos += len(line)
 			i++
@@ -158,7 +161,7 @@ func removeStrayTOMLHooks(text []byte, comment, fingerprint string) ([]byte, err
 		}
 		// The table: its header and every line up to the next header.
 		j, end := i+1, pos+len(line)
-		for j < len(lines) && !tomlTableHeader.Match(lines[j]) {
+		for j < len(lines) && !tomlTableHeader().Match(lines[j]) {
 			end += len(lines[j])
 			j++
 		}

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Codex applies a patch that the model runs through its shell tool
@@ -19,17 +20,23 @@ var applyPatchNames = map[string]bool{"apply_patch": true, "applypatch": true}
 
 // heredocStart finds a here-document operator and its delimiter: <<EOF,
 // <<'EOF', <<"EOF", <<-EOF.
-var heredocStart = regexp.MustCompile(`<<-?[ \t]*(?:'([^'\n]+)'|"([^"\n]+)"|([A-Za-z0-9_.\-]+))`)
+var heredocStart = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`<<-?[ \t]*(?:'([^'\n]+)'|"([^"\n]+)"|([A-Za-z0-9_.\-]+))`)
+})
 
 // strictCd is the one form in which Codex itself applies the patch in
 // another folder: the whole script is `cd <path> && apply_patch <<…`, with
 // one plain, double-quoted or single-quoted argument to cd.
-var strictCd = regexp.MustCompile(`\A\s*cd[ \t]+(?:'([^'\n]*)'|"([^"\n]*)"|([^\s'"&|;<>()]+))[ \t]*&&[ \t]*(?:apply_patch|applypatch)[ \t]*<<`)
+var strictCd = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\A\s*cd[ \t]+(?:'([^'\n]*)'|"([^"\n]*)"|([^\s'"&|;<>()]+))[ \t]*&&[ \t]*(?:apply_patch|applypatch)[ \t]*<<`)
+})
 
 // cdCommand is a cd anywhere in a script, for the forms Codex leaves to
 // the shell (where its apply_patch executable patches relative to the
 // shell's folder).
-var cdCommand = regexp.MustCompile(`(?:^|[;&|(\n]|&&)[ \t]*cd[ \t]+(?:'([^'\n]*)'|"([^"\n]*)"|([^\s'"&|;<>()]+))`)
+var cdCommand = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[;&|(\n]|&&)[ \t]*cd[ \t]+(?:'([^'\n]*)'|"([^"\n]*)"|([^\s'"&|;<>()]+))`)
+})
 
 // shellScript is one shell command line as the hook sees it: the lines of
 // the script outside here-document bodies, and the bodies.
@@ -48,7 +55,7 @@ func splitHeredocs(script string) shellScript {
 		line := strings.TrimRight(lines[i], "\r")
 		s.commands = append(s.commands, line)
 		var pending []string
-		for _, m := range heredocStart.FindAllStringSubmatch(line, -1) {
+		for _, m := range heredocStart().FindAllStringSubmatch(line, -1) {
 			pending = append(pending, m[1]+m[2]+m[3])
 		}
 		for _, delim := range pending {
@@ -144,11 +151,11 @@ func shellPatchPaths(script string) (paths []string, invokes bool) {
 	}
 	headers := patchPaths([]string{script})
 	bases := []string{""}
-	if m := strictCd.FindStringSubmatch(script); m != nil {
+	if m := strictCd().FindStringSubmatch(script); m != nil {
 		bases = []string{m[1] + m[2] + m[3]}
 	} else {
 		for _, line := range s.commands {
-			for _, m := range cdCommand.FindAllStringSubmatch(line, -1) {
+			for _, m := range cdCommand().FindAllStringSubmatch(line, -1) {
 				bases = append(bases, m[1]+m[2]+m[3])
 			}
 		}
