@@ -5,6 +5,7 @@ package main_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,4 +83,32 @@ func TestHeartbeatLoopStopsWhenLockIsLost(t *testing.T) {
 	requireExit(t, 1, r)
 	// Depending on when it last woke, the loop found the lock gone or taken.
 	assert.Regexp(t, "locked by agent-b|has no lock", r.Stderr)
+}
+
+// A command line that names its command builds that command alone (for
+// speed); its help, usage errors and flags must be what the whole tree
+// gives.
+func TestOneCommandTreeMatchesWholeTree(t *testing.T) {
+	p := newProject(t)
+	root := p.run("--help")
+	requireExit(t, 0, root)
+	_, list, ok := strings.Cut(root.Stdout, "Available Commands:\n")
+	require.True(t, ok, root.Stdout)
+	list, _, _ = strings.Cut(list, "\n\n")
+	var names []string
+	for _, line := range strings.Split(list, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && f[0] != "help" && f[0] != "completion" {
+			names = append(names, f[0])
+		}
+	}
+	require.Contains(t, names, "acquire")
+	for _, name := range names {
+		alone := p.run(name, "--help")
+		whole := p.run("help", name)
+		requireExit(t, 0, alone)
+		assert.Equal(t, whole.Stdout, alone.Stdout, "%s --help", name)
+		bad := p.run(name, "--no-such-flag")
+		assert.Equal(t, 2, bad.Code, "%s --no-such-flag", name)
+		assert.Contains(t, bad.Stderr, "see 'agentlock "+name+" --help'", name)
+	}
 }

@@ -12,7 +12,9 @@ import (
 
 // newRootCmd builds the command tree for one process, and sets f.Config to
 // resolve the configuration from the tree's flags.
-func newRootCmd(f *Factory) *cobra.Command {
+// newRootCmd returns the command tree for the command line args: the whole
+// tree, or only the top-level command that args starts with.
+func newRootCmd(f *Factory, args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "agentlock",
 		Short: "Advisory path locks and a shared registry for AI coding agents",
@@ -54,31 +56,72 @@ programs that ignore it.`,
 	root.SetFlagErrorFunc(flagError)
 	f.Config = lazyConfig(flags, f.Now)
 
-	root.AddCommand(
-		newCmdAcquire(f, nil),
-		newCmdRelease(f, nil),
-		newCmdCheck(f, nil),
-		newCmdHeartbeat(f, nil),
-		newCmdHeartbeatLoop(f, nil),
-		newCmdStatus(f, nil),
-		newCmdRegister(f, nil),
-		newCmdUpdate(f, nil),
-		newCmdFinish(f, nil),
-		newCmdHandoff(f, nil),
-		newCmdShow(f, nil),
-		newCmdInit(f, nil),
-		newCmdUninit(f, nil),
-		newCmdDoctor(f, nil),
-		newCmdHook(f, nil),
-		newCmdGuard(f, nil),
-		newCmdWhoami(f, nil),
-		newCmdEnv(f, nil),
-		newCmdVersion(f, nil),
-		newCmdDocs(f),
-	)
+	if build := onlyCommand(args); build != nil {
+		// A command line that names its command builds that command
+		// alone: a lock call or a hook pays for one command's flags, not
+		// for the whole tree's (about a fifth of a lock call's start-up).
+		// Help, completion, suggestions and the reference see the whole
+		// tree.
+		root.CompletionOptions.DisableDefaultCmd = true
+		root.AddCommand(build(f))
+		usageArgs(root)
+		return root
+	}
+	for _, c := range topLevelCommands() {
+		root.AddCommand(c.build(f))
+	}
 	completionUsage(root)
 	usageArgs(root)
 	return root
+}
+
+// topLevelCommand builds one command of the root.
+type topLevelCommand struct {
+	name  string
+	build func(*Factory) *cobra.Command
+	// wholeTree is set on the commands that read the rest of the tree.
+	wholeTree bool
+}
+
+// topLevelCommands lists the root's commands in the order help shows them.
+func topLevelCommands() []topLevelCommand {
+	return []topLevelCommand{
+		{name: "acquire", build: func(f *Factory) *cobra.Command { return newCmdAcquire(f, nil) }},
+		{name: "release", build: func(f *Factory) *cobra.Command { return newCmdRelease(f, nil) }},
+		{name: "check", build: func(f *Factory) *cobra.Command { return newCmdCheck(f, nil) }},
+		{name: "heartbeat", build: func(f *Factory) *cobra.Command { return newCmdHeartbeat(f, nil) }},
+		{name: "heartbeat-loop", build: func(f *Factory) *cobra.Command { return newCmdHeartbeatLoop(f, nil) }},
+		{name: "status", build: func(f *Factory) *cobra.Command { return newCmdStatus(f, nil) }},
+		{name: "register", build: func(f *Factory) *cobra.Command { return newCmdRegister(f, nil) }},
+		{name: "update", build: func(f *Factory) *cobra.Command { return newCmdUpdate(f, nil) }},
+		{name: "finish", build: func(f *Factory) *cobra.Command { return newCmdFinish(f, nil) }},
+		{name: "handoff", build: func(f *Factory) *cobra.Command { return newCmdHandoff(f, nil) }},
+		{name: "show", build: func(f *Factory) *cobra.Command { return newCmdShow(f, nil) }},
+		{name: "init", build: func(f *Factory) *cobra.Command { return newCmdInit(f, nil) }},
+		{name: "uninit", build: func(f *Factory) *cobra.Command { return newCmdUninit(f, nil) }},
+		{name: "doctor", build: func(f *Factory) *cobra.Command { return newCmdDoctor(f, nil) }},
+		{name: "hook", build: func(f *Factory) *cobra.Command { return newCmdHook(f, nil) }},
+		{name: "guard", build: func(f *Factory) *cobra.Command { return newCmdGuard(f, nil) }},
+		{name: "whoami", build: func(f *Factory) *cobra.Command { return newCmdWhoami(f, nil) }},
+		{name: "env", build: func(f *Factory) *cobra.Command { return newCmdEnv(f, nil) }},
+		{name: "version", build: func(f *Factory) *cobra.Command { return newCmdVersion(f, nil) }},
+		{name: "docs", build: newCmdDocs, wholeTree: true},
+	}
+}
+
+// onlyCommand returns the builder of the command that args names first,
+// when that command alone can run the line; nil when the line needs the
+// whole tree (no command first, an unknown name, help, completion).
+func onlyCommand(args []string) func(*Factory) *cobra.Command {
+	if len(args) == 0 {
+		return nil
+	}
+	for _, c := range topLevelCommands() {
+		if c.name == args[0] && !c.wholeTree {
+			return c.build
+		}
+	}
+	return nil
 }
 
 // usageArgs makes every argument-count error of the tree a usage error.
@@ -103,7 +146,7 @@ func usageArgs(cmd *cobra.Command) {
 // execute runs the command line args and returns the exit code. Errors are
 // printed as one line on stderr; a usage error is followed by where its usage is.
 func execute(f *Factory, args []string) int {
-	root := newRootCmd(f)
+	root := newRootCmd(f, args)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
 	code := exitCode(err)
