@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sort"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentlock/agentlock/internal/store"
@@ -539,15 +540,17 @@ func (l *Locker) List() ([]State, []error, error) {
 		}
 		states = append(states, l.state(slot, now))
 	}
-	sort.Slice(states, func(i, j int) bool {
-		a, b := states[i], states[j]
+	slices.SortFunc(states, func(a, b State) int {
 		if (a.Path == "") != (b.Path == "") {
-			return b.Path == ""
+			if b.Path == "" {
+				return -1
+			}
+			return 1
 		}
-		if a.Path != b.Path {
-			return a.Path < b.Path
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
 		}
-		return a.Ref < b.Ref
+		return strings.Compare(a.Ref, b.Ref)
 	})
 	return states, problems, nil
 }

@@ -46,7 +46,15 @@ func EscapeLines(s string) string {
 }
 
 func needsEscape(s string) bool {
-	for _, r := range s {
+	// Most text is printable ASCII: a byte test answers for it, and the
+	// first byte that is not ASCII hands the rest to the rune test.
+	i := 0
+	for ; i < len(s) && s[i] < utf8.RuneSelf; i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return true
+		}
+	}
+	for _, r := range s[i:] {
 		if r == utf8.RuneError || unicode.IsControl(r) {
 			return true
 		}

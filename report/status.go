@@ -89,12 +89,20 @@ func WriteStatusTable(w io.Writer, records []Status, root string) error {
 
 // writeFitted prints rows as columns two spaces apart, shortening column
 // flex (from its left: it holds paths) so that every line fits TableWidth.
+// The table is written with one write: a listing of 10,000 locks is
+// 10,000 lines.
 func writeFitted(w io.Writer, rows [][]string, flex int) error {
 	const gap = 2
+	// runes[r][i] is the width of rows[r][i], counted once.
+	runes := make([][]int, len(rows))
 	widths := make([]int, len(rows[0]))
-	for _, row := range rows {
+	size := 0
+	for r, row := range rows {
+		runes[r] = make([]int, len(row))
 		for i, c := range row {
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+			runes[r][i] = utf8.RuneCountInString(c)
+			widths[i] = max(widths[i], runes[r][i])
+			size += len(c) + gap
 		}
 	}
 	others := gap * (len(widths) - 1)
@@ -105,22 +113,32 @@ func writeFitted(w io.Writer, rows [][]string, flex int) error {
 	}
 	if room := TableWidth - others; widths[flex] > room {
 		widths[flex] = max(room, 8)
-		for _, row := range rows {
-			row[flex] = shortenLeft(row[flex], widths[flex])
-		}
-	}
-	var b strings.Builder
-	for _, row := range rows {
-		var line strings.Builder
-		for i, c := range row {
-			line.WriteString(c)
-			if i < len(row)-1 {
-				line.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+gap))
+		for r, row := range rows {
+			if runes[r][flex] > widths[flex] {
+				row[flex] = shortenLeft(row[flex], widths[flex])
+				runes[r][flex] = utf8.RuneCountInString(row[flex])
 			}
 		}
-		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
 	}
-	_, err := io.WriteString(w, b.String())
+	b := make([]byte, 0, size+len(rows)*TableWidth/2)
+	for r, row := range rows {
+		// Trailing spaces are left out: pad a cell only when a cell that
+		// is not empty follows it.
+		last := len(row) - 1
+		for last > 0 && row[last] == "" {
+			last--
+		}
+		for i, c := range row[:last+1] {
+			b = append(b, c...)
+			if i < last {
+				for range widths[i] - runes[r][i] + gap {
+					b = append(b, ' ')
+				}
+			}
+		}
+		b = append(b, '\n')
+	}
+	_, err := w.Write(b)
 	return err
 }
 

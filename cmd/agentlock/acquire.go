@@ -75,6 +75,7 @@ func acquireRun(opts *AcquireOptions) error {
 		if errors.As(err, &held) {
 			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s is locked by %s; waiting up to %s...", held.Path, held.Owner, report.Human(opts.Wait)))
 		}
+		keepCollecting()
 		ctx, cancel := context.WithTimeout(context.Background(), opts.Wait)
 		defer cancel()
 		leases, warning, err = ws.AcquireWait(ctx, paths, session)

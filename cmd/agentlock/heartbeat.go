@@ -233,6 +233,7 @@ func renewPaths(out printer, locker *core.Locker, paths []string, session string
 // (exit 0). It polls the watched process more often than it renews, so
 // that it does not outlive it by a whole interval.
 func heartbeatLoop(renewOnce func(verbose bool) error, every time.Duration, watching func() bool) error {
+	keepCollecting()
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(signals)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -381,7 +382,7 @@ func ensureDir(dir string) error {
 
 // scanDir reads every *.lock file of the folder dir (see Locks.Scan): one
 // status per entry, and for a file that is not empty an open, a shared
-// flock bounded by wait, a status and one read. Whether the folder is on a
+// flock bounded by wait, one read and a close. Whether the folder is on a
 // local file system is checked once.
 func scanDir(dir string, wait time.Duration) ([]store.Slot, error) {
 	d, err := os.Open(dir)
@@ -392,7 +393,7 @@ func scanDir(dir string, wait time.Duration) ([]store.Slot, error) {
 		return nil, fmt.Errorf("list locks: %w", err)
 	}
 	defer d.Close()
-	entries, err := d.ReadDir(-1)
+	all, err := d.Readdirnames(-1)
 	if err != nil {
 		return nil, fmt.Errorf("list locks: %w", err)
 	}
@@ -400,16 +401,19 @@ func scanDir(dir string, wait time.Duration) ([]store.Slot, error) {
 	if err := checkLocal(dirfd, dir); err != nil {
 		return nil, fmt.Errorf("list locks: %w", err)
 	}
-	var names []string
-	for _, e := range entries {
-		if !e.IsDir() && filepath.Ext(e.Name()) == ".lock" {
-			names = append(names, e.Name())
+	names := all[:0]
+	for _, name := range all {
+		if filepath.Ext(name) == ".lock" {
+			names = append(names, name)
 		}
 	}
+	// Each file's name is the folder's, cleaned once, and its own, as
+	// filepath.Join would give it.
+	prefix := strings.TrimSuffix(filepath.Join(dir, "x"), "x")
 	read := make([]store.Slot, len(names))
-	scanEach(len(names), func(i int) {
-		slot := store.Slot{Key: store.Key{Ref: filepath.Join(dir, names[i])}}
-		slot.Record, slot.Written, slot.Err = readAt(dirfd, names[i], slot.Key, wait)
+	scanEach(len(names), func(i int, buf []byte) {
+		slot := store.Slot{Key: store.Key{Ref: prefix + names[i]}}
+		slot.Record, slot.Written, slot.Err = readAt(dirfd, names[i], slot.Key, wait, buf)
 		slot.Key.Path = slot.Record.Path
 		read[i] = slot
 	})
@@ -427,14 +431,17 @@ func scanDir(dir string, wait time.Duration) ([]store.Slot, error) {
 // time; a folder smaller than two chunks is read by the caller alone.
 const scanChunk = 256
 
-// scanEach calls read(i) for every i below n, on as many goroutines as
-// the process may run at once: each file costs a few system calls and
+// scanEach calls read(i, buf) for every i below n, on as many goroutines
+// as the process may run at once: each file costs a few system calls and
 // nothing else, so a large folder is read about that many times faster.
-func scanEach(n int, read func(i int)) {
+// buf is the calling goroutine's own buffer of maxLockFileSize+1 bytes,
+// for read to fill and parse before it returns.
+func scanEach(n int, read func(i int, buf []byte)) {
 	workers := min(runtime.GOMAXPROCS(0), n/scanChunk)
 	if workers < 2 {
+		buf := make([]byte, maxLockFileSize+1)
 		for i := range n {
-			read(i)
+			read(i, buf)
 		}
 		return
 	}
@@ -442,13 +449,14 @@ func scanEach(n int, read func(i int)) {
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
+			buf := make([]byte, maxLockFileSize+1)
 			for {
 				start := int(next.Add(scanChunk)) - scanChunk
 				if start >= n {
 					return
 				}
 				for i := start; i < min(start+scanChunk, n); i++ {
-					read(i)
+					read(i, buf)
 				}
 			}
 		})
@@ -456,9 +464,18 @@ func scanEach(n int, read func(i int)) {
 	wg.Wait()
 }
 
-// readAt reads the lock file name of the folder dirfd, k's lock file. An
-// empty file is a free lock: nothing to open, lock or read.
-func readAt(dirfd int, name string, k store.Key, wait time.Duration) (store.Record, time.Time, error) {
+// readAt reads the lock file name of the folder dirfd, k's lock file,
+// using buf (maxLockFileSize+1 bytes) for its content. An empty file is a
+// free lock: nothing to open, lock or read.
+//
+// A scan only reads, so the status taken before the open serves for the
+// checks that guard writes (a regular file of one link) and for the
+// record's write time: a file that is not agentlock's is reported, and
+// one swapped in after the status is only read, never written. The read
+// asks for more than any record and needs no size: it gets the whole
+// content as it stood under the shared flock, whatever happened to the
+// file since its status was read.
+func readAt(dirfd int, name string, k store.Key, wait time.Duration, buf []byte) (store.Record, time.Time, error) {
 	var st unix.Stat_t
 	if err := statAt(dirfd, name, &st); err != nil {
 		return store.Record{}, time.Time{}, &fs.PathError{Op: "stat", Path: k.Ref, Err: err}
@@ -466,19 +483,47 @@ func readAt(dirfd int, name string, k store.Key, wait time.Duration) (store.Reco
 	if err := checkStat(k.Ref, &st); err != nil {
 		return store.Record{}, time.Time{}, err
 	}
+	sec, nsec := st.Mtim.Unix()
+	written := time.Unix(sec, nsec)
 	if st.Size == 0 {
-		sec, nsec := st.Mtim.Unix()
-		return store.Record{}, time.Unix(sec, nsec), nil
+		return store.Record{}, written, nil
 	}
 	f, err := openLockFileAt(dirfd, name, k.Ref, "", false, false)
 	if err != nil {
 		return store.Record{}, time.Time{}, err
 	}
 	defer f.close()
-	if err := f.lock(readLock, wait); err != nil {
+	if err := flock(f.fd, f.name, readLock, wait); err != nil {
 		return store.Record{}, time.Time{}, err
 	}
-	return readRecord(f, k)
+	data, err := f.readInto(buf)
+	if err != nil {
+		return store.Record{}, time.Time{}, err
+	}
+	rec, err := parseContent(data, f.name, k)
+	return rec, written, err
+}
+
+// readInto reads the file's content from offset 0 into buf, until the
+// end of the file or of buf, and returns what it read. A read of a regular
+// file that returns less than it asked for has reached the end: one
+// pread(2) reads a record.
+func (f *lockFile) readInto(buf []byte) ([]byte, error) {
+	got := 0
+	for got < len(buf) {
+		m, err := unix.Pread(f.fd, buf[got:], int64(got))
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "read", Path: f.name, Err: err}
+		}
+		got += m
+		if m == 0 || got < len(buf) {
+			break
+		}
+	}
+	return buf[:got], nil
 }
 
 // fileID is the inode number of a file's status.
