@@ -11,5 +11,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 CGO_ENABLED=0 go build -trimpath -o "$out/agentlock" ./cmd/agentlock
 go build -o "$out/oneshot" ./bench/oneshot
+CGO_ENABLED=0 go build -trimpath -o "$out/floor-hello" ./bench/floor/hello
+CGO_ENABLED=0 go build -trimpath -o "$out/floor-deps" ./bench/floor/deps
 echo "machine: $(uname -srm), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(go version | cut -d' ' -f3)"
-"$out/oneshot" -agentlock "$out/agentlock" -n "${1:-40}"
+"$out/oneshot" -agentlock "$out/agentlock" -floors "$out/floor-hello,$out/floor-deps" -n "${1:-40}"

@@ -122,7 +122,8 @@ func (d *run) clock(c Check, states []core.State) Check {
 }
 
 // foreignEntries lists what, in the lock folder, is not agentlock's: any
-// entry but a regular *.lock file, a session's index file and the atomic
+// entry but a regular *.lock file, a session's index file, a lock's queue
+// file and the atomic
 // writer's temporary files
 // (which the temporary-files check reports). Entries are judged by their
 // type, without opening them: a FIFO must not hang the check.
@@ -139,6 +140,8 @@ func foreignEntries(dir string) []string {
 		case e.Type().IsRegular() && filepath.Ext(name) == ".lock":
 		case e.Type().IsRegular() && filestore.IsIndexFileName(name):
 			// A session's index of its lock files.
+		case e.Type().IsRegular() && filestore.IsQueueFileName(name):
+			// The queue of the processes waiting for a lock.
 		case filepath.Ext(name) == ".lock":
 			// Reported with the lock files that cannot be used.
 		default:

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command oneshot times whole one-shot processes side by side: agentlock
 // commands against flock(1) running true, the cheapest process that takes a
 // file lock. Runs are interleaved so that every command sees the same
@@ -24,6 +26,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -45,8 +48,9 @@ func main() {
 	many := flag.Int("locks", 10000, "lock files in the folder of the status, finish and renew rows")
 	contend := flag.Duration("contend", 3*time.Second, "how long 16 processes contend for one path")
 	only := flag.String("only", "", "run only this part: table, wait or contention")
+	floors := flag.String("floors", "", "comma-separated programs timed as floors: a Go hello-world, one linking agentlock's libraries")
 	flag.Parse()
-	if err := run(*bin, *n, *many, *contend, *only); err != nil {
+	if err := run(*bin, *n, *many, *contend, *only, *floors); err != nil {
 		fmt.Fprintln(os.Stderr, "oneshot:", err)
 		os.Exit(1)
 	}
@@ -57,7 +61,7 @@ type bench struct {
 	bin, flock, dir string
 }
 
-func run(bin string, n, many int, contend time.Duration, only string) error {
+func run(bin string, n, many int, contend time.Duration, only, floors string) error {
 	flockBin, err := exec.LookPath("flock")
 	if err != nil {
 		return fmt.Errorf("flock(1) is the baseline and is not on PATH: %w", err)
@@ -153,6 +157,14 @@ func run(bin string, n, many int, contend time.Duration, only string) error {
 		// (write + fsync), which every registry write must do.
 		{name: "floor: agentlock -h", cmd: []string{bin, "-h"}},
 		{name: "floor: dd fsync", cmd: []string{"dd", "if=" + filepath.Join(dir, "small", "registry.md"), "of=" + filepath.Join(dir, "copy.md"), "conv=fsync", "status=none"}},
+	}
+	// Programs that do nothing, to read a row's start-up against: a Go
+	// hello-world, and one that links cobra and viper (the design card's
+	// libraries) without using them.
+	for _, f := range strings.Split(floors, ",") {
+		if f != "" {
+			scenarios = append(scenarios, scenario{name: "floor: " + filepath.Base(f), cmd: []string{f}})
+		}
 	}
 	// The registered rows time the renewal of a path already mirrored:
 	// take it once before timing.
@@ -338,6 +350,7 @@ func (b *bench) waitLatency(env []string, rounds int) ([]time.Duration, error) {
 func (b *bench) contention(env []string, d time.Duration) (agentlock, flock float64, err error) {
 	p := filepath.Join(b.dir, "small", "src", "contended.go")
 	loop := func(argv func(i int) [][]string) (float64, error) {
+		cpu0 := childrenCPU()
 		ctx, cancel := context.WithTimeout(context.Background(), d)
 		defer cancel()
 		var wins atomic.Int64
@@ -365,6 +378,11 @@ func (b *bench) contention(env []string, d time.Duration) (agentlock, flock floa
 		if err := <-errs; err != nil {
 			return 0, err
 		}
+		// The processor time of every process of the loop, per win: what
+		// a win costs the machine, which the rate alone does not tell on
+		// a loaded one.
+		fmt.Fprintf(os.Stderr, "oneshot: %s: %d wins, %.1f ms of processor time per win\n",
+			filepath.Base(argv(0)[0][0]), wins.Load(), float64(childrenCPU()-cpu0)/float64(time.Millisecond)/float64(max(wins.Load(), 1)))
 		return float64(wins.Load()) / elapsed.Seconds(), nil
 	}
 	agentlock, err = loop(func(i int) [][]string {
@@ -376,6 +394,16 @@ func (b *bench) contention(env []string, d time.Duration) (agentlock, flock floa
 	}
 	flock, err = loop(func(int) [][]string { return [][]string{{b.flock, filepath.Join(b.dir, "contended.lock"), "true"}} })
 	return agentlock, flock, err
+}
+
+// childrenCPU is the user and system time of the waited-for children of
+// this process so far.
+func childrenCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func median(d []time.Duration) time.Duration { return pct(d, 50) }

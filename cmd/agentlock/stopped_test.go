@@ -5,10 +5,14 @@ package main_test
 // the file, instead of hanging every agent behind it.
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -98,4 +102,48 @@ func TestChaosStoppedHolderDoesNotHangAnyone(t *testing.T) {
 	holder.Wait(t)
 	requireExit(t, 1, p.run("acquire", "src/a.go", "agent-b"))
 	requireExit(t, 0, p.run("release", "src/a.go", "agent-a"))
+}
+
+// TestChaosStoppedWaiterDoesNotStopTheQueue stops (SIGSTOP) the first of
+// the processes waiting for one lock: the one holding the lock's queue
+// file, the only one woken by a release. The waiter behind it must still
+// get the lock once it is released, on its own timer.
+func TestChaosStoppedWaiterDoesNotStopTheQueue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits in real time")
+	}
+	p := hookProject(t)
+	target := filepath.Join(p.dir, "src/a.go")
+	queue := filepath.Join(p.dir, ".agent-registry", "locks", lockName(target)+".wait")
+	requireExit(t, 0, p.run("acquire", "src/a.go", "agent-a"))
+
+	first := proctest.Start(t, harness(t).Bin, proctest.Cmd{Args: []string{"acquire", "--wait", "60s", "src/a.go", "agent-b"}, Env: p.env, Dir: p.dir})
+	// It is first in line once it holds the queue file's flock.
+	require.Eventually(t, func() bool { return flockedByOther(queue) }, 20*time.Second, 10*time.Millisecond,
+		"the first waiter never took the queue file %s", queue)
+	require.NoError(t, first.Signal(syscall.SIGSTOP))
+
+	second := proctest.Start(t, harness(t).Bin, proctest.Cmd{Args: []string{"acquire", "--wait", "30s", "src/a.go", "agent-c"}, Env: p.env, Dir: p.dir})
+	second.WaitStderr(t, "waiting up to", 20*time.Second)
+	requireExit(t, 0, p.run("release", "src/a.go", "agent-a"))
+
+	r := second.Wait(t)
+	requireExit(t, 0, r)
+	holder := p.run("check", "src/a.go")
+	assert.Contains(t, holder.Stdout+holder.Stderr, "agent-c", "the waiter behind the stopped one got the lock")
+}
+
+// flockedByOther reports whether another process holds a flock on file.
+func flockedByOther(file string) bool {
+	fd, err := unix.Open(file, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	err = unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+	if err == nil {
+		unix.Flock(fd, unix.LOCK_UN)
+		return false
+	}
+	return errors.Is(err, unix.EWOULDBLOCK)
 }

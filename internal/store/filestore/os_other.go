@@ -53,3 +53,11 @@ func FileSystemAt(path string) (FileSystem, error) {
 func openDocument(path string) (*os.File, error) { return os.Open(path) }
 
 func fileID(os.FileInfo) uint64 { return 0 }
+
+// IsQueueFileName reports whether name is the name of a lock's queue file.
+func IsQueueFileName(name string) bool { return false }
+
+func openQueue(string) int    { return -1 }
+func flockBlocking(int) error { return ErrUnsupportedPlatform }
+func closeQueue(int)          {}
+func flockNow(int) bool       { return false }

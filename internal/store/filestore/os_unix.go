@@ -533,3 +533,62 @@ func fileID(info os.FileInfo) uint64 {
 	}
 	return 0
 }
+
+// queueExt ends the name of a lock's queue file (see Locks.Watch).
+const queueExt = ".wait"
+
+// IsQueueFileName reports whether name is the name of a lock's queue
+// file: a lock file's name followed by ".wait".
+func IsQueueFileName(name string) bool {
+	lock, ok := strings.CutSuffix(name, queueExt)
+	return ok && filepath.Ext(lock) == ".lock"
+}
+
+// openQueue opens, creating it, the queue file of the lock file ref, and
+// returns its descriptor, or -1 when it cannot be used (then the waiter
+// watches the folder itself). It is opened read-only and never written:
+// only its flock matters. Anything but a regular file is not used.
+func openQueue(ref string) int {
+	fd, err := openat(unix.AT_FDCWD, ref+queueExt, unix.O_RDONLY|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC)
+	if err != nil {
+		return -1
+	}
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(fd)
+		return -1
+	}
+	return fd
+}
+
+// flockBlocking takes an exclusive flock on fd, waiting in the kernel for
+// as long as it takes. Only a queue file is locked this way: its holder
+// keeps it for a whole wait, and nothing but the holder's wake-ups
+// depends on it.
+func flockBlocking(fd int) error {
+	for {
+		err := unix.Flock(fd, unix.LOCK_EX)
+		if !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
+}
+
+// closeQueue closes a queue file (none when fd is negative), dropping its
+// flock.
+func closeQueue(fd int) {
+	if fd >= 0 {
+		unix.Close(fd)
+	}
+}
+
+// flockNow takes an exclusive flock on fd if nobody holds one, without
+// waiting, and reports whether it did.
+func flockNow(fd int) bool {
+	for {
+		err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+		if !errors.Is(err, unix.EINTR) {
+			return err == nil
+		}
+	}
+}

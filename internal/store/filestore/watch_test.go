@@ -76,3 +76,39 @@ func TestWatchIgnoresWritesThatKeepTheLockHeld(t *testing.T) {
 		t.Fatal("the release of the watched lock was not reported")
 	}
 }
+
+// Waiters for one lock queue up: a release wakes only the first in line,
+// and when the first stops waiting, the next is told to look at once.
+func TestWatchWakesWaitersOneAtATime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits in real time to see that nothing is reported")
+	}
+	s, dir := testLocks(t)
+	write(t, s, "/p/held", store.Record{Session: "a", Stamp: time.Now(), Path: "/p/held"})
+	key := []store.Key{{Path: "/p/held"}}
+	first, stopFirst, err := s.Watch(key)
+	require.NoError(t, err)
+	defer stopFirst()
+	second, stopSecond, err := s.Watch(key)
+	require.NoError(t, err)
+	defer stopSecond()
+
+	other := &Locks{DirFor: func(string) (string, error) { return dir, nil }, ScanDir: dir}
+	write(t, other, "/p/held", store.Record{})
+	select {
+	case <-first:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the release was not reported to the first waiter")
+	}
+	select {
+	case <-second:
+		t.Fatal("the second waiter was woken while the first was still in line")
+	case <-time.After(300 * time.Millisecond):
+	}
+	stopFirst()
+	select {
+	case <-second:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second waiter was not told to look when the first left the line")
+	}
+}
