@@ -59,7 +59,8 @@ programs that ignore it.`,
 	if build := onlyCommand(args); build != nil {
 		// A command line that names its command builds that command
 		// alone: a lock call or a hook pays for one command's flags, not
-		// for the whole tree's (about a fifth of a lock call's start-up).
+		// for the whole tree's (a third of the instructions of a check:
+		// 2.40M with the whole tree, 1.61M alone, callgrind).
 		// Help, completion, suggestions and the reference see the whole
 		// tree.
 		root.CompletionOptions.DisableDefaultCmd = true
