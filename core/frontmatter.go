@@ -185,12 +185,16 @@ func decodeOwnFrontmatter(front string) (Document, bool) {
 	for len(rest) > 0 {
 		var s Session
 		for i, f := range sessionFields {
-			line := rest[i]
-			prefix := f.indent + f.key + ":"
-			if !strings.HasPrefix(line, prefix) {
+			value, ok := strings.CutPrefix(rest[i], f.indent)
+			if ok {
+				value, ok = strings.CutPrefix(value, f.key)
+			}
+			if ok {
+				value, ok = strings.CutPrefix(value, ":")
+			}
+			if !ok {
 				return doc, false
 			}
-			value := line[len(prefix):]
 			switch {
 			case f.header:
 				if value != "" {

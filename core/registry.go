@@ -525,12 +525,22 @@ func writeTable(b *bytes.Buffer, doc Document) {
 		if !s.IsSession() {
 			continue
 		}
-		row := []string{
-			cell(s.SessionID), cell(s.Provider), cell(s.AIVersion), cell(s.StartedAt), cell(s.WorkingOn),
-			cells(s.Todo.Past), cells(s.Todo.Present), cells(s.Todo.Future), cells(s.Space), cells(s.DoNotTouch),
-			cell(doc.shownStatus(s)), cell(s.Issues), cell(s.Handoff),
+		b.WriteString("| ")
+		for i, v := range []string{s.SessionID, s.Provider, s.AIVersion, s.StartedAt, s.WorkingOn} {
+			if i > 0 {
+				b.WriteString(" | ")
+			}
+			writeCell(b, v)
 		}
-		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+		for _, list := range [][]string{s.Todo.Past, s.Todo.Present, s.Todo.Future, s.Space, s.DoNotTouch} {
+			b.WriteString(" | ")
+			writeCells(b, list)
+		}
+		for _, v := range []string{doc.shownStatus(s), s.Issues, s.Handoff} {
+			b.WriteString(" | ")
+			writeCell(b, v)
+		}
+		b.WriteString(" |\n")
 	}
 }
 
@@ -561,7 +571,14 @@ func (s *Session) Started() (time.Time, bool) {
 // cell neutralises what would break a table row: '|' is escaped, line
 // breaks become <br>. The frontmatter keeps the exact values.
 func cell(v string) string {
-	if !strings.ContainsAny(v, "\\|\r\n") {
+	plain := true
+	for i := 0; i < len(v) && plain; i++ {
+		switch v[i] {
+		case '\\', '|', '\r', '\n':
+			plain = false
+		}
+	}
+	if plain {
 		return v
 	}
 	v = strings.ReplaceAll(v, `\`, `\\`)
@@ -572,12 +589,16 @@ func cell(v string) string {
 	return v
 }
 
-// cells renders a list as one cell, items separated by ", " as in
+// writeCell writes cell(v).
+func writeCell(b *bytes.Buffer, v string) { b.WriteString(cell(v)) }
+
+// writeCells writes a list as one cell, items separated by ", " as in
 // agent-registry 0.2's table.
-func cells(list []string) string {
-	out := make([]string, len(list))
+func writeCells(b *bytes.Buffer, list []string) {
 	for i, v := range list {
-		out[i] = cell(v)
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		writeCell(b, v)
 	}
-	return strings.Join(out, ", ")
 }
