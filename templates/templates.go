@@ -84,8 +84,12 @@ func Agents() ([]string, error) {
 
 // Render executes the integration template name (a file of integrations/
 // or of agents/<data.Agent>/) with data. Templates may call hookCommand
-// "<event>", the one stable hook command line for the agent, and the
-// quoting functions json and toml.
+// "<event>", the one stable hook command line for the agent, for a
+// harness that runs it with the user's own shell (Codex: $SHELL -lc,
+// which may be fish or csh), so wrapped in sh -c; hookLine "<event>", the
+// same line unwrapped, for a harness that runs it with a POSIX shell of
+// its choosing (Claude Code: /bin/sh -c; Gemini CLI: bash -c), sparing a
+// shell process at every hook; and the quoting functions json and toml.
 func Render(name string, data AgentData) ([]byte, error) {
 	t := template.New(name)
 	t.Funcs(template.FuncMap{
@@ -93,6 +97,9 @@ func Render(name string, data AgentData) ([]byte, error) {
 		"toml": tomlString,
 		"hookCommand": func(event string) (string, error) {
 			return execute(t, "hook-command", hookData{Bin: data.Bin, Agent: data.Agent, Event: event})
+		},
+		"hookLine": func(event string) (string, error) {
+			return execute(t, "hook-line", hookData{Bin: data.Bin, Agent: data.Agent, Event: event})
 		},
 	})
 	patterns := []string{"integrations/*.tmpl"}
