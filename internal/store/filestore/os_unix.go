@@ -216,22 +216,7 @@ func (f *lockFile) readAll(limit int64) ([]byte, error) {
 	if n <= 0 {
 		return nil, nil
 	}
-	buf := make([]byte, n)
-	got := 0
-	for got < len(buf) {
-		m, err := unix.Pread(f.fd, buf[got:], int64(got))
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return nil, &fs.PathError{Op: "read", Path: f.name, Err: err}
-		}
-		if m == 0 {
-			break
-		}
-		got += m
-	}
-	return buf[:got], nil
+	return f.readInto(make([]byte, n))
 }
 
 // replace writes data over the file's content from offset 0, then cuts
