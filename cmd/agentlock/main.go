@@ -39,7 +39,7 @@ const oneShotMemoryLimit = 256 << 20
 // that allocates more than expected collect anyway, and the commands that
 // stay (renewal loops, waits) turn collection back on (keepCollecting).
 func oneShotMemory() {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+	if gcSetByEnvironment() {
 		return
 	}
 	debug.SetGCPercent(-1)
@@ -49,7 +49,13 @@ func oneShotMemory() {
 // keepCollecting turns the garbage collector back on, as GOGC's default
 // has it, for a command that stays running (see oneShotMemory).
 func keepCollecting() {
-	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+	if !gcSetByEnvironment() {
 		debug.SetGCPercent(100)
 	}
+}
+
+// gcSetByEnvironment reports whether GOGC or GOMEMLIMIT is set: then the
+// runtime's settings are the user's, and agentlock leaves them alone.
+func gcSetByEnvironment() bool {
+	return os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != ""
 }
