@@ -187,3 +187,20 @@ func (e *BusyError) Error() string {
 
 // Is makes errors.Is(err, ErrBusy) true.
 func (e *BusyError) Is(target error) bool { return target == ErrBusy }
+
+// Diagnosis is one verdict of a store on its own service, for agentlock
+// doctor.
+type Diagnosis struct {
+	Name    string
+	Problem bool // the store cannot serve (unreachable, no quorum)
+	Warn    bool // worth a look
+	Detail  string
+	Fix     string
+}
+
+// Diagnoser is implemented by the stores that depend on a service (a
+// cluster) and can check it: reachable, its version, the clock skew
+// between this machine and it, its leases.
+type Diagnoser interface {
+	Diagnose() []Diagnosis
+}
