@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
 )
 
 // Member is one etcd member started by a test.
@@ -92,7 +93,7 @@ func (m *Member) start() error {
 	cfg.InitialCluster = m.cluster
 	cfg.ClusterState = m.state
 	cfg.InitialClusterToken = "agentlock-test"
-	cfg.LogLevel = "error"
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
 	cfg.TickMs = m.tickMs
 	cfg.ElectionMs = m.electionMs
 	cfg.UnsafeNoFsync = true
