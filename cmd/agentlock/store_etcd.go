@@ -22,7 +22,7 @@ func delegate([]string) {}
 // invocation.
 type etcdRemote struct {
 	conns map[string]*etcdstore.Conn // by configuration
-	repos map[string]string // checkout root -> repository id
+	repos map[string]string          // checkout root -> repository id
 }
 
 // newRemote returns the invocation's opener of distributed stores.
