@@ -165,7 +165,7 @@ func TestEtcdRestartKeepsLocksAndFailsInFlightCleanly(t *testing.T) {
 	c.Stdin = payload
 	r = harness(t).Run(t, c)
 	require.Contains(t, r.Stdout, `"deny"`, "%s", r)
-	m.Restart()
+	m.Restart(t)
 	r = e.run(e.b, "acquire", "src/x.go", "--session", "waiter")
 	requireExit(t, 1, r)
 	require.Contains(t, r.Stderr, "holder", "the lock survived the restart")

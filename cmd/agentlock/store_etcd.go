@@ -55,6 +55,9 @@ func (r *etcdRemote) Open(spec workspace.StoreSpec, project, registry string, ti
 	}
 	repo := spec.RepoID
 	if repo == "" {
+		repo = etcdstore.URLRepo(spec.URL)
+	}
+	if repo == "" {
 		if repo, ok = r.repos[project]; !ok {
 			if repo, err = etcdstore.RepoID(project); err != nil {
 				return nil, nil, fmt.Errorf("store %s: %w", spec.URL, err)

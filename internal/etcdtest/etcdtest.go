@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,6 @@ type Member struct {
 	cluster    string
 	state      string
 	etcd       *embed.Etcd
-	t          testing.TB
 	tickMs     uint
 	electionMs uint
 }
@@ -34,31 +34,48 @@ type Cluster struct {
 }
 
 // freePort returns a loopback port nobody listens on now.
-func freePort(t testing.TB) int {
-	t.Helper()
+func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatalf("etcdtest: %v", err)
+		return 0, err
 	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// Start starts a cluster of n members and waits until it serves; the
-// members are stopped when the test ends. A cluster that cannot start skips
-// the test, loudly.
+// Start starts a cluster of n members in the test's temporary folder and
+// waits until it serves; the members are stopped when the test ends. A
+// cluster that cannot start skips the test, loudly.
 func Start(t testing.TB, n int) *Cluster {
 	t.Helper()
+	c, err := StartIn(t.TempDir(), n)
+	if err != nil {
+		t.Skipf("ETCD SKIPPED: cannot start an embedded etcd: %v", err)
+	}
+	t.Cleanup(c.Stop)
+	return c
+}
+
+// StartIn starts a cluster of n members with their data in dir and waits
+// until it serves. The caller stops it.
+func StartIn(dir string, n int) (*Cluster, error) {
 	c := &Cluster{}
 	var peers []string
 	for i := range n {
+		cp, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		pp, err := freePort()
+		if err != nil {
+			return nil, err
+		}
 		m := &Member{
 			Name:       fmt.Sprintf("m%d", i),
-			Dir:        t.TempDir(),
-			ClientURL:  url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", freePort(t))},
-			PeerURL:    url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", freePort(t))},
+			Dir:        filepath.Join(dir, fmt.Sprintf("m%d", i)),
+			ClientURL:  url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", cp)},
+			PeerURL:    url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", pp)},
 			state:      embed.ClusterStateFlagNew,
-			t:          t,
 			tickMs:     50,
 			electionMs: 500,
 		}
@@ -72,14 +89,17 @@ func Start(t testing.TB, n int) *Cluster {
 	for _, m := range c.Members {
 		go func() { errs <- m.start() }()
 	}
+	var first error
 	for range n {
-		if err := <-errs; err != nil {
-			c.Stop()
-			t.Skipf("ETCD SKIPPED: cannot start an embedded etcd: %v", err)
+		if err := <-errs; err != nil && first == nil {
+			first = err
 		}
 	}
-	t.Cleanup(c.Stop)
-	return c
+	if first != nil {
+		c.Stop()
+		return nil, first
+	}
+	return c, nil
 }
 
 func (m *Member) start() error {
@@ -123,11 +143,11 @@ func (m *Member) Stop() {
 }
 
 // Restart starts a stopped member again on the same ports and data.
-func (m *Member) Restart() {
-	m.t.Helper()
+func (m *Member) Restart(t testing.TB) {
+	t.Helper()
 	m.state = embed.ClusterStateFlagExisting
 	if err := m.start(); err != nil {
-		m.t.Fatalf("etcdtest: restart %s: %v", m.Name, err)
+		t.Fatalf("etcdtest: restart %s: %v", m.Name, err)
 	}
 }
 

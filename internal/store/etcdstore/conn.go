@@ -67,6 +67,17 @@ func ParseURL(raw string) (Config, error) {
 	return Config{Endpoints: eps, Prefix: "/" + prefix}, nil
 }
 
+// URLRepo returns the repository id a store URL names in its query
+// (etcd://host:2379/prefix?repo=ID), "" when none: for AGENTLOCK_STORE in a
+// checkout without an origin remote.
+func URLRepo(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Query().Get("repo")
+}
+
 // Where names the cluster for messages: its endpoints.
 func (c Config) Where() string { return "etcd " + strings.Join(c.Endpoints, ",") }
 
