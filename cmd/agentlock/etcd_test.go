@@ -179,3 +179,23 @@ func TestEtcdClusterServesWithOneMemberDown(t *testing.T) {
 	requireExit(t, 0, e.run(e.a, "release", "src/x.go", "--session", "alice"))
 	requireExit(t, 0, e.run(e.b, "acquire", "src/x.go", "--session", "bob"))
 }
+
+func TestEtcdDoctorChecksTheStore(t *testing.T) {
+	e := newEtcdTeam(t, 1, "30")
+	r := e.run(e.a, "doctor", "--json")
+	got := map[string]string{}
+	for _, rec := range jsonLines(t, r) {
+		name, _ := rec["name"].(string)
+		status, _ := rec["status"].(string)
+		got[name] = status
+	}
+	require.Equal(t, "ok", got["store-reachable"], "%s", r)
+	require.Equal(t, "ok", got["store-lease"], "%s", r)
+	require.Equal(t, "ok", got["store-clock"], "%s", r)
+	require.Contains(t, r.Stdout, "etcd 3.7", "the version is reported")
+
+	e.cluster.Members[0].Stop()
+	r = e.run(e.a, "doctor", "--json")
+	requireExit(t, 1, r)
+	require.Contains(t, r.Stdout, `"name":"store-reachable","status":"problem"`, "%s", r)
+}
