@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/etcdtest"
+	"github.com/agentlock/agentlock/internal/store"
 	"github.com/agentlock/agentlock/internal/store/etcdstore"
 )
 
@@ -73,6 +74,12 @@ func TestLocksAcrossCheckouts(t *testing.T) {
 	}
 	if _, err := b.Acquire(filepath.Join(os.TempDir(), "elsewhere"), "s-b"); err == nil || !strings.Contains(err.Error(), "outside the checkout") {
 		t.Fatalf("a path outside the checkout: %v", err)
+	}
+	// An area record (issue 15) reaching the store is refused, clearly.
+	st := &etcdstore.Locks{Conn: conn, Repo: "example.com/org/repo", Root: rootA, Timeout: time.Minute}
+	err = st.Transact(store.Create, []store.Key{{Path: filepath.Join(rootA, "src") + "/"}}, func([]store.Slot) ([]*store.Record, error) { return nil, nil })
+	if err == nil || !strings.Contains(err.Error(), "area locks are not supported on the etcd store") {
+		t.Fatalf("an area key: %v", err)
 	}
 }
 

@@ -92,6 +92,10 @@ func (s *Locks) rel(k store.Key) (string, error) {
 		}
 		return r, nil
 	}
+	if strings.HasSuffix(k.Path, "/") {
+		// An area lock (a folder and everything below it, issue 15).
+		return "", fmt.Errorf("%s: area locks are not supported on the etcd store yet: lock the files", k.Path)
+	}
 	r, err := filepath.Rel(s.Root, k.Path)
 	if err != nil || r == "." || r == ".." || strings.HasPrefix(r, "../") || filepath.IsAbs(r) {
 		return "", fmt.Errorf("%s is outside the checkout %s: the etcd store locks the files of its own repository only", k.Path, s.Root)
