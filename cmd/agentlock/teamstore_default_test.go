@@ -7,3 +7,6 @@ import "testing"
 // teamStore returns nothing: this build has no etcd store (see the etcd
 // build's teamStore).
 func teamStore(testing.TB) []string { return nil }
+
+// etcdTestBuild tells scripts ([etcd]) whether this is the etcd build.
+const etcdTestBuild = false

@@ -39,3 +39,6 @@ func teamStore(t testing.TB) []string {
 	}
 	return []string{fmt.Sprintf("AGENTLOCK_STORE=%s?repo=test", team.cluster.URL(fmt.Sprintf("p%d", team.n.Add(1))))}
 }
+
+// etcdTestBuild tells scripts ([etcd]) whether this is the etcd build.
+const etcdTestBuild = true
