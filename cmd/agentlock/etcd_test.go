@@ -30,7 +30,7 @@ type etcdTeam struct {
 
 // newEtcdTeam starts a cluster of members and two checkouts whose origin
 // remotes name one repository in two spellings.
-func newEtcdTeam(t *testing.T, members int, timeout string) *etcdTeam {
+func newEtcdTeam(t *testing.T, members int, timeout string, query ...string) *etcdTeam {
 	t.Helper()
 	c := etcdtest.Start(t, members)
 	root := realTempDir(t)
@@ -42,7 +42,11 @@ func newEtcdTeam(t *testing.T, members int, timeout string) *etcdTeam {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "config"), []byte(cfg), 0o644))
 	}
 	prefix := strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
-	team.env = hermeticEnv(t, root, "AGENTLOCK_STORE="+c.URL(prefix), "AGENTLOCK_TIMEOUT="+timeout)
+	url := c.URL(prefix)
+	if len(query) > 0 {
+		url += "?" + strings.Join(query, "&")
+	}
+	team.env = hermeticEnv(t, root, "AGENTLOCK_STORE="+url, "AGENTLOCK_TIMEOUT="+timeout)
 	return team
 }
 
@@ -145,7 +149,7 @@ func TestEtcdKilledOwnerFreesWithinTheTimeout(t *testing.T) {
 }
 
 func TestEtcdRestartKeepsLocksAndFailsInFlightCleanly(t *testing.T) {
-	e := newEtcdTeam(t, 1, "60")
+	e := newEtcdTeam(t, 1, "60", "dial-timeout=700ms")
 	requireExit(t, 0, e.run(e.a, "acquire", "src/x.go", "--session", "holder"))
 	waiting := proctest.Start(t, harness(t).Bin, e.cmd(e.b, "acquire", "--wait", "20s", "src/x.go", "--session", "waiter"))
 	time.Sleep(300 * time.Millisecond)
@@ -181,7 +185,7 @@ func TestEtcdClusterServesWithOneMemberDown(t *testing.T) {
 }
 
 func TestEtcdDoctorChecksTheStore(t *testing.T) {
-	e := newEtcdTeam(t, 1, "30")
+	e := newEtcdTeam(t, 1, "30", "dial-timeout=700ms")
 	r := e.run(e.a, "doctor", "--json")
 	got := map[string]string{}
 	for _, rec := range jsonLines(t, r) {

@@ -37,7 +37,10 @@ func etcdConfig(spec workspace.StoreSpec) (etcdstore.Config, error) {
 		return cfg, usagef("%v", err)
 	}
 	cfg.CACert, cfg.Cert, cfg.Key = spec.CACert, spec.Cert, spec.Key
-	cfg.User, cfg.Password, cfg.DialTimeout = spec.User, spec.Password, spec.DialTimeout
+	cfg.User, cfg.Password = spec.User, spec.Password
+	if spec.DialTimeout > 0 {
+		cfg.DialTimeout = spec.DialTimeout
+	}
 	return cfg, nil
 }
 

@@ -42,7 +42,8 @@ type Config struct {
 }
 
 // ParseURL reads a store URL, etcd://host:2379[,host2:2379...]/prefix, into
-// the endpoints and prefix of a Config.
+// the endpoints and prefix of a Config; a query may add dial-timeout=2s
+// (and repo=ID: see URLRepo).
 func ParseURL(raw string) (Config, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -64,7 +65,13 @@ func ParseURL(raw string) (Config, error) {
 	if prefix == "" {
 		prefix = "agentlock"
 	}
-	return Config{Endpoints: eps, Prefix: "/" + prefix}, nil
+	cfg := Config{Endpoints: eps, Prefix: "/" + prefix}
+	if d := u.Query().Get("dial-timeout"); d != "" {
+		if cfg.DialTimeout, err = time.ParseDuration(d); err != nil || cfg.DialTimeout <= 0 {
+			return Config{}, fmt.Errorf("store %q: dial-timeout %q: want a duration like 2s", raw, d)
+		}
+	}
+	return cfg, nil
 }
 
 // URLRepo returns the repository id a store URL names in its query
