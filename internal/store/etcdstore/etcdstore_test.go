@@ -143,3 +143,30 @@ func TestUnreachable(t *testing.T) {
 		t.Fatalf("want unavailable naming the endpoint, got %v", err)
 	}
 }
+
+// A session's renewal of one lock keeps its other locks alive, and a
+// listing shows them renewed.
+func TestRenewalKeepsTheSessionsLocks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a lease to age")
+	}
+	c := etcdtest.Start(t, 1)
+	cfg, _ := etcdstore.ParseURL(c.URL("t"))
+	conn := etcdstore.NewConn(cfg)
+	t.Cleanup(func() { conn.Close() })
+	_, a := checkout(t, conn, 3*time.Second)
+	if _, err := a.AcquireAll([]string{"x", "y"}, "s"); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		time.Sleep(time.Second)
+		if _, err := a.Heartbeat("x", "s"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 3 s after y was written, past its timeout: alive through x's renewals.
+	s, err := a.IsLocked("y")
+	if err != nil || !s.Locked() || s.Age > 2*time.Second {
+		t.Fatalf("y after the session renewed x: %+v %v", s, err)
+	}
+}

@@ -146,7 +146,7 @@ type item struct {
 // decides). A key whose lease expired, known from its last record, is
 // stale with its owner — except in Update mode, where the session lost it:
 // renewing or releasing finds no lock.
-func (s *Locks) slot(k store.Key, it item, mode store.Mode, now time.Time) store.Slot {
+func (s *Locks) slot(k store.Key, it item, mode store.Mode, now time.Time, renewed map[int64]time.Time) store.Slot {
 	k.Ref = s.LockPrefix() + it.rel
 	sl := store.Slot{Key: k}
 	path := s.localPath(it.rel)
@@ -158,6 +158,9 @@ func (s *Locks) slot(k store.Key, it item, mode store.Mode, now time.Time) store
 			return sl
 		}
 		rec.Path = path
+		if at, ok := renewed[it.live.Lease]; ok && at.After(rec.Stamp) {
+			rec.Stamp = at // the lease was kept alive since the record was written
+		}
 		if oldest := now.Add(-s.Timeout + s.margin()); rec.Stamp.Before(oldest) {
 			rec.Stamp = oldest
 		}
@@ -234,12 +237,22 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 	if err != nil {
 		return false, s.Conn.wrap("read locks", err)
 	}
-	now := s.now()
-	slots := make([]store.Slot, len(items))
+	var renewed map[int64]time.Time
 	for i := range items {
 		items[i].live = first(resp.Responses[2*i].GetResponseRange().Kvs)
 		items[i].last = first(resp.Responses[2*i+1].GetResponseRange().Kvs)
-		slots[i] = s.slot(keys[i], items[i], mode, now)
+	}
+	if mode == store.Read {
+		var live []*mvccpb.KeyValue
+		for _, it := range items {
+			live = append(live, it.live)
+		}
+		renewed = s.renewals(cli, live)
+	}
+	now := s.now()
+	slots := make([]store.Slot, len(items))
+	for i := range items {
+		slots[i] = s.slot(keys[i], items[i], mode, now, renewed)
 	}
 	next, err := decide(slots)
 	if err != nil || mode == store.Read {
@@ -433,12 +446,38 @@ func (s *Locks) Scan() ([]store.Slot, error) {
 	for _, kv := range resp.Responses[1].GetResponseRange().Kvs {
 		get(strings.TrimPrefix(string(kv.Key), s.lastPrefix())).last = kv
 	}
+	renewed := s.renewals(cli, resp.Responses[0].GetResponseRange().Kvs)
 	now := s.now()
 	slots := make([]store.Slot, 0, len(order))
 	for _, rel := range order {
-		slots = append(slots, s.slot(store.Key{}, *byRel[rel], store.Read, now))
+		slots = append(slots, s.slot(store.Key{}, *byRel[rel], store.Read, now, renewed))
 	}
 	return slots, nil
+}
+
+// renewals returns, per lease of the live keys kvs, when it was last kept
+// alive, as its remaining time says (to the second): a session's renewal
+// keeps all its locks alive without rewriting their records, so that
+// listings and checks show the age the lease gives. One request per lease;
+// a lease that cannot be read is left out (its records' stamps stand).
+func (s *Locks) renewals(cli *clientv3.Client, kvs []*mvccpb.KeyValue) map[int64]time.Time {
+	out := map[int64]time.Time{}
+	for _, kv := range kvs {
+		if kv == nil || kv.Lease == 0 {
+			continue
+		}
+		if _, done := out[kv.Lease]; done {
+			continue
+		}
+		ctx, cancel := s.Conn.ctx()
+		ttl, err := cli.TimeToLive(ctx, clientv3.LeaseID(kv.Lease))
+		cancel()
+		if err != nil || ttl.TTL <= 0 {
+			continue
+		}
+		out[kv.Lease] = s.now().Add(-time.Duration(ttl.GrantedTTL-ttl.TTL) * time.Second)
+	}
+	return out
 }
 
 // Watch implements store.Watcher with etcd watches on the lock keys: a
