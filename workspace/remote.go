@@ -191,10 +191,7 @@ func (s Settings) storeOf(project string) (StoreSpec, error) {
 func (w *Workspace) openRemote(spec StoreSpec) error {
 	w.spec = spec
 	if w.settings.Remote == nil {
-		return fmt.Errorf("%s keeps its locks in %s: %w; install agentlock-etcd (go build -tags etcd -o agentlock-etcd ./cmd/agentlock) beside agentlock or on PATH, and agentlock runs it", w.projectName(), spec.URL, ErrNoRemote)
-	}
-	if w.Project == "" {
-		return fmt.Errorf("the store %s keeps the locks of a repository's files: run agentlock inside the repository", spec.URL)
+		return fmt.Errorf("%s keeps its locks in %s: %w; install agentlock-etcd (go build -tags etcd -o agentlock-etcd ./cmd/agentlock) beside agentlock or on PATH, and agentlock runs it", w.Project, spec.URL, ErrNoRemote)
 	}
 	locks, doc, err := w.settings.Remote.Open(spec, w.Project, w.RegistryPath, w.settings.timeout(), w.settings.Now)
 	if err != nil {
@@ -204,12 +201,6 @@ func (w *Workspace) openRemote(spec StoreSpec) error {
 	return nil
 }
 
-func (w *Workspace) projectName() string {
-	if w.Project == "" {
-		return "this workspace"
-	}
-	return w.Project
-}
 
 // Store returns the distributed store the workspace uses; zero with the
 // lock files.

@@ -213,7 +213,10 @@ func Open(realPath string, s Settings) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	if spec.Set() {
+	// A store keeps the locks of a repository's files: outside any
+	// project (AGENTLOCK_STORE set for a whole shell, say) there is no
+	// repository, and the lock files stay.
+	if spec.Set() && loc.project != "" {
 		if err := w.openRemote(spec); err != nil {
 			return nil, err
 		}
