@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -105,7 +106,15 @@ type State struct {
 	// takes it over. (A corrupt record written more recently is an error,
 	// never a State.)
 	Corrupt *CorruptError
+	// Via is set when Path's own record is free (or stale) but an area
+	// that covers it is held: the area's path, ending in "/". Owner,
+	// Stamp, Age, Left and Stale are then the area's.
+	Via string
 }
+
+// Area reports whether the lock is an area lock: a folder and every path
+// below it. Its Path ends in "/".
+func (s State) Area() bool { return store.IsArea(s.Path) }
 
 // Locked reports whether a session holds a valid (fresh) lock.
 func (s State) Locked() bool { return s.Owner != "" && !s.Stale }
@@ -134,13 +143,31 @@ type Check struct {
 // Lease and the record it describes agree.
 func (l *Locker) now() time.Time { return l.clock().Round(time.Microsecond) }
 
-// key resolves path to the key of its lock: its real path.
+// key resolves path to the key of its lock: its real path, followed by
+// "/" for an area — a path written with a final "/", or an existing
+// folder.
 func (l *Locker) key(path string) (store.Key, error) {
 	real, err := RealPath(path, l.cwd)
 	if err != nil {
 		return store.Key{}, err
 	}
-	return store.Key{Path: real}, nil
+	return store.Key{Path: AreaPath(path, real)}, nil
+}
+
+// AreaPath returns the lock path of a path written as path whose real path
+// is real: real followed by "/" when path names an area (it ends in "/",
+// or real is an existing folder), else real.
+func AreaPath(path, real string) string {
+	if store.IsArea(real) {
+		return real // the root
+	}
+	if strings.HasSuffix(path, "/") {
+		return real + "/"
+	}
+	if info, err := os.Stat(real); err == nil && info.IsDir() {
+		return real + "/"
+	}
+	return real
 }
 
 // state judges a slot read from the store.
@@ -242,7 +269,7 @@ func (l *Locker) AcquireAll(paths []string, session string) ([]Lease, error) {
 		index[i] = j
 	}
 	leases := make([]Lease, len(keys))
-	err := l.store.Transact(store.Create, keys, func(slots []store.Slot) ([]*store.Record, error) {
+	decide := func(slots, related []store.Slot) ([]*store.Record, []store.Slot, error) {
 		// Judged with every record held: a stale lock is taken over only by
 		// the process that read it here, so two takers are serialised and
 		// the second sees the first as a fresh owner.
@@ -254,7 +281,7 @@ func (l *Locker) AcquireAll(paths []string, session string) ([]Lease, error) {
 			if slot.Err != nil {
 				var stale bool
 				if corrupt, stale = l.staleCorrupt(slot, now); !stale {
-					return nil, fmt.Errorf("%s: %w", slot.Key.Path, slot.Err)
+					return nil, nil, fmt.Errorf("%s: %w", slot.Key.Path, slot.Err)
 				}
 				// Unreadable and unwritten for longer than the timeout:
 				// taken over like a dead owner's lock (Record is free).
@@ -272,11 +299,27 @@ func (l *Locker) AcquireAll(paths []string, session string) ([]Lease, error) {
 			}
 			next[i] = &store.Record{Session: session, Stamp: now, Path: s.Path}
 		}
-		if len(refusals) > 0 {
-			return nil, errors.Join(refusals...)
+		release, areaRefusals, err := l.judgeRelated(keys, related, session, now)
+		if err != nil {
+			return nil, nil, err
 		}
-		return next, nil
-	})
+		refusals = append(refusals, areaRefusals...)
+		if len(refusals) > 0 {
+			return nil, nil, errors.Join(refusals...)
+		}
+		return next, release, nil
+	}
+	var err error
+	if as, ok := l.store.(store.Areas); ok {
+		err = as.TransactAreas(store.Create, keys, decide)
+	} else if slices.ContainsFunc(keys, func(k store.Key) bool { return store.IsArea(k.Path) }) {
+		err = ErrNoAreas
+	} else {
+		err = l.store.Transact(store.Create, keys, func(slots []store.Slot) ([]*store.Record, error) {
+			next, _, err := decide(slots, nil)
+			return next, err
+		})
+	}
 	if err != nil {
 		return nil, wrapUnlessRefusal("acquire", err)
 	}
@@ -295,6 +338,49 @@ func (l *Locker) AcquireAll(paths []string, session string) ([]Lease, error) {
 		out[i] = leases[index[i]]
 	}
 	return out, nil
+}
+
+// judgeRelated judges the records that exclude keys through an area, read
+// in the same transaction (see store.DecideAreas): a fresh one of another
+// session refuses the key it covers or is covered by; a stale one of
+// another session is to be freed (the store does so only in a transaction
+// over an area, which alone must free them: a file inside a stale area
+// needs nothing freed). A record that cannot be read is an error unless
+// nobody has written it for longer than the timeout.
+func (l *Locker) judgeRelated(keys []store.Key, related []store.Slot, session string, now time.Time) (release []store.Slot, refusals []error, err error) {
+	exclusive := slices.ContainsFunc(keys, func(k store.Key) bool { return store.IsArea(k.Path) })
+	for _, slot := range related {
+		if slot.Err != nil {
+			if _, stale := l.staleCorrupt(slot, now); !stale {
+				return nil, nil, fmt.Errorf("%s: %w", name(slot), slot.Err)
+			}
+			continue
+		}
+		s := l.state(slot, now)
+		switch {
+		case s.Owner == "" || s.Owner == session:
+		case s.Stale:
+			if exclusive {
+				release = append(release, slot)
+			}
+		default:
+			for _, k := range keys {
+				if store.Overlap(k.Path, s.Path) {
+					refusals = append(refusals, &HeldError{Path: k.Path, Owner: s.Owner, Age: s.Age, Left: s.Left, Via: s.Path})
+					break
+				}
+			}
+		}
+	}
+	return release, refusals, nil
+}
+
+// name names a slot for an error: its path, else its store name.
+func name(slot store.Slot) string {
+	if slot.Key.Path != "" {
+		return slot.Key.Path
+	}
+	return slot.Key.Ref
 }
 
 // AcquireAllWait is AcquireAll retried while another session holds one of
@@ -475,19 +561,43 @@ func (l *Locker) IsLocked(path string) (State, error) {
 		return State{}, fmt.Errorf("check %s: %w", path, err)
 	}
 	var s State
-	err = l.store.Transact(store.Read, []store.Key{k}, func(slots []store.Slot) ([]*store.Record, error) {
+	decide := func(slots, related []store.Slot) ([]*store.Record, []store.Slot, error) {
 		now := l.now()
 		if slots[0].Err != nil {
 			corrupt, stale := l.staleCorrupt(slots[0], now)
 			if !stale {
-				return nil, slots[0].Err
+				return nil, nil, slots[0].Err
 			}
 			s = l.corruptState(slots[0], corrupt, now)
-			return nil, nil
+		} else {
+			s = l.state(slots[0], now)
 		}
-		s = l.state(slots[0], now)
-		return nil, nil
-	})
+		if s.Locked() {
+			return nil, nil, nil
+		}
+		// The path's own record holds nothing: a held area covering it
+		// does. Held areas of two sessions never overlap, so the areas
+		// that cover a path are one session's: the first one is named.
+		for _, slot := range related {
+			if slot.Err != nil || !store.Covers(slot.Record.Path, s.Path) {
+				continue
+			}
+			a := l.state(slot, now)
+			if !a.Locked() || s.Via != "" {
+				continue
+			}
+			s = State{Path: s.Path, Ref: s.Ref, Owner: a.Owner, Stamp: a.Stamp, Age: a.Age, Left: a.Left, Via: a.Path}
+		}
+		return nil, nil, nil
+	}
+	if as, ok := l.store.(store.Areas); ok {
+		err = as.TransactAreas(store.Read, []store.Key{k}, decide)
+	} else {
+		err = l.store.Transact(store.Read, []store.Key{k}, func(slots []store.Slot) ([]*store.Record, error) {
+			_, _, err := decide(slots, nil)
+			return nil, err
+		})
+	}
 	if err != nil {
 		return State{}, fmt.Errorf("check %s: %w", k.Path, err)
 	}
