@@ -154,6 +154,17 @@ func (l *Locker) key(path string) (store.Key, error) {
 	return store.Key{Path: AreaPath(path, real)}, nil
 }
 
+// LockPath returns the path that names the lock of path, relative paths
+// taken from cwd (the process working directory when empty): its real
+// path, followed by "/" when path names an area (see AreaPath).
+func LockPath(path, cwd string) (string, error) {
+	real, err := RealPath(path, cwd)
+	if err != nil {
+		return "", err
+	}
+	return AreaPath(path, real), nil
+}
+
 // AreaPath returns the lock path of a path written as path whose real path
 // is real: real followed by "/" when path names an area (it ends in "/",
 // or real is an existing folder), else real.
@@ -624,7 +635,7 @@ func (l *Locker) CheckAndWarn(path, session string) (Check, error) {
 			s.Path, s.Owner, roundDuration(s.Age))
 	default:
 		c.OK = false
-		c.Warning = (&HeldError{Path: s.Path, Owner: s.Owner, Age: s.Age, Left: s.Left}).Error() +
+		c.Warning = (&HeldError{Path: s.Path, Owner: s.Owner, Age: s.Age, Left: s.Left, Via: s.Via}).Error() +
 			"; do not modify it"
 	}
 	return c, nil

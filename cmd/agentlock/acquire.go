@@ -133,7 +133,7 @@ func reportRefusal(out printer, paths []string, err error, waited time.Duration)
 	for _, p := range paths {
 		// Resolve each path again to line it up with the refusals, which
 		// name real paths.
-		real, rerr := core.RealPath(p, "")
+		real, rerr := core.LockPath(p, "")
 		if rerr != nil {
 			return rerr
 		}
