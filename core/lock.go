@@ -404,13 +404,29 @@ func name(slot store.Slot) string {
 func (l *Locker) AcquireAllWait(ctx context.Context, paths []string, session string) ([]Lease, error) {
 	// Watch before the first attempt, so that a release between a refusal
 	// and the wait is not missed.
-	changes, stop := l.watch(paths)
-	defer stop()
+	watched := slices.Clone(paths)
+	changes, stop := l.watch(watched)
+	defer func() { stop() }()
 	pause := 50 * time.Millisecond
 	for {
 		leases, err := l.AcquireAll(paths, session)
 		if !errors.Is(err, ErrLocked) {
 			return leases, err
+		}
+		// Refused through an area: its record is the one whose release
+		// frees the path, so it is watched too (watching starts again).
+		more := false
+		for _, e := range unjoin(err) {
+			var held *HeldError
+			if errors.As(e, &held) && held.Via != "" && !slices.Contains(watched, held.Via) {
+				watched = append(watched, held.Via)
+				more = true
+			}
+		}
+		if more {
+			stop()
+			changes, stop = l.watch(watched)
+			continue
 		}
 		// Retry when a lock file changes, when the lock that refused us
 		// expires, or after a growing pause that covers stores without
@@ -431,6 +447,14 @@ func (l *Locker) AcquireAllWait(ctx context.Context, paths []string, session str
 			pause = min(pause*3/2, time.Second)
 		}
 	}
+}
+
+// unjoin returns the errors joined in err, or err alone.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 // watch returns the store's change notifications for the locks of paths,
