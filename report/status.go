@@ -229,7 +229,7 @@ func WriteSessionTable(w io.Writer, sessions []core.Session, idle map[string]boo
 			{"todo past", list(s.Todo.Past)},
 			{"todo present", list(s.Todo.Present)},
 			{"todo future", list(s.Todo.Future)},
-			{"space", rel(s.Space)},
+			{"space", space(s, root)},
 			{"do not touch", rel(s.DoNotTouch)},
 			{"issues", s.Issues},
 			{"handoff", Rel(root, s.Handoff)},
@@ -239,6 +239,19 @@ func WriteSessionTable(w io.Writer, sessions []core.Session, idle map[string]boo
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// space shows s's space relative to root, the entries held as areas
+// marked (see core.Session.MarkedSpace).
+func space(s core.Session, root string) string {
+	out := make([]string, len(s.Space))
+	for i, e := range s.Space {
+		out[i] = Rel(root, e)
+		if s.HeldArea(e) {
+			out[i] += " " + core.AreaMark
+		}
+	}
+	return list(out)
 }
 
 // shownStatus is s's status for people: idle for a working session in idle.
