@@ -34,10 +34,16 @@ already holds it. Several paths are taken all together or not at all.
 A lock held by another session and renewed within the timeout is never taken;
 an expired (stale) one is taken over and its previous owner reported.
 
+An existing folder, or a path written with a final "/", is an area: its lock
+covers the folder and every path below it. While a session holds an area, no
+other session may take a path inside it, nor an area around or inside it; the
+holder may (its files are then locked one by one too).
+
 Exit 0: every path is yours. Exit 1: another session holds one of them; do not
 modify it, and do not work around the refusal. Wait (--wait) or ask the holder.`,
 		Example: `  agentlock acquire src/auth.py claude-1
   agentlock acquire --session claude-1 src/a.go src/b.go
+  agentlock acquire src/auth/ --session claude-1
   agentlock acquire --wait 90s src/auth.py --session claude-1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Command, opts.Args = cmd.CommandPath(), args
