@@ -23,6 +23,10 @@ var _ store.Areas = (*Locks)(nil)
 // it for a lock.
 const AreasFileName = "areas.list"
 
+// areaAttempts bounds how often an area transaction runs again because a
+// stale record it was freeing changed meanwhile (its owner renewed it).
+const areaAttempts = 8
+
 // maxAreasSize bounds what is read of an areas file.
 const maxAreasSize = 1 << 20
 
@@ -58,7 +62,7 @@ func (s *Locks) TransactAreas(mode store.Mode, keys []store.Key, decide store.De
 		if !again {
 			return err
 		}
-		if attempt == maxRetries {
+		if attempt == areaAttempts {
 			return fmt.Errorf("lock store: the records below an area kept changing while it was taken; try again")
 		}
 	}
