@@ -56,11 +56,13 @@ func raceRequests(t *testing.T, s *sandbox, requests [][]string) {
 		}
 		require.NotEqual(t, -1, winner, "round %d: nobody won", round)
 		want := fmt.Sprintf("s-%d", winner)
+		held := map[any]bool{} // the winner's lock paths
+		for _, rec := range jsonLines(t, results[winner]) {
+			require.Equal(t, true, rec["locked"], "round %d: %s", round, results[winner])
+			held[rec["path"]] = true
+		}
 		for i, r := range results {
 			if i == winner {
-				for _, rec := range jsonLines(t, r) {
-					require.Equal(t, true, rec["locked"], "round %d: %s", round, r)
-				}
 				continue
 			}
 			requireExit(t, 1, r)
@@ -70,6 +72,11 @@ func raceRequests(t *testing.T, s *sandbox, requests [][]string) {
 				if holder, ok := rec["session_id"]; ok {
 					refused++
 					require.Equal(t, want, holder, "round %d: the loser is told the winner:\n%s", round, r)
+					// Told what the winner holds: the path itself, or the
+					// winner's lock or area it is refused through.
+					if !held[rec["path"]] {
+						require.True(t, held[rec["via"]], "round %d: refused through %v, not one of the winner's %v:\n%s", round, rec["via"], held, r)
+					}
 				}
 			}
 			require.Positive(t, refused, "round %d: the loser is told who holds what:\n%s", round, r)
