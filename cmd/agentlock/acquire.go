@@ -78,7 +78,10 @@ func acquireRun(opts *AcquireOptions) error {
 	leases, warning, err := ws.Acquire(paths, session)
 	if errors.Is(err, core.ErrLocked) && opts.Wait > 0 {
 		var held *core.HeldError
-		if errors.As(err, &held) {
+		switch {
+		case errors.As(err, &held) && held.Via != "":
+			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s is held through %s by %s; waiting up to %s...", held.Path, held.Via, held.Owner, report.Human(opts.Wait)))
+		case held != nil:
 			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s is locked by %s; waiting up to %s...", held.Path, held.Owner, report.Human(opts.Wait)))
 		}
 		keepCollecting()
