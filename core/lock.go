@@ -591,6 +591,15 @@ func (l *Locker) editKey(k store.Key, decide func(State) (*store.Record, error))
 // path without a lock is free. A stale lock is reported with Stale set and
 // is not Locked.
 func (l *Locker) IsLocked(path string) (State, error) {
+	return l.inspect(path, "")
+}
+
+// inspect is IsLocked as seen by session (any session when empty). When
+// the path's own record holds nothing fresh (or holds session's), a fresh
+// record related to it through an area is reported instead, with Via
+// naming it: an area that covers the path, or, for an area, a lock or
+// area inside it. Another session's is named before session's own.
+func (l *Locker) inspect(path, session string) (State, error) {
 	k, err := l.key(path)
 	if err != nil {
 		return State{}, fmt.Errorf("check %s: %w", path, err)
@@ -607,21 +616,29 @@ func (l *Locker) IsLocked(path string) (State, error) {
 		} else {
 			s = l.state(slots[0], now)
 		}
-		if s.Locked() {
+		if s.Locked() && (session == "" || s.Owner != session) {
 			return nil, nil, nil
 		}
-		// The path's own record holds nothing: a held area covering it
-		// does. Held areas of two sessions never overlap, so the areas
-		// that cover a path are one session's: the first one is named.
+		var own *State
 		for _, slot := range related {
-			if slot.Err != nil || !store.Covers(slot.Record.Path, s.Path) {
+			if slot.Err != nil || !store.Overlap(slot.Record.Path, s.Path) {
 				continue
 			}
 			a := l.state(slot, now)
-			if !a.Locked() || s.Via != "" {
+			if !a.Locked() {
 				continue
 			}
-			s = State{Path: s.Path, Ref: s.Ref, Owner: a.Owner, Stamp: a.Stamp, Age: a.Age, Left: a.Left, Via: a.Path}
+			via := State{Path: s.Path, Ref: s.Ref, Owner: a.Owner, Stamp: a.Stamp, Age: a.Age, Left: a.Left, Via: a.Path}
+			if session == "" || a.Owner != session {
+				s = via
+				return nil, nil, nil
+			}
+			if own == nil {
+				own = &via
+			}
+		}
+		if own != nil && !s.Locked() {
+			s = *own
 		}
 		return nil, nil, nil
 	}
@@ -644,7 +661,7 @@ func (l *Locker) IsLocked(path string) (State, error) {
 // can act on, who holds the path, or that a stale lock will be taken over.
 // Nothing is modified.
 func (l *Locker) CheckAndWarn(path, session string) (Check, error) {
-	s, err := l.IsLocked(path)
+	s, err := l.inspect(path, session)
 	if err != nil {
 		return Check{}, err
 	}

@@ -138,8 +138,12 @@ func Checked(chk core.Check) (Check, string) {
 	age, left := Seconds(chk.Age), Seconds(chk.Left)
 	rec.Locked, rec.SessionID, rec.Owner, rec.Age, rec.ExpiresIn = true, chk.Owner, chk.Owner, &age, &left
 	how := "locked"
-	if chk.Via != "" {
+	switch {
+	case chk.Via == "":
+	case strings.HasSuffix(chk.Via, "/") && strings.HasPrefix(chk.Path+"/", chk.Via):
 		how = "inside area " + chk.Via + " held"
+	default:
+		how = "an area over " + chk.Via + ", held"
 	}
 	if chk.OK {
 		rec.State = "locked-by-me"

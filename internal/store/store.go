@@ -210,7 +210,8 @@ func Overlap(a, b string) bool {
 // records of the transaction's keys, as for Decide; related are the
 // records that may exclude them through an area, each read atomically:
 // for every key, the held areas that cover it, and, for an area key, the
-// records at or below it and the areas it overlaps. next has one entry per
+// records at or below it and the areas it overlaps (in a Read transaction,
+// only those that are not free, as a scan read them). next has one entry per
 // slot, as Decide's answer. release names related records to free because
 // they are stale (only in an exclusive transaction, one with an area key):
 // the store frees each one only if it still holds what related showed,

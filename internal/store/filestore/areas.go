@@ -126,6 +126,20 @@ func (s *Locks) transactAreas(mode store.Mode, exclusive bool, keys []store.Key,
 	}
 	var related []store.Slot
 	var scanned []store.Slot
+	if mode == store.Read && slices.ContainsFunc(keys, func(k store.Key) bool { return store.IsArea(k.Path) }) {
+		// A check of an area: what is held inside it, as it stands.
+		for _, dir := range dirs {
+			slots, err := scanDir(dir, s.Wait)
+			if err != nil {
+				return false, err
+			}
+			for _, slot := range slots {
+				if _, own := byRef[slot.Key.Ref]; !own && slot.Err == nil && !slot.Record.Free() && relatedTo(slot.Record.Path, keys) {
+					related = append(related, slot)
+				}
+			}
+		}
+	}
 	if exclusive {
 		for _, dir := range dirs {
 			slots, err := scanDir(dir, s.Wait)
