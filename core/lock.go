@@ -106,9 +106,10 @@ type State struct {
 	// takes it over. (A corrupt record written more recently is an error,
 	// never a State.)
 	Corrupt *CorruptError
-	// Via is set when Path's own record is free (or stale) but an area
-	// that covers it is held: the area's path, ending in "/". Owner,
-	// Stamp, Age, Left and Stale are then the area's.
+	// Via is set when Path's own record is free (or stale, or the
+	// caller's) but a record related to it through an area is held: an
+	// area that covers Path (ending in "/"), or, when Path is an area, a
+	// lock or area inside it. Owner, Stamp, Age and Left are then Via's.
 	Via string
 }
 
@@ -256,6 +257,14 @@ func (l *Locker) Acquire(path, session string) (Lease, error) {
 // part of what they asked for. The leases come back in the order of paths
 // (a path named twice is locked once). When any path is held by another
 // session the error joins one *HeldError per held path.
+//
+// A path ending in "/", or an existing folder, is an area (see the package
+// documentation): it is refused while another session holds a fresh lock
+// at or below it or an area around it, and a path inside another
+// session's area is refused with HeldError.Via naming the area. Stale
+// locks of other sessions below an area are freed when it is taken. With
+// a store that cannot hold areas (no store.Areas), an area fails with
+// ErrNoAreas.
 func (l *Locker) AcquireAll(paths []string, session string) ([]Lease, error) {
 	if err := ValidateSession(session); err != nil {
 		return nil, err
