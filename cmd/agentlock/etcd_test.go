@@ -121,10 +121,13 @@ func TestEtcdSemanticsAcrossCheckouts(t *testing.T) {
 	require.NoError(t, err, "B's registry.md is written from the cluster's")
 	require.Contains(t, string(data), "alice")
 	require.Contains(t, string(data), "PROTOCOL:START")
-	// Areas (issue 15) are not stored on etcd yet: refused, saying so.
-	r = e.run(e.a, "acquire", "src/", "--session", "alice")
-	requireExit(t, 3, r)
-	require.Contains(t, r.Stderr, "area locks", "%s", r)
+	// Areas (issue 15): alice's area over her own files; bob is refused
+	// a file inside it from the other checkout.
+	requireExit(t, 0, e.run(e.a, "acquire", "src/", "--session", "alice"))
+	r = e.run(e.b, "acquire", "src/c.go", "--session", "bob")
+	requireExit(t, 1, r)
+	require.Contains(t, r.Stderr, filepath.Join(e.b, "src")+"/", "the area is named, at B's path: %s", r)
+	requireExit(t, 0, e.run(e.a, "release", "src/", "--session", "alice"))
 	// finish releases by prefix range, from either checkout.
 	requireExit(t, 0, e.run(e.b, "finish", "--session", "alice"))
 	r = e.run(e.a, "acquire", "src/a.go", "--session", "bob", "--json")

@@ -233,7 +233,8 @@ func (p *project) owner(rel string) string {
 	if len(teamStore(p.t)) > 0 {
 		r := p.run("check", rel, "--json", "--session", "owner-probe")
 		for _, rec := range jsonLines(p.t, r) {
-			if owner, _ := rec["session_id"].(string); owner != "" && rec["locked"] == true {
+			// The path's own record, not an area's around it (via).
+			if owner, _ := rec["session_id"].(string); owner != "" && rec["locked"] == true && rec["via"] == nil {
 				return owner
 			}
 		}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/etcdtest"
-	"github.com/agentlock/agentlock/internal/store"
 	"github.com/agentlock/agentlock/internal/store/etcdstore"
 )
 
@@ -74,12 +73,6 @@ func TestLocksAcrossCheckouts(t *testing.T) {
 	}
 	if _, err := b.Acquire(filepath.Join(os.TempDir(), "elsewhere"), "s-b"); err == nil || !strings.Contains(err.Error(), "outside the checkout") {
 		t.Fatalf("a path outside the checkout: %v", err)
-	}
-	// An area record (issue 15) reaching the store is refused, clearly.
-	st := &etcdstore.Locks{Conn: conn, Repo: "example.com/org/repo", Root: rootA, Timeout: time.Minute}
-	err = st.Transact(store.Create, []store.Key{{Path: filepath.Join(rootA, "src") + "/"}}, func([]store.Slot) ([]*store.Record, error) { return nil, nil })
-	if err == nil || !strings.Contains(err.Error(), "area locks are not supported on the etcd store") {
-		t.Fatalf("an area key: %v", err)
 	}
 }
 
@@ -168,5 +161,47 @@ func TestRenewalKeepsTheSessionsLocks(t *testing.T) {
 	s, err := a.IsLocked("y")
 	if err != nil || !s.Locked() || s.Age > 2*time.Second {
 		t.Fatalf("y after the session renewed x: %+v %v", s, err)
+	}
+}
+
+// Areas (issue 15): a folder and everything below it, across checkouts.
+func TestAreasAcrossCheckouts(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	cfg, _ := etcdstore.ParseURL(c.URL("t"))
+	conn := etcdstore.NewConn(cfg)
+	t.Cleanup(func() { conn.Close() })
+	rootA, a := checkout(t, conn, 30*time.Second)
+	rootB, b := checkout(t, conn, 30*time.Second)
+	if err := os.MkdirAll(filepath.Join(rootA, "src", "auth"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(rootB, "src", "auth"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Acquire("src/auth/", "s-a"); err != nil {
+		t.Fatalf("area in A: %v", err)
+	}
+	var held *core.HeldError
+	for _, p := range []string{"src/auth/login.py", "src/auth/deep/", "src/"} {
+		_, err := b.Acquire(p, "s-b")
+		if !errors.As(err, &held) || held.Owner != "s-a" {
+			t.Fatalf("%s in B under A's area: %v", p, err)
+		}
+	}
+	if _, err := a.Acquire("src/auth/login.py", "s-a"); err != nil {
+		t.Fatalf("a file in one's own area: %v", err)
+	}
+	if _, err := b.Acquire("src/other.go", "s-b"); err != nil {
+		t.Fatalf("a file beside the area: %v", err)
+	}
+	if _, err := a.Release("src/auth/", "s-a"); err != nil {
+		t.Fatal(err)
+	}
+	// A still holds login.py: B's area over it is refused, a file beside it is not.
+	if _, err := b.Acquire("src/auth/", "s-b"); !errors.As(err, &held) || held.Owner != "s-a" {
+		t.Fatalf("an area over another's file: %v", err)
+	}
+	if _, err := b.Acquire("src/auth/util.py", "s-b"); err != nil {
+		t.Fatalf("a file in a released area: %v", err)
 	}
 }

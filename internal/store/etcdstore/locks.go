@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -92,20 +93,24 @@ func (s *Locks) rel(k store.Key) (string, error) {
 		}
 		return r, nil
 	}
-	if strings.HasSuffix(k.Path, "/") {
-		// An area lock (a folder and everything below it, issue 15).
-		return "", fmt.Errorf("%s: area locks are not supported on the etcd store yet: lock the files", k.Path)
-	}
 	r, err := filepath.Rel(s.Root, k.Path)
 	if err != nil || r == "." || r == ".." || strings.HasPrefix(r, "../") || filepath.IsAbs(r) {
 		return "", fmt.Errorf("%s is outside the checkout %s: the etcd store locks the files of its own repository only", k.Path, s.Root)
 	}
-	return filepath.ToSlash(r), nil
+	r = filepath.ToSlash(r)
+	if store.IsArea(k.Path) {
+		r += "/" // an area: the folder and everything below it
+	}
+	return r, nil
 }
 
 // localPath is the real path, in this checkout, of a key suffix.
 func (s *Locks) localPath(rel string) string {
-	return filepath.Join(s.Root, filepath.FromSlash(rel))
+	p := filepath.Join(s.Root, filepath.FromSlash(rel))
+	if strings.HasSuffix(rel, "/") {
+		p += "/" // an area's record keeps its final "/"
+	}
+	return p
 }
 
 // encode is a record's value: the lock file's format.
@@ -212,9 +217,18 @@ func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide)
 		seen[r] = i
 		items[i].rel = r
 	}
+	return s.transact(cli, mode, keys, items, false, func(slots, _ []store.Slot) ([]*store.Record, []store.Slot, error) {
+		next, err := decide(slots)
+		return next, nil, err
+	})
+}
+
+// transact runs attempts until one is written or decided; areas reads the
+// records related to the keys through areas too.
+func (s *Locks) transact(cli *clientv3.Client, mode store.Mode, keys []store.Key, items []item, areas bool, decide store.DecideAreas) error {
 	pause := time.Millisecond
 	for range maxAttempts {
-		done, err := s.attempt(cli, mode, keys, items, decide)
+		done, err := s.attempt(cli, mode, keys, items, areas, decide)
 		if done || err != nil {
 			return err
 		}
@@ -226,10 +240,15 @@ func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide)
 
 // attempt is one read-decide-write; done is false when another process
 // changed a key in between.
-func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key, items []item, decide store.Decide) (bool, error) {
+func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key, items []item, areas bool, decide store.DecideAreas) (bool, error) {
 	ops := make([]clientv3.Op, 0, 2*len(items))
 	for _, it := range items {
 		ops = append(ops, clientv3.OpGet(s.LockPrefix()+it.rel), clientv3.OpGet(s.lastPrefix()+it.rel))
+	}
+	var rel relatedReads
+	if areas {
+		rel = s.relatedOps(items)
+		ops = append(ops, rel.ops...)
 	}
 	ctx, cancel := s.Conn.ctx()
 	resp, err := cli.Txn(ctx).Then(ops...).Commit()
@@ -242,8 +261,13 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 		items[i].live = first(resp.Responses[2*i].GetResponseRange().Kvs)
 		items[i].last = first(resp.Responses[2*i+1].GetResponseRange().Kvs)
 	}
+	var relatedKVs []*mvccpb.KeyValue
+	var cmps []clientv3.Cmp
+	if areas {
+		relatedKVs, cmps = rel.results(s, resp, items)
+	}
 	if mode == store.Read {
-		var live []*mvccpb.KeyValue
+		live := slices.Clone(relatedKVs)
 		for _, it := range items {
 			live = append(live, it.live)
 		}
@@ -254,15 +278,22 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 	for i := range items {
 		slots[i] = s.slot(keys[i], items[i], mode, now, renewed)
 	}
-	next, err := decide(slots)
+	related := make([]store.Slot, 0, len(relatedKVs))
+	for _, kv := range relatedKVs {
+		r := strings.TrimPrefix(string(kv.Key), s.LockPrefix())
+		related = append(related, s.slot(store.Key{Path: s.localPath(r)}, item{rel: r, live: kv}, store.Read, now, renewed))
+	}
+	next, release, err := decide(slots, related)
 	if err != nil || mode == store.Read {
 		return true, err
 	}
 	if len(next) != len(items) {
 		return false, fmt.Errorf("lock store: %d records decided for %d keys", len(next), len(items))
 	}
-	var cmps []clientv3.Cmp
 	var writes []clientv3.Op
+	for _, r := range release {
+		writes = append(writes, clientv3.OpDelete(r.Key.Ref))
+	}
 	leases := &leaseSet{s: s, cli: cli}
 	for i, it := range items {
 		lk, lastk := s.LockPrefix()+it.rel, s.lastPrefix()+it.rel
