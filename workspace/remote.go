@@ -201,7 +201,6 @@ func (w *Workspace) openRemote(spec StoreSpec) error {
 	return nil
 }
 
-
 // Store returns the distributed store the workspace uses; zero with the
 // lock files.
 func (w *Workspace) Store() StoreSpec { return w.spec }
