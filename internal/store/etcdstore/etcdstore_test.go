@@ -4,6 +4,7 @@ package etcdstore_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -203,5 +204,67 @@ func TestAreasAcrossCheckouts(t *testing.T) {
 	}
 	if _, err := b.Acquire("src/auth/util.py", "s-b"); err != nil {
 		t.Fatalf("a file in a released area: %v", err)
+	}
+}
+
+// An area and files below it, acquired at once by other sessions: never
+// both.
+func TestAreaRacesFilesBelowIt(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	cfg, _ := etcdstore.ParseURL(c.URL("t"))
+	conn := etcdstore.NewConn(cfg)
+	t.Cleanup(func() { conn.Close() })
+	_, a := checkout(t, conn, 30*time.Second)
+	rounds := 20
+	if testing.Short() {
+		rounds = 4
+	}
+	for round := range rounds {
+		const files = 6
+		type result struct {
+			area bool
+			err  error
+		}
+		results := make(chan result, files+1)
+		start := make(chan struct{})
+		go func() {
+			<-start
+			_, err := a.Acquire("src/", fmt.Sprintf("area-%d", round))
+			results <- result{true, err}
+		}()
+		for i := range files {
+			go func() {
+				<-start
+				_, err := a.Acquire(fmt.Sprintf("src/f%d.go", i), fmt.Sprintf("file-%d-%d", round, i))
+				results <- result{false, err}
+			}()
+		}
+		close(start)
+		areaWon, filesWon := false, 0
+		for range files + 1 {
+			r := <-results
+			if r.err != nil && !errors.Is(r.err, core.ErrLocked) {
+				t.Fatalf("round %d: %v", round, r.err)
+			}
+			switch {
+			case r.err != nil:
+			case r.area:
+				areaWon = true
+			default:
+				filesWon++
+			}
+		}
+		if areaWon && filesWon > 0 || !areaWon && filesWon == 0 {
+			t.Fatalf("round %d: area won %v, files won %d", round, areaWon, filesWon)
+		}
+		states, _, err := a.List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range states {
+			if _, err := a.ForceRelease(s.Path); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
