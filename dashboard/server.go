@@ -62,7 +62,14 @@ type Options struct {
 	Poll time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Idle, when set, is called once the workspace has been quiet for
+	// idleAfter after a change: a long-running server returns the memory
+	// of its last reading to the system there (debug.FreeOSMemory).
+	Idle func()
 }
+
+// idleAfter is how long the workspace stays quiet before Options.Idle.
+const idleAfter = 2 * time.Second
 
 // Server serves the dashboard of one workspace.
 type Server struct {
@@ -192,24 +199,36 @@ func (s *Server) Run(ctx context.Context) {
 		s.watching = false
 		s.mu.Unlock()
 	}()
+	for s.wait(ctx, changes, s.refresh()) {
+	}
+}
+
+// wait waits for a change, or for the next held lock to expire (next; zero
+// when none is held), calling Options.Idle once the workspace has been
+// quiet for idleAfter. It returns false when ctx is done.
+func (s *Server) wait(ctx context.Context, changes <-chan struct{}, next time.Time) bool {
+	var expiry, quiet <-chan time.Time
+	if !next.IsZero() {
+		timer := time.NewTimer(max(next.Sub(s.now())+10*time.Millisecond, 10*time.Millisecond))
+		defer timer.Stop()
+		expiry = timer.C
+	}
+	if s.opts.Idle != nil {
+		timer := time.NewTimer(idleAfter)
+		defer timer.Stop()
+		quiet = timer.C
+	}
 	for {
-		next := s.refresh()
-		var expiry <-chan time.Time
-		var timer *time.Timer
-		if !next.IsZero() {
-			timer = time.NewTimer(max(next.Sub(s.now())+10*time.Millisecond, 10*time.Millisecond))
-			expiry = timer.C
-		}
 		select {
 		case <-ctx.Done():
+			return false
 		case <-changes:
+			return true
 		case <-expiry:
-		}
-		if timer != nil {
-			timer.Stop()
-		}
-		if ctx.Err() != nil {
-			return
+			return true
+		case <-quiet:
+			s.opts.Idle()
+			quiet = nil
 		}
 	}
 }

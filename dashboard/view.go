@@ -20,20 +20,26 @@ type view struct {
 	Counts        counts
 	Working       []sessionView
 	Finished      []sessionView
-	Locks         []lockView // held, stale and orphaned locks, by path
-	Corrupt       []string   // "file: reason" of the unreadable records
-	Events        []Event    // newest first
-	ReadOnly      bool
-	Timeout       string
+	// Locks are the locks shown: first the ones a person may release
+	// (stale or orphaned), then the others, by path, each part cut at a
+	// cap; HiddenLocks counts what the caps left out (/api/locks lists
+	// everything).
+	Locks       []lockView
+	HiddenLocks int
+	Corrupt     []string // "file: reason" of the unreadable records
+	Events      []Event  // newest first
+	ReadOnly    bool
+	Timeout     string
 }
 
 type sessionView struct {
 	ID, Provider, AIVersion, StartedAt, WorkingOn, Status, Issues string
 	Idle, HoldsStale                                              bool
-	Todo                                                          string // present todos
-	Handoff                                                       string // as written in the registry
-	HandoffURL                                                    string // empty when the file is not served
-	Locks                                                         []lockView
+	Todo                                                          string     // present todos
+	Handoff                                                       string     // as written in the registry
+	HandoffURL                                                    string     // empty when the file is not served
+	Locks                                                         []lockView // the first maxSessionLocks
+	MoreLocks                                                     int        // how many more it holds
 }
 
 type lockView struct {
@@ -42,6 +48,7 @@ type lockView struct {
 	File       string
 	Owner      string
 	State      string // locked, stale
+	Stale      bool
 	Age, Left  string
 	Stamp      string // stampString of the record
 	Orphaned   bool
@@ -50,6 +57,16 @@ type lockView struct {
 
 // maxEvents is how many recent events the server keeps and the page shows.
 const maxEvents = 50
+
+// The page lists at most maxAttention locks a person may release, at most
+// maxQuiet other locks, and at most maxSessionLocks paths per session: a
+// person reads no table of 10,000 rows, and the page stays fast to render.
+// The counts and /api/locks cover every lock.
+const (
+	maxAttention    = 1000
+	maxQuiet        = 500
+	maxSessionLocks = 10
+)
 
 // buildView turns a snapshot into the page's view.
 func (s *Server) buildView(snap *Snapshot, events []Event) view {
@@ -67,6 +84,8 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 	}
 	working, known := snap.working()
 	byOwner := map[string][]lockView{}
+	held := map[string]int{}
+	var attention, quiet []lockView
 	for _, l := range snap.Locks {
 		if l.Owner == "" {
 			continue
@@ -77,14 +96,28 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 			Orphaned: orphaned(l.Owner, working, known),
 		}
 		if l.Stale {
-			lv.State = "stale"
+			lv.State, lv.Stale = "stale", true
 		}
 		// A record that does not say its path (0.1.0's form) cannot be
 		// named to the engine: agentlock release --force can, by path.
 		lv.Releasable = !s.opts.ReadOnly && l.Path != "" && (l.Stale || lv.Orphaned)
-		v.Locks = append(v.Locks, lv)
-		byOwner[l.Owner] = append(byOwner[l.Owner], lv)
+		switch {
+		case l.Stale || lv.Orphaned:
+			if len(attention) < maxAttention {
+				attention = append(attention, lv)
+			} else {
+				v.HiddenLocks++
+			}
+		case len(quiet) < maxQuiet:
+			quiet = append(quiet, lv)
+		default:
+			v.HiddenLocks++
+		}
+		if held[l.Owner]++; held[l.Owner] <= maxSessionLocks {
+			byOwner[l.Owner] = append(byOwner[l.Owner], lv)
+		}
 	}
+	v.Locks = append(attention, quiet...)
 	for _, p := range snap.Problems {
 		v.Corrupt = append(v.Corrupt, p.Error())
 	}
@@ -93,12 +126,13 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 			ID: a.SessionID, Provider: a.Provider, AIVersion: a.AIVersion, StartedAt: a.StartedAt,
 			WorkingOn: a.WorkingOn, Status: a.Status, Issues: a.Issues, Idle: snap.Idle[a.SessionID],
 			Todo: strings.Join(a.Todo.Present, "; "), Handoff: a.Handoff, Locks: byOwner[a.SessionID],
+			MoreLocks: max(held[a.SessionID]-maxSessionLocks, 0),
 		}
 		if sv.Idle {
 			sv.Status = core.StatusIdle
 		}
 		for _, l := range sv.Locks {
-			sv.HoldsStale = sv.HoldsStale || l.State == "stale"
+			sv.HoldsStale = sv.HoldsStale || l.Stale
 		}
 		if a.Handoff != "" && s.handoffFile(a.Handoff) != "" {
 			sv.HandoffURL = "handoff?session=" + url.QueryEscape(a.SessionID)

@@ -84,7 +84,10 @@ func serveRun(opts *ServeOptions) error {
 	if !gcSetByEnvironment() {
 		debug.SetGCPercent(serveGCPercent)
 	}
-	srv, err := dashboard.New(dashboard.Options{Workspace: ws, ReadOnly: opts.ReadOnly, Token: opts.Token, Audit: opts.IO.Out})
+	srv, err := dashboard.New(dashboard.Options{Workspace: ws, ReadOnly: opts.ReadOnly, Token: opts.Token, Audit: opts.IO.Out,
+		// Between changes the server waits, maybe for hours: the memory of
+		// its last reading of the lock folder goes back to the system.
+		Idle: debug.FreeOSMemory})
 	if err != nil {
 		return err
 	}
