@@ -105,9 +105,11 @@ func BenchmarkPage10k(b *testing.B) {
 // BenchmarkAPILocks10k serves /api/locks of 10,000 locks (under 100 ms).
 func BenchmarkAPILocks10k(b *testing.B) {
 	h := fleetServer(b, true).Handler()
+	var size int
 	for b.Loop() {
-		serve(b, h, "/api/locks", "agent-199")
+		size = serve(b, h, "/api/locks", "agent-199")
 	}
+	b.ReportMetric(float64(size)/1e6, "MB/answer")
 }
 
 // BenchmarkRefresh10k is the work of one change seen: read the lock folder
