@@ -64,7 +64,7 @@ cookie). See docs/dashboard.md. Stop it with Ctrl-C (SIGINT) or SIGTERM.`,
 			return serveRun(opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:7420", "address to listen on (host:port; not loopback only with --token)")
+	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:7420", "address to listen on, host:port (one that is not loopback needs --token)")
 	cmd.Flags().BoolVar(&opts.Open, "open", false, "open the page in the default browser")
 	cmd.Flags().StringVar(&opts.Token, "token", "", "secret every request must carry (required off loopback)")
 	cmd.Flags().BoolVar(&opts.ReadOnly, "read-only", false, "show only: no release from the page")
