@@ -339,7 +339,9 @@ func (s *Server) serveRelease(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if !found {
-		httpError(w, http.StatusNotFound, 1, "release: no lock on that path in "+s.ws.LockDir)
+		// Released since the page showed it (an empty record does not say
+		// its path), or never one of this lock folder's.
+		httpError(w, http.StatusConflict, 1, fmt.Sprintf("not released: no lock on %s is held in %s now; look again", req.Path, s.ws.LockDir))
 		return
 	}
 	// The registry is read before the lock's critical section (a registry

@@ -299,13 +299,17 @@ func TestReleaseOnlyTheStaleOrOrphanedLockShown(t *testing.T) {
 	assert.Contains(t, rec.Body.String(), "changed since the page showed it")
 	assert.Equal(t, "claude-1", f.stateOf(t, stale).Owner)
 
-	rec = f.release(t, ask(orphan), nil)
+	orphanShown := ask(orphan)
+	rec = f.release(t, orphanShown, nil)
 	assert.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	assert.Empty(t, f.stateOf(t, orphan).Owner)
 
 	outside := filepath.Join(t.TempDir(), "x.go")
 	rec = f.release(t, releaseRequest{Path: outside, SessionID: "a", Stamp: "1"}, nil)
-	assert.Equal(t, http.StatusNotFound, rec.Code, "only the locks of this lock folder")
+	assert.Equal(t, http.StatusConflict, rec.Code, "only the locks of this lock folder")
+	rec = f.release(t, orphanShown, nil)
+	assert.Equal(t, http.StatusConflict, rec.Code, "released already: %s", rec.Body.String())
+	assert.Contains(t, rec.Body.String(), "is held in")
 	rec = f.release(t, releaseRequest{Path: stale}, nil)
 	assert.Equal(t, http.StatusBadRequest, rec.Code)
 
