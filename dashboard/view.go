@@ -63,9 +63,9 @@ const maxEvents = 50
 // person reads no table of 10,000 rows, and the page stays fast to render.
 // The counts and /api/locks cover every lock.
 const (
-	maxAttention    = 1000
-	maxQuiet        = 500
-	maxSessionLocks = 10
+	maxAttention    = 500
+	maxQuiet        = 200
+	maxSessionLocks = 5
 )
 
 // buildView turns a snapshot into the page's view.
