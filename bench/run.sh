@@ -13,5 +13,6 @@ CGO_ENABLED=0 go build -trimpath -o "$out/agentlock" ./cmd/agentlock
 go build -o "$out/oneshot" ./bench/oneshot
 CGO_ENABLED=0 go build -trimpath -o "$out/floor-hello" ./bench/floor/hello
 CGO_ENABLED=0 go build -trimpath -o "$out/floor-deps" ./bench/floor/deps
+CGO_ENABLED=0 go build -trimpath -o "$out/floor-scan" ./bench/floor/scan
 echo "machine: $(uname -srm), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(go version | cut -d' ' -f3)"
-"$out/oneshot" -agentlock "$out/agentlock" -floors "$out/floor-hello,$out/floor-deps" -n "${1:-40}"
+"$out/oneshot" -agentlock "$out/agentlock" -floors "$out/floor-hello,$out/floor-deps" -scanfloor "$out/floor-scan" -n "${1:-40}"

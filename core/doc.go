@@ -53,6 +53,41 @@
 //     others fail with a BusyError (ErrBusy) naming the record, and change
 //     nothing, instead of hanging every agent behind it.
 //
+// # Area locks
+//
+// An area lock is an ordinary record whose path ends in "/" (an existing
+// folder, or a path written so): agent-registry 0.2's format, content
+// "session|timestamp|/real/path/". While one session holds it, no other
+// session may hold a record at or below it, nor an area that covers it or
+// that it covers. Deciding that reads records beyond the keys, so a store
+// that can hold areas implements store.Areas, whose TransactAreas gives
+// Decide the related records read in the same atomic step; with a store
+// that cannot, an area acquire fails with ErrNoAreas and files work as
+// before. The file store serialises with the lock folder's flock, which
+// every transaction that creates lock files already takes shared:
+//
+//   - A file acquire (and a check) holds it shared, reads the folder's
+//     areas.list — the areas that may be held, a hint; missing or empty,
+//     the common case, it costs one open — and reads, under a shared
+//     flock taken in the one order with its own records, the record of
+//     each listed area that covers one of its paths. Another session's
+//     fresh area refuses the path (HeldError.Via names the area); the
+//     session's own lets it through, and the file is locked too, so that
+//     agent-registry 0.2 agents locking that file are refused.
+//   - An area acquire holds it exclusively: no file acquire or other area
+//     acquire of the folder runs meanwhile. It scans every lock record
+//     (records say their path), so it sees each record at or below its
+//     area and each area around it; a fresh one of another session
+//     refuses it, a stale one is freed in its own transaction only if it
+//     still holds what the scan read (else the whole transaction runs
+//     again), so that an owner renewing its stale lock meanwhile is seen.
+//     It then writes its record and rewrites areas.list from the scan.
+//
+// So a file acquire and an area acquire over it never both win: whichever
+// takes the folder's flock second sees the other's record. Two overlapping
+// area acquires are serialised by the exclusive flock. Release, heartbeat
+// and renewal change one record the session owns and need no folder lock.
+//
 // The registry follows the same rule with a document store: every write
 // re-reads the document inside an exclusive section (a flock on
 // registry.md.lock, since registry.md itself is replaced by rename), changes

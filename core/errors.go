@@ -28,6 +28,9 @@ var (
 	ErrBusy = store.ErrBusy
 	// ErrInvalidPath: a path that no file can have (it holds a NUL byte).
 	ErrInvalidPath = errors.New("invalid path")
+	// ErrNoAreas: an area lock asked of a store that cannot hold one
+	// (see store.Areas).
+	ErrNoAreas = errors.New("this lock store cannot hold area locks")
 )
 
 // BusyError reports a record that stayed locked by another process for
@@ -42,11 +45,24 @@ type HeldError struct {
 	Owner string        // session holding the lock
 	Age   time.Duration // time since the owner last renewed it
 	Left  time.Duration // time until the lock becomes stale
+	// Via is set when the path is refused through an area lock: the area
+	// (ending in "/") that covers the path, or, when Path is an area, the
+	// held lock or area it overlaps. Owner, Age and Left are then Via's.
+	Via string
 }
 
 func (e *HeldError) Error() string {
-	return fmt.Sprintf("%s is locked by %s (renewed %s ago, expires in %s)",
-		e.Path, e.Owner, roundDuration(e.Age), roundDuration(e.Left))
+	switch {
+	case e.Via == "":
+		return fmt.Sprintf("%s is locked by %s (renewed %s ago, expires in %s)",
+			e.Path, e.Owner, roundDuration(e.Age), roundDuration(e.Left))
+	case store.Covers(e.Via, e.Path):
+		return fmt.Sprintf("%s is inside area %s held by %s (renewed %s ago, expires in %s)",
+			e.Path, e.Via, e.Owner, roundDuration(e.Age), roundDuration(e.Left))
+	default:
+		return fmt.Sprintf("area %s covers %s held by %s (renewed %s ago, expires in %s)",
+			e.Path, e.Via, e.Owner, roundDuration(e.Age), roundDuration(e.Left))
+	}
 }
 
 // Is makes errors.Is(err, ErrLocked) true.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -105,7 +106,16 @@ type State struct {
 	// takes it over. (A corrupt record written more recently is an error,
 	// never a State.)
 	Corrupt *CorruptError
+	// Via is set when Path's own record is free (or stale, or the
+	// caller's) but a record related to it through an area is held: an
+	// area that covers Path (ending in "/"), or, when Path is an area, a
+	// lock or area inside it. Owner, Stamp, Age and Left are then Via's.
+	Via string
 }
+
+// Area reports whether the lock is an area lock: a folder and every path
+// below it. Its Path ends in "/".
+func (s State) Area() bool { return store.IsArea(s.Path) }
 
 // Locked reports whether a session holds a valid (fresh) lock.
 func (s State) Locked() bool { return s.Owner != "" && !s.Stale }
@@ -134,13 +144,42 @@ type Check struct {
 // Lease and the record it describes agree.
 func (l *Locker) now() time.Time { return l.clock().Round(time.Microsecond) }
 
-// key resolves path to the key of its lock: its real path.
+// key resolves path to the key of its lock: its real path, followed by
+// "/" for an area — a path written with a final "/", or an existing
+// folder.
 func (l *Locker) key(path string) (store.Key, error) {
 	real, err := RealPath(path, l.cwd)
 	if err != nil {
 		return store.Key{}, err
 	}
-	return store.Key{Path: real}, nil
+	return store.Key{Path: AreaPath(path, real)}, nil
+}
+
+// LockPath returns the path that names the lock of path, relative paths
+// taken from cwd (the process working directory when empty): its real
+// path, followed by "/" when path names an area (see AreaPath).
+func LockPath(path, cwd string) (string, error) {
+	real, err := RealPath(path, cwd)
+	if err != nil {
+		return "", err
+	}
+	return AreaPath(path, real), nil
+}
+
+// AreaPath returns the lock path of a path written as path whose real path
+// is real: real followed by "/" when path names an area (it ends in "/",
+// or real is an existing folder), else real.
+func AreaPath(path, real string) string {
+	if store.IsArea(real) {
+		return real // the root
+	}
+	if strings.HasSuffix(path, "/") {
+		return real + "/"
+	}
+	if info, err := os.Stat(real); err == nil && info.IsDir() {
+		return real + "/"
+	}
+	return real
 }
 
 // state judges a slot read from the store.
@@ -218,6 +257,14 @@ func (l *Locker) Acquire(path, session string) (Lease, error) {
 // part of what they asked for. The leases come back in the order of paths
 // (a path named twice is locked once). When any path is held by another
 // session the error joins one *HeldError per held path.
+//
+// A path ending in "/", or an existing folder, is an area (see the package
+// documentation): it is refused while another session holds a fresh lock
+// at or below it or an area around it, and a path inside another
+// session's area is refused with HeldError.Via naming the area. Stale
+// locks of other sessions below an area are freed when it is taken. With
+// a store that cannot hold areas (no store.Areas), an area fails with
+// ErrNoAreas.
 func (l *Locker) AcquireAll(paths []string, session string) ([]Lease, error) {
 	if err := ValidateSession(session); err != nil {
 		return nil, err
@@ -242,7 +289,7 @@ func (l *Locker) AcquireAll(paths []string, session string) ([]Lease, error) {
 		index[i] = j
 	}
 	leases := make([]Lease, len(keys))
-	err := l.store.Transact(store.Create, keys, func(slots []store.Slot) ([]*store.Record, error) {
+	decide := func(slots, related []store.Slot) ([]*store.Record, []store.Slot, error) {
 		// Judged with every record held: a stale lock is taken over only by
 		// the process that read it here, so two takers are serialised and
 		// the second sees the first as a fresh owner.
@@ -254,7 +301,7 @@ func (l *Locker) AcquireAll(paths []string, session string) ([]Lease, error) {
 			if slot.Err != nil {
 				var stale bool
 				if corrupt, stale = l.staleCorrupt(slot, now); !stale {
-					return nil, fmt.Errorf("%s: %w", slot.Key.Path, slot.Err)
+					return nil, nil, fmt.Errorf("%s: %w", slot.Key.Path, slot.Err)
 				}
 				// Unreadable and unwritten for longer than the timeout:
 				// taken over like a dead owner's lock (Record is free).
@@ -272,11 +319,27 @@ func (l *Locker) AcquireAll(paths []string, session string) ([]Lease, error) {
 			}
 			next[i] = &store.Record{Session: session, Stamp: now, Path: s.Path}
 		}
-		if len(refusals) > 0 {
-			return nil, errors.Join(refusals...)
+		release, areaRefusals, err := l.judgeRelated(keys, related, session, now)
+		if err != nil {
+			return nil, nil, err
 		}
-		return next, nil
-	})
+		refusals = append(refusals, areaRefusals...)
+		if len(refusals) > 0 {
+			return nil, nil, errors.Join(refusals...)
+		}
+		return next, release, nil
+	}
+	var err error
+	if as, ok := l.store.(store.Areas); ok {
+		err = as.TransactAreas(store.Create, keys, decide)
+	} else if slices.ContainsFunc(keys, func(k store.Key) bool { return store.IsArea(k.Path) }) {
+		err = ErrNoAreas
+	} else {
+		err = l.store.Transact(store.Create, keys, func(slots []store.Slot) ([]*store.Record, error) {
+			next, _, err := decide(slots, nil)
+			return next, err
+		})
+	}
 	if err != nil {
 		return nil, wrapUnlessRefusal("acquire", err)
 	}
@@ -297,6 +360,49 @@ func (l *Locker) AcquireAll(paths []string, session string) ([]Lease, error) {
 	return out, nil
 }
 
+// judgeRelated judges the records that exclude keys through an area, read
+// in the same transaction (see store.DecideAreas): a fresh one of another
+// session refuses the key it covers or is covered by; a stale one of
+// another session is to be freed (the store does so only in a transaction
+// over an area, which alone must free them: a file inside a stale area
+// needs nothing freed). A record that cannot be read is an error unless
+// nobody has written it for longer than the timeout.
+func (l *Locker) judgeRelated(keys []store.Key, related []store.Slot, session string, now time.Time) (release []store.Slot, refusals []error, err error) {
+	exclusive := slices.ContainsFunc(keys, func(k store.Key) bool { return store.IsArea(k.Path) })
+	for _, slot := range related {
+		if slot.Err != nil {
+			if _, stale := l.staleCorrupt(slot, now); !stale {
+				return nil, nil, fmt.Errorf("%s: %w", name(slot), slot.Err)
+			}
+			continue
+		}
+		s := l.state(slot, now)
+		switch {
+		case s.Owner == "" || s.Owner == session:
+		case s.Stale:
+			if exclusive {
+				release = append(release, slot)
+			}
+		default:
+			for _, k := range keys {
+				if store.Overlap(k.Path, s.Path) {
+					refusals = append(refusals, &HeldError{Path: k.Path, Owner: s.Owner, Age: s.Age, Left: s.Left, Via: s.Path})
+					break
+				}
+			}
+		}
+	}
+	return release, refusals, nil
+}
+
+// name names a slot for an error: its path, else its store name.
+func name(slot store.Slot) string {
+	if slot.Key.Path != "" {
+		return slot.Key.Path
+	}
+	return slot.Key.Ref
+}
+
 // AcquireAllWait is AcquireAll retried while another session holds one of
 // the paths, until every path is taken, another error occurs, or ctx is
 // done; then the last refusal is returned. It retries as soon as the store
@@ -307,13 +413,29 @@ func (l *Locker) AcquireAll(paths []string, session string) ([]Lease, error) {
 func (l *Locker) AcquireAllWait(ctx context.Context, paths []string, session string) ([]Lease, error) {
 	// Watch before the first attempt, so that a release between a refusal
 	// and the wait is not missed.
-	changes, stop := l.watch(paths)
-	defer stop()
+	watched := slices.Clone(paths)
+	changes, stop := l.watch(watched)
+	defer func() { stop() }()
 	pause := 50 * time.Millisecond
 	for {
 		leases, err := l.AcquireAll(paths, session)
 		if !errors.Is(err, ErrLocked) {
 			return leases, err
+		}
+		// Refused through an area: its record is the one whose release
+		// frees the path, so it is watched too (watching starts again).
+		more := false
+		for _, e := range unjoin(err) {
+			var held *HeldError
+			if errors.As(e, &held) && held.Via != "" && !slices.Contains(watched, held.Via) {
+				watched = append(watched, held.Via)
+				more = true
+			}
+		}
+		if more {
+			stop()
+			changes, stop = l.watch(watched)
+			continue
 		}
 		// Retry when a lock file changes, when the lock that refused us
 		// expires, or after a growing pause that covers stores without
@@ -334,6 +456,14 @@ func (l *Locker) AcquireAllWait(ctx context.Context, paths []string, session str
 			pause = min(pause*3/2, time.Second)
 		}
 	}
+}
+
+// unjoin returns the errors joined in err, or err alone.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 // watch returns the store's change notifications for the locks of paths,
@@ -505,24 +635,65 @@ func (l *Locker) editKey(k store.Key, decide func(State) (*store.Record, error))
 // path without a lock is free. A stale lock is reported with Stale set and
 // is not Locked.
 func (l *Locker) IsLocked(path string) (State, error) {
+	return l.inspect(path, "")
+}
+
+// inspect is IsLocked as seen by session (any session when empty). When
+// the path's own record holds nothing fresh (or holds session's), a fresh
+// record related to it through an area is reported instead, with Via
+// naming it: an area that covers the path, or, for an area, a lock or
+// area inside it. Another session's is named before session's own.
+func (l *Locker) inspect(path, session string) (State, error) {
 	k, err := l.key(path)
 	if err != nil {
 		return State{}, fmt.Errorf("check %s: %w", path, err)
 	}
 	var s State
-	err = l.store.Transact(store.Read, []store.Key{k}, func(slots []store.Slot) ([]*store.Record, error) {
+	decide := func(slots, related []store.Slot) ([]*store.Record, []store.Slot, error) {
 		now := l.now()
 		if slots[0].Err != nil {
 			corrupt, stale := l.staleCorrupt(slots[0], now)
 			if !stale {
-				return nil, slots[0].Err
+				return nil, nil, slots[0].Err
 			}
 			s = l.corruptState(slots[0], corrupt, now)
-			return nil, nil
+		} else {
+			s = l.state(slots[0], now)
 		}
-		s = l.state(slots[0], now)
-		return nil, nil
-	})
+		if s.Locked() && (session == "" || s.Owner != session) {
+			return nil, nil, nil
+		}
+		var own *State
+		for _, slot := range related {
+			if slot.Err != nil || !store.Overlap(slot.Record.Path, s.Path) {
+				continue
+			}
+			a := l.state(slot, now)
+			if !a.Locked() {
+				continue
+			}
+			via := State{Path: s.Path, Ref: s.Ref, Owner: a.Owner, Stamp: a.Stamp, Age: a.Age, Left: a.Left, Via: a.Path}
+			if session == "" || a.Owner != session {
+				s = via
+				return nil, nil, nil
+			}
+			if own == nil {
+				own = &via
+			}
+		}
+		if own != nil && !s.Locked() {
+			s = *own
+		}
+		return nil, nil, nil
+	}
+	if as, ok := l.store.(store.Areas); ok {
+		err = as.TransactAreas(store.Read, []store.Key{k}, decide)
+	} else {
+		err = l.store.Transact(store.Read, []store.Key{k}, func(slots []store.Slot) ([]*store.Record, error) {
+			_, _, err := decide(slots, nil)
+			return nil, err
+		})
+	}
 	if err != nil {
 		return State{}, fmt.Errorf("check %s: %w", k.Path, err)
 	}
@@ -534,7 +705,7 @@ func (l *Locker) IsLocked(path string) (State, error) {
 // can act on, who holds the path, or that a stale lock will be taken over.
 // Nothing is modified.
 func (l *Locker) CheckAndWarn(path, session string) (Check, error) {
-	s, err := l.IsLocked(path)
+	s, err := l.inspect(path, session)
 	if err != nil {
 		return Check{}, err
 	}
@@ -549,7 +720,7 @@ func (l *Locker) CheckAndWarn(path, session string) (Check, error) {
 			s.Path, s.Owner, roundDuration(s.Age))
 	default:
 		c.OK = false
-		c.Warning = (&HeldError{Path: s.Path, Owner: s.Owner, Age: s.Age, Left: s.Left}).Error() +
+		c.Warning = (&HeldError{Path: s.Path, Owner: s.Owner, Age: s.Age, Left: s.Left, Via: s.Via}).Error() +
 			"; do not modify it"
 	}
 	return c, nil

@@ -532,7 +532,7 @@ func writeTable(b *bytes.Buffer, doc Document) {
 			}
 			writeCell(b, v)
 		}
-		for _, list := range [][]string{s.Todo.Past, s.Todo.Present, s.Todo.Future, s.Space, s.DoNotTouch} {
+		for _, list := range [][]string{s.Todo.Past, s.Todo.Present, s.Todo.Future, s.MarkedSpace(), s.DoNotTouch} {
 			b.WriteString(" | ")
 			writeCells(b, list)
 		}
@@ -543,6 +543,31 @@ func writeTable(b *bytes.Buffer, doc Document) {
 		b.WriteString(" |\n")
 	}
 }
+
+// HeldArea reports whether the space entry entry is held by s as an area
+// lock: an area path (ending in "/", as register --claim writes it) that
+// s's do_not_touch lists, as acquiring the area made it.
+func (s *Session) HeldArea(entry string) bool {
+	return store.IsArea(entry) && slices.Contains(s.DoNotTouch, entry)
+}
+
+// MarkedSpace is s's space as tables show it: an entry held as an area
+// followed by " (area)". The frontmatter keeps the entries themselves.
+func (s *Session) MarkedSpace() []string {
+	out, cloned := s.Space, false
+	for i, e := range s.Space {
+		if s.HeldArea(e) {
+			if !cloned {
+				out, cloned = slices.Clone(s.Space), true
+			}
+			out[i] = e + " " + AreaMark
+		}
+	}
+	return out
+}
+
+// AreaMark follows a space entry held as an area in tables.
+const AreaMark = "(area)"
 
 // shownStatus is the status the table shows for s: StatusIdle for a
 // working session the registry's Idle option named, else its own.

@@ -25,6 +25,7 @@ type Acquire struct {
 	Note       string   `json:"note,omitempty"`
 	Age        *float64 `json:"age,omitempty"`        // on refusal: seconds since its renewal
 	ExpiresIn  *float64 `json:"expires_in,omitempty"` // on refusal: seconds until it is stale
+	Via        string   `json:"via,omitempty"`        // on refusal through an area: the area covering path, or what the area path overlaps
 }
 
 // Acquired reports a lease taken, renewed or taken over.
@@ -47,12 +48,20 @@ func Acquired(l core.Lease) (Acquire, string) {
 // that tells an agent what to do instead.
 func AcquireRefused(held *core.HeldError, waited time.Duration) (Acquire, string) {
 	age, left := Seconds(held.Age), Seconds(held.Left)
-	rec := Acquire{Kind: KindLock, Path: held.Path, SessionID: held.Owner, Age: &age, ExpiresIn: &left, Note: "held by another session"}
-	msg := linef("agentlock: %s is locked by %s (renewed %s ago, expires in %s if not renewed)",
-		held.Path, held.Owner, Human(held.Age), Human(held.Left))
+	rec := Acquire{Kind: KindLock, Path: held.Path, SessionID: held.Owner, Age: &age, ExpiresIn: &left, Note: "held by another session", Via: held.Via}
+	what := linef("%s is locked by %s", held.Path, held.Owner)
+	switch {
+	case held.Via == "":
+	case strings.HasSuffix(held.Via, "/") && strings.HasPrefix(held.Path+"/", held.Via):
+		rec.Note = "inside an area held by another session"
+		what = linef("%s is inside area %s held by %s", held.Path, held.Via, held.Owner)
+	default:
+		rec.Note = "the area overlaps a lock of another session"
+		what = linef("area %s overlaps %s held by %s", held.Path, held.Via, held.Owner)
+	}
+	msg := linef("agentlock: %s (renewed %s ago, expires in %s if not renewed)", what, Human(held.Age), Human(held.Left))
 	if waited > 0 {
-		msg = linef("agentlock: gave up after %s: %s is still locked by %s (renewed %s ago)",
-			Human(waited), held.Path, held.Owner, Human(held.Age))
+		msg = linef("agentlock: gave up after %s: %s, still (renewed %s ago)", Human(waited), what, Human(held.Age))
 	}
 	return rec, msg + ".\n" + linef("Do not modify it and do not work around this: wait with `%s`, work on something else, or ask %s.",
 		WaitCommand(held.Path), held.Owner)
@@ -112,11 +121,12 @@ type Check struct {
 	OK         bool     `json:"ok"`              // the asking session may modify the path
 	Owner      string   `json:"owner,omitempty"` // the owner, when locked
 	Warning    string   `json:"warning,omitempty"`
+	Via        string   `json:"via,omitempty"` // when the path is held through an area: the area covering it
 }
 
 // Checked reports one path of a check.
 func Checked(chk core.Check) (Check, string) {
-	rec := Check{Kind: KindLock, Path: chk.Path, OK: chk.OK, Warning: chk.Warning}
+	rec := Check{Kind: KindLock, Path: chk.Path, OK: chk.OK, Warning: chk.Warning, Via: chk.Via}
 	switch {
 	case chk.Owner == "":
 		rec.State = "free"
@@ -127,12 +137,20 @@ func Checked(chk core.Check) (Check, string) {
 	}
 	age, left := Seconds(chk.Age), Seconds(chk.Left)
 	rec.Locked, rec.SessionID, rec.Owner, rec.Age, rec.ExpiresIn = true, chk.Owner, chk.Owner, &age, &left
+	how := "locked"
+	switch {
+	case chk.Via == "":
+	case strings.HasSuffix(chk.Via, "/") && strings.HasPrefix(chk.Path+"/", chk.Via):
+		how = "inside area " + chk.Via + " held"
+	default:
+		how = "an area over " + chk.Via + ", held"
+	}
 	if chk.OK {
 		rec.State = "locked-by-me"
-		return rec, linef("%s: locked by you (%s), expires in %s", chk.Path, chk.Owner, Human(chk.Left))
+		return rec, linef("%s: %s by you (%s), expires in %s", chk.Path, how, chk.Owner, Human(chk.Left))
 	}
 	rec.State = "locked"
-	return rec, linef("%s: locked by %s (renewed %s ago, expires in %s)", chk.Path, chk.Owner, Human(chk.Age), Human(chk.Left))
+	return rec, linef("%s: %s by %s (renewed %s ago, expires in %s)", chk.Path, how, chk.Owner, Human(chk.Age), Human(chk.Left))
 }
 
 // Heartbeat is the record of one renewal.

@@ -21,6 +21,7 @@ type Status struct {
 	Age       *float64 `json:"age,omitempty"`
 	ExpiresIn *float64 `json:"expires_in,omitempty"`
 	Error     string   `json:"error,omitempty"` // why a corrupt record cannot be read
+	Area      bool     `json:"area,omitempty"`  // an area lock: the folder path (ending in "/") and everything below it
 }
 
 // Statuses reports a listing: every held or stale lock (free ones too with
@@ -28,7 +29,7 @@ type Status struct {
 func Statuses(states []core.State, problems []error, withFree bool) []Status {
 	var out []Status
 	for _, s := range states {
-		rec := Status{Kind: KindLock, Path: s.Path, File: s.Ref, State: "free"}
+		rec := Status{Kind: KindLock, Path: s.Path, File: s.Ref, State: "free", Area: s.Area()}
 		if s.Owner != "" {
 			age, left := Seconds(s.Age), Seconds(max(s.Left, 0))
 			rec.SessionID, rec.Age, rec.ExpiresIn, rec.State = s.Owner, &age, &left, "locked"
@@ -72,7 +73,11 @@ func WriteStatusTable(w io.Writer, records []Status, root string) error {
 		if r.Error != "" {
 			problems = append(problems, linef("%s: %s", path, r.Error))
 		}
-		rows = append(rows, []string{Escape(Rel(root, path)), Shorten(Escape(owner), maxIDWidth), age, left, Escape(r.State)})
+		state := Escape(r.State)
+		if r.Area {
+			state += " (area)"
+		}
+		rows = append(rows, []string{Escape(Rel(root, path)), Shorten(Escape(owner), maxIDWidth), age, left, state})
 	}
 	if err := writeFitted(w, rows, 0); err != nil {
 		return err
@@ -224,7 +229,7 @@ func WriteSessionTable(w io.Writer, sessions []core.Session, idle map[string]boo
 			{"todo past", list(s.Todo.Past)},
 			{"todo present", list(s.Todo.Present)},
 			{"todo future", list(s.Todo.Future)},
-			{"space", rel(s.Space)},
+			{"space", space(s, root)},
 			{"do not touch", rel(s.DoNotTouch)},
 			{"issues", s.Issues},
 			{"handoff", Rel(root, s.Handoff)},
@@ -234,6 +239,19 @@ func WriteSessionTable(w io.Writer, sessions []core.Session, idle map[string]boo
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// space shows s's space relative to root, the entries held as areas
+// marked (see core.Session.MarkedSpace).
+func space(s core.Session, root string) string {
+	out := make([]string, len(s.Space))
+	for i, e := range s.Space {
+		out[i] = Rel(root, e)
+		if s.HeldArea(e) {
+			out[i] += " " + core.AreaMark
+		}
+	}
+	return list(out)
 }
 
 // shownStatus is s's status for people: idle for a working session in idle.

@@ -48,6 +48,11 @@ func Rel(root, path string) string {
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return path
 	}
+	if strings.HasSuffix(path, "/") && rel != "." {
+		rel += "/" // an area
+	} else if strings.HasSuffix(path, "/") {
+		rel = "./"
+	}
 	return rel
 }
 

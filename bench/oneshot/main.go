@@ -49,8 +49,9 @@ func main() {
 	contend := flag.Duration("contend", 3*time.Second, "how long 16 processes contend for one path")
 	only := flag.String("only", "", "run only this part: table, wait or contention")
 	floors := flag.String("floors", "", "comma-separated programs timed as floors: a Go hello-world, one linking agentlock's libraries")
+	scanFloor := flag.String("scanfloor", "", "program timed as the floor of the status row: it reads every lock file of the folder it is given (bench/floor/scan)")
 	flag.Parse()
-	if err := run(*bin, *n, *many, *contend, *only, *floors); err != nil {
+	if err := run(*bin, *n, *many, *contend, *only, *floors, *scanFloor); err != nil {
 		fmt.Fprintln(os.Stderr, "oneshot:", err)
 		os.Exit(1)
 	}
@@ -61,7 +62,7 @@ type bench struct {
 	bin, flock, dir string
 }
 
-func run(bin string, n, many int, contend time.Duration, only, floors string) error {
+func run(bin string, n, many int, contend time.Duration, only, floors, scanFloor string) error {
 	flockBin, err := exec.LookPath("flock")
 	if err != nil {
 		return fmt.Errorf("flock(1) is the baseline and is not on PATH: %w", err)
@@ -165,6 +166,11 @@ func run(bin string, n, many int, contend time.Duration, only, floors string) er
 		if f != "" {
 			scenarios = append(scenarios, scenario{name: "floor: " + filepath.Base(f), cmd: []string{f}})
 		}
+	}
+	// What any consistent scan of the status row's folder costs: per
+	// file a status, open, shared flock, read and close, nothing else.
+	if scanFloor != "" {
+		scenarios = append(scenarios, scenario{name: fmt.Sprintf("floor: scan (%d locks)", many), cmd: []string{scanFloor, filepath.Join(dir, "big", "locks")}})
 	}
 	// The registered rows time the renewal of a path already mirrored:
 	// take it once before timing.

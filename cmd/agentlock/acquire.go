@@ -34,10 +34,16 @@ already holds it. Several paths are taken all together or not at all.
 A lock held by another session and renewed within the timeout is never taken;
 an expired (stale) one is taken over and its previous owner reported.
 
+An existing folder, or a path written with a final "/", is an area: its lock
+covers the folder and every path below it. While a session holds an area, no
+other session may take a path inside it, nor an area around or inside it; the
+holder may (its files are then locked one by one too).
+
 Exit 0: every path is yours. Exit 1: another session holds one of them; do not
 modify it, and do not work around the refusal. Wait (--wait) or ask the holder.`,
 		Example: `  agentlock acquire src/auth.py claude-1
   agentlock acquire --session claude-1 src/a.go src/b.go
+  agentlock acquire src/auth/ --session claude-1
   agentlock acquire --wait 90s src/auth.py --session claude-1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Command, opts.Args = cmd.CommandPath(), args
@@ -72,7 +78,10 @@ func acquireRun(opts *AcquireOptions) error {
 	leases, warning, err := ws.Acquire(paths, session)
 	if errors.Is(err, core.ErrLocked) && opts.Wait > 0 {
 		var held *core.HeldError
-		if errors.As(err, &held) {
+		switch {
+		case errors.As(err, &held) && held.Via != "":
+			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s is held through %s by %s; waiting up to %s...", held.Path, held.Via, held.Owner, report.Human(opts.Wait)))
+		case held != nil:
 			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s is locked by %s; waiting up to %s...", held.Path, held.Owner, report.Human(opts.Wait)))
 		}
 		keepCollecting()
@@ -133,7 +142,7 @@ func reportRefusal(out printer, paths []string, err error, waited time.Duration)
 	for _, p := range paths {
 		// Resolve each path again to line it up with the refusals, which
 		// name real paths.
-		real, rerr := core.RealPath(p, "")
+		real, rerr := core.LockPath(p, "")
 		if rerr != nil {
 			return rerr
 		}

@@ -94,6 +94,10 @@ func TestRealPathMatchesPython(t *testing.T) {
 		requireExit(t, 0, want)
 		got := s.runIn(root, "check", "--json", c)
 		requireExit(t, 0, got)
-		assert.Equal(t, strings.TrimSpace(want.Stdout), oneJSON(t, got)["path"], "realpath of %q", c)
+		real := strings.TrimSpace(want.Stdout)
+		if info, err := os.Stat(real); err == nil && info.IsDir() {
+			real += "/" // an existing folder names its area (issue 15)
+		}
+		assert.Equal(t, real, oneJSON(t, got)["path"], "realpath of %q", c)
 	}
 }

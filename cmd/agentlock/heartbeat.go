@@ -208,7 +208,7 @@ func renewPaths(out printer, locker *core.Locker, paths []string, session string
 			err = out.diagnose(report.RenewRefused(notOwner, session))
 		case errors.Is(err, core.ErrNoLock):
 			lost = true
-			real, rerr := core.RealPath(p, "")
+			real, rerr := core.LockPath(p, "")
 			if rerr != nil {
 				return rerr
 			}

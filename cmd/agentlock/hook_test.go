@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -249,4 +250,31 @@ func TestHookWithFewFileDescriptorsNeverAllowsUnlocked(t *testing.T) {
 	}
 	assert.NotZero(t, denied, "some limit is too low to check the edit")
 	assert.NotZero(t, allowed, "some limit is enough")
+}
+
+// An edit inside another session's area is denied by the hook of every
+// harness, naming the area and its holder; inside the session's own area
+// it goes through.
+func TestHookDeniesAnEditInsideAnotherSessionsArea(t *testing.T) {
+	p := hookProject(t)
+	requireExit(t, 0, p.run("acquire", "--session", "area-holder", "src/"))
+	a := filepath.Join(p.dir, "src/a.go")
+	payloads := map[string]string{
+		"claude": claudeEdit("c1", p.dir, a),
+		"codex":  codexPatch("x1", p.dir, "*** Update File: src/a.go\n"),
+		"gemini": geminiWrite("g1", p.dir, "src/a.go"),
+		"kimi":   kimiWrite("k1", p.dir, "src/a.go"),
+	}
+	for _, agent := range []string{"claude", "codex", "gemini", "kimi"} {
+		t.Run(agent, func(t *testing.T) {
+			r := harness(t).Run(t, proctest.Cmd{Args: []string{"hook", agent, "pre-edit"}, Env: p.env, Dir: p.dir, Stdin: payloads[agent]})
+			requireDenied(t, agent, r, "area-holder")
+			assert.Contains(t, deniedReason(t, agent, r), "inside area "+filepath.Join(p.dir, "src")+"/", "the area is named")
+			assert.Empty(t, p.owner("src/a.go"), "nothing taken")
+		})
+	}
+	// The holder's own edit inside its area goes through, and locks the file.
+	r := harness(t).Run(t, proctest.Cmd{Args: []string{"hook", "claude", "pre-edit"}, Env: append(slices.Clone(p.env), "AGENTLOCK_SESSION=area-holder"), Dir: p.dir, Stdin: claudeEdit("c1", p.dir, a)})
+	require.Empty(t, deniedReason(t, "claude", r), "%s", r)
+	require.Equal(t, "area-holder", p.owner("src/a.go"))
 }

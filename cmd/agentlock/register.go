@@ -12,6 +12,7 @@ import (
 	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/integrations/all"
 	"github.com/agentlock/agentlock/internal/procs"
+	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -26,6 +27,8 @@ type RegisterOptions struct {
 	// session (the wrapper scripts pass their own PID).
 	AgentPID                                           int
 	Provider, AIVersion, WorkingOn, Space, TodoPresent string
+	// Claim takes the session's space entries as area locks, all or none.
+	Claim bool
 }
 
 func newCmdRegister(f *Factory, runF func(*RegisterOptions) error) *cobra.Command {
@@ -39,13 +42,20 @@ only the fields given, keeping the others (its start, the paths it holds, its
 todo lists and notes). Lists are
 comma-separated. Flags may replace the positional arguments.
 
+With --claim, the session's space entries are then taken as area locks (each
+a folder and every path below it), all of them or none, and written back as
+their real paths ending in "/"; show and the registry's table mark them
+"(area)" while they are held. A refusal (exit 1) names the holders; the
+session stays registered.
+
 Without a session, the session known here (see agentlock whoami); a typed id
 that is not that session is refused. The provider defaults to the agent's
 (from the session's prefix: claude-, codex-, gemini-, kimi-), the AI version
 to "unknown"; what the session works on is required.`,
 		Example: `  agentlock register --working-on "refactor auth"
   agentlock register claude-1 anthropic claude-opus-4 "refactor auth" src/auth,tests/auth "split login()"
-  agentlock register codex-2 --provider openai --ai-version gpt-5-codex --working-on "fix CI"`,
+  agentlock register codex-2 --provider openai --ai-version gpt-5-codex --working-on "fix CI"
+  agentlock register --working-on "refactor auth" --space src/auth,tests/auth --claim`,
 		Args: cobra.MaximumNArgs(6),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Command = cmd.CommandPath()
@@ -65,6 +75,7 @@ to "unknown"; what the session works on is required.`,
 	fl.StringVar(&opts.WorkingOn, "working-on", "", "what the session works on, in a sentence")
 	fl.StringVar(&opts.Space, "space", "", "comma-separated paths or areas the session works in")
 	fl.StringVar(&opts.TodoPresent, "todo-present", "", "comma-separated tasks in progress")
+	fl.BoolVar(&opts.Claim, "claim", false, "take the session's space entries as area locks (all or none)")
 	fl.IntVar(&opts.AgentPID, "agent-pid", 0, "record this process as the session's agent process, so that commands run under it find the session (the wrapper scripts pass their own)")
 	return cmd
 }
@@ -115,7 +126,56 @@ func registerRun(opts *RegisterOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.Claim {
+		return claimSpace(opts.IO, c, ws, s)
+	}
 	return printSession(opts.IO, c, reg, s, "registered")
+}
+
+// claimSpace takes the space entries of the registered session s as area
+// locks, all or none, writes them back to its space as the areas' paths
+// (so that show and the table mark them), and reports the session and
+// each lock.
+func claimSpace(io *IOStreams, c *config, ws *workspace.Workspace, s core.Session) error {
+	out := newPrinter(io, c)
+	if len(s.Space) == 0 {
+		return usagef("register --claim needs a space (--space src/auth,tests/auth)")
+	}
+	areas := make([]string, len(s.Space))
+	for i, e := range s.Space {
+		if !strings.HasSuffix(e, "/") {
+			e += "/"
+		}
+		areas[i] = e
+	}
+	leases, warning, err := ws.Acquire(areas, s.SessionID)
+	if errors.Is(err, core.ErrLocked) {
+		fmt.Fprintf(io.ErrOut, "agentlock: registered %s, but its space was not claimed:\n", s.SessionID)
+		return reportRefusal(out, areas, err, 0)
+	}
+	if err != nil {
+		return fmt.Errorf("registered %s, but its space was not claimed: %w", s.SessionID, err)
+	}
+	warn(io, warning)
+	reg := ws.Registry()
+	claimed, err := reg.Update(s.SessionID, func(old *core.Session) {
+		old.Space = old.Space[:0]
+		for _, l := range leases {
+			old.Space = append(old.Space, l.Path)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if err := printSession(io, c, reg, claimed, "registered"); err != nil {
+		return err
+	}
+	for _, l := range leases {
+		if err := out.emit(report.Acquired(l)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // apply re-registers an existing entry: working again, with the fields

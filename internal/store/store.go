@@ -181,3 +181,56 @@ func (e *BusyError) Error() string {
 
 // Is makes errors.Is(err, ErrBusy) true.
 func (e *BusyError) Is(target error) bool { return target == ErrBusy }
+
+// IsArea reports whether a lock record's path names an area: a folder and
+// every path below it, written with a final "/".
+func IsArea(path string) bool { return len(path) > 0 && path[len(path)-1] == '/' }
+
+// Covers reports whether the area area (a path ending in "/") covers path:
+// path is the area's folder itself, or lies below it. An area covers an
+// area below it too.
+func Covers(area, path string) bool {
+	if !IsArea(area) {
+		return false
+	}
+	return len(path) >= len(area) && path[:len(area)] == area || path+"/" == area
+}
+
+// Overlap reports whether the lock records of the paths a and b exclude
+// each other through an area: one of them is an area that covers the
+// other. Two file paths never overlap; a path does not overlap itself.
+func Overlap(a, b string) bool {
+	if a == b {
+		return false
+	}
+	return Covers(a, b) || Covers(b, a)
+}
+
+// DecideAreas decides an area-aware transaction (see Areas). slots are the
+// records of the transaction's keys, as for Decide; related are the
+// records that may exclude them through an area, each read atomically:
+// for every key, the held areas that cover it, and, for an area key, the
+// records at or below it and the areas it overlaps (in a Read transaction,
+// only those that are not free, as a scan read them). next has one entry per
+// slot, as Decide's answer. release names related records to free because
+// they are stale (only in an exclusive transaction, one with an area key):
+// the store frees each one only if it still holds what related showed,
+// before writing next; when one changed meanwhile, the store runs the
+// whole transaction again, decide included.
+type DecideAreas func(slots []Slot, related []Slot) (next []*Record, release []Slot, err error)
+
+// Areas is implemented by the lock stores that can hold area locks. An
+// area lock is an ordinary record whose path ends in "/": while a session
+// holds it, no other session may hold a record at or below it, nor an
+// area that covers it. Deciding that needs the records around a key, read
+// in the same atomic step, which TransactAreas gives.
+type Areas interface {
+	// TransactAreas is Transact(mode, keys, …) that also reads, in the
+	// same atomic step, the records related to keys (see DecideAreas).
+	// mode is Read or Create. A transaction whose keys name an area is
+	// exclusive: no other area-aware Create transaction of the same lock
+	// folders runs at the same time, so what it reads below its areas
+	// stays true until it has written. Otherwise, in Create mode, it
+	// excludes only the area transactions and the writers of its own keys.
+	TransactAreas(mode Mode, keys []Key, decide DecideAreas) error
+}

@@ -1,0 +1,118 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/internal/store"
+	"github.com/agentlock/agentlock/internal/store/filestore"
+)
+
+// areaLocker is a Locker on a fresh lock folder, paths taken from a
+// project folder beside it, and the project folder.
+func areaLocker(t *testing.T) (*Locker, string, string) {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	project, locks := filepath.Join(root, "p"), filepath.Join(root, "locks")
+	require.NoError(t, os.MkdirAll(filepath.Join(project, "src/auth"), 0o755))
+	l := NewLocker(&filestore.Locks{DirFor: func(string) (string, error) { return locks, nil }, ScanDir: locks}, Options{Cwd: project})
+	return l, project, locks
+}
+
+func TestAreaCoversPathsBelowIt(t *testing.T) {
+	l, project, _ := areaLocker(t)
+	lease, err := l.Acquire("src/auth", "s1") // an existing folder: an area
+	require.NoError(t, err)
+	area := filepath.Join(project, "src/auth") + "/"
+	assert.Equal(t, area, lease.Path)
+
+	_, err = l.Acquire("src/auth/deep/f.go", "s2")
+	var held *HeldError
+	require.ErrorAs(t, err, &held)
+	assert.Equal(t, area, held.Via)
+	assert.Equal(t, "s1", held.Owner)
+	assert.Contains(t, err.Error(), "inside area "+area+" held by s1")
+
+	s, err := l.IsLocked("src/auth/deep/f.go")
+	require.NoError(t, err)
+	assert.True(t, s.Locked())
+	assert.Equal(t, "s1", s.Owner)
+	assert.Equal(t, area, s.Via)
+
+	_, err = l.Acquire("src/auth/deep/f.go", "s1")
+	require.NoError(t, err, "inside its own area")
+	_, err = l.Acquire("src/", "s2")
+	require.ErrorAs(t, err, &held)
+	assert.Equal(t, filepath.Join(project, "src")+"/", held.Path)
+
+	_, err = l.Acquire("src/main.go", "s2")
+	require.NoError(t, err, "beside the area")
+
+	_, err = l.Release("src/auth/", "s1")
+	require.NoError(t, err)
+	_, err = l.Acquire("src/auth/other.go", "s2")
+	require.NoError(t, err, "a released area covers nothing")
+}
+
+func TestAreaTakesOverStaleLocksBelowIt(t *testing.T) {
+	l, project, locks := areaLocker(t)
+	below := filepath.Join(project, "src/auth/f.go")
+	stamp := float64(time.Now().Add(-time.Hour).UnixMicro()) / 1e6
+	require.NoError(t, os.MkdirAll(locks, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(locks, filestore.LockFileName(below)), fmt.Appendf(nil, "crashed|%.6f|%s", stamp, below), 0o644))
+	_, err := l.Acquire("src/auth/", "s1")
+	require.NoError(t, err)
+	s, err := l.IsLocked(below)
+	require.NoError(t, err)
+	assert.Equal(t, "s1", s.Owner, "the stale lock below was freed; the area covers the path")
+	assert.NotEmpty(t, s.Via)
+	// Its owner cannot renew it any more.
+	_, err = l.Heartbeat(below, "crashed")
+	assert.ErrorIs(t, err, ErrNoLock)
+}
+
+// noAreas is a lock store that cannot hold areas.
+type noAreas struct{ store.Locks }
+
+func TestAreaRefusedByAStoreWithoutAreas(t *testing.T) {
+	l, _, locks := areaLocker(t)
+	plain := NewLocker(noAreas{&filestore.Locks{DirFor: func(string) (string, error) { return locks, nil }, ScanDir: locks}}, Options{Cwd: l.cwd})
+	_, err := plain.Acquire("src/auth/", "s1")
+	assert.ErrorIs(t, err, ErrNoAreas)
+	_, err = plain.Acquire("src/auth/f.go", "s1")
+	assert.NoError(t, err, "files work as before")
+}
+
+func TestWaitForAPathInsideAnAreaEndsWithItsRelease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits in real time")
+	}
+	l, _, _ := areaLocker(t)
+	_, err := l.Acquire("src/auth/", "s1")
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, err := l.AcquireAllWait(ctx, []string{"src/auth/f.go"}, "s2")
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	_, err = l.Release("src/auth/", "s1")
+	require.NoError(t, err)
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(5 * time.Second):
+		t.Fatal(errors.New("the waiter was not woken by the area's release"))
+	}
+}
