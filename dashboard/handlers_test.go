@@ -429,3 +429,23 @@ func TestEventsStreamPushesChanges(t *testing.T) {
 	assert.Contains(t, data[1], `"kind":"change"`)
 	assert.Contains(t, data[1], `"held":1`)
 }
+
+// An area lock (a folder and everything below it) shows as an area, and a
+// stale one is released from the page like a file's.
+func TestAreaLockShownAndReleased(t *testing.T) {
+	f := newFixture(t, Options{})
+	require.NoError(t, os.Mkdir(filepath.Join(f.root, "src", "auth"), 0o755))
+	ws, err := workspace.Open(f.root, workspace.Settings{UserHome: filepath.Join(f.root, "user"), Now: func() time.Time { return time.Now().Add(-time.Hour) }})
+	require.NoError(t, err)
+	leases, err := ws.Locker().AcquireAll([]string{filepath.Join(f.root, "src", "auth") + "/"}, "gone-1")
+	require.NoError(t, err)
+	area := leases[0].Path
+	require.True(t, strings.HasSuffix(area, "/"), area)
+	page := f.get(t, "/").Body.String()
+	assert.Contains(t, page, `<code class="path">src/auth/</code>`)
+	assert.Contains(t, page, `class="badge area"`)
+	st := f.stateOf(t, area)
+	rec := f.release(t, releaseRequest{Path: area, SessionID: "gone-1", Stamp: stampString(st.Stamp)}, nil)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	assert.Empty(t, f.stateOf(t, area).Owner)
+}

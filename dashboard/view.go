@@ -49,6 +49,7 @@ type lockView struct {
 	Owner      string
 	State      string // locked, stale
 	Stale      bool
+	Area       bool // an area lock: the folder and everything below it
 	Age, Left  string
 	Stamp      string // stampString of the record
 	Orphaned   bool
@@ -93,7 +94,10 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 		lv := lockView{
 			Path: report.Rel(s.ws.Project, l.Name()), Real: l.Path, File: l.Ref, Owner: l.Owner, State: "locked",
 			Age: report.Human(l.Age), Left: report.Human(max(l.Left, 0)), Stamp: stampString(l.Stamp),
-			Orphaned: orphaned(l.Owner, working, known),
+			Orphaned: orphaned(l.Owner, working, known), Area: l.Area(),
+		}
+		if lv.Area && !strings.HasSuffix(lv.Path, "/") {
+			lv.Path += "/" // report.Rel cleans the area's trailing slash away
 		}
 		if l.Stale {
 			lv.State, lv.Stale = "stale", true
