@@ -545,6 +545,41 @@ func (l *Locker) ForceRelease(path string) (State, error) {
 	return released, nil
 }
 
+// ForceReleaseIf is ForceRelease on a condition judged inside the same
+// critical section as the release: allow sees the lock's current state and
+// returns nil to release it, or an error to leave it untouched (the error
+// is returned as it is, unwrapped, so that a caller matches its own
+// types). A front end that showed a person a lock and asks to release
+// "that one" passes a condition that compares owner and stamp: nothing
+// can change the record between the check and the write. A record that
+// cannot be read is never released this way (ForceRelease is for that);
+// a path with no lock file is not created.
+func (l *Locker) ForceReleaseIf(path string, allow func(State) error) (State, error) {
+	k, err := l.key(path)
+	if err != nil {
+		return State{}, fmt.Errorf("force release %s: %w", path, err)
+	}
+	var released State
+	var refused error
+	err = l.store.Transact(store.Update, []store.Key{k}, func(slots []store.Slot) ([]*store.Record, error) {
+		if slots[0].Err != nil {
+			return nil, slots[0].Err
+		}
+		released = l.state(slots[0], l.now())
+		if refused = allow(released); refused != nil {
+			return nil, refused
+		}
+		return []*store.Record{{}}, nil
+	})
+	if refused != nil {
+		return released, refused
+	}
+	if err != nil {
+		return State{}, fmt.Errorf("force release %s: %w", k.Path, err)
+	}
+	return released, nil
+}
+
 // Heartbeat renews the lock on path held by session, so that its age starts
 // again from zero. It fails with ErrNoLock when the path has no lock (and
 // creates nothing), and with a *NotOwnerError when another session holds it.

@@ -268,6 +268,61 @@ func (w *Workspace) idle(sessions []core.Session) map[string]bool {
 	return w.settings.idleWith(w.lockStore)(sessions)
 }
 
+// IdleAmong is Idle for a caller that has just listed the lock folder
+// (a dashboard): locks are the states of that listing, so that the folder
+// is not read a second time.
+func (w *Workspace) IdleAmong(sessions []core.Session, locks []core.State) map[string]bool {
+	now, timeout := w.settings.clockAndTimeout()
+	quiet := quietSessions(sessions, now(), timeout)
+	if len(quiet) == 0 {
+		return nil
+	}
+	return idleOf(quiet, locks)
+}
+
+// clockAndTimeout returns the settings' clock and staleness timeout, the
+// defaults filled in.
+func (s Settings) clockAndTimeout() (func() time.Time, time.Duration) {
+	now, timeout := time.Now, s.Timeout
+	if s.Now != nil {
+		now = s.Now
+	}
+	if timeout <= 0 {
+		timeout = core.DefaultTimeout
+	}
+	return now, timeout
+}
+
+// quietSessions returns the ids of the working sessions registered longer
+// than timeout before now: idle unless they hold a live lock.
+func quietSessions(sessions []core.Session, now time.Time, timeout time.Duration) []string {
+	var quiet []string
+	for i := range sessions {
+		started, ok := sessions[i].Started()
+		if sessions[i].IsSession() && sessions[i].Status == core.StatusWorking && ok && now.Sub(started) > timeout {
+			quiet = append(quiet, sessions[i].SessionID)
+		}
+	}
+	return quiet
+}
+
+// idleOf returns the sessions of quiet that hold no live lock among locks.
+func idleOf(quiet []string, locks []core.State) map[string]bool {
+	held := map[string]bool{}
+	for _, l := range locks {
+		if l.Owner != "" && !l.Stale {
+			held[l.Owner] = true
+		}
+	}
+	idle := map[string]bool{}
+	for _, id := range quiet {
+		if !held[id] {
+			idle[id] = true
+		}
+	}
+	return idle
+}
+
 // idleIn is the core.RegistryOptions.Idle of a registry whose sessions
 // keep their locks in lockDir. When the lock folder cannot be listed no
 // session is called idle: idle is a hint, and a wrong one would invite
@@ -281,20 +336,8 @@ func (s Settings) idleIn(lockDir string) func([]core.Session) map[string]bool {
 // idleWith is idleIn on the lock store that locks returns.
 func (s Settings) idleWith(locks func() store.Locks) func([]core.Session) map[string]bool {
 	return func(sessions []core.Session) map[string]bool {
-		now, timeout := time.Now, s.Timeout
-		if s.Now != nil {
-			now = s.Now
-		}
-		if timeout <= 0 {
-			timeout = core.DefaultTimeout
-		}
-		var quiet []string
-		for i := range sessions {
-			started, ok := sessions[i].Started()
-			if sessions[i].IsSession() && sessions[i].Status == core.StatusWorking && ok && now().Sub(started) > timeout {
-				quiet = append(quiet, sessions[i].SessionID)
-			}
-		}
+		now, timeout := s.clockAndTimeout()
+		quiet := quietSessions(sessions, now(), timeout)
 		if len(quiet) == 0 {
 			return nil
 		}
@@ -302,18 +345,6 @@ func (s Settings) idleWith(locks func() store.Locks) func([]core.Session) map[st
 		if err != nil {
 			return nil
 		}
-		held := map[string]bool{}
-		for _, l := range states {
-			if l.Owner != "" && !l.Stale {
-				held[l.Owner] = true
-			}
-		}
-		idle := map[string]bool{}
-		for _, id := range quiet {
-			if !held[id] {
-				idle[id] = true
-			}
-		}
-		return idle
+		return idleOf(quiet, states)
 	}
 }

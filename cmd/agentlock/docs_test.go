@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var update = flag.Bool("update", false, "rewrite docs/cli.md from the command tree")
+var update = flag.Bool("update", false, "rewrite docs/cli.md from the command tree (and docs/dashboard.png, from the browser test)")
 
 // cliReference is docs/cli.md, generated from the cobra tree by agentlock docs.
 var cliReference = filepath.Join("..", "..", "docs", "cli.md")

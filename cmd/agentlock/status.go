@@ -17,7 +17,8 @@ type StatusOptions struct {
 	IO     *IOStreams
 	Config func() (*config, error)
 
-	All bool
+	All   bool
+	Watch bool
 }
 
 func newCmdStatus(f *Factory, runF func(*StatusOptions) error) *cobra.Command {
@@ -30,9 +31,13 @@ path, its owner, the time since it was renewed, the time left before it goes
 stale, and its state. Lock files that cannot be parsed are listed as corrupt.
 Released (empty) lock files are shown with --all. A lock file that another
 process keeps locked past AGENTLOCK_LOCK_WAIT (one stopped while changing it)
-is listed as unreadable, and status then exits 3 naming it.`,
+is listed as unreadable, and status then exits 3 naming it.
+
+--watch keeps the table on screen and redraws it when the lock folder
+changes (and every few seconds, as ages grow), until Ctrl-C.`,
 		Example: `  agentlock status
-  agentlock status --json`,
+  agentlock status --json
+  agentlock status --watch`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -42,6 +47,7 @@ is listed as unreadable, and status then exits 3 naming it.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.All, "all", false, "also list released (free) lock files")
+	cmd.Flags().BoolVar(&opts.Watch, "watch", false, "redraw the table whenever the locks change, until Ctrl-C")
 	return cmd
 }
 
@@ -49,6 +55,12 @@ func statusRun(opts *StatusOptions) error {
 	c, ws, err := workConfig(opts.Config)
 	if err != nil {
 		return err
+	}
+	if opts.Watch {
+		if c.JSON {
+			return usagef("--watch draws a table for people: it does not go with --json")
+		}
+		return statusWatch(opts, ws)
 	}
 	states, problems, err := ws.Locker().List()
 	if err != nil {

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentlock/agentlock/dashboard"
+	"github.com/agentlock/agentlock/report"
+)
+
+// serveGCPercent is the collector's target while serving: a modest heap
+// for a process that stays up all day.
+const serveGCPercent = 50
+
+// ServeOptions are the inputs of agentlock serve.
+type ServeOptions struct {
+	IO     *IOStreams
+	Config func() (*config, error)
+
+	Addr     string
+	Open     bool
+	Token    string
+	ReadOnly bool
+}
+
+func newCmdServe(f *Factory, runF func(*ServeOptions) error) *cobra.Command {
+	opts := &ServeOptions{IO: f.IO, Config: f.Config}
+	cmd := &cobra.Command{
+		Use:   "serve [--addr 127.0.0.1:7420] [--open] [--read-only] [--token T]",
+		Short: "Serve a live dashboard of this project's sessions and locks",
+		Long: `Serve a web page for people that shows who works on what: the sessions of the
+registry joined with the locks they hold, the lock folder's counts and the
+events seen while serving, updated live (Server-Sent Events pushed when the
+lock folder or the registry changes). /api/sessions and /api/locks serve the
+JSON records of show --json and status --json; /api/events streams the events.
+
+A person may release a stale or orphaned lock from the page (orphaned: its
+owner is no working session of the registry), as release --force does and
+with its line printed here, unless --read-only. The release happens only if
+the lock is still the one the page showed.
+
+The server listens on loopback only. Another address needs --token, which
+every request must then carry (the printed URL carries it once, then a
+cookie). See docs/dashboard.md. Stop it with Ctrl-C (SIGINT) or SIGTERM.`,
+		Example: `  agentlock serve
+  agentlock serve --open --read-only
+  agentlock serve --addr 0.0.0.0:7420 --token "$(openssl rand -hex 16)"`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return serveRun(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:7420", "address to listen on, host:port (one that is not loopback needs --token)")
+	cmd.Flags().BoolVar(&opts.Open, "open", false, "open the page in the default browser")
+	cmd.Flags().StringVar(&opts.Token, "token", "", "secret every request must carry (required off loopback)")
+	cmd.Flags().BoolVar(&opts.ReadOnly, "read-only", false, "show only: no release from the page")
+	return cmd
+}
+
+func serveRun(opts *ServeOptions) error {
+	if err := dashboard.CheckAddr(opts.Addr, opts.Token); err != nil {
+		return &usageError{err: err}
+	}
+	_, ws, err := workConfig(opts.Config)
+	if err != nil {
+		return err
+	}
+	// A server stays up: collect garbage, with a modest target.
+	keepCollecting()
+	if !gcSetByEnvironment() {
+		debug.SetGCPercent(serveGCPercent)
+	}
+	srv, err := dashboard.New(dashboard.Options{Workspace: ws, ReadOnly: opts.ReadOnly, Token: opts.Token, Audit: opts.IO.Out,
+		// Between changes the server waits, maybe for hours: the memory of
+		// its last reading of the lock folder goes back to the system.
+		Idle: debug.FreeOSMemory})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("cannot serve on %s: the port is taken by another program (another agentlock serve?); choose another with --addr host:port", opts.Addr)
+		}
+		return fmt.Errorf("cannot serve on %s: %w", opts.Addr, err)
+	}
+	link := pageURL(ln.Addr().String(), opts.Token)
+	fmt.Fprintf(opts.IO.ErrOut, "agentlock: serving the dashboard of %s at %s (Ctrl-C stops it)\n", report.Escape(ws.Project), link)
+	if opts.Open {
+		if err := openBrowser(link); err != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: could not open a browser: %v\n", err)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := srv.Serve(ctx, ln); err != nil {
+		return err
+	}
+	fmt.Fprintln(opts.IO.ErrOut, "agentlock: dashboard stopped")
+	return nil
+}
+
+// pageURL is the address to open: the listener's, with the token.
+func pageURL(addr, token string) string {
+	u := url.URL{Scheme: "http", Host: addr, Path: "/"}
+	if host, port, err := net.SplitHostPort(addr); err == nil {
+		if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+			u.Host = net.JoinHostPort("localhost", port)
+		}
+	}
+	if token != "" {
+		u.RawQuery = url.Values{"token": {token}}.Encode()
+	}
+	return u.String()
+}
+
+// openBrowser opens link in the desktop's browser.
+func openBrowser(link string) error {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", link)
+	default:
+		cmd = exec.Command("xdg-open", link)
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("%s: %w", cmd.Path, err)
+	}
+	go func() { _ = cmd.Wait() }()
+	return nil
+}

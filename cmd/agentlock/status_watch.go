@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/dashboard"
+	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/workspace"
+)
+
+// watchRedraw is how often status --watch reads the locks again when
+// nothing was written: ages grow and locks go stale without any write.
+const watchRedraw = 2 * time.Second
+
+// clearScreen moves the cursor home and clears the terminal.
+const clearScreen = "\x1b[H\x1b[2J"
+
+// statusWatch draws the status table, and draws it again whenever it
+// changes, until SIGINT or SIGTERM.
+func statusWatch(opts *StatusOptions, ws *workspace.Workspace) error {
+	keepCollecting()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	changes, _ := dashboard.Watch(ctx, []string{ws.LockDir}, time.Second)
+	redraw := time.NewTicker(watchRedraw)
+	defer redraw.Stop()
+	locker := ws.Locker()
+	var last []byte
+	for {
+		frame, err := watchFrame(locker, ws, opts.All)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(frame, last) {
+			if _, err := opts.IO.Out.Write(append([]byte(clearScreen), frame...)); err != nil {
+				return fmt.Errorf("write output: %w", err)
+			}
+			last = frame
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-changes:
+		case <-redraw.C:
+		}
+	}
+}
+
+// watchFrame renders one screen: a heading line, then status's table,
+// every line within report.TableWidth columns.
+func watchFrame(locker *core.Locker, ws *workspace.Workspace, all bool) ([]byte, error) {
+	states, problems, err := locker.List()
+	if err != nil {
+		return nil, err
+	}
+	records := report.Statuses(states, problems, all)
+	held, stale := 0, 0
+	for _, r := range records {
+		switch r.State {
+		case "locked":
+			held++
+		case "stale":
+			stale++
+		}
+	}
+	var b bytes.Buffer
+	head := fmt.Sprintf("agentlock status --watch  %d held, %d stale  (Ctrl-C stops)", held, stale)
+	b.WriteString(report.Shorten(head, report.TableWidth) + "\n\n")
+	if err := writeStatus(&b, false, records, ws.LockDir, ws.Project); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}

@@ -1,0 +1,354 @@
+// Package dashboard is agentlock's live page for people: who works on
+// what, the locks each session holds, the lock folder's counts and the
+// events seen while serving, updated without reload by Server-Sent Events
+// pushed when the lock folder or the registry changes. It also serves the
+// command line's JSON records (/api/sessions, /api/locks) and lets a person
+// release a stale or orphaned lock.
+//
+// It is built on the workspace like every other front end: it reads the
+// lock folder with core.Locker.List and the registry with
+// core.Registry.Load, and releases with core.Locker.ForceReleaseIf, which
+// judges in one critical section that the lock is still the one the page
+// showed. Everything it shows from the lock files and the registry goes
+// through html/template, and the page runs no inline script.
+//
+// See docs/dashboard.md for the endpoints and the security model.
+package dashboard
+
+import (
+	"context"
+	"crypto/rand"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/templates"
+	"github.com/agentlock/agentlock/workspace"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// Options configure a Server.
+type Options struct {
+	// Workspace is the project served.
+	Workspace *workspace.Workspace
+	// ReadOnly removes the release buttons and refuses releases.
+	ReadOnly bool
+	// Token, when set, must come with every request: an
+	// "Authorization: Bearer" or X-Agentlock-Token header, a token query
+	// parameter (which also sets a cookie for the page's own requests),
+	// or that cookie. Required to listen on an address that is not
+	// loopback (see CheckAddr).
+	Token string
+	// Audit receives the line of every release made from the page, as
+	// agentlock release --force prints it; nil discards them.
+	Audit io.Writer
+	// Poll is how often the workspace is read when it cannot be watched
+	// with fsnotify; zero means one second.
+	Poll time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Idle, when set, is called once the workspace has been quiet for
+	// idleAfter after a change: a long-running server returns the memory
+	// of its last reading to the system there (debug.FreeOSMemory).
+	Idle func()
+}
+
+// idleAfter is how long the workspace stays quiet before Options.Idle.
+const idleAfter = 2 * time.Second
+
+// Server serves the dashboard of one workspace.
+type Server struct {
+	opts   Options
+	ws     *workspace.Workspace
+	locker *core.Locker
+	csrf   string
+	page   *template.Template
+	rules  string
+
+	// refreshing serialises refresh, so that snapshots are recorded in
+	// the order they were read.
+	refreshing sync.Mutex
+	mu         sync.Mutex
+	snap       *Snapshot // the last snapshot read; nil before the first
+	watching   bool      // Run keeps snap current
+	events     []Event   // the most recent events, oldest first
+	subs       map[chan []byte]struct{}
+	closing    chan struct{}
+	closed     bool
+}
+
+// New returns a Server for opts.Workspace.
+func New(opts Options) (*Server, error) {
+	if opts.Workspace == nil {
+		return nil, errors.New("dashboard: no workspace")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Poll <= 0 {
+		opts.Poll = time.Second
+	}
+	if opts.Audit == nil {
+		opts.Audit = io.Discard
+	}
+	var nonce [32]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return nil, fmt.Errorf("dashboard: CSRF token: %w", err)
+	}
+	page, err := template.New("page.html").Funcs(template.FuncMap{
+		"eventTime": eventTime,
+		"rel":       func(p string) string { return report.Rel(opts.Workspace.Project, p) },
+	}).
+		ParseFS(assets, "assets/page.html", "assets/view.html")
+	if err != nil {
+		return nil, fmt.Errorf("dashboard: templates: %w", err)
+	}
+	rules, err := templates.Protocol(templates.ProtocolData{Bin: "agentlock"})
+	if err != nil {
+		return nil, fmt.Errorf("dashboard: %w", err)
+	}
+	return &Server{
+		opts: opts, ws: opts.Workspace, locker: opts.Workspace.Locker(), csrf: hex.EncodeToString(nonce[:]),
+		page: page, rules: protocolText(rules), subs: map[chan []byte]struct{}{}, closing: make(chan struct{}),
+	}, nil
+}
+
+// protocolText is the protocol block without its HTML comments: the
+// rules, as markdown text.
+func protocolText(block string) string {
+	if i := strings.Index(block, "-->"); i >= 0 {
+		block = block[i+len("-->"):]
+	}
+	if i := strings.Index(block, "<!-- PROTOCOL:END"); i >= 0 {
+		block = block[:i]
+	}
+	return strings.TrimSpace(block)
+}
+
+func (s *Server) now() time.Time { return s.opts.Now() }
+
+// Serve serves the dashboard on ln until ctx is done, then shuts down
+// gracefully: open event streams are ended and requests in flight get up
+// to two seconds to finish.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv.RegisterOnShutdown(s.close)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		s.Run(ctx)
+	}()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		cancel()
+		<-watched
+		return fmt.Errorf("dashboard: %w", err)
+	case <-ctx.Done():
+	}
+	stop, stopCancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer stopCancel()
+	err := srv.Shutdown(stop)
+	<-watched
+	if err != nil {
+		return fmt.Errorf("dashboard: shut down: %w", err)
+	}
+	return nil
+}
+
+// close ends every event stream.
+func (s *Server) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.closed = true
+		close(s.closing)
+	}
+}
+
+// Run keeps the server's snapshot current until ctx is done: it reads the
+// workspace whenever the lock folder or the registry's folder changes
+// (fsnotify; polling every Options.Poll when they cannot be watched), and
+// when the next held lock goes stale, and pushes the events it finds to
+// the event streams.
+func (s *Server) Run(ctx context.Context) {
+	changes, _ := Watch(ctx, []string{s.ws.LockDir, filepath.Dir(s.ws.RegistryPath)}, s.opts.Poll)
+	s.mu.Lock()
+	s.watching = true
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.watching = false
+		s.mu.Unlock()
+	}()
+	for s.wait(ctx, changes, s.refresh()) {
+	}
+}
+
+// wait waits for a change, or for the next held lock to expire (next; zero
+// when none is held), calling Options.Idle once the workspace has been
+// quiet for idleAfter. It returns false when ctx is done.
+func (s *Server) wait(ctx context.Context, changes <-chan struct{}, next time.Time) bool {
+	var expiry, quiet <-chan time.Time
+	if !next.IsZero() {
+		timer := time.NewTimer(max(next.Sub(s.now())+10*time.Millisecond, 10*time.Millisecond))
+		defer timer.Stop()
+		expiry = timer.C
+	}
+	if s.opts.Idle != nil {
+		timer := time.NewTimer(idleAfter)
+		defer timer.Stop()
+		quiet = timer.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-changes:
+			return true
+		case <-expiry:
+			return true
+		case <-quiet:
+			s.opts.Idle()
+			quiet = nil
+		}
+	}
+}
+
+// refresh reads the workspace, records and pushes what changed, and
+// returns when the next held lock expires.
+func (s *Server) refresh() time.Time {
+	s.refreshing.Lock()
+	defer s.refreshing.Unlock()
+	snap, err := s.take()
+	if err != nil {
+		// The lock folder cannot be listed (removed, unreadable): the
+		// page keeps the last snapshot and says nothing new.
+		return time.Time{}
+	}
+	s.mu.Lock()
+	prev := s.snap
+	s.snap = snap
+	events := diff(prev, snap)
+	s.events = append(s.events, events...)
+	if n := len(s.events); n > maxEvents {
+		s.events = append([]Event(nil), s.events[n-maxEvents:]...)
+	}
+	var frames [][]byte
+	for _, e := range events {
+		frames = append(frames, sseFrame("lock", e))
+	}
+	if !same(prev, snap) {
+		c := snap.counts()
+		frames = append(frames, sseFrame("change", map[string]any{"kind": "change", "time": snap.Taken.UTC().Format(time.RFC3339Nano),
+			"free": c.Free, "held": c.Held, "stale": c.Stale, "corrupt": c.Corrupt}))
+	}
+subscribers:
+	for ch := range s.subs {
+		for _, f := range frames {
+			select {
+			case ch <- f:
+			default:
+				// A client that does not read is dropped; its browser
+				// reconnects and reads the page again.
+				delete(s.subs, ch)
+				close(ch)
+				continue subscribers
+			}
+		}
+	}
+	s.mu.Unlock()
+	return snap.nextExpiry()
+}
+
+// current returns the snapshot to show: the one Run keeps current, or a
+// new reading when Run is not running.
+func (s *Server) current() (*Snapshot, []Event, error) {
+	s.mu.Lock()
+	if s.watching && s.snap != nil {
+		snap, events := s.snap, append([]Event(nil), s.events...)
+		s.mu.Unlock()
+		return snap, events, nil
+	}
+	s.mu.Unlock()
+	snap, err := s.take()
+	if err != nil {
+		return nil, nil, err
+	}
+	s.mu.Lock()
+	events := append([]Event(nil), s.events...)
+	s.mu.Unlock()
+	return snap, events, nil
+}
+
+// subscribe registers an event stream.
+func (s *Server) subscribe() (chan []byte, func()) {
+	ch := make(chan []byte, 64)
+	s.mu.Lock()
+	s.subs[ch] = struct{}{}
+	s.mu.Unlock()
+	return ch, func() {
+		s.mu.Lock()
+		if _, ok := s.subs[ch]; ok {
+			delete(s.subs, ch)
+			close(ch)
+		}
+		s.mu.Unlock()
+	}
+}
+
+// handoffFile returns the real path of a handoff file that the page may
+// serve: a regular file inside the project. Any other returns "".
+func (s *Server) handoffFile(handoff string) string {
+	if s.ws.Project == "" || handoff == "" {
+		return ""
+	}
+	p := handoff
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(s.ws.Project, p)
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return ""
+	}
+	rel, err := filepath.Rel(s.ws.Project, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return ""
+	}
+	// The workspace's own state is not a handoff.
+	if rel == workspace.HomeDirName || strings.HasPrefix(rel, workspace.HomeDirName+string(filepath.Separator)) {
+		return ""
+	}
+	info, err := os.Stat(real)
+	if err != nil || !info.Mode().IsRegular() {
+		return ""
+	}
+	return real
+}
+
+// staticFS is the embedded folder of the page's script and style.
+func staticFS() fs.FS {
+	sub, err := fs.Sub(assets, "assets/static")
+	if err != nil {
+		panic(err) // the folder is embedded: it exists
+	}
+	return sub
+}

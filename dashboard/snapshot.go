@@ -1,0 +1,251 @@
+package dashboard
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/report"
+)
+
+// Snapshot is what the workspace's lock folder and registry held at one
+// instant: every page, API answer and event is computed from one.
+type Snapshot struct {
+	Taken    time.Time
+	Locks    []core.State // every readable lock record, free ones included
+	Problems []error      // the records that could not be read
+	Sessions []core.Session
+	// RegistryErr is set when the registry could not be read; the locks
+	// are still shown.
+	RegistryErr error
+	Idle        map[string]bool
+}
+
+// take reads the workspace once: the lock folder, then the registry.
+func (s *Server) take() (*Snapshot, error) {
+	snap := &Snapshot{Taken: s.now()}
+	var err error
+	snap.Locks, snap.Problems, err = s.locker.List()
+	if err != nil {
+		return nil, fmt.Errorf("list the locks of %s: %w", s.ws.LockDir, err)
+	}
+	doc, err := s.ws.Registry().Load()
+	if err != nil {
+		snap.RegistryErr = err
+	} else {
+		for _, a := range doc.Agents {
+			if a.IsSession() {
+				snap.Sessions = append(snap.Sessions, a)
+			}
+		}
+	}
+	snap.Idle = s.ws.IdleAmong(snap.Sessions, snap.Locks)
+	return snap, nil
+}
+
+// working returns the ids of the sessions the registry lists as working;
+// ok is false when the registry could not be read, and then no lock is
+// orphaned.
+func (snap *Snapshot) working() (ids map[string]bool, ok bool) {
+	if snap.RegistryErr != nil {
+		return nil, false
+	}
+	ids = map[string]bool{}
+	for _, a := range snap.Sessions {
+		if a.Status == core.StatusWorking {
+			ids[a.SessionID] = true
+		}
+	}
+	return ids, true
+}
+
+// Orphaned reports whether a held lock's owner is no working session of
+// the registry: never registered, or finished without releasing it (a
+// crash, or agent-registry 0.2's finish that kept it). Such a lock may be
+// released from the page before it goes stale.
+func orphaned(owner string, working map[string]bool, known bool) bool {
+	return known && owner != "" && !working[owner]
+}
+
+// counts are the lock folder's totals.
+type counts struct {
+	Free, Held, Stale, Corrupt int
+}
+
+func (snap *Snapshot) counts() counts {
+	var c counts
+	for _, l := range snap.Locks {
+		switch {
+		case l.Owner == "":
+			c.Free++
+		case l.Stale:
+			c.Stale++
+		default:
+			c.Held++
+		}
+	}
+	c.Corrupt = len(snap.Problems)
+	return c
+}
+
+// nextExpiry is when the next held lock goes stale, the zero time when
+// none is held: the view changes then without any write.
+func (snap *Snapshot) nextExpiry() time.Time {
+	var next time.Time
+	for _, l := range snap.Locks {
+		if l.Owner != "" && !l.Stale {
+			at := snap.Taken.Add(l.Left)
+			if next.IsZero() || at.Before(next) {
+				next = at
+			}
+		}
+	}
+	return next
+}
+
+// Event is the record of one change seen while serving, sent on
+// /api/events and listed on the page.
+type Event struct {
+	Kind string `json:"kind"` // "event"
+	// Event is acquired, released, taken over, registered or finished.
+	Event     string `json:"event"`
+	Time      string `json:"time"` // RFC 3339, when the server saw it
+	Path      string `json:"path,omitempty"`
+	SessionID string `json:"session_id,omitempty"` // the new holder, or the session
+	// PreviousOwner is, for released and taken over, who held the lock.
+	PreviousOwner string `json:"previous_owner,omitempty"`
+}
+
+// The events.
+const (
+	EventAcquired   = "acquired"
+	EventReleased   = "released"
+	EventTakenOver  = "taken over"
+	EventRegistered = "registered"
+	EventFinished   = "finished"
+)
+
+// diff returns the events between two snapshots: locks compared by their
+// record (the lock file), sessions by id. A renewal is no event.
+func diff(prev, next *Snapshot) []Event {
+	if prev == nil {
+		return nil
+	}
+	at := next.Taken.UTC().Format(time.RFC3339)
+	var out []Event
+	before := make(map[string]core.State, len(prev.Locks))
+	for _, l := range prev.Locks {
+		before[l.Ref] = l
+	}
+	for _, l := range next.Locks {
+		old := before[l.Ref]
+		delete(before, l.Ref)
+		switch {
+		case old.Owner == l.Owner:
+		case old.Owner == "":
+			out = append(out, Event{Kind: "event", Event: EventAcquired, Time: at, Path: l.Name(), SessionID: l.Owner})
+		case l.Owner == "":
+			// A released record is empty: its path is the one it held.
+			out = append(out, Event{Kind: "event", Event: EventReleased, Time: at, Path: old.Name(), PreviousOwner: old.Owner})
+		default:
+			out = append(out, Event{Kind: "event", Event: EventTakenOver, Time: at, Path: l.Name(), SessionID: l.Owner, PreviousOwner: old.Owner})
+		}
+	}
+	// A lock file is never deleted while agentlock runs; one that vanished
+	// (the home was removed) released its lock.
+	for _, old := range before {
+		if old.Owner != "" {
+			out = append(out, Event{Kind: "event", Event: EventReleased, Time: at, Path: old.Name(), PreviousOwner: old.Owner})
+		}
+	}
+	status := make(map[string]string, len(prev.Sessions))
+	for _, a := range prev.Sessions {
+		status[a.SessionID] = a.Status
+	}
+	for _, a := range next.Sessions {
+		old, known := status[a.SessionID]
+		switch {
+		case old == a.Status && known:
+		case a.Status == core.StatusFinished:
+			out = append(out, Event{Kind: "event", Event: EventFinished, Time: at, SessionID: a.SessionID})
+		case !known || old == core.StatusFinished:
+			out = append(out, Event{Kind: "event", Event: EventRegistered, Time: at, SessionID: a.SessionID})
+		}
+	}
+	return out
+}
+
+// same reports whether two snapshots would show the same page, apart from
+// the ages that grow with time.
+func same(a, b *Snapshot) bool {
+	if a == nil || b == nil || len(a.Locks) != len(b.Locks) || len(a.Problems) != len(b.Problems) ||
+		(a.RegistryErr == nil) != (b.RegistryErr == nil) {
+		return false
+	}
+	for i := range a.Locks {
+		x, y := a.Locks[i], b.Locks[i]
+		if x.Ref != y.Ref || x.Owner != y.Owner || !x.Stamp.Equal(y.Stamp) || x.Stale != y.Stale {
+			return false
+		}
+	}
+	for i := range a.Problems {
+		if a.Problems[i].Error() != b.Problems[i].Error() {
+			return false
+		}
+	}
+	return slices.EqualFunc(a.Sessions, b.Sessions, sameSession) && mapsEqual(a.Idle, b.Idle)
+}
+
+func sameSession(a, b core.Session) bool {
+	return a.SessionID == b.SessionID && a.Provider == b.Provider && a.AIVersion == b.AIVersion &&
+		a.StartedAt == b.StartedAt && a.WorkingOn == b.WorkingOn && a.Status == b.Status &&
+		a.Issues == b.Issues && a.Handoff == b.Handoff &&
+		slices.Equal(a.Todo.Past, b.Todo.Past) && slices.Equal(a.Todo.Present, b.Todo.Present) &&
+		slices.Equal(a.Todo.Future, b.Todo.Future) && slices.Equal(a.Space, b.Space) &&
+		slices.Equal(a.DoNotTouch, b.DoNotTouch)
+}
+
+func mapsEqual(a, b map[string]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// lockRecords are the records of /api/locks: agentlock status --json's.
+func (snap *Snapshot) lockRecords(withFree bool) []report.Status {
+	return report.Statuses(snap.Locks, snap.Problems, withFree)
+}
+
+// sessionRecords are the records of /api/sessions: agentlock show
+// --json's.
+func (snap *Snapshot) sessionRecords(registry string) []report.Session {
+	out := make([]report.Session, 0, len(snap.Sessions))
+	for _, a := range snap.Sessions {
+		out = append(out, report.Shown(a, registry, snap.Idle[a.SessionID]))
+	}
+	return out
+}
+
+// stampString encodes a lock's stamp for the page, which sends it back to
+// name the lock it showed: nanoseconds since the Unix epoch.
+func stampString(t time.Time) string {
+	return strconv.FormatInt(t.UnixNano(), 10)
+}
+
+// parseStamp decodes stampString.
+func parseStamp(s string) (time.Time, error) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return time.Time{}, errors.New("stamp: not a number of nanoseconds")
+	}
+	return time.Unix(0, n), nil
+}

@@ -1,0 +1,163 @@
+package dashboard
+
+import (
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/report"
+)
+
+// view is what the page shows, computed from a snapshot. Every string in
+// it is plain text: html/template escapes it where it is written.
+type view struct {
+	Taken         string
+	Project       string
+	LockDir       string
+	Registry      string
+	RegistryError string
+	Counts        counts
+	Working       []sessionView
+	Finished      []sessionView
+	// Locks are the locks shown: first the ones a person may release
+	// (stale or orphaned), then the others, by path, each part cut at a
+	// cap; HiddenLocks counts what the caps left out (/api/locks lists
+	// everything).
+	Locks       []lockView
+	HiddenLocks int
+	Corrupt     []string // "file: reason" of the unreadable records
+	Events      []Event  // newest first
+	ReadOnly    bool
+	Timeout     string
+}
+
+type sessionView struct {
+	ID, Provider, AIVersion, StartedAt, WorkingOn, Status, Issues string
+	Idle, HoldsStale                                              bool
+	Todo                                                          string     // present todos
+	Handoff                                                       string     // as written in the registry
+	HandoffURL                                                    string     // empty when the file is not served
+	Locks                                                         []lockView // the first maxSessionLocks
+	MoreLocks                                                     int        // how many more it holds
+}
+
+type lockView struct {
+	Path       string // relative to the project when inside it
+	Real       string // real path, sent back to release it
+	File       string
+	Owner      string
+	State      string // locked, stale
+	Stale      bool
+	Area       bool // an area lock: the folder and everything below it
+	Age, Left  string
+	Stamp      string // stampString of the record
+	Orphaned   bool
+	Releasable bool
+}
+
+// maxEvents is how many recent events the server keeps and the page shows.
+const maxEvents = 50
+
+// The page lists at most maxAttention locks a person may release, at most
+// maxQuiet other locks, and at most maxSessionLocks paths per session: a
+// person reads no table of 10,000 rows, and the page stays fast to render.
+// The counts and /api/locks cover every lock.
+const (
+	maxAttention    = 500
+	maxQuiet        = 200
+	maxSessionLocks = 5
+)
+
+// buildView turns a snapshot into the page's view.
+func (s *Server) buildView(snap *Snapshot, events []Event) view {
+	v := view{
+		Taken:    snap.Taken.Local().Format("15:04:05"),
+		Project:  s.ws.Project,
+		LockDir:  s.ws.LockDir,
+		Registry: s.ws.RegistryPath,
+		Counts:   snap.counts(),
+		ReadOnly: s.opts.ReadOnly,
+		Timeout:  report.Human(s.locker.Timeout()),
+	}
+	if snap.RegistryErr != nil {
+		v.RegistryError = snap.RegistryErr.Error()
+	}
+	working, known := snap.working()
+	byOwner := map[string][]lockView{}
+	held := map[string]int{}
+	var attention, quiet []lockView
+	for _, l := range snap.Locks {
+		if l.Owner == "" {
+			continue
+		}
+		lv := lockView{
+			Path: report.Rel(s.ws.Project, l.Name()), Real: l.Path, File: l.Ref, Owner: l.Owner, State: "locked",
+			Age: report.Human(l.Age), Left: report.Human(max(l.Left, 0)), Stamp: stampString(l.Stamp),
+			Orphaned: orphaned(l.Owner, working, known), Area: l.Area(),
+		}
+		if lv.Area && !strings.HasSuffix(lv.Path, "/") {
+			lv.Path += "/" // report.Rel cleans the area's trailing slash away
+		}
+		if l.Stale {
+			lv.State, lv.Stale = "stale", true
+		}
+		// A record that does not say its path (0.1.0's form) cannot be
+		// named to the engine: agentlock release --force can, by path.
+		lv.Releasable = !s.opts.ReadOnly && l.Path != "" && (l.Stale || lv.Orphaned)
+		switch {
+		case l.Stale || lv.Orphaned:
+			if len(attention) < maxAttention {
+				attention = append(attention, lv)
+			} else {
+				v.HiddenLocks++
+			}
+		case len(quiet) < maxQuiet:
+			quiet = append(quiet, lv)
+		default:
+			v.HiddenLocks++
+		}
+		if held[l.Owner]++; held[l.Owner] <= maxSessionLocks {
+			byOwner[l.Owner] = append(byOwner[l.Owner], lv)
+		}
+	}
+	v.Locks = append(attention, quiet...)
+	for _, p := range snap.Problems {
+		v.Corrupt = append(v.Corrupt, p.Error())
+	}
+	for _, a := range snap.Sessions {
+		sv := sessionView{
+			ID: a.SessionID, Provider: a.Provider, AIVersion: a.AIVersion, StartedAt: a.StartedAt,
+			WorkingOn: a.WorkingOn, Status: a.Status, Issues: a.Issues, Idle: snap.Idle[a.SessionID],
+			Todo: strings.Join(a.Todo.Present, "; "), Handoff: a.Handoff, Locks: byOwner[a.SessionID],
+			MoreLocks: max(held[a.SessionID]-maxSessionLocks, 0),
+		}
+		if sv.Idle {
+			sv.Status = core.StatusIdle
+		}
+		for _, l := range sv.Locks {
+			sv.HoldsStale = sv.HoldsStale || l.Stale
+		}
+		if a.Handoff != "" && s.handoffFile(a.Handoff) != "" {
+			sv.HandoffURL = "handoff?session=" + url.QueryEscape(a.SessionID)
+		}
+		if a.Status == core.StatusFinished {
+			v.Finished = append(v.Finished, sv)
+		} else {
+			v.Working = append(v.Working, sv)
+		}
+	}
+	for i := len(events) - 1; i >= 0; i-- {
+		v.Events = append(v.Events, events[i])
+	}
+	return v
+}
+
+// eventTime shows an event's time for people.
+func eventTime(rfc string) string {
+	t, err := time.Parse(time.RFC3339, rfc)
+	if err != nil {
+		return rfc
+	}
+	return t.Local().Format("15:04:05")
+}
