@@ -2,6 +2,9 @@
 # Times whole one-shot agentlock processes against flock(1) on this machine,
 # in one run: every row of issue 13's table, median of interleaved pairs.
 # Usage: bench/run.sh [rounds] (default 40)
+#        bench/run.sh etcd [rounds]: only the etcd rows (issue 16): acquire and
+#        release on a loopback etcd against flock(1) and the lock files, and
+#        the start-up cost of the etcd build.
 #
 # The binary is built as it is installed: static (CGO_ENABLED=0), so that
 # no process loads ld.so and libc before doing its work.
@@ -11,6 +14,17 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 CGO_ENABLED=0 go build -trimpath -o "$out/agentlock" ./cmd/agentlock
 go build -o "$out/oneshot" ./bench/oneshot
+if [ "${1:-}" = etcd ]; then
+  CGO_ENABLED=0 go build -trimpath -tags etcd -o "$out/agentlock-etcd" ./cmd/agentlock
+  go build -tags etcd -o "$out/etcdserver" ./bench/etcdserver
+  coproc ETCD { exec "$out/etcdserver"; }
+  read -r url <&"${ETCD[0]}"
+  echo "machine: $(uname -srm), $(nproc) cores, $(go version | cut -d' ' -f3); etcd at $url"
+  "$out/oneshot" -only etcd -agentlock "$out/agentlock" -etcd-agentlock "$out/agentlock-etcd" -etcd-url "$url" -n "${2:-40}"
+  exec {ETCD[1]}>&-
+  wait
+  exit 0
+fi
 CGO_ENABLED=0 go build -trimpath -o "$out/floor-hello" ./bench/floor/hello
 CGO_ENABLED=0 go build -trimpath -o "$out/floor-deps" ./bench/floor/deps
 CGO_ENABLED=0 go build -trimpath -o "$out/floor-scan" ./bench/floor/scan

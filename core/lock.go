@@ -826,16 +826,21 @@ func (l *Locker) eachOwned(session string, next func(State) *store.Record) ([]St
 		if slot.Record.Session != session {
 			continue
 		}
-		// Re-judged in its own transaction: the scan is only a hint.
+		// Re-judged in its own transaction: the scan is only a hint. A
+		// store may run the decision more than once: only the last counts.
+		var got *State
 		err := l.editKey(slot.Key, func(now State) (*store.Record, error) {
+			got = nil
 			if now.Owner != session {
 				return nil, nil
 			}
-			changed = append(changed, now)
+			got = &now
 			return next(now), nil
 		})
 		if err != nil {
 			problems = append(problems, err)
+		} else if got != nil {
+			changed = append(changed, *got)
 		}
 	}
 	return changed, errors.Join(problems...)
@@ -871,17 +876,20 @@ func (l *Locker) eachIndexed(idx store.Index, session string, next func(State) *
 		}
 		var keep []store.Key
 		for _, k := range keys {
-			owned := false
+			var got *State
 			err := l.editKey(k, func(now State) (*store.Record, error) {
+				got = nil
 				if now.Owner != session {
 					return nil, nil
 				}
-				owned = true
-				changed = append(changed, now)
+				got = &now
 				return next(now), nil
 			})
+			owned := got != nil && err == nil
 			if err != nil {
 				problems = append(problems, err)
+			} else if owned {
+				changed = append(changed, *got)
 			}
 			if owned || err != nil {
 				keep = append(keep, k)

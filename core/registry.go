@@ -187,7 +187,9 @@ func (r *Registry) Register(s Session) (Session, error) {
 	s.Status = StatusWorking
 	s.StartedAt = r.now().Format(time.RFC3339)
 	s.foreign, s.Todo.foreign, s.opaque = foreign{}, foreign{}, nil
+	given := s.DoNotTouch
 	err := r.edit(func(d *Document) error {
+		s.DoNotTouch = given // the store may run this again (compare-and-swap)
 		if old, ok := d.Find(s.SessionID); ok {
 			s.extra, s.Todo.extra = old.extra, old.Todo.extra
 			if s.DoNotTouch == nil {
@@ -302,6 +304,7 @@ func (r *Registry) TakeOver(id string, paths []string, from map[string][]string)
 	}
 	changed := false
 	err = r.edit(func(d *Document) error {
+		changed = false // the store may run this again (compare-and-swap)
 		if s, ok := d.Find(id); ok {
 			s.DoNotTouch, changed = appendMissing(s.DoNotTouch, paths...), true
 		}

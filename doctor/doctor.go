@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentlock/agentlock/internal/store"
 	"github.com/agentlock/agentlock/setup"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -98,6 +99,7 @@ func Run(opts Options) ([]Check, error) {
 	if filepath.Clean(d.ws.LockDir) != filepath.Join(d.ws.Home, "locks") {
 		checks = append(checks, fileSystem("lockdir-filesystem", "the lock folder", d.ws.LockDir, opts.Settings.UserHome))
 	}
+	checks = append(checks, d.store()...)
 	checks = append(checks, d.binary())
 	checks = append(checks, d.integrations()...)
 	checks = append(checks, d.legacy())
@@ -156,4 +158,31 @@ func (d *run) binary() Check {
 		c.Status = OK
 	}
 	return c
+}
+
+// store: a distributed store (etcd) answers, and what it says about
+// itself; nothing with the lock files.
+func (d *run) store() []Check {
+	spec := d.ws.Store()
+	if !spec.Set() {
+		return nil
+	}
+	diag, ok := d.ws.LockStore().(store.Diagnoser)
+	if !ok {
+		return nil
+	}
+	var checks []Check
+	for _, g := range diag.Diagnose() {
+		c := Check{Name: g.Name, Status: OK, Detail: spec.URL + ": " + g.Detail, Fix: g.Fix}
+		switch {
+		case g.Problem:
+			c.Status = Problem
+		case g.Warn:
+			c.Status = Warn
+		default:
+			c.Fix = ""
+		}
+		checks = append(checks, c)
+	}
+	return checks
 }

@@ -101,7 +101,9 @@ func Run(req Request) Result {
 		// The path is in the part not read: it cannot be checked. Deny
 		// where agentlock is in use, stay quiet elsewhere.
 		if wd, werr := workspace.WorkDir(); werr == nil {
-			if ws, oerr := workspace.Open(wd, req.Settings); oerr == nil && ws.Enabled() {
+			// A workspace that cannot be opened (its store unusable, say)
+			// cannot tell that agentlock is not in use: deny there too.
+			if ws, oerr := workspace.Open(wd, req.Settings); oerr == nil && ws.Enabled() || oerr != nil && !errors.Is(oerr, workspace.ErrNoWorkspace) {
 				res.Deny = fmt.Sprintf("agentlock: the %s hook payload is over %d MiB, so agentlock cannot check the paths of this edit: "+
 					"do not make it in one step; write the file in smaller parts.", name, MaxPayload>>20)
 				return res

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/internal/store"
 	"github.com/agentlock/agentlock/internal/store/filestore"
 )
 
@@ -259,7 +260,12 @@ func (w *Workspace) heldBy(session string) ([]string, error) {
 // working, registered longer than the timeout ago, and holding no live
 // lock in the workspace's lock folder.
 func (w *Workspace) Idle(sessions []core.Session) map[string]bool {
-	return w.settings.idleIn(w.LockDir)(sessions)
+	return w.idle(sessions)
+}
+
+// idle is Idle on the workspace's own lock store.
+func (w *Workspace) idle(sessions []core.Session) map[string]bool {
+	return w.settings.idleWith(w.lockStore)(sessions)
 }
 
 // IdleAmong is Idle for a caller that has just listed the lock folder
@@ -322,14 +328,20 @@ func idleOf(quiet []string, locks []core.State) map[string]bool {
 // session is called idle: idle is a hint, and a wrong one would invite
 // others onto a working session's files.
 func (s Settings) idleIn(lockDir string) func([]core.Session) map[string]bool {
+	return s.idleWith(func() store.Locks {
+		return &filestore.Locks{DirFor: s.lockDirFor, ScanDir: lockDir, Wait: s.LockWait}
+	})
+}
+
+// idleWith is idleIn on the lock store that locks returns.
+func (s Settings) idleWith(locks func() store.Locks) func([]core.Session) map[string]bool {
 	return func(sessions []core.Session) map[string]bool {
 		now, timeout := s.clockAndTimeout()
 		quiet := quietSessions(sessions, now(), timeout)
 		if len(quiet) == 0 {
 			return nil
 		}
-		st := &filestore.Locks{DirFor: s.lockDirFor, ScanDir: lockDir, Wait: s.LockWait}
-		states, _, err := core.NewLocker(st, core.Options{Timeout: timeout, Now: now}).List()
+		states, _, err := core.NewLocker(locks(), core.Options{Timeout: timeout, Now: now}).List()
 		if err != nil {
 			return nil
 		}

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/internal/store"
 	"github.com/agentlock/agentlock/internal/store/filestore"
 	"github.com/agentlock/agentlock/templates"
 )
@@ -67,6 +68,11 @@ type Settings struct {
 	// Bin is the command that the registry's protocol block names; empty
 	// means "agentlock".
 	Bin string
+	// Store names a distributed store for every project (AGENTLOCK_STORE
+	// and its options); its fields override the project's store file.
+	Store StoreSpec
+	// Remote opens distributed stores; nil in builds without one.
+	Remote Remote
 }
 
 // Configured reports whether the locations were set explicitly, so that
@@ -185,6 +191,11 @@ type Workspace struct {
 
 	shared   bool // the home is the one the project shares
 	settings Settings
+	// spec, locks and doc are set when the workspace uses a distributed
+	// store (see StoreFile).
+	spec  StoreSpec
+	locks store.Locks
+	doc   store.Document
 }
 
 // Open resolves the workspace of a real path (a file or a folder).
@@ -196,8 +207,21 @@ func Open(realPath string, s Settings) (*Workspace, error) {
 	if loc.project == "" && s.Home != "" {
 		loc.project = FindProject(realPath)
 	}
-	return &Workspace{Project: loc.project, Home: loc.home, LockDir: loc.lockDir, RegistryPath: loc.registry,
-		shared: loc.shared, settings: s}, nil
+	w := &Workspace{Project: loc.project, Home: loc.home, LockDir: loc.lockDir, RegistryPath: loc.registry,
+		shared: loc.shared, settings: s}
+	spec, err := s.storeOf(loc.project)
+	if err != nil {
+		return nil, err
+	}
+	// A store keeps the locks of a repository's files: outside any
+	// project (AGENTLOCK_STORE set for a whole shell, say) there is no
+	// repository, and the lock files stay.
+	if spec.Set() && loc.project != "" {
+		if err := w.openRemote(spec); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
 }
 
 // WorkDir returns the real path of the process's working directory, where
@@ -227,33 +251,40 @@ func (w *Workspace) OwnHome() bool {
 // is locked in that project); List, ReleaseSession and RenewSession cover
 // this workspace's lock folder.
 func (w *Workspace) Locker() *core.Locker {
-	st := &filestore.Locks{DirFor: w.settings.lockDirFor, ScanDir: w.LockDir, Wait: w.settings.LockWait}
-	return core.NewLocker(st, core.Options{Timeout: w.settings.Timeout, Now: w.settings.Now})
+	return core.NewLocker(w.lockStore(), core.Options{Timeout: w.settings.Timeout, Now: w.settings.Now})
 }
 
 // Registry returns the workspace's registry.
 func (w *Workspace) Registry() *core.Registry {
+	if w.doc != nil {
+		return newRegistry(w.doc, w.settings, w.idle)
+	}
 	return registryAt(w.RegistryPath, w.LockDir, w.settings)
 }
 
 // registryAt returns the registry kept in the file path, whose sessions
 // hold their locks in lockDir.
 func registryAt(path, lockDir string, s Settings) *core.Registry {
+	return newRegistry(&filestore.Document{Path: path, Wait: s.LockWait}, s, s.idleIn(lockDir))
+}
+
+// newRegistry returns the registry kept in doc.
+func newRegistry(doc store.Document, s Settings, idle func([]core.Session) map[string]bool) *core.Registry {
 	bin := s.Bin
 	if bin == "" {
 		bin = "agentlock"
 	}
 	protocol := func() (string, error) { return templates.Protocol(templates.ProtocolData{Bin: bin}) }
-	return core.NewRegistry(&filestore.Document{Path: path, Wait: s.LockWait}, core.RegistryOptions{Protocol: protocol, Now: s.Now, Idle: s.idleIn(lockDir)})
+	return core.NewRegistry(doc, core.RegistryOptions{Protocol: protocol, Now: s.Now, Idle: idle})
 }
 
 // registryOf returns the registry of the workspace of a real path.
 func (s Settings) registryOf(realPath string) (*core.Registry, error) {
-	loc, err := s.locate(realPath)
+	w, err := Open(realPath, s)
 	if err != nil {
 		return nil, err
 	}
-	return registryAt(loc.registry, loc.lockDir, s), nil
+	return w.Registry(), nil
 }
 
 // Missing reports whether the registry or the lock folder does not exist.

@@ -50,7 +50,16 @@ func main() {
 	only := flag.String("only", "", "run only this part: table, wait or contention")
 	floors := flag.String("floors", "", "comma-separated programs timed as floors: a Go hello-world, one linking agentlock's libraries")
 	scanFloor := flag.String("scanfloor", "", "program timed as the floor of the status row: it reads every lock file of the folder it is given (bench/floor/scan)")
+	etcdBin := flag.String("etcd-agentlock", "", "with -only etcd: the etcd build (agentlock-etcd), beside -agentlock")
+	etcdURL := flag.String("etcd-url", "", "with -only etcd: the store URL of a running etcd (bench/etcdserver)")
 	flag.Parse()
+	if *only == "etcd" {
+		if err := runEtcd(*bin, *etcdBin, *etcdURL, *n); err != nil {
+			fmt.Fprintln(os.Stderr, "oneshot:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*bin, *n, *many, *contend, *only, *floors, *scanFloor); err != nil {
 		fmt.Fprintln(os.Stderr, "oneshot:", err)
 		os.Exit(1)
@@ -217,6 +226,83 @@ func run(bin string, n, many int, contend time.Duration, only, floors, scanFloor
 		return nil
 	}
 	return b.waitAndContend(small, n, contend, "")
+}
+
+// runEtcd prints the etcd rows: acquire and release on a loopback etcd,
+// one-shot, beside flock(1) and the same commands on lock files, and the
+// start-up cost of the etcd build (agentlock version in both builds) and of
+// the hand-over (the default build exec'ing the etcd build).
+func runEtcd(bin, etcdBin, url string, n int) error {
+	flockBin, err := exec.LookPath("flock")
+	if err != nil {
+		return fmt.Errorf("flock(1) is the baseline and is not on PATH: %w", err)
+	}
+	if etcdBin == "" || url == "" {
+		return errors.New("-only etcd needs -etcd-agentlock and -etcd-url")
+	}
+	dir, err := os.MkdirTemp("", "agentlock-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	// The bench folder is the checkout the etcd rows lock files of.
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		return err
+	}
+	b := &bench{bin: bin, flock: flockBin, dir: dir}
+	for _, v := range []string{"AGENTLOCK_SESSION", "AGENT_REGISTRY_HOME", "AGENTLOCK_STORE"} {
+		os.Unsetenv(v)
+	}
+	files := b.home("small")
+	etcd := []string{"AGENTLOCK_STORE=" + url + "?repo=bench"}
+	target := filepath.Join(dir, "src", "file.go")
+	const solo = "solo-7f3a"
+	scenarios := []scenario{
+		{name: "flock(1) true", cmd: []string{flockBin, filepath.Join(dir, "baseline.lock"), "true"}},
+		{name: "files: acquire", env: files, setup: [][]string{{bin, "release", target, solo}}, cmd: []string{bin, "acquire", target, solo}},
+		{name: "files: release", env: files, setup: [][]string{{bin, "acquire", target, solo}}, cmd: []string{bin, "release", target, solo}},
+		{name: "etcd: acquire", env: etcd, setup: [][]string{{etcdBin, "release", target, solo}}, cmd: []string{etcdBin, "acquire", target, solo}},
+		{name: "etcd: release", env: etcd, setup: [][]string{{etcdBin, "acquire", target, solo}}, cmd: []string{etcdBin, "release", target, solo}},
+		{name: "etcd: acquire via agentlock", env: etcd, setup: [][]string{{etcdBin, "release", target, solo}}, cmd: []string{bin, "acquire", target, solo}},
+		{name: "start-up: agentlock version", cmd: []string{bin, "version"}},
+		{name: "start-up: agentlock-etcd version", cmd: []string{etcdBin, "version"}},
+	}
+	times := make([][]time.Duration, len(scenarios))
+	for round := range n {
+		for i, sc := range scenarios {
+			for _, s := range sc.setup {
+				if err := b.do(sc.env, "", s...); err != nil {
+					return fmt.Errorf("%s: setup: %w", sc.name, err)
+				}
+			}
+			c := b.command(sc.env, sc.cmd)
+			var stderr bytes.Buffer
+			c.Stderr = &stderr
+			start := time.Now()
+			err := c.Run()
+			elapsed := time.Since(start)
+			if err != nil {
+				return fmt.Errorf("%s (round %d): %w: %s", sc.name, round, err, stderr.String())
+			}
+			times[i] = append(times[i], elapsed)
+		}
+	}
+	base := median(times[0])
+	fmt.Printf("%-34s %9s %9s %9s %8s %8s\n", "process", "median", "p10", "p90", "/flock", "/files")
+	for i, sc := range scenarios {
+		m := median(times[i])
+		files := ""
+		switch {
+		case strings.Contains(sc.name, "acquire") && i > 2:
+			files = fmt.Sprintf("%7.2fx", float64(m)/float64(median(times[1])))
+		case strings.Contains(sc.name, "release") && i > 2:
+			files = fmt.Sprintf("%7.2fx", float64(m)/float64(median(times[2])))
+		}
+		fmt.Printf("%-34s %9s %9s %9s %7.2fx %8s\n", sc.name, ms(m), ms(pct(times[i], 10)), ms(pct(times[i], 90)),
+			float64(m)/float64(base), files)
+	}
+	fmt.Printf("(median of %d interleaved rounds; etcd: one member on loopback)\n", n)
+	return nil
 }
 
 // waitAndContend prints the --wait latency and the contention rows (only

@@ -67,6 +67,29 @@ var envBindings = [][2]string{
 	{"lock_wait", "AGENTLOCK_LOCK_WAIT"},
 	{"search_path", "PATH"},
 	{"codex_home", "CODEX_HOME"},
+	{"store", storeVar},
+}
+
+// storeVar names a distributed store for every project, overriding the
+// project's own (.agent-registry/store).
+const storeVar = "AGENTLOCK_STORE"
+
+// frontVar tells the etcd build which program handed the command line over
+// to it (see delegate), so that the checks of the agentlock on PATH compare
+// that one, the program hooks run.
+const frontVar = "AGENTLOCK_FRONT"
+
+// selfProgram is the program that hooks should find on PATH: this one, or
+// the one that handed over to it.
+func selfProgram() (string, error) {
+	if front := os.Getenv(frontVar); etcdBuild && front != "" {
+		return front, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find this program's file: %w", err)
+	}
+	return self, nil
 }
 
 // lazyConfig returns the Factory's Config function: the configuration is
@@ -103,6 +126,8 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 			RegistryPath: v.GetString("registry_path"),
 			Home:         v.GetString("home"),
 			Now:          now,
+			Store:        workspace.StoreSpec{URL: v.GetString("store")},
+			Remote:       newRemote(),
 		},
 		JSON:       v.GetBool("json"),
 		SearchPath: v.GetString("search_path"),

@@ -230,6 +230,16 @@ func (p *project) read(rel string) string {
 // owner is the session holding a project file's lock, "" when free.
 func (p *project) owner(rel string) string {
 	p.t.Helper()
+	if len(teamStore(p.t)) > 0 {
+		r := p.run("check", rel, "--json", "--session", "owner-probe")
+		for _, rec := range jsonLines(p.t, r) {
+			// The path's own record, not an area's around it (via).
+			if owner, _ := rec["session_id"].(string); owner != "" && rec["locked"] == true && rec["via"] == nil {
+				return owner
+			}
+		}
+		return ""
+	}
 	data, err := os.ReadFile(filepath.Join(p.dir, ".agent-registry", "locks", lockName(filepath.Join(p.dir, rel))))
 	if os.IsNotExist(err) || len(data) == 0 {
 		return ""

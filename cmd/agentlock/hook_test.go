@@ -58,6 +58,7 @@ func mustJSON(v any) string {
 func hookProject(t *testing.T) *project {
 	t.Helper()
 	p := newProject(t)
+	p.env = append(p.env, teamStore(t)...)
 	requireExit(t, 0, p.run("init"))
 	for _, f := range []string{"src/a.go", "src/b.go", "src/c.go", "notes/n.ipynb"} {
 		p.write(f, "x\n")

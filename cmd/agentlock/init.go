@@ -30,6 +30,10 @@ type InitOptions struct {
 	Home   string // init only: the home to share (--home); "" keeps the current one
 	// GitHook installs (init) or removes (uninit) the git pre-commit guard.
 	GitHook bool
+	// Store is the distributed store to record (init only: --store and
+	// its options); StoreGiven is set when --store was given.
+	Store      workspace.StoreSpec
+	StoreGiven bool
 }
 
 func newCmdInit(f *Factory, runF func(*InitOptions) error) *cobra.Command {
@@ -67,7 +71,15 @@ other projects or with agent-registry 0.2 (whose default home is
 naming DIR, and every agentlock command of the project, the wrappers and
 'agentlock env' use DIR. init says when it finds a 0.2 home the project does
 not share. --home <project>/.agent-registry goes back to the project's own
-home.`,
+home.
+
+With --store etcd://host:2379[,host2:2379]/prefix, the project's locks and
+registry live in etcd, for agents on several machines (docs/teams.md): recorded
+in .agent-registry/store (mode 0600) with the TLS and auth options (--cacert,
+--cert, --key, --user, --password, as etcdctl names them), --repo-id and
+--dial-timeout. AGENTLOCK_STORE names a store for every project instead. The etcd
+store lives in a second build, agentlock-etcd, that agentlock runs when a store is
+configured. --store files goes back to lock files.`,
 		Example: `  agentlock init --agent claude --agent codex
   agentlock init --agent all --dry-run      # show the diff, write nothing
   agentlock init --agent all --check        # exit 1 when anything would change (CI)
@@ -78,6 +90,10 @@ home.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.DryRun && opts.Check {
 				return usagef("--dry-run and --check cannot be used together")
+			}
+			opts.StoreGiven = cmd.Flags().Changed("store")
+			if err := storeFlags(cmd, opts); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
@@ -92,7 +108,83 @@ home.`,
 	fl.BoolVar(&opts.Check, "check", false, "write nothing; exit 1 when anything would change")
 	fl.StringVar(&opts.Home, "home", "", "keep the registry and locks in this folder, shared (agent-registry 0.2's home, say)")
 	fl.BoolVar(&opts.GitHook, "git-hook", false, "also install git's pre-commit guard (agentlock guard --staged), chained into an existing hook")
+	fl.StringVar(&opts.Store.URL, "store", "", "keep locks and registry in etcd: etcd://host:2379[,host2:2379]/prefix (\"files\": back to lock files); see docs/teams.md")
+	fl.StringVar(&opts.Store.CACert, "cacert", "", "with --store: the CA bundle that verifies the etcd servers (TLS)")
+	fl.StringVar(&opts.Store.Cert, "cert", "", "with --store: this client's TLS certificate")
+	fl.StringVar(&opts.Store.Key, "key", "", "with --store: this client's TLS key")
+	fl.StringVar(&opts.Store.User, "user", "", "with --store: etcd user name, or name:password")
+	fl.StringVar(&opts.Store.Password, "password", "", "with --store: etcd password (kept in .agent-registry/store, mode 0600)")
+	fl.StringVar(&opts.Store.RepoID, "repo-id", "", "with --store: the repository's id in the store (default: the normalised origin remote URL)")
+	fl.DurationVar(&opts.Store.DialTimeout, "dial-timeout", 0, "with --store: bound on connecting and on each request (default 2s)")
 	return cmd
+}
+
+// storeFlags refuses the store options without --store, and a --store
+// that is not an etcd URL.
+func storeFlags(cmd *cobra.Command, opts *InitOptions) error {
+	if !opts.StoreGiven {
+		for _, name := range []string{"cacert", "cert", "key", "user", "password", "repo-id", "dial-timeout"} {
+			if cmd.Flags().Changed(name) {
+				return usagef("--%s goes with --store", name)
+			}
+		}
+		return nil
+	}
+	switch u := opts.Store.URL; {
+	case u == "files":
+		opts.Store = workspace.StoreSpec{}
+	case !strings.HasPrefix(u, "etcd://") || len(u) == len("etcd://"):
+		return usagef("--store %q: want etcd://host:2379[,host2:2379]/prefix, or files", u)
+	}
+	return nil
+}
+
+// recordStore records --store in the project's .agent-registry/store, or
+// says what it would do (--dry-run, --check).
+func recordStore(opts *InitOptions) error {
+	wd, err := workspace.WorkDir()
+	if err != nil {
+		return err
+	}
+	project := workspace.FindProject(wd)
+	if project == "" {
+		return fmt.Errorf("--store: no project here (no .git or %s above %s)", workspace.HomeDirName, wd)
+	}
+	file := filepath.Join(workspace.HomeDirName, workspace.StoreFile)
+	what := "the project's store: lock files"
+	if opts.Store.Set() {
+		what = "the project's store: " + opts.Store.URL
+	}
+	c, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	out := newPrinter(opts.IO, c)
+	if opts.DryRun || opts.Check {
+		cur, err := workspace.ReadStoreSpec(project)
+		if err != nil {
+			return err
+		}
+		if cur != opts.Store {
+			verb := "would-set"
+			if opts.Check {
+				verb = "out-of-date"
+			}
+			out.change(verb, file, what, fmt.Sprintf("%s %s: %s", verb, file, what))
+		}
+		return nil
+	}
+	changed, err := workspace.WriteStoreSpec(project, opts.Store)
+	if err != nil {
+		return err
+	}
+	if changed {
+		out.change("store", file, what, fmt.Sprintf("%-9s %s: %s", "store", file, what))
+	}
+	if opts.Store.Set() && !etcdBuild && !haveEtcdBuild() {
+		fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: no agentlock-etcd beside agentlock or on PATH: until one is installed (go build -tags etcd -o agentlock-etcd ./cmd/agentlock), agentlock refuses to work here\n")
+	}
+	return nil
 }
 
 func newCmdUninit(f *Factory, runF func(*InitOptions) error) *cobra.Command {
@@ -164,6 +256,17 @@ func reportProblems(io *IOStreams, err error) error {
 }
 
 func initRun(opts *InitOptions) error {
+	if opts.StoreGiven {
+		if err := recordStore(opts); err != nil {
+			return err
+		}
+		if opts.Store.Set() && !opts.DryRun && !opts.Check {
+			// The rest of init needs the etcd store: the etcd build
+			// runs it (and records the same store again, changing
+			// nothing).
+			delegate(os.Args[1:])
+		}
+	}
 	p, err := openProject(opts, opts.Agents, true)
 	if err != nil {
 		return err
@@ -282,9 +385,9 @@ func checkBinary(opts *InitOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	self, err := os.Executable()
+	self, err := selfProgram()
 	if err != nil {
-		return "", fmt.Errorf("find this program's file: %w", err)
+		return "", err
 	}
 	b := setup.CheckBinary("agentlock", c.SearchPath, self)
 	if b.State == setup.BinarySame {

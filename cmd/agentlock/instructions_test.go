@@ -108,7 +108,7 @@ func followInstructions(t *testing.T, h *proctest.Harness, fake string, a instru
 	for _, f := range []string{"src/mine.txt", "notes/handoff.md", "src/auth.py", "src/auth/login.py", "docs/notes/auth.md"} {
 		require.NoError(t, os.WriteFile(filepath.Join(project, f), []byte("a\n"), 0o644))
 	}
-	env := hermeticEnv(t, root)
+	env := append(hermeticEnv(t, root), teamStore(t)...)
 	home := filepath.Join(root, "home")
 	if a.name == "kimi" {
 		require.NoError(t, os.MkdirAll(filepath.Join(home, ".kimi"), 0o700))

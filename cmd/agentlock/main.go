@@ -15,6 +15,7 @@ import (
 )
 
 func main() {
+	delegate(os.Args[1:])
 	oneShotMemory()
 	if err := unsupported(); err != nil {
 		fmt.Fprintln(os.Stderr, "agentlock:", err)

@@ -7,6 +7,7 @@ package main_test
 // testdata/script/README.md.
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -55,6 +56,13 @@ func runScripts(t *testing.T, dir string, setup func(*testscript.Env) error) {
 		RequireUniqueNames:  true,
 		Deadline:            deadline,
 		Cmds:                scriptCmds,
+		// [etcd]: the test binary is the etcd build (-tags etcd).
+		Condition: func(cond string) (bool, error) {
+			if cond == "etcd" {
+				return etcdTestBuild, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Setup: func(env *testscript.Env) error {
 			if err := scriptEnv(env); err != nil {
 				return err

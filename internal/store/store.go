@@ -7,10 +7,11 @@
 // interleave with; Scan reads every record. A document store keeps one
 // document (registry.md) and runs read-modify-write sections on it.
 //
-// The only implementation today is package filestore: lock files changed in
+// Package filestore is the default implementation: lock files changed in
 // place under flock(2), and registry.md replaced atomically under a sidecar
-// lock. The interfaces name no file, so that a store on a distributed
-// engine can take its place without touching the decision logic. The
+// lock. Package etcdstore (build tag etcd) keeps them in an etcd cluster,
+// for agents on several machines. The interfaces name no file, so that
+// either store serves the same decision logic. The
 // package is internal: the public entry points are packages core and
 // workspace.
 package store
@@ -78,7 +79,10 @@ type Slot struct {
 
 // Decide sees the slots of a transaction, in the order of the keys, and
 // returns one entry per slot: the record to store there, or nil to leave
-// it as it is. An error stores nothing and is returned by Transact.
+// it as it is. An error stores nothing and is returned by Transact. A
+// store that writes optimistically (etcd: compare-and-swap) runs Decide
+// again when another process changed a record between its read and its
+// write, so Decide must keep no effect of a run but the last one's.
 type Decide func(slots []Slot) ([]*Record, error)
 
 // Locks keeps the lock records of one workspace.
@@ -137,7 +141,9 @@ type Document interface {
 	// Edit runs one read-modify-write section: change gets the current
 	// content (nil when there is none) and returns the new content, or nil
 	// to leave it unchanged. No other Edit of the same document runs in
-	// between, in this process or another.
+	// between, in this process or another. A store that writes by
+	// compare-and-swap calls change again when another write came first,
+	// so change must keep no effect of a call but the last one's.
 	Edit(change func(old []byte) ([]byte, error)) error
 	// Where names the document for people and for messages.
 	Where() string
@@ -233,4 +239,21 @@ type Areas interface {
 	// stays true until it has written. Otherwise, in Create mode, it
 	// excludes only the area transactions and the writers of its own keys.
 	TransactAreas(mode Mode, keys []Key, decide DecideAreas) error
+}
+
+// Diagnosis is one verdict of a store on its own service, for agentlock
+// doctor.
+type Diagnosis struct {
+	Name    string
+	Problem bool // the store cannot serve (unreachable, no quorum)
+	Warn    bool // worth a look
+	Detail  string
+	Fix     string
+}
+
+// Diagnoser is implemented by the stores that depend on a service (a
+// cluster) and can check it: reachable, its version, the clock skew
+// between this machine and it, its leases.
+type Diagnoser interface {
+	Diagnose() []Diagnosis
 }

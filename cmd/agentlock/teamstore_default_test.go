@@ -1,0 +1,12 @@
+//go:build !etcd
+
+package main_test
+
+import "testing"
+
+// teamStore returns nothing: this build has no etcd store (see the etcd
+// build's teamStore).
+func teamStore(testing.TB) []string { return nil }
+
+// etcdTestBuild tells scripts ([etcd]) whether this is the etcd build.
+const etcdTestBuild = false

@@ -1,0 +1,270 @@
+//go:build etcd
+
+package etcdstore_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/internal/etcdtest"
+	"github.com/agentlock/agentlock/internal/store/etcdstore"
+)
+
+// checkout is one checkout of the repository, on the shared cluster.
+func checkout(t *testing.T, conn *etcdstore.Conn, timeout time.Duration) (string, *core.Locker) {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &etcdstore.Locks{Conn: conn, Repo: "example.com/org/repo", Root: root, Timeout: timeout}
+	return root, core.NewLocker(st, core.Options{Timeout: timeout, Cwd: root})
+}
+
+func TestLocksAcrossCheckouts(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	cfg, err := etcdstore.ParseURL(c.URL("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := etcdstore.NewConn(cfg)
+	t.Cleanup(func() { conn.Close() })
+	rootA, a := checkout(t, conn, 30*time.Second)
+	rootB, b := checkout(t, conn, 30*time.Second)
+
+	if _, err := a.Acquire("src/x.go", "s-a"); err != nil {
+		t.Fatalf("acquire in A: %v", err)
+	}
+	_, err = b.Acquire("src/x.go", "s-b")
+	var held *core.HeldError
+	if !errors.As(err, &held) || held.Owner != "s-a" || held.Path != filepath.Join(rootB, "src/x.go") {
+		t.Fatalf("acquire in B: want held by s-a at B's path, got %v", err)
+	}
+	if l, err := a.Acquire("src/x.go", "s-a"); err != nil || !l.Renewed {
+		t.Fatalf("re-acquire: %+v %v", l, err)
+	}
+	if _, err := b.Heartbeat("src/x.go", "s-b"); !errors.Is(err, core.ErrNotOwner) {
+		t.Fatalf("heartbeat by another: %v", err)
+	}
+	if _, err := b.Release("src/x.go", "s-b"); !errors.Is(err, core.ErrNotOwner) {
+		t.Fatalf("release by another: %v", err)
+	}
+	// All or nothing: y is free, x is held, so B gets neither.
+	if _, err := b.AcquireAll([]string{"src/y.go", "src/x.go"}, "s-b"); !errors.Is(err, core.ErrLocked) {
+		t.Fatalf("acquire all: %v", err)
+	}
+	if s, err := b.IsLocked("src/y.go"); err != nil || s.Owner != "" {
+		t.Fatalf("y after a refused acquire all: %+v %v", s, err)
+	}
+	states, problems, err := b.List()
+	if err != nil || len(problems) > 0 || len(states) != 1 || states[0].Path != filepath.Join(rootB, "src/x.go") || states[0].Owner != "s-a" || !states[0].Locked() {
+		t.Fatalf("list from B: %+v %v %v", states, problems, err)
+	}
+	if s, err := a.Release("src/x.go", "s-a"); err != nil || s.Owner != "s-a" || s.Path != filepath.Join(rootA, "src/x.go") {
+		t.Fatalf("release: %+v %v", s, err)
+	}
+	if _, err := b.Acquire("src/x.go", "s-b"); err != nil {
+		t.Fatalf("acquire after release: %v", err)
+	}
+	if _, err := b.Acquire(filepath.Join(os.TempDir(), "elsewhere"), "s-b"); err == nil || !strings.Contains(err.Error(), "outside the checkout") {
+		t.Fatalf("a path outside the checkout: %v", err)
+	}
+}
+
+func TestLeaseExpiry(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a lease to expire")
+	}
+	c := etcdtest.Start(t, 1)
+	cfg, _ := etcdstore.ParseURL(c.URL("t"))
+	conn := etcdstore.NewConn(cfg)
+	t.Cleanup(func() { conn.Close() })
+	_, a := checkout(t, conn, time.Second)
+	_, b := checkout(t, conn, time.Second)
+	if _, err := a.Acquire("f", "s-a"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s, err := b.IsLocked("f")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Stale {
+			if s.Owner != "s-a" {
+				t.Fatalf("stale lock owner: %+v", s)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("lock still live 5 s after a lease of 1 s: %+v", s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// The owner lost it: renewing says so.
+	if _, err := a.Heartbeat("f", "s-a"); !errors.Is(err, core.ErrNoLock) {
+		t.Fatalf("heartbeat after the lease expired: %v", err)
+	}
+	l, err := b.Acquire("f", "s-b")
+	if err != nil || l.StaleOwner != "s-a" {
+		t.Fatalf("takeover: %+v %v", l, err)
+	}
+}
+
+func TestNormalizeRemote(t *testing.T) {
+	for _, u := range []string{
+		"git@github.com:Org/Repo.git", "https://github.com/Org/Repo", "ssh://git@github.com/Org/Repo.git",
+		"https://user@GitHub.com/Org/Repo/", "ssh://git@github.com:22/Org/Repo",
+	} {
+		if got := etcdstore.NormalizeRemote(u); got != "github.com/Org/Repo" {
+			t.Errorf("NormalizeRemote(%q) = %q", u, got)
+		}
+	}
+}
+
+func TestUnreachable(t *testing.T) {
+	conn := etcdstore.NewConn(etcdstore.Config{Endpoints: []string{"127.0.0.1:1"}, Prefix: "/t", DialTimeout: 300 * time.Millisecond})
+	t.Cleanup(func() { conn.Close() })
+	_, a := checkout(t, conn, time.Minute)
+	_, err := a.Acquire("f", "s")
+	if !errors.Is(err, etcdstore.ErrUnavailable) || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Fatalf("want unavailable naming the endpoint, got %v", err)
+	}
+}
+
+// A session's renewal of one lock keeps its other locks alive, and a
+// listing shows them renewed.
+func TestRenewalKeepsTheSessionsLocks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a lease to age")
+	}
+	c := etcdtest.Start(t, 1)
+	cfg, _ := etcdstore.ParseURL(c.URL("t"))
+	conn := etcdstore.NewConn(cfg)
+	t.Cleanup(func() { conn.Close() })
+	_, a := checkout(t, conn, 3*time.Second)
+	if _, err := a.AcquireAll([]string{"x", "y"}, "s"); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		time.Sleep(time.Second)
+		if _, err := a.Heartbeat("x", "s"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 3 s after y was written, past its timeout: alive through x's renewals.
+	s, err := a.IsLocked("y")
+	if err != nil || !s.Locked() || s.Age > 2*time.Second {
+		t.Fatalf("y after the session renewed x: %+v %v", s, err)
+	}
+}
+
+// Areas (issue 15): a folder and everything below it, across checkouts.
+func TestAreasAcrossCheckouts(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	cfg, _ := etcdstore.ParseURL(c.URL("t"))
+	conn := etcdstore.NewConn(cfg)
+	t.Cleanup(func() { conn.Close() })
+	rootA, a := checkout(t, conn, 30*time.Second)
+	rootB, b := checkout(t, conn, 30*time.Second)
+	if err := os.MkdirAll(filepath.Join(rootA, "src", "auth"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(rootB, "src", "auth"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Acquire("src/auth/", "s-a"); err != nil {
+		t.Fatalf("area in A: %v", err)
+	}
+	var held *core.HeldError
+	for _, p := range []string{"src/auth/login.py", "src/auth/deep/", "src/"} {
+		_, err := b.Acquire(p, "s-b")
+		if !errors.As(err, &held) || held.Owner != "s-a" {
+			t.Fatalf("%s in B under A's area: %v", p, err)
+		}
+	}
+	if _, err := a.Acquire("src/auth/login.py", "s-a"); err != nil {
+		t.Fatalf("a file in one's own area: %v", err)
+	}
+	if _, err := b.Acquire("src/other.go", "s-b"); err != nil {
+		t.Fatalf("a file beside the area: %v", err)
+	}
+	if _, err := a.Release("src/auth/", "s-a"); err != nil {
+		t.Fatal(err)
+	}
+	// A still holds login.py: B's area over it is refused, a file beside it is not.
+	if _, err := b.Acquire("src/auth/", "s-b"); !errors.As(err, &held) || held.Owner != "s-a" {
+		t.Fatalf("an area over another's file: %v", err)
+	}
+	if _, err := b.Acquire("src/auth/util.py", "s-b"); err != nil {
+		t.Fatalf("a file in a released area: %v", err)
+	}
+}
+
+// An area and files below it, acquired at once by other sessions: never
+// both.
+func TestAreaRacesFilesBelowIt(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	cfg, _ := etcdstore.ParseURL(c.URL("t"))
+	conn := etcdstore.NewConn(cfg)
+	t.Cleanup(func() { conn.Close() })
+	_, a := checkout(t, conn, 30*time.Second)
+	rounds := 20
+	if testing.Short() {
+		rounds = 4
+	}
+	for round := range rounds {
+		const files = 6
+		type result struct {
+			area bool
+			err  error
+		}
+		results := make(chan result, files+1)
+		start := make(chan struct{})
+		go func() {
+			<-start
+			_, err := a.Acquire("src/", fmt.Sprintf("area-%d", round))
+			results <- result{true, err}
+		}()
+		for i := range files {
+			go func() {
+				<-start
+				_, err := a.Acquire(fmt.Sprintf("src/f%d.go", i), fmt.Sprintf("file-%d-%d", round, i))
+				results <- result{false, err}
+			}()
+		}
+		close(start)
+		areaWon, filesWon := false, 0
+		for range files + 1 {
+			r := <-results
+			if r.err != nil && !errors.Is(r.err, core.ErrLocked) {
+				t.Fatalf("round %d: %v", round, r.err)
+			}
+			switch {
+			case r.err != nil:
+			case r.area:
+				areaWon = true
+			default:
+				filesWon++
+			}
+		}
+		if areaWon && filesWon > 0 || !areaWon && filesWon == 0 {
+			t.Fatalf("round %d: area won %v, files won %d", round, areaWon, filesWon)
+		}
+		states, _, err := a.List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range states {
+			if _, err := a.ForceRelease(s.Path); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}

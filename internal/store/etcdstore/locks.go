@@ -1,0 +1,551 @@
+//go:build etcd
+
+package etcdstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/agentlock/agentlock/internal/store"
+)
+
+// maxAttempts bounds how many times a transaction re-reads after another
+// process changed one of its keys between its read and its write.
+const maxAttempts = 64
+
+// Locks is the lock store of one checkout of a repository on etcd. It is
+// safe for concurrent use by goroutines and by processes on any machine
+// sharing the cluster.
+type Locks struct {
+	Conn *Conn
+	// Repo is the repository's id, the same in every checkout.
+	Repo string
+	// Root is the checkout's root (a real path): lock keys name paths
+	// relative to it.
+	Root string
+	// Timeout is the lease's length (rounded up to whole seconds; etcd may
+	// raise a very short one to its minimum).
+	Timeout time.Duration
+	// Now is the clock the records are judged by (time.Now when nil).
+	Now func() time.Time
+}
+
+var (
+	_ store.Locks   = (*Locks)(nil)
+	_ store.Watcher = (*Locks)(nil)
+)
+
+func (s *Locks) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// escape makes a repository id one key segment.
+func escape(repo string) string { return url.PathEscape(repo) }
+
+// LockPrefix is the prefix of every lock key of the repository.
+func (s *Locks) LockPrefix() string {
+	return s.Conn.cfg.Prefix + "/locks/" + escape(s.Repo) + "/"
+}
+
+func (s *Locks) lastPrefix() string {
+	return s.Conn.cfg.Prefix + "/last/" + escape(s.Repo) + "/"
+}
+
+func (s *Locks) leaseKey(session string) string {
+	return s.Conn.cfg.Prefix + "/leases/" + session
+}
+
+// ttl is the lease length in whole seconds.
+func (s *Locks) ttl() int64 {
+	return max(1, int64(math.Ceil(s.Timeout.Seconds())))
+}
+
+// margin is how far inside or outside the timeout a stamp is moved so that
+// the engine judges a record as the lease does.
+func (s *Locks) margin() time.Duration {
+	return min(s.Timeout/10, 500*time.Millisecond)
+}
+
+// rel returns the key suffix of a key: the path relative to the root, or
+// the Ref a Scan returned.
+func (s *Locks) rel(k store.Key) (string, error) {
+	if k.Ref != "" {
+		r, ok := strings.CutPrefix(k.Ref, s.LockPrefix())
+		if !ok || r == "" {
+			return "", fmt.Errorf("%s: not a lock key of %s", k.Ref, s.LockPrefix())
+		}
+		return r, nil
+	}
+	r, err := filepath.Rel(s.Root, k.Path)
+	if err != nil || r == "." || r == ".." || strings.HasPrefix(r, "../") || filepath.IsAbs(r) {
+		return "", fmt.Errorf("%s is outside the checkout %s: the etcd store locks the files of its own repository only", k.Path, s.Root)
+	}
+	r = filepath.ToSlash(r)
+	if store.IsArea(k.Path) {
+		r += "/" // an area: the folder and everything below it
+	}
+	return r, nil
+}
+
+// localPath is the real path, in this checkout, of a key suffix.
+func (s *Locks) localPath(rel string) string {
+	p := filepath.Join(s.Root, filepath.FromSlash(rel))
+	if strings.HasSuffix(rel, "/") {
+		p += "/" // an area's record keeps its final "/"
+	}
+	return p
+}
+
+// encode is a record's value: the lock file's format.
+func encode(r store.Record) string {
+	ts := float64(r.Stamp.UnixMicro()) / 1e6
+	return r.Session + "|" + strconv.FormatFloat(ts, 'f', 6, 64) + "|" + r.Path
+}
+
+// decode parses a value written by encode.
+func decode(ref string, v []byte) (store.Record, error) {
+	parts := strings.SplitN(string(v), "|", 3)
+	bad := func(reason string) error {
+		c := string(v)
+		if len(c) > 80 {
+			c = c[:80] + "..."
+		}
+		return &store.CorruptError{Ref: ref, Content: c, Reason: reason}
+	}
+	if len(parts) != 3 || parts[0] == "" {
+		return store.Record{}, bad("not session|timestamp|path")
+	}
+	ts, err := strconv.ParseFloat(parts[1], 64)
+	if err != nil || math.IsNaN(ts) || math.IsInf(ts, 0) {
+		return store.Record{}, bad("bad timestamp")
+	}
+	sec, frac := math.Modf(ts)
+	return store.Record{Session: parts[0], Stamp: time.Unix(int64(sec), int64(math.Round(frac*1e6))*1e3), Path: parts[2]}, nil
+}
+
+// item is one key of a transaction as read.
+type item struct {
+	rel        string
+	live, last *mvccpb.KeyValue
+}
+
+// slot presents an item to the engine. A live key is fresh (its stamp moved
+// inside the timeout if the writer's clock says otherwise: the lease
+// decides). A key whose lease expired, known from its last record, is
+// stale with its owner — except in Update mode, where the session lost it:
+// renewing or releasing finds no lock.
+func (s *Locks) slot(k store.Key, it item, mode store.Mode, now time.Time, renewed map[int64]time.Time) store.Slot {
+	k.Ref = s.LockPrefix() + it.rel
+	sl := store.Slot{Key: k}
+	path := s.localPath(it.rel)
+	switch {
+	case it.live != nil:
+		rec, err := decode(k.Ref, it.live.Value)
+		if err != nil {
+			sl.Err = err
+			return sl
+		}
+		rec.Path = path
+		if at, ok := renewed[it.live.Lease]; ok && at.After(rec.Stamp) {
+			rec.Stamp = at // the lease was kept alive since the record was written
+		}
+		if oldest := now.Add(-s.Timeout + s.margin()); rec.Stamp.Before(oldest) {
+			rec.Stamp = oldest
+		}
+		if rec.Stamp.After(now) {
+			rec.Stamp = now
+		}
+		sl.Record = rec
+	case it.last != nil && mode != store.Update:
+		rec, err := decode(s.lastPrefix()+it.rel, it.last.Value)
+		if err != nil {
+			return sl // a lock that expired: nothing live to protect
+		}
+		rec.Path = path
+		if newest := now.Add(-s.Timeout - s.margin()); rec.Stamp.After(newest) {
+			rec.Stamp = newest
+		}
+		sl.Record = rec
+	}
+	return sl
+}
+
+func rev(kv *mvccpb.KeyValue) int64 {
+	if kv == nil {
+		return 0
+	}
+	return kv.ModRevision
+}
+
+// Transact implements store.Locks as optimistic transactions: read every
+// key at one revision, decide, then write in one etcd transaction that
+// succeeds only if none of the keys changed since the read; otherwise read
+// and decide again. decide may therefore run more than once; only the
+// answer of the run that is written counts.
+func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide) error {
+	cli, err := s.Conn.Client()
+	if err != nil {
+		return err
+	}
+	items := make([]item, len(keys))
+	seen := map[string]int{}
+	for i, k := range keys {
+		r, err := s.rel(k)
+		if err != nil {
+			return err
+		}
+		if j, dup := seen[r]; dup {
+			return fmt.Errorf("%s and %s have the same lock key %s", keys[j].Path, k.Path, r)
+		}
+		seen[r] = i
+		items[i].rel = r
+	}
+	return s.transact(cli, mode, keys, items, false, func(slots, _ []store.Slot) ([]*store.Record, []store.Slot, error) {
+		next, err := decide(slots)
+		return next, nil, err
+	})
+}
+
+// transact runs attempts until one is written or decided; areas reads the
+// records related to the keys through areas too.
+func (s *Locks) transact(cli *clientv3.Client, mode store.Mode, keys []store.Key, items []item, areas bool, decide store.DecideAreas) error {
+	pause := time.Millisecond
+	for range maxAttempts {
+		done, err := s.attempt(cli, mode, keys, items, areas, decide)
+		if done || err != nil {
+			return err
+		}
+		time.Sleep(pause/2 + rand.N(pause))
+		pause = min(pause*2, 50*time.Millisecond)
+	}
+	return &store.BusyError{Ref: s.LockPrefix(), Waited: time.Duration(maxAttempts) * 50 * time.Millisecond}
+}
+
+// attempt is one read-decide-write; done is false when another process
+// changed a key in between.
+func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key, items []item, areas bool, decide store.DecideAreas) (bool, error) {
+	ops := make([]clientv3.Op, 0, 2*len(items))
+	for _, it := range items {
+		ops = append(ops, clientv3.OpGet(s.LockPrefix()+it.rel), clientv3.OpGet(s.lastPrefix()+it.rel))
+	}
+	var rel relatedReads
+	if areas {
+		rel = s.relatedOps(items)
+		ops = append(ops, rel.ops...)
+	}
+	ctx, cancel := s.Conn.ctx()
+	resp, err := cli.Txn(ctx).Then(ops...).Commit()
+	cancel()
+	if err != nil {
+		return false, s.Conn.wrap("read locks", err)
+	}
+	var renewed map[int64]time.Time
+	for i := range items {
+		items[i].live = first(resp.Responses[2*i].GetResponseRange().Kvs)
+		items[i].last = first(resp.Responses[2*i+1].GetResponseRange().Kvs)
+	}
+	var relatedKVs []*mvccpb.KeyValue
+	var cmps []clientv3.Cmp
+	if areas {
+		relatedKVs, cmps = rel.results(s, resp, items)
+	}
+	if mode == store.Read {
+		live := slices.Clone(relatedKVs)
+		for _, it := range items {
+			live = append(live, it.live)
+		}
+		renewed = s.renewals(cli, live)
+	}
+	now := s.now()
+	slots := make([]store.Slot, len(items))
+	for i := range items {
+		slots[i] = s.slot(keys[i], items[i], mode, now, renewed)
+	}
+	related := make([]store.Slot, 0, len(relatedKVs))
+	for _, kv := range relatedKVs {
+		r := strings.TrimPrefix(string(kv.Key), s.LockPrefix())
+		related = append(related, s.slot(store.Key{Path: s.localPath(r)}, item{rel: r, live: kv}, store.Read, now, renewed))
+	}
+	next, release, err := decide(slots, related)
+	if err != nil || mode == store.Read {
+		return true, err
+	}
+	if len(next) != len(items) {
+		return false, fmt.Errorf("lock store: %d records decided for %d keys", len(next), len(items))
+	}
+	var writes []clientv3.Op
+	for _, r := range release {
+		writes = append(writes, clientv3.OpDelete(r.Key.Ref))
+	}
+	leases := &leaseSet{s: s, cli: cli}
+	for i, it := range items {
+		lk, lastk := s.LockPrefix()+it.rel, s.lastPrefix()+it.rel
+		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(lk), "=", rev(it.live)),
+			clientv3.Compare(clientv3.ModRevision(lastk), "=", rev(it.last)))
+		rec := next[i]
+		switch {
+		case rec == nil:
+		case rec.Free():
+			if it.live != nil {
+				writes = append(writes, clientv3.OpDelete(lk))
+			}
+			if it.last != nil {
+				writes = append(writes, clientv3.OpDelete(lastk))
+			}
+		case mode == store.Update && it.live == nil:
+			return false, fmt.Errorf("%s: lock store: cannot write a lock that does not exist in update mode", lk)
+		default:
+			id, err := leases.forRecord(*rec, it.live)
+			if errors.Is(err, errRetry) {
+				return false, nil
+			}
+			if err != nil {
+				return false, err
+			}
+			w := *rec
+			if w.Path == "" {
+				w.Path = s.localPath(it.rel)
+			}
+			v := encode(w)
+			writes = append(writes, clientv3.OpPut(lk, v, clientv3.WithLease(id)), clientv3.OpPut(lastk, v))
+		}
+	}
+	if len(writes) == 0 {
+		return true, nil
+	}
+	cmps = append(cmps, leases.cmps...)
+	writes = append(writes, leases.puts...)
+	ctx, cancel = s.Conn.ctx()
+	tr, err := cli.Txn(ctx).If(cmps...).Then(writes...).Commit()
+	cancel()
+	if err != nil {
+		leases.revokeGranted()
+		return false, s.Conn.wrap("write locks", err)
+	}
+	if !tr.Succeeded {
+		leases.revokeGranted()
+		return false, nil
+	}
+	return true, nil
+}
+
+func first(kvs []*mvccpb.KeyValue) *mvccpb.KeyValue {
+	if len(kvs) == 0 {
+		return nil
+	}
+	return kvs[0]
+}
+
+// errRetry asks for another attempt: a lease expired between the read and
+// the write.
+var errRetry = errors.New("retry")
+
+// leaseSet finds, renews or grants the leases of one transaction's writes.
+type leaseSet struct {
+	s       *Locks
+	cli     *clientv3.Client
+	renewed map[clientv3.LeaseID]bool
+	session map[string]clientv3.LeaseID
+	granted []clientv3.LeaseID
+	// cmps and puts publish a granted lease under the session's lease key,
+	// in the same transaction as the locks.
+	cmps []clientv3.Cmp
+	puts []clientv3.Op
+}
+
+// forRecord returns the lease a record is written with, kept alive for a
+// whole timeout from now: the lease the key has when its owner stays the
+// same, else the session's lease (granted when the session has none).
+func (l *leaseSet) forRecord(rec store.Record, live *mvccpb.KeyValue) (clientv3.LeaseID, error) {
+	if live != nil && live.Lease != 0 {
+		if old, err := decode("", live.Value); err == nil && old.Session == rec.Session {
+			return l.renew(clientv3.LeaseID(live.Lease))
+		}
+	}
+	if id, ok := l.session[rec.Session]; ok {
+		return id, nil
+	}
+	if l.session == nil {
+		l.session = map[string]clientv3.LeaseID{}
+	}
+	key := l.s.leaseKey(rec.Session)
+	ctx, cancel := l.s.Conn.ctx()
+	resp, err := l.cli.Get(ctx, key)
+	cancel()
+	if err != nil {
+		return 0, l.s.Conn.wrap("read the session's lease", err)
+	}
+	if kv := first(resp.Kvs); kv != nil && kv.Lease != 0 {
+		id, err := l.renew(clientv3.LeaseID(kv.Lease))
+		if err == nil {
+			l.session[rec.Session] = id
+		}
+		return id, err
+	}
+	ctx, cancel = l.s.Conn.ctx()
+	g, err := l.cli.Grant(ctx, l.s.ttl())
+	cancel()
+	if err != nil {
+		return 0, l.s.Conn.wrap("grant a lease", err)
+	}
+	l.granted = append(l.granted, g.ID)
+	l.session[rec.Session] = g.ID
+	l.cmps = append(l.cmps, clientv3.Compare(clientv3.ModRevision(key), "=", rev(first(resp.Kvs))))
+	l.puts = append(l.puts, clientv3.OpPut(key, strconv.FormatInt(int64(g.ID), 16), clientv3.WithLease(g.ID)))
+	return g.ID, nil
+}
+
+// renew keeps the lease id alive for another whole TTL, once per
+// transaction; errRetry when it has expired.
+func (l *leaseSet) renew(id clientv3.LeaseID) (clientv3.LeaseID, error) {
+	if l.renewed[id] {
+		return id, nil
+	}
+	ctx, cancel := l.s.Conn.ctx()
+	_, err := l.cli.KeepAliveOnce(ctx, id)
+	cancel()
+	if errors.Is(err, rpctypes.ErrLeaseNotFound) {
+		return 0, errRetry
+	}
+	if err != nil {
+		return 0, l.s.Conn.wrap("renew the lease", err)
+	}
+	if l.renewed == nil {
+		l.renewed = map[clientv3.LeaseID]bool{}
+	}
+	l.renewed[id] = true
+	return id, nil
+}
+
+// revokeGranted revokes the leases granted for a transaction that was not
+// written, best effort: an orphan lease expires on its own.
+func (l *leaseSet) revokeGranted() {
+	for _, id := range l.granted {
+		ctx, cancel := l.s.Conn.ctx()
+		_, _ = l.cli.Revoke(ctx, id)
+		cancel()
+	}
+}
+
+// Scan implements store.Locks: every lock of the repository, live or
+// expired, read at one revision, with the paths of this checkout.
+func (s *Locks) Scan() ([]store.Slot, error) {
+	cli, err := s.Conn.Client()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := s.Conn.ctx()
+	defer cancel()
+	resp, err := cli.Txn(ctx).Then(
+		clientv3.OpGet(s.LockPrefix(), clientv3.WithPrefix()),
+		clientv3.OpGet(s.lastPrefix(), clientv3.WithPrefix()),
+	).Commit()
+	if err != nil {
+		return nil, s.Conn.wrap("list locks", err)
+	}
+	byRel := map[string]*item{}
+	var order []string
+	get := func(rel string) *item {
+		it, ok := byRel[rel]
+		if !ok {
+			it = &item{rel: rel}
+			byRel[rel] = it
+			order = append(order, rel)
+		}
+		return it
+	}
+	for _, kv := range resp.Responses[0].GetResponseRange().Kvs {
+		get(strings.TrimPrefix(string(kv.Key), s.LockPrefix())).live = kv
+	}
+	for _, kv := range resp.Responses[1].GetResponseRange().Kvs {
+		get(strings.TrimPrefix(string(kv.Key), s.lastPrefix())).last = kv
+	}
+	renewed := s.renewals(cli, resp.Responses[0].GetResponseRange().Kvs)
+	now := s.now()
+	slots := make([]store.Slot, 0, len(order))
+	for _, rel := range order {
+		slots = append(slots, s.slot(store.Key{}, *byRel[rel], store.Read, now, renewed))
+	}
+	return slots, nil
+}
+
+// renewals returns, per lease of the live keys kvs, when it was last kept
+// alive, as its remaining time says (to the second): a session's renewal
+// keeps all its locks alive without rewriting their records, so that
+// listings and checks show the age the lease gives. One request per lease;
+// a lease that cannot be read is left out (its records' stamps stand).
+func (s *Locks) renewals(cli *clientv3.Client, kvs []*mvccpb.KeyValue) map[int64]time.Time {
+	out := map[int64]time.Time{}
+	for _, kv := range kvs {
+		if kv == nil || kv.Lease == 0 {
+			continue
+		}
+		if _, done := out[kv.Lease]; done {
+			continue
+		}
+		ctx, cancel := s.Conn.ctx()
+		ttl, err := cli.TimeToLive(ctx, clientv3.LeaseID(kv.Lease))
+		cancel()
+		if err != nil || ttl.TTL <= 0 {
+			continue
+		}
+		out[kv.Lease] = s.now().Add(-time.Duration(ttl.GrantedTTL-ttl.TTL) * time.Second)
+	}
+	return out
+}
+
+// Watch implements store.Watcher with etcd watches on the lock keys: a
+// deletion (a release, or the owner's lease expiring) is a change.
+func (s *Locks) Watch(keys []store.Key) (<-chan struct{}, func(), error) {
+	cli, err := s.Conn.Client()
+	if err != nil {
+		return nil, nil, err
+	}
+	changes := make(chan struct{}, 1)
+	ctx, cancel := context.WithCancel(clientv3.WithRequireLeader(context.Background()))
+	var wg sync.WaitGroup
+	for _, k := range keys {
+		r, err := s.rel(k)
+		if err != nil {
+			cancel()
+			return nil, nil, err
+		}
+		wc := cli.Watch(ctx, s.LockPrefix()+r)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for resp := range wc {
+				changed := resp.Err() != nil
+				for _, ev := range resp.Events {
+					if ev.Type == mvccpb.DELETE {
+						changed = true
+					}
+				}
+				if changed {
+					select {
+					case changes <- struct{}{}:
+					default:
+					}
+				}
+			}
+		}()
+	}
+	return changes, sync.OnceFunc(func() { cancel(); wg.Wait() }), nil
+}

@@ -1,0 +1,226 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/internal/atomicfile"
+	"github.com/agentlock/agentlock/internal/store"
+	"github.com/agentlock/agentlock/internal/store/filestore"
+)
+
+// A project may keep its locks and registry in a distributed store — an
+// etcd cluster, for agents on several machines — instead of its
+// .agent-registry folder. The project then holds the file
+// .agent-registry/store, written by `agentlock init --store URL`: one
+// "name=value" per line, the URL first. AGENTLOCK_STORE (Settings.Store)
+// names a store for every project instead. Only builds with a distributed
+// store (Settings.Remote; the etcd build) can use one; the others refuse
+// with ErrNoRemote rather than lock files nobody else sees.
+
+// StoreFile is the file, inside a project's HomeDirName folder, that names
+// the project's distributed store.
+const StoreFile = "store"
+
+// StoreSpec names a distributed store and how to reach it. The option
+// names are etcdctl's.
+type StoreSpec struct {
+	// URL is etcd://host:2379[,host2:2379...]/prefix; empty for the lock
+	// files.
+	URL string
+	// CACert, Cert and Key are PEM files for TLS.
+	CACert, Cert, Key string
+	// User is the user name, or name:password; Password the password.
+	User, Password string
+	// RepoID is the repository's id; empty for the normalised URL of the
+	// checkout's origin remote.
+	RepoID string
+	// DialTimeout bounds the connection and each request; zero for the
+	// store's default (2 s).
+	DialTimeout time.Duration
+}
+
+// Set reports whether a distributed store is named.
+func (s StoreSpec) Set() bool { return s.URL != "" }
+
+// over returns s with the fields that o sets replaced by o's.
+func (s StoreSpec) over(o StoreSpec) StoreSpec {
+	pick := func(a *string, b string) {
+		if b != "" {
+			*a = b
+		}
+	}
+	pick(&s.URL, o.URL)
+	pick(&s.CACert, o.CACert)
+	pick(&s.Cert, o.Cert)
+	pick(&s.Key, o.Key)
+	pick(&s.User, o.User)
+	pick(&s.Password, o.Password)
+	pick(&s.RepoID, o.RepoID)
+	if o.DialTimeout > 0 {
+		s.DialTimeout = o.DialTimeout
+	}
+	return s
+}
+
+// fields are the names of the store file, in the order written.
+func (s *StoreSpec) fields() []struct {
+	name string
+	v    *string
+} {
+	return []struct {
+		name string
+		v    *string
+	}{{"store", &s.URL}, {"cacert", &s.CACert}, {"cert", &s.Cert}, {"key", &s.Key},
+		{"user", &s.User}, {"password", &s.Password}, {"repo-id", &s.RepoID}}
+}
+
+// ReadStoreSpec reads the store file of project; a zero StoreSpec when it
+// has none.
+func ReadStoreSpec(project string) (StoreSpec, error) {
+	var s StoreSpec
+	if project == "" {
+		return s, nil
+	}
+	file := filepath.Join(project, HomeDirName, StoreFile)
+	data, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return s, fmt.Errorf("store configuration: %w", err)
+	}
+	for n, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, value, ok := strings.Cut(line, "=")
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		known := false
+		for _, f := range s.fields() {
+			if f.name == name {
+				*f.v, known = value, true
+			}
+		}
+		if name == "dial-timeout" {
+			if s.DialTimeout, err = time.ParseDuration(value); err != nil {
+				return s, fmt.Errorf("%s:%d: dial-timeout: %w", file, n+1, err)
+			}
+			known = true
+		}
+		if !ok || !known {
+			return s, fmt.Errorf("%s:%d: want name=value with a name among store, cacert, cert, key, user, password, repo-id, dial-timeout: %q", file, n+1, line)
+		}
+	}
+	if !s.Set() {
+		return s, fmt.Errorf("%s names no store (store=etcd://host:2379/prefix)", file)
+	}
+	return s, nil
+}
+
+// WriteStoreSpec records spec as project's store (readable by its owner
+// only: it may hold a password); a spec without URL removes the record.
+// It reports whether anything changed.
+func WriteStoreSpec(project string, spec StoreSpec) (bool, error) {
+	file := filepath.Join(project, HomeDirName, StoreFile)
+	old, _ := os.ReadFile(file)
+	if !spec.Set() {
+		if old == nil {
+			return false, nil
+		}
+		if err := os.Remove(file); err != nil {
+			return false, fmt.Errorf("store configuration: %w", err)
+		}
+		return true, nil
+	}
+	var b strings.Builder
+	b.WriteString("# agentlock: this project's locks and registry live in this store (agentlock init --store)\n")
+	for _, f := range spec.fields() {
+		if *f.v != "" {
+			fmt.Fprintf(&b, "%s=%s\n", f.name, *f.v)
+		}
+	}
+	if spec.DialTimeout > 0 {
+		fmt.Fprintf(&b, "dial-timeout=%s\n", spec.DialTimeout)
+	}
+	if string(old) == b.String() {
+		return false, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return false, fmt.Errorf("store configuration: %w", err)
+	}
+	if err := atomicfile.Write(file, []byte(b.String()), 0o600); err != nil {
+		return false, fmt.Errorf("store configuration: %w", err)
+	}
+	return true, nil
+}
+
+// Remote opens the stores of a distributed store. Builds that link one
+// (the etcd build) set Settings.Remote; it is shared by every workspace of
+// an invocation, so that they share one connection.
+type Remote interface {
+	// Open returns the lock store and the registry of the checkout at
+	// project (a real path) on the store of spec; registry is this
+	// machine's copy of the registry. Nothing is dialled yet.
+	Open(spec StoreSpec, project, registry string, timeout time.Duration, now func() time.Time) (store.Locks, store.Document, error)
+}
+
+// ErrNoRemote is the error of Open for a workspace configured for a
+// distributed store in a build that has none.
+var ErrNoRemote = errors.New("this agentlock build has no etcd store")
+
+// storeOf resolves the store a workspace of project uses: the project's
+// store file under AGENTLOCK_STORE's settings.
+func (s Settings) storeOf(project string) (StoreSpec, error) {
+	spec, err := ReadStoreSpec(project)
+	if err != nil {
+		return spec, err
+	}
+	return spec.over(s.Store), nil
+}
+
+// openRemote sets the stores of a workspace whose spec names a
+// distributed store.
+func (w *Workspace) openRemote(spec StoreSpec) error {
+	w.spec = spec
+	if w.settings.Remote == nil {
+		return fmt.Errorf("%s keeps its locks in %s: %w; install agentlock-etcd (go build -tags etcd -o agentlock-etcd ./cmd/agentlock) beside agentlock or on PATH, and agentlock runs it", w.Project, spec.URL, ErrNoRemote)
+	}
+	locks, doc, err := w.settings.Remote.Open(spec, w.Project, w.RegistryPath, w.settings.timeout(), w.settings.Now)
+	if err != nil {
+		return err
+	}
+	w.locks, w.doc = locks, doc
+	return nil
+}
+
+// Store returns the distributed store the workspace uses; zero with the
+// lock files.
+func (w *Workspace) Store() StoreSpec { return w.spec }
+
+// LockStore returns the workspace's lock store, for checks that need the
+// store itself (agentlock doctor).
+func (w *Workspace) LockStore() store.Locks { return w.lockStore() }
+
+// lockStore is the store behind Locker.
+func (w *Workspace) lockStore() store.Locks {
+	if w.locks != nil {
+		return w.locks
+	}
+	return &filestore.Locks{DirFor: w.settings.lockDirFor, ScanDir: w.LockDir, Wait: w.settings.LockWait}
+}
+
+// timeout is the staleness timeout, core.DefaultTimeout when unset.
+func (s Settings) timeout() time.Duration {
+	if s.Timeout > 0 {
+		return s.Timeout
+	}
+	return core.DefaultTimeout
+}
