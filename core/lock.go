@@ -737,7 +737,7 @@ func (l *Locker) List() ([]State, []error, error) {
 		return nil, nil, err
 	}
 	now := l.now()
-	var states []State
+	states := make([]State, 0, len(slots))
 	var problems []error
 	for _, slot := range slots {
 		if slot.Err != nil {

@@ -27,12 +27,15 @@ type Status struct {
 // Statuses reports a listing: every held or stale lock (free ones too with
 // withFree), then every record that could not be read.
 func Statuses(states []core.State, problems []error, withFree bool) []Status {
-	var out []Status
+	out := make([]Status, 0, len(states)+len(problems))
+	// The ages and times left of all records, in one allocation.
+	times := make([]float64, 0, 2*len(states))
 	for _, s := range states {
 		rec := Status{Kind: KindLock, Path: s.Path, File: s.Ref, State: "free", Area: s.Area()}
 		if s.Owner != "" {
-			age, left := Seconds(s.Age), Seconds(max(s.Left, 0))
-			rec.SessionID, rec.Age, rec.ExpiresIn, rec.State = s.Owner, &age, &left, "locked"
+			times = append(times, Seconds(s.Age), Seconds(max(s.Left, 0)))
+			age, left := &times[len(times)-2], &times[len(times)-1]
+			rec.SessionID, rec.Age, rec.ExpiresIn, rec.State = s.Owner, age, left, "locked"
 			if s.Stale {
 				rec.State = "stale"
 			}
@@ -57,7 +60,12 @@ func Statuses(states []core.State, problems []error, withFree bool) []Status {
 // them absolute), long session ids, states and paths shortened with an
 // ellipsis, durations in Human's one format.
 func WriteStatusTable(w io.Writer, records []Status, root string) error {
-	rows := [][]string{{"PATH", "OWNER", "AGE", "LEFT", "STATE"}}
+	const columns = 5
+	// Every row's cells in one allocation: a listing may have 10,000 rows.
+	cells := make([]string, columns, columns*(len(records)+1))
+	copy(cells, []string{"PATH", "OWNER", "AGE", "LEFT", "STATE"})
+	rows := make([][]string, 1, len(records)+1)
+	rows[0] = cells[:columns:columns]
 	var problems []string
 	for _, r := range records {
 		path, owner, age, left := r.Path, r.SessionID, "-", "-"
@@ -77,7 +85,8 @@ func WriteStatusTable(w io.Writer, records []Status, root string) error {
 		if r.Area {
 			state += " (area)"
 		}
-		rows = append(rows, []string{Escape(Rel(root, path)), Shorten(Escape(owner), maxIDWidth), age, left, state})
+		cells = append(cells, Escape(Rel(root, path)), Shorten(Escape(owner), maxIDWidth), age, left, state)
+		rows = append(rows, cells[len(cells)-columns:len(cells):len(cells)])
 	}
 	if err := writeFitted(w, rows, 0); err != nil {
 		return err
@@ -101,9 +110,10 @@ func writeFitted(w io.Writer, rows [][]string, flex int) error {
 	// runes[r][i] is the width of rows[r][i], counted once.
 	runes := make([][]int, len(rows))
 	widths := make([]int, len(rows[0]))
+	counts := make([]int, len(rows)*len(widths)) // runes' cells, in one allocation
 	size := 0
 	for r, row := range rows {
-		runes[r] = make([]int, len(row))
+		runes[r] = counts[r*len(widths) : r*len(widths)+len(row) : r*len(widths)+len(row)]
 		for i, c := range row {
 			runes[r][i] = utf8.RuneCountInString(c)
 			widths[i] = max(widths[i], runes[r][i])

@@ -473,10 +473,16 @@ func readAt(dirfd int, name string, k store.Key, wait time.Duration, buf []byte)
 	if st.Size == 0 {
 		return store.Record{}, written, nil
 	}
-	f, err := openLockFileAt(dirfd, name, k.Ref, "", false, false)
-	if err != nil {
-		return store.Record{}, time.Time{}, err
+	// Opened as openLockFileAt opens for reading, into a lockFile of this
+	// frame: a scan opens thousands, none of which outlives its read.
+	fd, err := openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC)
+	if errors.Is(err, unix.ELOOP) {
+		return store.Record{}, time.Time{}, symlinkError(k.Ref)
 	}
+	if err != nil {
+		return store.Record{}, time.Time{}, &fs.PathError{Op: "open", Path: k.Ref, Err: err}
+	}
+	f := lockFile{fd: fd, name: k.Ref}
 	defer f.close()
 	if err := flock(f.fd, f.name, readLock, wait); err != nil {
 		return store.Record{}, time.Time{}, err
