@@ -190,29 +190,9 @@ func run(bin string, n, many int, contend time.Duration, only, floors, scanFloor
 			return fmt.Errorf("%s: first run: %w: %s", sc.name, err, out)
 		}
 	}
-	times := make([][]time.Duration, len(scenarios))
-	for round := range n {
-		for i, sc := range scenarios {
-			for _, s := range sc.setup {
-				if err := b.do(sc.env, "", s...); err != nil {
-					return fmt.Errorf("%s: setup: %w", sc.name, err)
-				}
-			}
-			c := b.command(sc.env, sc.cmd)
-			c.Stdin = strings.NewReader(sc.stdin)
-			var stderr bytes.Buffer
-			c.Stderr = &stderr
-			start := time.Now()
-			err := c.Run()
-			elapsed := time.Since(start)
-			if err != nil && !sc.mayFail {
-				return fmt.Errorf("%s (round %d): %w: %s", sc.name, round, err, stderr.String())
-			}
-			if strings.Contains(stderr.String(), "not on PATH") {
-				return fmt.Errorf("%s: %s", sc.name, stderr.String())
-			}
-			times[i] = append(times[i], elapsed)
-		}
+	times, err := b.rounds(scenarios, n)
+	if err != nil {
+		return err
 	}
 	base := median(times[0])
 	fmt.Printf("%-34s %9s %9s %9s %8s  %s\n", "process", "median", "p10", "p90", "ratio", "goal")
@@ -267,25 +247,9 @@ func runEtcd(bin, etcdBin, url string, n int) error {
 		{name: "start-up: agentlock version", cmd: []string{bin, "version"}},
 		{name: "start-up: agentlock-etcd version", cmd: []string{etcdBin, "version"}},
 	}
-	times := make([][]time.Duration, len(scenarios))
-	for round := range n {
-		for i, sc := range scenarios {
-			for _, s := range sc.setup {
-				if err := b.do(sc.env, "", s...); err != nil {
-					return fmt.Errorf("%s: setup: %w", sc.name, err)
-				}
-			}
-			c := b.command(sc.env, sc.cmd)
-			var stderr bytes.Buffer
-			c.Stderr = &stderr
-			start := time.Now()
-			err := c.Run()
-			elapsed := time.Since(start)
-			if err != nil {
-				return fmt.Errorf("%s (round %d): %w: %s", sc.name, round, err, stderr.String())
-			}
-			times[i] = append(times[i], elapsed)
-		}
+	times, err := b.rounds(scenarios, n)
+	if err != nil {
+		return err
 	}
 	base := median(times[0])
 	fmt.Printf("%-34s %9s %9s %9s %8s %8s\n", "process", "median", "p10", "p90", "/flock", "/files")
@@ -303,6 +267,36 @@ func runEtcd(bin, etcdBin, url string, n int) error {
 	}
 	fmt.Printf("(median of %d interleaved rounds; etcd: one member on loopback)\n", n)
 	return nil
+}
+
+// rounds runs the scenarios n times, interleaved (each round runs every
+// scenario once, its setup untimed), and returns each one's times.
+func (b *bench) rounds(scenarios []scenario, n int) ([][]time.Duration, error) {
+	times := make([][]time.Duration, len(scenarios))
+	for round := range n {
+		for i, sc := range scenarios {
+			for _, s := range sc.setup {
+				if err := b.do(sc.env, "", s...); err != nil {
+					return nil, fmt.Errorf("%s: setup: %w", sc.name, err)
+				}
+			}
+			c := b.command(sc.env, sc.cmd)
+			c.Stdin = strings.NewReader(sc.stdin)
+			var stderr bytes.Buffer
+			c.Stderr = &stderr
+			start := time.Now()
+			err := c.Run()
+			elapsed := time.Since(start)
+			if err != nil && !sc.mayFail {
+				return nil, fmt.Errorf("%s (round %d): %w: %s", sc.name, round, err, stderr.String())
+			}
+			if strings.Contains(stderr.String(), "not on PATH") {
+				return nil, fmt.Errorf("%s: %s", sc.name, stderr.String())
+			}
+			times[i] = append(times[i], elapsed)
+		}
+	}
+	return times, nil
 }
 
 // waitAndContend prints the --wait latency and the contention rows (only
