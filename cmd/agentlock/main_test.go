@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
@@ -9,11 +10,12 @@ import (
 	"github.com/agentlock/agentlock/internal/fakeagent"
 )
 
-// TestMain installs this test binary as agentlock, on PATH, for the tests to
-// run as real processes, and as fakeagent, a stand-in for an agent harness
-// (see package fakeagent). It is the only TestMain of the package: the tests
-// themselves are black-box tests in package main_test, which run scripts
-// and find agentlock on PATH.
+// TestMain puts agentlock on PATH for the tests to run as real processes —
+// the package built as it is installed (see buildChild), or this test
+// binary when that cannot be built — and this test binary as fakeagent, a
+// stand-in for an agent harness (see package fakeagent). It is the only
+// TestMain of the package: the tests themselves are black-box tests in
+// package main_test, which run scripts and find agentlock on PATH.
 func TestMain(m *testing.M) {
 	testscript.Main(withTeamStore(m), map[string]func(){
 		"agentlock": main,
@@ -31,6 +33,15 @@ func withTeamStore(m *testing.M) teamM { return teamM{m: m} }
 
 // Run implements testscript.TestingM.
 func (t teamM) Run() int {
+	// The children run the real binary (see buildChild), found first on
+	// the PATH that testscript.Main set; if it cannot be built, they run
+	// this test binary, as testscript.Main installed it.
+	if bin, err := buildChild(); err != nil {
+		fmt.Fprintf(os.Stderr, "NOTE: the tests' child processes run the test binary as agentlock (slower): %v\n", err)
+	} else {
+		defer os.RemoveAll(bin)
+		os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
 	if os.Getenv("AGENTLOCK_TEST_STORE") != "etcd" {
 		return t.m.Run()
 	}
