@@ -79,7 +79,8 @@ in .agent-registry/store (mode 0600) with the TLS and auth options (--cacert,
 --cert, --key, --user, --password, as etcdctl names them), --repo-id and
 --dial-timeout. AGENTLOCK_STORE names a store for every project instead. The etcd
 store lives in a second build, agentlock-etcd, that agentlock runs when a store is
-configured. --store files goes back to lock files.`,
+configured: install it first (init refuses, changing nothing, when it finds none).
+--store files goes back to lock files.`,
 		Example: `  agentlock init --agent claude --agent codex
   agentlock init --agent all --dry-run      # show the diff, write nothing
   agentlock init --agent all --check        # exit 1 when anything would change (CI)
@@ -174,15 +175,18 @@ func recordStore(opts *InitOptions) error {
 		}
 		return nil
 	}
+	// Once the store is recorded, every command here (and every hook)
+	// refuses to work without the etcd build: refuse first, with nothing
+	// changed, rather than leave a project nobody can lock in.
+	if opts.Store.Set() && !etcdBuild && !haveEtcdBuild() {
+		return fmt.Errorf("--store %s: no agentlock-etcd beside agentlock or on PATH, and without it every command and hook of this project would refuse to work; install it first (go build -tags etcd -o agentlock-etcd ./cmd/agentlock, next to agentlock), then run this again (nothing was changed)", opts.Store.URL)
+	}
 	changed, err := workspace.WriteStoreSpec(project, opts.Store)
 	if err != nil {
 		return err
 	}
 	if changed {
 		out.change("store", file, what, fmt.Sprintf("%-9s %s: %s", "store", file, what))
-	}
-	if opts.Store.Set() && !etcdBuild && !haveEtcdBuild() {
-		fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: no agentlock-etcd beside agentlock or on PATH: until one is installed (go build -tags etcd -o agentlock-etcd ./cmd/agentlock), agentlock refuses to work here\n")
 	}
 	return nil
 }
