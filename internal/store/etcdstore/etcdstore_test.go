@@ -17,6 +17,20 @@ import (
 )
 
 // checkout is one checkout of the repository, on the shared cluster.
+// startConn starts a one-member etcd for the test and returns a
+// connection to it under the prefix "t", closed when the test ends.
+func startConn(t *testing.T) *etcdstore.Conn {
+	t.Helper()
+	c := etcdtest.Start(t, 1)
+	cfg, err := etcdstore.ParseURL(c.URL("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := etcdstore.NewConn(cfg)
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
 func checkout(t *testing.T, conn *etcdstore.Conn, timeout time.Duration) (string, *core.Locker) {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
@@ -28,20 +42,14 @@ func checkout(t *testing.T, conn *etcdstore.Conn, timeout time.Duration) (string
 }
 
 func TestLocksAcrossCheckouts(t *testing.T) {
-	c := etcdtest.Start(t, 1)
-	cfg, err := etcdstore.ParseURL(c.URL("t"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn := etcdstore.NewConn(cfg)
-	t.Cleanup(func() { conn.Close() })
+	conn := startConn(t)
 	rootA, a := checkout(t, conn, 30*time.Second)
 	rootB, b := checkout(t, conn, 30*time.Second)
 
 	if _, err := a.Acquire("src/x.go", "s-a"); err != nil {
 		t.Fatalf("acquire in A: %v", err)
 	}
-	_, err = b.Acquire("src/x.go", "s-b")
+	_, err := b.Acquire("src/x.go", "s-b")
 	var held *core.HeldError
 	if !errors.As(err, &held) || held.Owner != "s-a" || held.Path != filepath.Join(rootB, "src/x.go") {
 		t.Fatalf("acquire in B: want held by s-a at B's path, got %v", err)
@@ -81,10 +89,7 @@ func TestLeaseExpiry(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for a lease to expire")
 	}
-	c := etcdtest.Start(t, 1)
-	cfg, _ := etcdstore.ParseURL(c.URL("t"))
-	conn := etcdstore.NewConn(cfg)
-	t.Cleanup(func() { conn.Close() })
+	conn := startConn(t)
 	_, a := checkout(t, conn, time.Second)
 	_, b := checkout(t, conn, time.Second)
 	if _, err := a.Acquire("f", "s-a"); err != nil {
@@ -144,10 +149,7 @@ func TestRenewalKeepsTheSessionsLocks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for a lease to age")
 	}
-	c := etcdtest.Start(t, 1)
-	cfg, _ := etcdstore.ParseURL(c.URL("t"))
-	conn := etcdstore.NewConn(cfg)
-	t.Cleanup(func() { conn.Close() })
+	conn := startConn(t)
 	_, a := checkout(t, conn, 3*time.Second)
 	if _, err := a.AcquireAll([]string{"x", "y"}, "s"); err != nil {
 		t.Fatal(err)
@@ -167,10 +169,7 @@ func TestRenewalKeepsTheSessionsLocks(t *testing.T) {
 
 // Areas (issue 15): a folder and everything below it, across checkouts.
 func TestAreasAcrossCheckouts(t *testing.T) {
-	c := etcdtest.Start(t, 1)
-	cfg, _ := etcdstore.ParseURL(c.URL("t"))
-	conn := etcdstore.NewConn(cfg)
-	t.Cleanup(func() { conn.Close() })
+	conn := startConn(t)
 	rootA, a := checkout(t, conn, 30*time.Second)
 	rootB, b := checkout(t, conn, 30*time.Second)
 	if err := os.MkdirAll(filepath.Join(rootA, "src", "auth"), 0o755); err != nil {
@@ -210,10 +209,7 @@ func TestAreasAcrossCheckouts(t *testing.T) {
 // An area and files below it, acquired at once by other sessions: never
 // both.
 func TestAreaRacesFilesBelowIt(t *testing.T) {
-	c := etcdtest.Start(t, 1)
-	cfg, _ := etcdstore.ParseURL(c.URL("t"))
-	conn := etcdstore.NewConn(cfg)
-	t.Cleanup(func() { conn.Close() })
+	conn := startConn(t)
 	_, a := checkout(t, conn, 30*time.Second)
 	rounds := 20
 	if testing.Short() {
