@@ -190,10 +190,15 @@ func (s Settings) storeOf(project string) (StoreSpec, error) {
 // distributed store.
 func (w *Workspace) openRemote(spec StoreSpec) error {
 	w.spec = spec
-	if w.settings.Remote == nil {
+	err := ErrNoRemote
+	var locks store.Locks
+	var doc store.Document
+	if w.settings.Remote != nil {
+		locks, doc, err = w.settings.Remote.Open(spec, w.Project, w.RegistryPath, w.settings.timeout(), w.settings.Now)
+	}
+	if errors.Is(err, ErrNoRemote) {
 		return fmt.Errorf("%s keeps its locks in %s: %w; install agentlock-etcd (go build -tags etcd -o agentlock-etcd ./cmd/agentlock) beside agentlock or on PATH, and agentlock runs it", w.Project, spec.URL, ErrNoRemote)
 	}
-	locks, doc, err := w.settings.Remote.Open(spec, w.Project, w.RegistryPath, w.settings.timeout(), w.settings.Now)
 	if err != nil {
 		return err
 	}
@@ -207,15 +212,16 @@ func (w *Workspace) Store() StoreSpec { return w.spec }
 
 // LockStore returns the workspace's lock store, for checks that need the
 // store itself (agentlock doctor).
-func (w *Workspace) LockStore() store.Locks { return w.lockStore() }
-
-// lockStore is the store behind Locker.
-func (w *Workspace) lockStore() store.Locks {
+func (w *Workspace) LockStore() store.Locks {
 	if w.locks != nil {
 		return w.locks
 	}
 	return &filestore.Locks{DirFor: w.settings.lockDirFor, ScanDir: w.LockDir, Wait: w.settings.LockWait}
 }
+
+// lockStore is the store behind Locker: each path's project decides (see
+// router).
+func (w *Workspace) lockStore() store.Locks { return newRouter(w) }
 
 // timeout is the staleness timeout, core.DefaultTimeout when unset.
 func (s Settings) timeout() time.Duration {

@@ -210,3 +210,41 @@ func TestEtcdDoctorChecksTheStore(t *testing.T) {
 	requireExit(t, 1, r)
 	require.Contains(t, r.Stdout, `"name":"store-reachable","status":"problem"`, "%s", r)
 }
+
+// TestEtcdPathDecidesTheStoreFromOutsideTheCheckout: commands and the
+// pre-edit hook run outside the checkout, on absolute paths inside it, use
+// the checkout's etcd (its store file), not lock files (issue 23).
+func TestEtcdPathDecidesTheStoreFromOutsideTheCheckout(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	root, checkout, outside := storeCheckout(t, c.URL("outside"))
+	env := hermeticEnv(t, root, "AGENTLOCK_TIMEOUT=30")
+	run := func(dir string, args ...string) proctest.Result {
+		return harness(t).Run(t, proctest.Cmd{Args: args, Env: env, Dir: dir})
+	}
+	file := filepath.Join(checkout, "src", "f.py")
+	requireExit(t, 0, run(checkout, "acquire", "src/f.py", "--session", "alice"))
+	r := run(outside, "acquire", file, "--session", "bob")
+	requireExit(t, 1, r)
+	require.Contains(t, r.Stderr, "alice", "%s", r)
+	r = run(outside, "check", file, "--session", "bob", "--json")
+	requireExit(t, 1, r)
+	require.Equal(t, "alice", jsonLines(t, r)[0]["session_id"], "%s", r)
+	r = run(outside, "release", file, "--session", "bob")
+	requireExit(t, 1, r)
+	require.NotContains(t, r.Stdout+r.Stderr, "not locked", "%s", r)
+
+	payload := fmt.Sprintf(`{"session_id":"hooked","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":%q,"content":"x"}}`,
+		outside, file)
+	r = harness(t).Run(t, proctest.Cmd{Args: []string{"hook", "claude", "pre-edit"}, Env: env, Dir: outside, Stdin: payload})
+	require.Contains(t, r.Stdout, `"deny"`, "%s", r)
+	require.Contains(t, r.Stdout, "alice", "%s", r)
+
+	// A lock taken from outside is the checkout's.
+	other := filepath.Join(checkout, "src", "g.py")
+	requireExit(t, 0, run(outside, "acquire", other, "--session", "bob"))
+	r = run(checkout, "check", "src/g.py", "--session", "carol", "--json")
+	requireExit(t, 1, r)
+	require.Equal(t, "bob", jsonLines(t, r)[0]["session_id"], "%s", r)
+	_, err := os.Stat(filepath.Join(checkout, ".agent-registry", "locks"))
+	require.True(t, os.IsNotExist(err), "no lock file was written in the checkout")
+}

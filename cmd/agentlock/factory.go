@@ -23,4 +23,8 @@ type Factory struct {
 	// Config returns the invocation's configuration; set by newRootCmd,
 	// whose flags it reads.
 	Config func() (*config, error)
+	// Args is the invocation's command line, without the program name:
+	// what a command hands over to another build of agentlock (see
+	// delegate); set by execute.
+	Args []string
 }

@@ -148,6 +148,7 @@ func usageArgs(cmd *cobra.Command) {
 // execute runs the command line args and returns the exit code. Errors are
 // printed as one line on stderr; a usage error is followed by where its usage is.
 func execute(f *Factory, args []string) int {
+	f.Args = args
 	root := newRootCmd(f, args)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
