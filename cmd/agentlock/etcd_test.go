@@ -248,3 +248,30 @@ func TestEtcdPathDecidesTheStoreFromOutsideTheCheckout(t *testing.T) {
 	_, err := os.Stat(filepath.Join(checkout, ".agent-registry", "locks"))
 	require.True(t, os.IsNotExist(err), "no lock file was written in the checkout")
 }
+
+// TestEtcdRepoIDIgnoresCaseOnGitHub: https://github.com/Acme/API and
+// git@github.com:acme/api.git are one repository, one lock space; doctor
+// and status name it (issue 23).
+func TestEtcdRepoIDIgnoresCaseOnGitHub(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	root := realTempDir(t)
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	for dir, url := range map[string]string{a: "https://github.com/Acme/API", b: "git@github.com:acme/api.git"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "config"), []byte("[remote \"origin\"]\n\turl = "+url+"\n"), 0o644))
+	}
+	env := hermeticEnv(t, root, "AGENTLOCK_STORE="+c.URL("case"), "AGENTLOCK_TIMEOUT=30")
+	run := func(dir string, args ...string) proctest.Result {
+		return harness(t).Run(t, proctest.Cmd{Args: args, Env: env, Dir: dir})
+	}
+	requireExit(t, 0, run(a, "acquire", "f.go", "--session", "alice"))
+	r := run(b, "acquire", "f.go", "--session", "bob")
+	requireExit(t, 1, r)
+	require.Contains(t, r.Stderr, "alice", "%s", r)
+	r = run(b, "status")
+	requireExit(t, 0, r)
+	require.Contains(t, r.Stdout, "repository github.com/acme/api", "%s", r)
+	r = run(b, "doctor", "--json")
+	require.Contains(t, r.Stdout, `"name":"store-repo"`, "%s", r)
+	require.Contains(t, r.Stdout, "github.com/acme/api", "%s", r)
+}

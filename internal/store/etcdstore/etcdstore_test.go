@@ -127,8 +127,21 @@ func TestNormalizeRemote(t *testing.T) {
 		"git@github.com:Org/Repo.git", "https://github.com/Org/Repo", "ssh://git@github.com/Org/Repo.git",
 		"https://user@GitHub.com/Org/Repo/", "ssh://git@github.com:22/Org/Repo",
 	} {
-		if got := etcdstore.NormalizeRemote(u); got != "github.com/Org/Repo" {
+		if got := etcdstore.NormalizeRemote(u); got != "github.com/org/repo" {
 			t.Errorf("NormalizeRemote(%q) = %q", u, got)
+		}
+	}
+	// GitHub and GitLab paths name one repository whatever their case
+	// (issue 23); other hosts keep the path's case.
+	for u, want := range map[string]string{
+		"https://github.com/Acme/API":              "github.com/acme/api",
+		"git@github.com:acme/api.git":              "github.com/acme/api",
+		"ssh://git@ssh.github.com:443/Acme/API":    "github.com/acme/api",
+		"https://GitLab.com/Group/Sub/Project.git": "gitlab.com/group/sub/project",
+		"git@example.com:Org/Repo.git":             "example.com/Org/Repo",
+	} {
+		if got := etcdstore.NormalizeRemote(u); got != want {
+			t.Errorf("NormalizeRemote(%q) = %q, want %q", u, got, want)
 		}
 	}
 }

@@ -56,6 +56,12 @@ func (s *Locks) now() time.Time {
 	return time.Now()
 }
 
+// Where names the lock space for people: the repository id and the
+// cluster (agentlock status shows it).
+func (s *Locks) Where() string {
+	return "repository " + s.Repo + " on " + s.Conn.cfg.Where() + " " + s.Conn.cfg.Prefix
+}
+
 // escape makes a repository id one key segment.
 func escape(repo string) string { return url.PathEscape(repo) }
 
