@@ -3,6 +3,7 @@
 package etcdstore_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/etcdtest"
@@ -275,5 +278,72 @@ func TestAreaRacesFilesBelowIt(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+	}
+}
+
+// lockLeaseTTL returns the granted TTL of the lease a lock key is
+// attached to.
+func lockLeaseTTL(t *testing.T, conn *etcdstore.Conn, st *etcdstore.Locks, rel string) int64 {
+	t.Helper()
+	cli, err := conn.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := cli.Get(context.Background(), st.LockPrefix()+rel)
+	if err != nil || len(resp.Kvs) != 1 || resp.Kvs[0].Lease == 0 {
+		t.Fatalf("lock key %s: %+v %v", rel, resp, err)
+	}
+	ttl, err := cli.TimeToLive(context.Background(), clientv3.LeaseID(resp.Kvs[0].Lease))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ttl.GrantedTTL
+}
+
+// One lease per (repository, session, timeout): a lock taken with a long
+// timeout never rides on the short lease of another lock of the same
+// session, nor of the same session id in another repository (issue 23:
+// a lock taken with --timeout 30 after one with --timeout 3 was taken
+// over after 4.5 s).
+func TestLeasePerRepositorySessionAndTimeout(t *testing.T) {
+	conn := startConn(t)
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	locker := func(repo string, timeout time.Duration) (*etcdstore.Locks, *core.Locker) {
+		st := &etcdstore.Locks{Conn: conn, Repo: repo, Root: root, Timeout: timeout}
+		return st, core.NewLocker(st, core.Options{Timeout: timeout, Cwd: root})
+	}
+	otherShort, other := locker("example.com/other/repo", 3*time.Second)
+	_, short := locker("example.com/org/repo", 3*time.Second)
+	long, longL := locker("example.com/org/repo", 30*time.Second)
+	if _, err := other.Acquire("o.go", "s"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := longL.Acquire("first-long.go", "s"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := short.Acquire("short.go", "s"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := longL.Acquire("long.go", "s"); err != nil {
+		t.Fatal(err)
+	}
+	if got := lockLeaseTTL(t, conn, long, "long.go"); got != 30 {
+		t.Errorf("the lock taken with a 30 s timeout has a lease of %d s", got)
+	}
+	if got := lockLeaseTTL(t, conn, long, "short.go"); got != 3 {
+		t.Errorf("the lock taken with a 3 s timeout has a lease of %d s", got)
+	}
+	if got := lockLeaseTTL(t, conn, otherShort, "o.go"); got != 3 {
+		t.Errorf("the other repository's lock has a lease of %d s", got)
+	}
+	// Taken again with the long timeout, the short lock moves to the long lease.
+	if _, err := longL.Acquire("short.go", "s"); err != nil {
+		t.Fatal(err)
+	}
+	if got := lockLeaseTTL(t, conn, long, "short.go"); got != 30 {
+		t.Errorf("re-acquired with a 30 s timeout, the lock has a lease of %d s", got)
 	}
 }

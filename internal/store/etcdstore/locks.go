@@ -74,8 +74,13 @@ func (s *Locks) lastPrefix() string {
 	return s.Conn.cfg.Prefix + "/last/" + escape(s.Repo) + "/"
 }
 
+// leaseKey is where the lease of a session's locks in this repository,
+// at this timeout, is published: one lease per (repository, session,
+// timeout), so that a lock taken with a long timeout never rides on a
+// short lease granted for another lock, and no other repository's user
+// can shorten this one's.
 func (s *Locks) leaseKey(session string) string {
-	return s.Conn.cfg.Prefix + "/leases/" + session
+	return s.Conn.cfg.Prefix + "/leases/" + escape(s.Repo) + "/" + session + "/" + strconv.FormatInt(s.ttl(), 10)
 }
 
 // ttl is the lease length in whole seconds.
@@ -377,14 +382,10 @@ type leaseSet struct {
 }
 
 // forRecord returns the lease a record is written with, kept alive for a
-// whole timeout from now: the lease the key has when its owner stays the
-// same, else the session's lease (granted when the session has none).
-func (l *leaseSet) forRecord(rec store.Record, live *mvccpb.KeyValue) (clientv3.LeaseID, error) {
-	if live != nil && live.Lease != 0 {
-		if old, err := decode("", live.Value); err == nil && old.Session == rec.Session {
-			return l.renew(clientv3.LeaseID(live.Lease))
-		}
-	}
+// whole timeout from now: the session's lease for this repository and
+// timeout (granted when there is none). A lock its owner takes again with
+// another timeout moves to that timeout's lease.
+func (l *leaseSet) forRecord(rec store.Record, _ *mvccpb.KeyValue) (clientv3.LeaseID, error) {
 	if id, ok := l.session[rec.Session]; ok {
 		return id, nil
 	}
