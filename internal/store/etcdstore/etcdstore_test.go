@@ -347,3 +347,32 @@ func TestLeasePerRepositorySessionAndTimeout(t *testing.T) {
 		t.Errorf("re-acquired with a 30 s timeout, the lock has a lease of %d s", got)
 	}
 }
+
+// An acquire of more paths than one etcd transaction holds is refused with
+// a message that says what to do, not etcd's "too many operations in txn
+// request"; one within the bound works (issue 23: 64+ paths failed with an
+// etcd-internal message).
+func TestTooManyPathsAreRefusedClearly(t *testing.T) {
+	conn := startConn(t)
+	_, a := checkout(t, conn, 30*time.Second)
+	paths := func(n int, dir string) []string {
+		var out []string
+		for i := range n {
+			out = append(out, fmt.Sprintf("%sf%d.go", dir, i))
+		}
+		return out
+	}
+	for _, ps := range [][]string{paths(64, ""), paths(70, "a/b/c/d/")} {
+		_, err := a.AcquireAll(ps, "s")
+		var tooMany *etcdstore.TooManyError
+		if !errors.As(err, &tooMany) || !strings.Contains(err.Error(), "smaller groups") || strings.Contains(err.Error(), "txn request") {
+			t.Fatalf("acquire of %d paths: want a clear refusal, got %v", len(ps), err)
+		}
+		if states, _, err := a.List(); err != nil || len(states) != 0 {
+			t.Fatalf("after the refusal: %d locks, %v", len(states), err)
+		}
+	}
+	if _, err := a.AcquireAll(paths(etcdstore.MaxPaths, "a/b/c/d/"), "s"); err != nil {
+		t.Fatalf("acquire of %d paths: %v", etcdstore.MaxPaths, err)
+	}
+}

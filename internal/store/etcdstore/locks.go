@@ -23,6 +23,26 @@ import (
 	"github.com/agentlock/agentlock/internal/store"
 )
 
+// maxTxnOps is etcd's default bound on the operations of one transaction
+// (etcd --max-txn-ops): a transaction over more is refused by the server.
+const maxTxnOps = 128
+
+// MaxPaths is how many records one transaction may name: each takes two
+// reads and, written, two puts and two comparisons, and room is left for
+// the session's lease.
+const MaxPaths = (maxTxnOps - 8) / 2
+
+// TooManyError refuses a transaction over more records than one etcd
+// transaction can hold.
+type TooManyError struct {
+	Paths int
+}
+
+func (e *TooManyError) Error() string {
+	return fmt.Sprintf("%d paths in one step are more than one etcd transaction holds (at most %d paths, fewer in deep folders: etcd --max-txn-ops %d): "+
+		"take them in smaller groups, or lock their folder as an area (a path ending in /)", e.Paths, MaxPaths, maxTxnOps)
+}
+
 // maxAttempts bounds how many times a transaction re-reads after another
 // process changed one of its keys between its read and its write.
 const maxAttempts = 64
@@ -215,6 +235,9 @@ func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide)
 	if err != nil {
 		return err
 	}
+	if len(keys) > MaxPaths {
+		return &TooManyError{Paths: len(keys)}
+	}
 	items := make([]item, len(keys))
 	seen := map[string]int{}
 	for i, k := range keys {
@@ -261,9 +284,15 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 		rel = s.relatedOps(items)
 		ops = append(ops, rel.ops...)
 	}
+	if len(ops) > maxTxnOps {
+		return false, &TooManyError{Paths: len(items)}
+	}
 	ctx, cancel := s.Conn.ctx()
 	resp, err := cli.Txn(ctx).Then(ops...).Commit()
 	cancel()
+	if errors.Is(err, rpctypes.ErrTooManyOps) {
+		return false, &TooManyError{Paths: len(items)}
+	}
 	if err != nil {
 		return false, s.Conn.wrap("read locks", err)
 	}
@@ -343,9 +372,17 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 	}
 	cmps = append(cmps, leases.cmps...)
 	writes = append(writes, leases.puts...)
+	if len(cmps) > maxTxnOps || len(writes) > maxTxnOps {
+		leases.revokeGranted()
+		return false, &TooManyError{Paths: len(items)}
+	}
 	ctx, cancel = s.Conn.ctx()
 	tr, err := cli.Txn(ctx).If(cmps...).Then(writes...).Commit()
 	cancel()
+	if errors.Is(err, rpctypes.ErrTooManyOps) {
+		leases.revokeGranted()
+		return false, &TooManyError{Paths: len(items)}
+	}
 	if err != nil {
 		leases.revokeGranted()
 		return false, s.Conn.wrap("write locks", err)
