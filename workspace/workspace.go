@@ -71,8 +71,9 @@ type Settings struct {
 	// Store names a distributed store for every project (AGENTLOCK_STORE
 	// and its options); its fields override the project's store file.
 	Store StoreSpec
-	// Remote opens distributed stores; nil in builds without one.
-	Remote Remote
+	// Backends open the stores other than the lock files, by URL scheme
+	// (NewBackends); nil opens none.
+	Backends *Backends
 }
 
 // Configured reports whether the locations were set explicitly, so that

@@ -94,16 +94,24 @@ func selfProgram() (string, error) {
 
 // lazyConfig returns the Factory's Config function: the configuration is
 // resolved from flags (parsed by then) on the first call, and kept for the
-// rest of this process.
-func lazyConfig(flags *pflag.FlagSet, now func() time.Time) func() (*config, error) {
+// rest of this process; and the function that closes what it opened (the
+// stores' connections) once the command is done.
+func lazyConfig(flags *pflag.FlagSet, now func() time.Time) (get func() (*config, error), done func() error) {
 	var c *config
 	var err error
-	return func() (*config, error) {
+	get = func() (*config, error) {
 		if c == nil && err == nil {
 			c, err = loadConfig(flags, now)
 		}
 		return c, err
 	}
+	done = func() error {
+		if c == nil {
+			return nil
+		}
+		return c.Settings.Backends.Close()
+	}
+	return get, done
 }
 
 // loadConfig resolves the configuration with a new viper instance:
@@ -127,7 +135,7 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 			Home:         v.GetString("home"),
 			Now:          now,
 			Store:        workspace.StoreSpec{URL: v.GetString("store")},
-			Remote:       newRemote(),
+			Backends:     workspace.NewBackends(),
 		},
 		JSON:       v.GetBool("json"),
 		SearchPath: v.GetString("search_path"),

@@ -27,4 +27,6 @@ type Factory struct {
 	// what a command hands over to another build of agentlock (see
 	// delegate); set by execute.
 	Args []string
+	// closeConfig closes what Config opened; set with Config.
+	closeConfig func() error
 }

@@ -54,7 +54,7 @@ programs that ignore it.`,
 		return pflag.NormalizedName(name)
 	})
 	root.SetFlagErrorFunc(flagError)
-	f.Config = lazyConfig(flags, f.Now)
+	f.Config, f.closeConfig = lazyConfig(flags, f.Now)
 
 	if build := onlyCommand(args); build != nil {
 		// A command line that names its command builds that command
@@ -152,6 +152,11 @@ func execute(f *Factory, args []string) int {
 	root := newRootCmd(f, args)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
+	if f.closeConfig != nil {
+		if cerr := f.closeConfig(); cerr != nil {
+			fmt.Fprintf(f.IO.ErrOut, "agentlock: warning: %s\n", report.Escape(cerr.Error()))
+		}
+	}
 	code := exitCode(err)
 	switch {
 	case err == nil, printed(err):

@@ -8,17 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"syscall"
-	"time"
 
-	"github.com/agentlock/agentlock/internal/store"
 	"github.com/agentlock/agentlock/workspace"
 )
 
 // etcdBuild is true in the build that links the etcd store.
 const etcdBuild = false
-
-// newRemote returns this build's distributed store: none (missingRemote).
-func newRemote() workspace.Remote { return &missingRemote{} }
 
 // etcdBinary is the build with the etcd store that this one hands over to.
 const etcdBinary = "agentlock-etcd"
@@ -130,23 +125,12 @@ func storeConfigured(args []string) bool {
 	return false
 }
 
-// missingRemote is the distributed store of this build: none. It records
-// that a command needed one, so that a hook whose payload named a path on
-// etcd can be handed over to agentlock-etcd (see hookHandOver).
-type missingRemote struct{ needed bool }
-
-// Open implements workspace.Remote: always workspace.ErrNoRemote.
-func (m *missingRemote) Open(workspace.StoreSpec, string, string, time.Duration, func() time.Time) (store.Locks, store.Document, error) {
-	m.needed = true
-	return nil, nil, workspace.ErrNoRemote
-}
-
 // hookHandOver runs the hook again in agentlock-etcd, with the payload it
 // read, when it needed the etcd store (a path of a checkout on etcd,
 // edited from outside it) and agentlock-etcd is installed. It returns only
 // when it did not hand over.
 func hookHandOver(c *config, args []string, payload []byte) {
-	if m, ok := c.Settings.Remote.(*missingRemote); ok && m.needed {
+	if c.Settings.Backends.Missing("etcd") {
 		handOver(args, payload)
 	}
 }
