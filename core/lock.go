@@ -788,14 +788,28 @@ func (l *Locker) ReleaseSession(session string) ([]State, error) {
 // session's id holds without being in the index — written by
 // agent-registry 0.2, which keeps none — are then not renewed (their
 // owners renew them their own way); ReleaseSession still finds them.
-// Without an index, every record is read, like ReleaseSession.
+// A store that renews a whole session at once (store.SessionRenewer: etcd's
+// leases) does it in a constant number of requests. Otherwise every
+// record is read, like ReleaseSession.
 func (l *Locker) RenewSession(session string) ([]State, error) {
 	renew := func(s State) *store.Record {
 		return &store.Record{Session: session, Stamp: l.now(), Path: s.Path}
 	}
 	var renewed []State
 	var err error
-	if idx, ok := l.store.(store.Index); ok {
+	if r, ok := l.store.(store.SessionRenewer); ok {
+		if err := ValidateExistingSession(session); err != nil {
+			return nil, err
+		}
+		var slots []store.Slot
+		slots, err = r.RenewSession(session)
+		now := l.now()
+		for _, slot := range slots {
+			if slot.Err == nil && slot.Record.Session == session {
+				renewed = append(renewed, l.state(slot, now))
+			}
+		}
+	} else if idx, ok := l.store.(store.Index); ok {
 		renewed, err = l.eachIndexed(idx, session, renew)
 	} else {
 		renewed, err = l.eachOwned(session, renew)

@@ -40,6 +40,8 @@ var (
 	_ store.Areas   = (*router)(nil)
 	_ store.Watcher = (*router)(nil)
 	_ store.Index   = (*indexedRouter)(nil)
+
+	_ store.SessionRenewer = (*renewingRouter)(nil)
 )
 
 // indexedRouter is a router whose own store keeps per-session indexes
@@ -49,12 +51,27 @@ type indexedRouter struct {
 	idx store.Index
 }
 
+// renewingRouter is a router whose own store renews a whole session at
+// once (etcd's leases).
+type renewingRouter struct {
+	*router
+	renewer store.SessionRenewer
+}
+
+// RenewSession implements store.SessionRenewer with the own store's.
+func (r *renewingRouter) RenewSession(session string) ([]store.Slot, error) {
+	return r.renewer.RenewSession(session)
+}
+
 // newRouter returns the lock store of w.
 func newRouter(w *Workspace) store.Locks {
 	files := &filestore.Locks{DirFor: w.settings.lockDirFor, ScanDir: w.LockDir, Wait: w.settings.LockWait}
 	r := &router{w: w, own: files, files: files, byProject: map[string]routed{}}
 	if w.locks != nil {
 		r.own = w.locks
+		if renewer, ok := w.locks.(store.SessionRenewer); ok {
+			return &renewingRouter{router: r, renewer: renewer}
+		}
 		return r
 	}
 	return &indexedRouter{router: r, idx: files}

@@ -133,6 +133,17 @@ type Index interface {
 	Noted(session string, visit func(keys []Key, complete bool) (keep []Key, err error)) error
 }
 
+// SessionRenewer is implemented by the lock stores that keep every record
+// of a session alive at once (etcd: the session's leases), so that
+// renewing a session costs a constant number of requests whatever the
+// number of its locks.
+type SessionRenewer interface {
+	// RenewSession keeps every record session holds alive for another
+	// whole timeout, without rewriting them, and returns them as they
+	// were read. A record whose lease already expired is not renewed.
+	RenewSession(session string) ([]Slot, error)
+}
+
 // Document keeps one document: the registry's markdown file.
 type Document interface {
 	// Read returns the document's current content; nil when there is none.

@@ -9,10 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc"
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/etcdtest"
@@ -374,5 +376,65 @@ func TestTooManyPathsAreRefusedClearly(t *testing.T) {
 	}
 	if _, err := a.AcquireAll(paths(etcdstore.MaxPaths, "a/b/c/d/"), "s"); err != nil {
 		t.Fatalf("acquire of %d paths: %v", etcdstore.MaxPaths, err)
+	}
+}
+
+// countingConn is a connection to c that counts its requests: unary calls
+// and streams opened (a keep-alive opens one).
+func countingConn(t *testing.T, c *etcdtest.Cluster, n *atomic.Int64) *etcdstore.Conn {
+	t.Helper()
+	cfg, err := etcdstore.ParseURL(c.URL("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DialOptions = []grpc.DialOption{
+		grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+			n.Add(1)
+			return invoker(ctx, method, req, reply, cc, opts...)
+		}),
+		grpc.WithChainStreamInterceptor(func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+			n.Add(1)
+			return streamer(ctx, desc, cc, method, opts...)
+		}),
+	}
+	conn := etcdstore.NewConn(cfg)
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// Renewing a session costs the same few requests whatever the number of
+// its locks: one lease keeps them all (issue 23: 100 locks took 3 round
+// trips and a write each, 269 ms).
+func TestSessionRenewalIsConstantInRequests(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	var n atomic.Int64
+	conn := countingConn(t, c, &n)
+	_, a := checkout(t, conn, 30*time.Second)
+	renewCost := func(session string, locks int) int64 {
+		var paths []string
+		for i := range locks {
+			paths = append(paths, fmt.Sprintf("%s/f%d.go", session, i))
+		}
+		for len(paths) > 0 {
+			k := min(len(paths), etcdstore.MaxPaths)
+			if _, err := a.AcquireAll(paths[:k], session); err != nil {
+				t.Fatal(err)
+			}
+			paths = paths[k:]
+		}
+		before := n.Load()
+		renewed, err := a.RenewSession(session)
+		if err != nil || len(renewed) != locks {
+			t.Fatalf("renew %s: %d of %d renewed, %v", session, len(renewed), locks, err)
+		}
+		return n.Load() - before
+	}
+	one, hundred := renewCost("one", 1), renewCost("hundred", 100)
+	if hundred != one || hundred > 2 {
+		t.Fatalf("renewing 1 lock took %d requests, 100 locks %d: want the same, at most 2 (a read and one keep-alive)", one, hundred)
+	}
+	// The renewal kept the locks: another session is refused.
+	if _, err := a.Acquire("hundred/f99.go", "other"); !errors.Is(err, core.ErrLocked) {
+		t.Fatalf("after the renewal: %v", err)
 	}
 }

@@ -65,8 +65,9 @@ type Locks struct {
 }
 
 var (
-	_ store.Locks   = (*Locks)(nil)
-	_ store.Watcher = (*Locks)(nil)
+	_ store.Locks          = (*Locks)(nil)
+	_ store.Watcher        = (*Locks)(nil)
+	_ store.SessionRenewer = (*Locks)(nil)
 )
 
 func (s *Locks) now() time.Time {
@@ -528,6 +529,61 @@ func (s *Locks) Scan() ([]store.Slot, error) {
 		slots = append(slots, s.slot(store.Key{}, *byRel[rel], store.Read, now, renewed))
 	}
 	return slots, nil
+}
+
+// RenewSession implements store.SessionRenewer in two requests whatever
+// the number of locks: one read of the repository's live locks, then one
+// keep-alive per lease the session's locks are attached to (one per
+// timeout it used; usually one). Records are not rewritten: the lease
+// keeps them, and listings show the age the lease gives (renewals).
+func (s *Locks) RenewSession(session string) ([]store.Slot, error) {
+	cli, err := s.Conn.Client()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := s.Conn.ctx()
+	resp, err := cli.Get(ctx, s.LockPrefix(), clientv3.WithPrefix())
+	cancel()
+	if err != nil {
+		return nil, s.Conn.wrap("list locks", err)
+	}
+	var owned []*mvccpb.KeyValue
+	var leases []clientv3.LeaseID
+	for _, kv := range resp.Kvs {
+		rec, err := decode("", kv.Value)
+		if err != nil || rec.Session != session || kv.Lease == 0 {
+			continue
+		}
+		owned = append(owned, kv)
+		if id := clientv3.LeaseID(kv.Lease); !slices.Contains(leases, id) {
+			leases = append(leases, id)
+		}
+	}
+	alive := map[int64]time.Time{}
+	var problems []error
+	for _, id := range leases {
+		ctx, cancel := s.Conn.ctx()
+		_, err := cli.KeepAliveOnce(ctx, id)
+		cancel()
+		switch {
+		case errors.Is(err, rpctypes.ErrLeaseNotFound):
+			// Expired since the read: its locks are gone.
+		case err != nil:
+			problems = append(problems, s.Conn.wrap("renew the lease", err))
+		default:
+			alive[int64(id)] = s.now()
+		}
+	}
+	now := s.now()
+	var slots []store.Slot
+	for _, kv := range owned {
+		if _, ok := alive[kv.Lease]; !ok {
+			continue
+		}
+		r := strings.TrimPrefix(string(kv.Key), s.LockPrefix())
+		slots = append(slots, s.slot(store.Key{Path: s.localPath(r)}, item{rel: r, live: kv}, store.Read, now, nil))
+	}
+	return slots, errors.Join(problems...)
 }
 
 // renewals returns, per lease of the live keys kvs, when it was last kept
