@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -197,4 +198,17 @@ func (r *indexedRouter) Note(session string, keys []store.Key) error {
 // Noted implements store.Index with the own store's index.
 func (r *indexedRouter) Noted(session string, visit func(keys []store.Key, complete bool) ([]store.Key, error)) error {
 	return r.idx.Noted(session, visit)
+}
+
+// Changes returns the change feed of the workspace's own store (see
+// store.Feed): a value whenever its locks or its registry may have
+// changed, wherever the change was made. ok is false for the lock files,
+// whose folders the caller watches instead.
+func (w *Workspace) Changes(ctx context.Context) (changes <-chan struct{}, ok bool, err error) {
+	feed, ok := w.locks.(store.Feed)
+	if !ok {
+		return nil, false, nil
+	}
+	changes, err = feed.Changes(ctx)
+	return changes, true, err
 }

@@ -17,6 +17,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -131,6 +132,17 @@ type Index interface {
 	// (taken by an older version, or by agent-registry 0.2 for the same
 	// id), so visit should find the session's records by a Scan.
 	Noted(session string, visit func(keys []Key, complete bool) (keep []Key, err error)) error
+}
+
+// Feed is implemented by the stores that publish their changes: a value
+// whenever a record or the document of the workspace may have changed,
+// made anywhere (another machine's acquire, a lease that expired). The
+// lock files have none of their own: their folders are watched instead.
+type Feed interface {
+	// Changes sends on its channel (a buffered channel of one, so that
+	// changes coalesce) until ctx is done; a value after a lost watch too,
+	// so that the reader reads everything again.
+	Changes(ctx context.Context) (<-chan struct{}, error)
 }
 
 // SessionRenewer is implemented by the lock stores that keep every record

@@ -68,6 +68,7 @@ var (
 	_ store.Locks          = (*Locks)(nil)
 	_ store.Watcher        = (*Locks)(nil)
 	_ store.SessionRenewer = (*Locks)(nil)
+	_ store.Feed           = (*Locks)(nil)
 )
 
 func (s *Locks) now() time.Time {
@@ -648,4 +649,36 @@ func (s *Locks) Watch(keys []store.Key) (<-chan struct{}, func(), error) {
 		}()
 	}
 	return changes, sync.OnceFunc(func() { cancel(); wg.Wait() }), nil
+}
+
+// Changes implements store.Feed with one etcd watch on the repository's
+// locks (live and last records) and one on its registry: every put and
+// delete, an expired lease's included, is a change.
+func (s *Locks) Changes(ctx context.Context) (<-chan struct{}, error) {
+	cli, err := s.Conn.Client()
+	if err != nil {
+		return nil, err
+	}
+	changes := make(chan struct{}, 1)
+	send := func() {
+		select {
+		case changes <- struct{}{}:
+		default:
+		}
+	}
+	ctx = clientv3.WithRequireLeader(ctx)
+	for _, w := range []clientv3.WatchChan{
+		cli.Watch(ctx, s.LockPrefix(), clientv3.WithPrefix()),
+		cli.Watch(ctx, s.lastPrefix(), clientv3.WithPrefix()),
+		cli.Watch(ctx, s.Conn.cfg.Prefix+"/sessions/"+escape(s.Repo), clientv3.WithPrefix()),
+	} {
+		go func() {
+			for resp := range w {
+				if resp.Err() != nil || len(resp.Events) > 0 {
+					send()
+				}
+			}
+		}()
+	}
+	return changes, nil
 }
