@@ -13,8 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/etcdtest"
@@ -436,5 +439,48 @@ func TestSessionRenewalIsConstantInRequests(t *testing.T) {
 	// The renewal kept the locks: another session is refused.
 	if _, err := a.Acquire("hundred/f99.go", "other"); !errors.Is(err, core.ErrLocked) {
 		t.Fatalf("after the renewal: %v", err)
+	}
+}
+
+// losingConn is a connection to c whose first lock write applies but
+// answers with an error, as when a leader change loses the response.
+func losingConn(t *testing.T, c *etcdtest.Cluster, lost *atomic.Int64) *etcdstore.Conn {
+	t.Helper()
+	cfg, err := etcdstore.ParseURL(c.URL("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DialOptions = []grpc.DialOption{grpc.WithChainUnaryInterceptor(
+		func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+			err := invoker(ctx, method, req, reply, cc, opts...)
+			txn, ok := req.(*etcdserverpb.TxnRequest)
+			if ok && err == nil && len(txn.Compare) > 0 && lost.Load() == 0 {
+				for _, op := range txn.Success {
+					if op.GetRequestPut() != nil {
+						lost.Add(1)
+						return status.Error(codes.Unavailable, "simulated: the response was lost")
+					}
+				}
+			}
+			return err
+		})}
+	conn := etcdstore.NewConn(cfg)
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// A write whose answer is lost but which applied is read again and
+// reported as it is: the lock is the caller's (issue 23: acquire exited 3
+// although the write applied, and the lock stayed held and renewed).
+func TestAmbiguousWriteIsResolvedByReadingAgain(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	var lost atomic.Int64
+	_, a := checkout(t, losingConn(t, c, &lost), 30*time.Second)
+	l, err := a.Acquire("x.go", "s")
+	if err != nil || lost.Load() != 1 {
+		t.Fatalf("acquire with a lost answer (%d lost): %+v %v", lost.Load(), l, err)
+	}
+	if st, err := a.IsLocked("x.go"); err != nil || st.Owner != "s" || !st.Locked() {
+		t.Fatalf("after: %+v %v", st, err)
 	}
 }

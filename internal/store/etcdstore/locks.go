@@ -333,6 +333,9 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 		return false, fmt.Errorf("lock store: %d records decided for %d keys", len(next), len(items))
 	}
 	var writes []clientv3.Op
+	// expect is what each written lock key holds once the write applied
+	// ("" when deleted), to tell, when the answer is lost, whether it did.
+	expect := map[string]string{}
 	for _, r := range release {
 		writes = append(writes, clientv3.OpDelete(r.Key.Ref))
 	}
@@ -347,6 +350,7 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 		case rec.Free():
 			if it.live != nil {
 				writes = append(writes, clientv3.OpDelete(lk))
+				expect[lk] = ""
 			}
 			if it.last != nil {
 				writes = append(writes, clientv3.OpDelete(lastk))
@@ -367,6 +371,7 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 			}
 			v := encode(w)
 			writes = append(writes, clientv3.OpPut(lk, v, clientv3.WithLease(id)), clientv3.OpPut(lastk, v))
+			expect[lk] = v
 		}
 	}
 	if len(writes) == 0 {
@@ -386,12 +391,54 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 		return false, &TooManyError{Paths: len(items)}
 	}
 	if err != nil {
+		// The answer may be lost while the write applied (a leader
+		// change, a stall): read again before answering, so that a lock
+		// taken is never reported as failed (and left held), nor a lock
+		// not taken as taken.
+		applied, rerr := s.applied(cli, expect)
+		if rerr == nil && applied {
+			return true, nil
+		}
 		leases.revokeGranted()
+		if rerr != nil {
+			return false, s.Conn.wrap("write locks (and read them again to see whether the write applied)", errors.Join(err, rerr))
+		}
 		return false, s.Conn.wrap("write locks", err)
 	}
 	if !tr.Succeeded {
 		leases.revokeGranted()
 		return false, nil
+	}
+	return true, nil
+}
+
+// applied reports whether every lock key of expect holds what the write
+// put there ("" for a key it deleted), read in one request. A value holds
+// the session and a stamp to the microsecond: no other write gives it.
+func (s *Locks) applied(cli *clientv3.Client, expect map[string]string) (bool, error) {
+	if len(expect) == 0 {
+		return false, nil
+	}
+	keys := make([]string, 0, len(expect))
+	ops := make([]clientv3.Op, 0, len(expect))
+	for k := range expect {
+		keys = append(keys, k)
+		ops = append(ops, clientv3.OpGet(k))
+	}
+	ctx, cancel := s.Conn.ctx()
+	defer cancel()
+	resp, err := cli.Txn(ctx).Then(ops...).Commit()
+	if err != nil {
+		return false, err
+	}
+	for i, k := range keys {
+		got := ""
+		if kv := first(resp.Responses[i].GetResponseRange().Kvs); kv != nil {
+			got = string(kv.Value)
+		}
+		if got != expect[k] {
+			return false, nil
+		}
 	}
 	return true, nil
 }
