@@ -180,6 +180,10 @@ func watchedAgent(opts *HeartbeatOptions, c *config, ws *workspace.Workspace, se
 // more.
 func renewOwned(out printer, locker *core.Locker, session string, verbose bool) error {
 	renewed, err := locker.RenewSession(session)
+	notices, err := core.Notices(err)
+	for _, n := range notices {
+		fmt.Fprintf(out.io.ErrOut, "agentlock: warning: %s\n", report.Escape(n.Error()))
+	}
 	if !verbose {
 		return err
 	}
