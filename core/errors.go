@@ -26,7 +26,8 @@ var (
 	// store waits (see BusyError) — stopped or stuck inside a critical
 	// section. Nothing was changed; the caller may retry later.
 	ErrBusy = store.ErrBusy
-	// ErrInvalidPath: a path that no file can have (it holds a NUL byte).
+	// ErrInvalidPath: a path that no file can have (it holds a NUL byte,
+	// or is longer than MaxPathLen).
 	ErrInvalidPath = errors.New("invalid path")
 	// ErrNoAreas: an area lock asked of a store that cannot hold one
 	// (see store.Areas).
