@@ -86,7 +86,7 @@ func checkRun(opts *CheckOptions) error {
 		blocked = blocked || !chk.OK
 		if chk.Corrupt != nil {
 			// Not an owner, so not in the line for people: say it aside.
-			fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %s\n", chk.Warning)
+			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %s", chk.Warning))
 		}
 		if err := out.emit(report.Checked(chk)); err != nil {
 			return err

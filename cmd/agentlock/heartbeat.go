@@ -193,7 +193,7 @@ func renewOwned(out printer, locker *core.Locker, session string, verbose bool) 
 		}
 	}
 	if len(renewed) == 0 && !out.json {
-		fmt.Fprintf(out.io.Out, "no lock of %s to renew\n", session)
+		fmt.Fprintln(out.io.Out, report.Linef("no lock of %s to renew", session))
 	}
 	return err
 }
