@@ -67,6 +67,10 @@ func checkRun(opts *CheckOptions) error {
 			return typedMismatch(opts.Command, c, opts.Paths[1], opts.Paths[:1])
 		}
 		session, opts.Paths = opts.Paths[1], opts.Paths[:1]
+	}
+	// However the session is given (positional, --session, the
+	// environment), an id no lock record can hold is refused alike.
+	if session != "" {
 		if err := core.ValidateExistingSession(session); err != nil {
 			return usagef("%v", err)
 		}
