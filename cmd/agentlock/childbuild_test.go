@@ -7,7 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"testing"
 	"time"
+
+	"github.com/agentlock/agentlock/internal/proctest"
 )
 
 // buildChild builds this package as agentlock into a new folder and
@@ -21,7 +24,11 @@ import (
 // 14 ms a process). The tests start thousands of children. The binary is
 // built as it is installed (static, cgo off), with the test binary's own
 // -race and -tags, so that a race-detector run also watches the children
-// and the etcd build's tests run the etcd build.
+// and the etcd build's tests run the etcd build. When coverage of the
+// children is asked for ($AGENTLOCK_TEST_COVERDIR, see proctest.CoverEnv),
+// they are built with -cover over every package of the module (in the
+// test binary's cover mode, when it has one), so that what the scripts and
+// races run counts in the total .ci/run prints.
 func buildChild() (string, error) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -34,6 +41,12 @@ func buildChild() (string, error) {
 	args := []string{"build", "-trimpath", "-o", filepath.Join(dir, "agentlock")}
 	env := append(os.Environ(), "CGO_ENABLED=0")
 	if info, ok := debug.ReadBuildInfo(); ok {
+		if os.Getenv(proctest.CoverEnv) != "" {
+			args = append(args, "-cover", "-coverpkg="+info.Main.Path+"/...")
+			if mode := testing.CoverMode(); mode != "" {
+				args = append(args, "-covermode="+mode)
+			}
+		}
 		for _, s := range info.Settings {
 			switch {
 			case s.Key == "-race" && s.Value == "true":

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,9 +58,14 @@ func runScripts(t *testing.T, dir string, setup func(*testscript.Env) error) {
 		Deadline:            deadline,
 		Cmds:                scriptCmds,
 		// [etcd]: the test binary is the etcd build (-tags etcd).
+		// [need:PROGRAM]: PROGRAM is on PATH; under CI=true a missing one
+		// fails the script instead of skipping it (proctest.NeedCondition).
 		Condition: func(cond string) (bool, error) {
 			if cond == "etcd" {
 				return etcdTestBuild, nil
+			}
+			if program, ok := strings.CutPrefix(cond, "need:"); ok {
+				return proctest.NeedCondition(program)
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -87,5 +93,8 @@ func scriptEnv(env *testscript.Env) error {
 	env.Setenv("HOME", home)
 	env.Setenv("LANG", "C")
 	env.Setenv("GORACE", proctest.GORACE())
+	if dir := proctest.CoverDir(); dir != "" {
+		env.Setenv("GOCOVERDIR", dir) // where -cover children write (buildChild)
+	}
 	return nil
 }

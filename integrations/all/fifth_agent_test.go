@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/internal/proctest"
 )
 
 // The claim of the integrations package — adding an agent means one
@@ -28,10 +30,7 @@ func TestAFifthAgentNeedsOnePackage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and tests a copy of the module (several seconds): skipped with -short")
 	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command on PATH")
-	}
+	goBin := proctest.Need(t, "go", "the fifth-agent build did not run")
 	work := t.TempDir()
 	mod := filepath.Join(work, "module")
 	root, err := filepath.Abs(filepath.Join("..", ".."))
