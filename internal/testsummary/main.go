@@ -81,7 +81,11 @@ func (s *summary) handle(e event) {
 	key := e.Package + " " + e.Test
 	switch {
 	case e.Test == "" && (e.Action == "output" || e.Action == "build-output"):
-		fmt.Fprint(s.out, e.Output)
+		// As go test prints without -json: not the test binary's own
+		// PASS and coverage lines, which the package's result line repeats.
+		if t := strings.TrimSpace(e.Output); t != "PASS" && !strings.HasPrefix(t, "coverage: ") {
+			fmt.Fprint(s.out, e.Output)
+		}
 	case e.Test == "" && e.Action == "fail":
 		s.failed++
 	case e.Action == "output":
