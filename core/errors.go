@@ -106,10 +106,10 @@ func roundDuration(d time.Duration) time.Duration {
 	return d.Round(100 * time.Millisecond)
 }
 
-// IndexRepairedError is a notice of RenewSession, not a failure: the
-// session's index of its locks (see store.Index) could not be used, or did
-// not list every lock the session holds, so the locks were found by a scan
-// and renewed all the same. Missed is how many the index did not list; Err
+// IndexRepairedError is a notice of RenewSession (and Lease.Unindexed), not
+// a failure: the session's index of its locks (see store.Index) could not
+// be used, or did not list every lock the session holds, so the locks were
+// found by a scan and renewed all the same. Missed is how many the index did not list; Err
 // is why the index could not be used (then it is not rewritten: a folder or
 // a symbolic link in its place is left for a person to move away).
 type IndexRepairedError struct {
@@ -120,7 +120,7 @@ type IndexRepairedError struct {
 
 func (e *IndexRepairedError) Error() string {
 	if e.Err != nil {
-		return fmt.Sprintf("the index of the locks of %s cannot be used (%v): its locks were found by a scan instead; move the index file away and the next lock writes a new one", e.Session, e.Err)
+		return fmt.Sprintf("the index of the locks of %s cannot be used (%v): renewals find its locks by a scan instead; move the index file away and the next lock writes a new one", e.Session, e.Err)
 	}
 	return fmt.Sprintf("the index of the locks of %s did not list %d of them (damaged, or they were taken by another tool): found by a scan and listed again", e.Session, e.Missed)
 }

@@ -82,6 +82,11 @@ type Lease struct {
 	// (left, for one, by a process killed in the middle of a write). It
 	// says what was there.
 	Corrupt *CorruptError
+	// Unindexed is set when the lock was taken but the session's index of
+	// its locks (store.Index) could not list it — a folder or a symbolic
+	// link in the index file's place: renewals then find the session's
+	// locks by a scan and report the index (IndexRepairedError).
+	Unindexed *IndexRepairedError
 }
 
 // State is what the store says about a lock at one instant.
@@ -350,7 +355,11 @@ func (l *Locker) AcquireAll(paths []string, session string) ([]Lease, error) {
 	// stamped.
 	if idx, ok := l.store.(store.Index); ok {
 		if err := idx.Note(session, keys); err != nil {
-			return nil, fmt.Errorf("acquire: the locks were taken, but the session's index of them was not updated, so renewing the session's locks would miss them (acquire again): %w", err)
+			// The locks are taken all the same: renewals that cannot use
+			// the index find them by a scan (eachIndexed).
+			for i := range leases {
+				leases[i].Unindexed = &IndexRepairedError{Session: session, Err: err}
+			}
 		}
 	}
 	out := make([]Lease, len(paths))

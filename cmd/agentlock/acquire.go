@@ -101,6 +101,9 @@ func acquireRun(opts *AcquireOptions) error {
 			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: took over an unreadable lock record nobody had written for longer than the timeout: %v", l.Corrupt))
 		}
 	}
+	if len(leases) > 0 && leases[0].Unindexed != nil {
+		fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %v", leases[0].Unindexed))
+	}
 	for _, l := range leases {
 		if err := out.emit(report.Acquired(l)); err != nil {
 			return unreported(ws, leases, session, err)
