@@ -14,10 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentlock/agentlock/internal/proctest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/agentlock/agentlock/internal/proctest"
 )
 
 // The claim of the integrations package — adding an agent means one
