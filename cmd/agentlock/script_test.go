@@ -98,3 +98,30 @@ func scriptEnv(env *testscript.Env) error {
 	}
 	return nil
 }
+
+// A script skips for a missing program through [!need:PROGRAM], never
+// testscript's [!exec:PROGRAM], which would skip in CI too, where .ci/run
+// installs every program (proctest.NeedCondition).
+func TestScriptsNeedProgramsThroughNeed(t *testing.T) {
+	err := filepath.WalkDir(scriptDir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(path) != ".txtar" {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(line, "-- ") {
+				break // the files of the archive
+			}
+			if strings.Contains(line, "[!exec:") {
+				t.Errorf("%s:%d: %q: write [!need:...], which fails under CI=true instead of skipping", path, i+1, line)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
