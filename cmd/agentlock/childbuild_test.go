@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,4 +68,26 @@ func buildChild() (string, error) {
 		return "", fmt.Errorf("go %v: %w\n%s", args, err, out)
 	}
 	return dir, nil
+}
+
+// When the agentlock binary cannot be built (here: no go command on PATH),
+// the test binary runs no test and fails, saying why, rather than running
+// the children on itself; AGENTLOCK_TEST_CHILD=test-binary asks for that.
+func TestChildBuildFailureFailsTheRun(t *testing.T) {
+	run := func(extra ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestNothingAtAll$")
+		cmd.Env = append([]string{"PATH=" + t.TempDir(), "HOME=" + t.TempDir()}, extra...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := run()
+	if err == nil || !strings.Contains(out, "FAIL: the tests' agentlock binary cannot be built, so no test ran") {
+		t.Fatalf("with no go command, the test binary ran: %v\n%s", err, out)
+	}
+	out, err = run("AGENTLOCK_TEST_CHILD=test-binary")
+	if err != nil || !strings.Contains(out, "the tests' child processes run the test binary") {
+		t.Fatalf("AGENTLOCK_TEST_CHILD=test-binary: %v\n%s", err, out)
+	}
 }
