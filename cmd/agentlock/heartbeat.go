@@ -180,6 +180,10 @@ func watchedAgent(opts *HeartbeatOptions, c *config, ws *workspace.Workspace, se
 // more.
 func renewOwned(out printer, locker *core.Locker, session string, verbose bool) error {
 	renewed, err := locker.RenewSession(session)
+	notices, err := core.Notices(err)
+	for _, n := range notices {
+		fmt.Fprintf(out.io.ErrOut, "agentlock: warning: %s\n", report.Escape(n.Error()))
+	}
 	if !verbose {
 		return err
 	}
@@ -189,7 +193,7 @@ func renewOwned(out printer, locker *core.Locker, session string, verbose bool) 
 		}
 	}
 	if len(renewed) == 0 && !out.json {
-		fmt.Fprintf(out.io.Out, "no lock of %s to renew\n", session)
+		fmt.Fprintln(out.io.Out, report.Linef("no lock of %s to renew", session))
 	}
 	return err
 }

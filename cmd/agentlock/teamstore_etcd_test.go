@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/internal/etcdtest"
+	"github.com/agentlock/agentlock/internal/proctest"
 	"github.com/agentlock/agentlock/internal/store/etcdstore"
 )
 
@@ -41,7 +42,7 @@ func teamStore(t testing.TB) []string {
 	}
 	team.once.Do(func() { team.cluster, team.err = etcdtest.StartIn(dir, 1) })
 	if team.err != nil {
-		t.Skipf("ETCD SKIPPED: %v", team.err)
+		proctest.Unavailable(t, "ETCD SKIPPED: %v", team.err)
 	}
 	return []string{fmt.Sprintf("AGENTLOCK_STORE=%s?repo=test", team.cluster.URL(fmt.Sprintf("p%d", team.n.Add(1))))}
 }
