@@ -115,24 +115,34 @@ type Denier interface {
 	DenyOutput(reason string) ([]byte, error)
 }
 
+// PayloadDecoder is implemented by an Agent whose harness writes its hook
+// payload in another shape than HookInput's snake_case members (Copilot
+// CLI's camelCase hooks: sessionId, toolName, toolArgs). An Agent without
+// it has its payload decoded into HookInput as it is.
+type PayloadDecoder interface {
+	// DecodePayload decodes one hook payload (JSON, not empty).
+	DecodePayload(data []byte) (HookInput, error)
+}
+
 // PermissionDeny is the PreToolUse denial that Claude Code and Codex read
 // on stdout with exit 0: hookSpecificOutput.permissionDecision "deny" with
 // permissionDecisionReason, the only text the model sees.
 func PermissionDeny(reason string) ([]byte, error) {
 	out := map[string]any{"hookSpecificOutput": map[string]string{
 		"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": reason}}
-	return marshalLine(out, "pre-edit denial")
+	return MarshalLine(out, "pre-edit denial")
 }
 
 // DecisionDeny is the denial that Gemini CLI reads on stdout with exit 0:
 // {"decision":"deny","reason":...}; Gemini shows the model the reason
 // without labelling the hook as failed.
 func DecisionDeny(reason string) ([]byte, error) {
-	return marshalLine(map[string]string{"decision": "deny", "reason": reason}, "pre-edit denial")
+	return MarshalLine(map[string]string{"decision": "deny", "reason": reason}, "pre-edit denial")
 }
 
-// marshalLine encodes v as one line of JSON, leaving <, > and & readable.
-func marshalLine(v any, what string) ([]byte, error) {
+// MarshalLine encodes v as one line of JSON, leaving <, > and & readable;
+// what names the output in an error.
+func MarshalLine(v any, what string) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
