@@ -200,8 +200,8 @@ func (c *config) ancestryLookup() func() identity.Found {
 // resolveSession applies the one resolution order of the session id that
 // every command uses (package identity): --session, AGENTLOCK_SESSION, a
 // wrapper script among the ancestors, the session id that an agent harness
-// exported (CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID, GEMINI_SESSION_ID, in
-// that order) mapped to "<agent>-<id>", then the session recorded for the
+// exported (CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID, GEMINI_SESSION_ID,
+// COPILOT_AGENT_SESSION_ID, in that order) mapped to "<agent>-<id>", then the session recorded for the
 // nearest recorded agent process among the ancestors. explicit is the
 // flag-or-AGENTLOCK_SESSION value viper resolved.
 func resolveSession(flagGiven bool, explicit string, harness map[string]string, lookup func() identity.Found) identity.Identity {
