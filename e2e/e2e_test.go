@@ -68,6 +68,17 @@ type agent struct {
 	// bypass is the step of the CLI's known bypass of the edit gate,
 	// aimed at held2.txt, and what it is.
 	bypass func(r *e2eRun) (pre []mock.Step, edit mock.Step, what string)
+	// offline runs the CLI, and the mock, in a network namespace of their
+	// own (see offline).
+	offline bool
+}
+
+// isolate gives the calling test the network of a's runs.
+func (a agent) isolate(t *testing.T) {
+	t.Helper()
+	if a.offline {
+		offline(t)
+	}
 }
 
 func shell(cmd string) mock.Step { return mock.Step{Shell: cmd} }
@@ -153,6 +164,7 @@ var agents = []agent{
 				"write_file of @held2.txt (Gemini strips the @)"
 		},
 	},
+	copilotAgent,
 }
 
 // e2eRun is one session of a CLI in a throwaway repository.
@@ -400,10 +412,13 @@ func TestE2E(t *testing.T) {
 	for _, a := range agents {
 		t.Run(a.cli.name, func(t *testing.T) {
 			prog := a.cli.install(t)
-			t.Run("session", func(t *testing.T) { e2eSession(t, a, prog) })
-			t.Run("wrapper", func(t *testing.T) { e2eWrapper(t, a, prog) })
+			t.Run("session", func(t *testing.T) { a.isolate(t); e2eSession(t, a, prog) })
+			t.Run("wrapper", func(t *testing.T) { a.isolate(t); e2eWrapper(t, a, prog) })
 			if a.cli.name == "codex" {
 				t.Run("apply_patch-tool", func(t *testing.T) { e2eCodexPatchTool(t, a, prog) })
+			}
+			if a.cli.name == "copilot" {
+				t.Run("apply_patch-tool", func(t *testing.T) { a.isolate(t); e2eCopilotPatchTool(t, a, prog) })
 			}
 			if a.cli.name == "claude" {
 				t.Run("git-guard", func(t *testing.T) { e2eGitGuard(t, a, prog) })

@@ -71,7 +71,7 @@ func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, er
 var TrustSteps = []string{
 	"Copilot CLI runs .github/hooks/agentlock.json only in a trusted folder, and skips it silently elsewhere:",
 	"  interactive: start `copilot` in this project and trust the folder when asked (it is saved in trustedFolders of ~/.copilot/config.json);",
-	"  automation: run `copilot -p ... --trust-folder .` (this session only), or set COPILOT_ALLOW_ALL=true.",
+	"  automation: run `copilot --trust-folder -p ...` (trusts the working folder for that session only), or set COPILOT_ALLOW_ALL=true (exactly \"true\": it also allows every tool).",
 }
 
 // payload is a camelCase hook payload of Copilot CLI.

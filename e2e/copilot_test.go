@@ -1,0 +1,116 @@
+//go:build linux
+
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentlock/agentlock/e2e/mock"
+	"github.com/agentlock/agentlock/internal/proctest"
+)
+
+// copilotCLI is GitHub Copilot CLI: the npm package's program is a node
+// loader, the platform package's a native binary, which is what runs (no
+// node at run time).
+var copilotCLI = agentCLI{"copilot", "@github/copilot", "1.0.102", "copilot-linux-x64"}
+
+// copilotModel is the model id of the runs with edit and create: an id that
+// is not GPT-5's (GPT-5 ids get only apply_patch).
+const copilotModel = "mock-model"
+
+// copilotAgent drives Copilot CLI headless against the mock's Chat
+// Completions, offline (COPILOT_OFFLINE=true: no GitHub login, telemetry
+// or update check) and in a network namespace of its own, its repository
+// trusted for the session with --trust-folder (else Copilot skips the
+// repository's hooks without a word).
+var copilotAgent = agent{
+	cli:     copilotCLI,
+	offline: true,
+	configure: func(t *testing.T, r *e2eRun, prompt string) ([]string, []string) {
+		return []string{"-p", prompt, "--allow-all-tools", "--trust-folder"}, copilotEnv(t, r, copilotModel)
+	},
+	edit: func(path, old, new string) ([]mock.Step, mock.Step) {
+		return nil, mock.Step{Tool: "edit", Args: map[string]any{"path": path, "old_str": old, "new_str": new}}
+	},
+	bypass: func(r *e2eRun) ([]mock.Step, mock.Step, string) {
+		return nil, mock.Step{Tool: "create", Args: map[string]any{"path": filepath.Join(r.repo, "held2.txt"), "file_text": "overwritten\n"}},
+			"create over a held file"
+	},
+}
+
+// copilotEnv is the environment of a Copilot run with model against the
+// mock. Copilot extracts its bundled package (about 200 MB) into
+// $XDG_CACHE_HOME/copilot at its first start: one folder in the e2e cache
+// serves every run.
+func copilotEnv(t *testing.T, r *e2eRun, model string) []string {
+	t.Helper()
+	cache, err := cacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{"COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL=" + r.server.URL() + "/v1",
+		"COPILOT_PROVIDER_TYPE=openai", "COPILOT_PROVIDER_API_KEY=sk-mock", "COPILOT_MODEL=" + model,
+		"XDG_CACHE_HOME=" + filepath.Join(cache, copilotCLI.name+"-"+copilotCLI.version+".xdg-cache")}
+}
+
+// e2eCopilotPatchTool is Copilot with a GPT-5 model id, which gets no edit
+// or create, only apply_patch: a patch of a free and a held file is
+// refused whole (neither changes), a patch of the free file alone goes
+// through under the session's lock.
+func e2eCopilotPatchTool(t *testing.T, a agent, prog string) {
+	r := newE2ERun(t, a)
+	r.start(t, []mock.Step{
+		{Tool: "apply_patch", Input: strings.TrimSuffix(patch("free.txt", freeText, "edited\n"), "\n*** End Patch") + "\n" +
+			strings.TrimPrefix(patch("held.txt", heldText, "changed\n"), "*** Begin Patch\n")},
+		shell("cat free.txt > after-refusal.txt"),
+		{Tool: "apply_patch", Input: patch("free.txt", freeText, "edited\n")},
+		shell("agentlock status --json > status.json 2>&1"),
+	})
+	r.heldEdit, r.freeEdit = 0, 2
+	args, _ := a.configure(t, r, "do the scripted work")
+	env := append(copilotEnv(t, r, "gpt-5.5"), "PATH="+r.bin+":"+systemPath)
+	res := proctest.Run(t, prog, proctest.Cmd{Args: args, Env: proctest.Env(r.home, r.tmp, env...), Dir: r.repo})
+	if res.Code != 0 {
+		t.Fatalf("copilot failed: %v\nmodel was told: %q", res, r.server.ToolResults())
+	}
+	offered := false
+	for _, req := range r.server.Requests() {
+		if strings.Contains(req.Body, `"name":"apply_patch"`) {
+			offered = true
+		}
+		if strings.Contains(req.Body, `"name":"edit"`) || strings.Contains(req.Body, `"name":"create"`) {
+			t.Errorf("Copilot offered gpt-5.5 edit or create: the apply_patch case is not the only edit tool any more")
+		}
+	}
+	if !offered {
+		t.Fatalf("Copilot offered gpt-5.5 no apply_patch tool: the case tests nothing; requests: %d", len(r.server.Requests()))
+	}
+	s := r.harnessSession(t, a)
+	r.fileIs(t, "held.txt", heldText, "apply_patch of a free and a held file")
+	r.fileIs(t, "after-refusal.txt", freeText, "apply_patch of a free and a held file: free.txt after the refusal")
+	r.deniedCleanly(t, r.heldEdit, "apply_patch of a free and a held file")
+	r.fileIs(t, "free.txt", "edited\n", "apply_patch of a free file")
+	if l := r.locksIn(t, "status.json")["free.txt"]; l.Session != s.ID || l.State != "locked" {
+		t.Errorf("during the run, free.txt's lock is %+v, want locked by the session %s", l, s.ID)
+	}
+	r.finished(t, s.ID)
+	copilotReadsInstructions(t, r)
+}
+
+// copilotReadsInstructions checks that the instructions init wrote reach the model:
+// Copilot reads .github/copilot-instructions.md into its prompt.
+func copilotReadsInstructions(t *testing.T, r *e2eRun) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(r.repo, ".github", "copilot-instructions.md")); err != nil {
+		t.Fatalf("init wrote no .github/copilot-instructions.md: %v", err)
+	}
+	for _, req := range r.server.Requests() {
+		if strings.Contains(req.Body, "agentlock: coordinate with the other agents in this repository") {
+			return
+		}
+	}
+	t.Errorf("no request to the model holds the instructions of .github/copilot-instructions.md")
+}
