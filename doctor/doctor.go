@@ -55,6 +55,11 @@ type Options struct {
 	Bin string
 	// CodexHome is $CODEX_HOME; empty means ~/.codex.
 	CodexHome string
+	// CopilotHome is $COPILOT_HOME; empty means ~/.copilot.
+	CopilotHome string
+	// CopilotAllowAll is $COPILOT_ALLOW_ALL, which trusts every folder for
+	// the Copilot CLI sessions started with it when exactly "true".
+	CopilotAllowAll string
 	// Skew is how far in the future a lock stamp may be before the clock
 	// check reports it; zero means DefaultSkew.
 	Skew time.Duration

@@ -18,7 +18,8 @@ import (
 
 // integrations checks every agent CLI connected to the project (one whose
 // files hold agentlock's part): its files are what init writes now, and
-// where its harness runs project hooks only once trusted (Codex, Gemini),
+// where its harness runs project hooks only once trusted (Codex, Gemini,
+// Copilot),
 // they are trusted.
 func (d *run) integrations() []Check {
 	var checks []Check
@@ -44,6 +45,12 @@ func (d *run) integrations() []Check {
 			checks = append(checks, codexTrustCheck(filepath.Join(p.Root, ".codex", "hooks.json"), d.codexConfig(), d.opts.CodexHome, d.opts.SearchPath, p.Root))
 		case "gemini":
 			checks = append(checks, geminiTrust(p.Root, filepath.Join(d.opts.Settings.UserHome, ".gemini", "trustedFolders.json")))
+		case "copilot":
+			home := d.opts.CopilotHome
+			if home == "" {
+				home = filepath.Join(d.opts.Settings.UserHome, ".copilot")
+			}
+			checks = append(checks, copilotTrust(p.Root, home, d.opts.CopilotAllowAll))
 		}
 	}
 	if len(checks) == 0 {

@@ -52,8 +52,9 @@ type config struct {
 	Harness map[string]string
 	JSON    bool // --json
 	// SearchPath is PATH, where hooks and agents find agentlock (init and
-	// doctor check it); CodexHome is $CODEX_HOME (doctor).
-	SearchPath, CodexHome string
+	// doctor check it); CodexHome is $CODEX_HOME, CopilotHome
+	// $COPILOT_HOME and CopilotAllowAll $COPILOT_ALLOW_ALL (doctor).
+	SearchPath, CodexHome, CopilotHome, CopilotAllowAll string
 }
 
 // envBindings maps configuration keys to their environment variables.
@@ -67,6 +68,8 @@ var envBindings = [][2]string{
 	{"lock_wait", "AGENTLOCK_LOCK_WAIT"},
 	{"search_path", "PATH"},
 	{"codex_home", "CODEX_HOME"},
+	{"copilot_home", "COPILOT_HOME"},
+	{"copilot_allow_all", "COPILOT_ALLOW_ALL"},
 	{"store", storeVar},
 }
 
@@ -129,9 +132,11 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 			Store:        workspace.StoreSpec{URL: v.GetString("store")},
 			Remote:       newRemote(),
 		},
-		JSON:       v.GetBool("json"),
-		SearchPath: v.GetString("search_path"),
-		CodexHome:  v.GetString("codex_home"),
+		JSON:            v.GetBool("json"),
+		SearchPath:      v.GetString("search_path"),
+		CodexHome:       v.GetString("codex_home"),
+		CopilotHome:     v.GetString("copilot_home"),
+		CopilotAllowAll: v.GetString("copilot_allow_all"),
 	}
 	c.Harness = all.HarnessSessions(func(name string) string {
 		key := "harness_" + strings.ToLower(name)

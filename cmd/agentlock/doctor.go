@@ -64,7 +64,8 @@ func doctorRun(opts *DoctorOptions) error {
 	if err != nil {
 		return err
 	}
-	checks, err := doctor.Run(doctor.Options{Dir: wd, Settings: c.Settings, SearchPath: c.SearchPath, Self: self, CodexHome: c.CodexHome})
+	checks, err := doctor.Run(doctor.Options{Dir: wd, Settings: c.Settings, SearchPath: c.SearchPath, Self: self, CodexHome: c.CodexHome,
+		CopilotHome: c.CopilotHome, CopilotAllowAll: c.CopilotAllowAll})
 	if err != nil {
 		return err
 	}
