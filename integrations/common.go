@@ -115,15 +115,6 @@ type Denier interface {
 	DenyOutput(reason string) ([]byte, error)
 }
 
-// PayloadDecoder is implemented by an Agent whose harness writes its hook
-// payload in another shape than HookInput's snake_case members (Copilot
-// CLI's camelCase hooks: sessionId, toolName, toolArgs). An Agent without
-// it has its payload decoded into HookInput as it is.
-type PayloadDecoder interface {
-	// DecodePayload decodes one hook payload (JSON, not empty).
-	DecodePayload(data []byte) (HookInput, error)
-}
-
 // PermissionDeny is the PreToolUse denial that Claude Code and Codex read
 // on stdout with exit 0: hookSpecificOutput.permissionDecision "deny" with
 // permissionDecisionReason, the only text the model sees.

@@ -133,6 +133,13 @@ type HookInput struct {
 	UserHome string `json:"-"`
 }
 
+// PayloadDecoder is implemented by an Agent whose harness names the
+// payload's fields its own way (a manifest's field paths): it decodes the
+// payload in place of HookInput's JSON names.
+type PayloadDecoder interface {
+	DecodePayload(data []byte) (HookInput, error)
+}
+
 // Agent is one agent CLI's integration.
 type Agent interface {
 	// Name is the agent's name on the command line: "claude".
