@@ -27,8 +27,9 @@ const copilotModel = "mock-model"
 // trusted for the session with --trust-folder (else Copilot skips the
 // repository's hooks without a word).
 var copilotAgent = agent{
-	cli:     copilotCLI,
-	offline: true,
+	cli:      copilotCLI,
+	offline:  true,
+	shellVar: "COPILOT_AGENT_SESSION_ID",
 	configure: func(t *testing.T, r *e2eRun, prompt string) ([]string, []string) {
 		return []string{"-p", prompt, "--allow-all-tools", "--trust-folder"}, copilotEnv(t, r, copilotModel)
 	},

@@ -71,6 +71,9 @@ type agent struct {
 	// offline runs the CLI, and the mock, in a network namespace of their
 	// own (see offline).
 	offline bool
+	// shellVar is the variable the model's shell has its session id from,
+	// as whoami names it, when checked.
+	shellVar string
 }
 
 // isolate gives the calling test the network of a's runs.
@@ -322,8 +325,17 @@ func (r *e2eRun) locksIn(t *testing.T, name string) map[string]lock {
 	return locks
 }
 
-// whoamiIn reads a file the model wrote with `agentlock whoami --json`.
+// whoamiIn reads a file the model wrote with `agentlock whoami --json`:
+// the session id.
 func (r *e2eRun) whoamiIn(t *testing.T, name string) string {
+	t.Helper()
+	id, _ := r.whoamiSource(t, name)
+	return id
+}
+
+// whoamiSource reads a file the model wrote with `agentlock whoami
+// --json`: the session id and where it came from.
+func (r *e2eRun) whoamiSource(t *testing.T, name string) (id, source string) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(r.repo, name))
 	if err != nil {
@@ -336,7 +348,7 @@ func (r *e2eRun) whoamiIn(t *testing.T, name string) string {
 	if err := json.Unmarshal(bytes.TrimSpace(data), &w); err != nil || w.Session == "" {
 		t.Fatalf("the model's agentlock whoami printed %q (%v)", data, err)
 	}
-	return w.Session
+	return w.Session, w.Source
 }
 
 // fileIs checks a file's bytes.
@@ -467,9 +479,12 @@ func e2eSession(t *testing.T, a agent, prog string) {
 		t.Errorf("during the run, held.txt's lock is %+v, want %s's", l, holder)
 	}
 
-	// The shell resolves the hooks' identity.
-	if got := r.whoamiIn(t, "whoami.json"); got != s.ID {
+	// The shell resolves the hooks' identity (from the harness's variable,
+	// where it exports one to the shell).
+	if got, source := r.whoamiSource(t, "whoami.json"); got != s.ID {
 		t.Errorf("agentlock whoami in the model's shell: %q, the hooks' session: %q", got, s.ID)
+	} else if a.shellVar != "" && source != a.shellVar {
+		t.Errorf("agentlock whoami in the model's shell found %s from %q, want from %s", got, source, a.shellVar)
 	}
 	if data, err := os.ReadFile(filepath.Join(r.repo, "acquire.txt")); err != nil || !strings.Contains(string(data), "session "+s.ID) {
 		t.Errorf("agentlock acquire in the model's shell printed %q (%v), want the lock taken for %s", data, err, s.ID)
