@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/agentlock/agentlock/e2e/mock"
-	"github.com/agentlock/agentlock/internal/proctest"
 )
 
 // copilotCLI is GitHub Copilot CLI: the npm package's program is a node
@@ -31,7 +30,11 @@ var copilotAgent = agent{
 	offline:  true,
 	shellVar: "COPILOT_AGENT_SESSION_ID",
 	configure: func(t *testing.T, r *e2eRun, prompt string) ([]string, []string) {
-		return []string{"-p", prompt, "--allow-all-tools", "--trust-folder"}, copilotEnv(t, r, copilotModel)
+		model := copilotModel
+		if r.model != "" {
+			model = r.model
+		}
+		return []string{"-p", prompt, "--allow-all-tools", "--trust-folder"}, copilotEnv(t, r, model)
 	},
 	edit: func(path, old, new string) ([]mock.Step, mock.Step) {
 		return nil, mock.Step{Tool: "edit", Args: map[string]any{"path": path, "old_str": old, "new_str": new}}
@@ -71,22 +74,12 @@ func e2eCopilotPatchTool(t *testing.T, a agent, prog string) {
 		shell("agentlock status --json > status.json 2>&1"),
 	})
 	r.heldEdit, r.freeEdit = 0, 2
-	args, _ := a.configure(t, r, "do the scripted work")
-	env := append(copilotEnv(t, r, "gpt-5.5"), "PATH="+r.bin+":"+systemPath)
-	res := proctest.Run(t, prog, proctest.Cmd{Args: args, Env: proctest.Env(r.home, r.tmp, env...), Dir: r.repo})
-	if res.Code != 0 {
-		t.Fatalf("copilot failed: %v\nmodel was told: %q", res, r.server.ToolResults())
+	r.model = "gpt-5.5"
+	r.runCLI(t, a, prog, false)
+	if r.offered("edit") || r.offered("create") {
+		t.Errorf("Copilot offered gpt-5.5 edit or create: the apply_patch case is not the only edit tool any more")
 	}
-	offered := false
-	for _, req := range r.server.Requests() {
-		if strings.Contains(req.Body, `"name":"apply_patch"`) {
-			offered = true
-		}
-		if strings.Contains(req.Body, `"name":"edit"`) || strings.Contains(req.Body, `"name":"create"`) {
-			t.Errorf("Copilot offered gpt-5.5 edit or create: the apply_patch case is not the only edit tool any more")
-		}
-	}
-	if !offered {
+	if !r.offered("apply_patch") {
 		t.Fatalf("Copilot offered gpt-5.5 no apply_patch tool: the case tests nothing; requests: %d", len(r.server.Requests()))
 	}
 	s := r.harnessSession(t, a)

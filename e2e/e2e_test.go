@@ -173,8 +173,11 @@ var agents = []agent{
 // e2eRun is one session of a CLI in a throwaway repository.
 type e2eRun struct {
 	home, tmp, repo, bin string
-	server               *mock.Server
-	steps                []mock.Step
+	// model is the model id a case asks for, where the agent's configure
+	// reads it; empty for the agent's usual one.
+	model  string
+	server *mock.Server
+	steps  []mock.Step
 	// indexes into steps of the interesting calls
 	heldEdit, freeEdit, bypassEdit int
 }
@@ -563,13 +566,7 @@ func e2eCodexPatchTool(t *testing.T, a agent, prog string) {
 	if res.Code != 0 {
 		t.Fatalf("codex failed: %v\nmodel was told: %q", res, r.server.ToolResults())
 	}
-	offered := false
-	for _, req := range r.server.Requests() {
-		if strings.Contains(req.Body, `"name":"apply_patch"`) {
-			offered = true
-		}
-	}
-	if !offered {
+	if !r.offered("apply_patch") {
 		t.Fatalf("Codex offered gpt-5.5 no apply_patch tool: the case tests nothing; requests: %d", len(r.server.Requests()))
 	}
 	s := r.harnessSession(t, a)
@@ -580,6 +577,16 @@ func e2eCodexPatchTool(t *testing.T, a agent, prog string) {
 		t.Errorf("during the run, free.txt's lock is %+v, want locked by the session %s", l, s.ID)
 	}
 	r.finished(t, s.ID)
+}
+
+// offered reports whether a request to the model declared the tool name.
+func (r *e2eRun) offered(name string) bool {
+	for _, req := range r.server.Requests() {
+		if strings.Contains(req.Body, `"name":"`+name+`"`) {
+			return true
+		}
+	}
+	return false
 }
 
 // escapedContext returns the first hook context (Gemini's <hook_context>)

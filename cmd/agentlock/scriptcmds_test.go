@@ -571,20 +571,18 @@ func cmdDenied(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("stdout is not a PreToolUse deny: %q", stdout)
 		}
 		reason = out.Specific["permissionDecisionReason"]
-	case "gemini":
+	case "gemini", "copilot":
+		// A flat object: the decision's member and the reason's.
+		decision, why := "decision", "reason"
+		if args[0] == "copilot" {
+			decision, why = "permissionDecision", "permissionDecisionReason"
+		}
 		var out map[string]string
 		decodeOneLine(ts, stdout, &out)
-		if out["decision"] != "deny" {
-			ts.Fatalf("stdout is not a Gemini deny: %q", stdout)
+		if out[decision] != "deny" {
+			ts.Fatalf("stdout is not a %s deny (a top-level %s): %q", args[0], decision, stdout)
 		}
-		reason = out["reason"]
-	case "copilot":
-		var out map[string]string
-		decodeOneLine(ts, stdout, &out)
-		if out["permissionDecision"] != "deny" {
-			ts.Fatalf("stdout is not a Copilot CLI deny (a top-level permissionDecision): %q", stdout)
-		}
-		reason = out["permissionDecisionReason"]
+		reason = out[why]
 	case "kimi":
 		if stdout != "" {
 			ts.Fatalf("a Kimi denial prints nothing on stdout; got %q", stdout)
