@@ -537,10 +537,7 @@ func e2eWrapper(t *testing.T, a agent, prog string) {
 		t.Errorf("agentlock whoami in the model's shell: %q, the wrapper's session: %q", got, s.ID)
 	}
 	r.fileIs(t, "free.txt", "edited\n", "edit of a free file")
-	if l := r.locksIn(t, "status.json")["free.txt"]; l.Session != s.ID || l.State != "locked" {
-		t.Errorf("during the run, free.txt's lock is %+v, want locked by the wrapper's session %s", l, s.ID)
-	}
-	r.finished(t, s.ID)
+	r.freeLockedThenFinished(t, s.ID)
 }
 
 // e2eCodexPatchTool is Codex with a model of its catalog, which gets the
@@ -573,10 +570,18 @@ func e2eCodexPatchTool(t *testing.T, a agent, prog string) {
 	r.fileIs(t, "held.txt", heldText, "apply_patch of a held file")
 	r.deniedCleanly(t, r.heldEdit, "apply_patch of a held file")
 	r.fileIs(t, "free.txt", "edited\n", "apply_patch of a free file")
-	if l := r.locksIn(t, "status.json")["free.txt"]; l.Session != s.ID || l.State != "locked" {
-		t.Errorf("during the run, free.txt's lock is %+v, want locked by the session %s", l, s.ID)
+	r.freeLockedThenFinished(t, s.ID)
+}
+
+// freeLockedThenFinished checks that free.txt was locked by session id
+// during the run (status.json, written by the model) and that id is
+// Finished without locks after it.
+func (r *e2eRun) freeLockedThenFinished(t *testing.T, id string) {
+	t.Helper()
+	if l := r.locksIn(t, "status.json")["free.txt"]; l.Session != id || l.State != "locked" {
+		t.Errorf("during the run, free.txt's lock is %+v, want locked by the session %s", l, id)
 	}
-	r.finished(t, s.ID)
+	r.finished(t, id)
 }
 
 // offered reports whether a request to the model declared the tool name.
