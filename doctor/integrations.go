@@ -101,6 +101,11 @@ func drift(p *setup.Project, a integrations.Agent) Check {
 	var stale []string
 	hooks := false
 	for _, ch := range plan.Changes {
+		// An agent with user-level files (Kimi Code) is set up only with
+		// the user's consent.
+		if ch.Artifact.Scope == integrations.User && !strings.HasSuffix(c.Fix, " --global") {
+			c.Fix += " --global"
+		}
 		if !ch.Changed() {
 			continue
 		}
