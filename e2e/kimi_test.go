@@ -88,12 +88,47 @@ func kimiProgram(t *testing.T) string {
 // the direct run (hooks alone: a held file denied through Edit and through
 // Write, a free edit locked by the CLI's session, whoami, session start
 // and, since kimi -p never runs SessionEnd, the session finished once its
-// agent process exited), the wrapper run, and the git guard for writes
-// through Bash, which no edit hook sees.
+// agent process exited), the wrapper run, the git guard for writes
+// through Bash, which no edit hook sees, and the missing SessionEnd.
 func TestE2EKimi(t *testing.T) {
 	e2eOnly(t)
 	prog := kimiProgram(t)
 	t.Run("session", func(t *testing.T) { offline(t); e2eSession(t, kimiAgent, prog) })
 	t.Run("wrapper", func(t *testing.T) { offline(t); e2eWrapper(t, kimiAgent, prog) })
 	t.Run("git-guard", func(t *testing.T) { offline(t); e2eGitGuard(t, kimiAgent, prog) })
+	t.Run("no-session-end", func(t *testing.T) { offline(t); e2eKimiNoSessionEnd(t, kimiAgent, prog) })
+}
+
+// e2eKimiNoSessionEnd shows the gap and what closes it: kimi -p exits
+// without running SessionEnd, so right after the run the registry file
+// still lists its session as working (no agentlock command ran since);
+// the first agentlock command then finds its recorded agent process gone,
+// and shows it Finished with its lock released.
+func e2eKimiNoSessionEnd(t *testing.T, a agent, prog string) {
+	r := newE2ERun(t, a)
+	pre, edit := a.edit(filepath.Join(r.repo, "free.txt"), freeText, "edited\n")
+	r.start(t, append(pre, edit))
+	r.runCLI(t, a, prog, false)
+	data, err := os.ReadFile(filepath.Join(r.repo, ".agent-registry", "registry.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row string
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.Contains(line, "kimi-session_") && strings.HasPrefix(line, "|") {
+			row = line
+		}
+	}
+	if !strings.Contains(row, "OnWorking") {
+		t.Fatalf("right after kimi -p, the registry does not list its session as working (did SessionEnd run?): %q\n%s", row, data)
+	}
+	s := r.harnessSession(t, a) // the first command: agentlock show
+	if s.Status != "Finished" {
+		t.Errorf("the first command after kimi -p exited shows its session %s as %q, want Finished", s.ID, s.Status)
+	}
+	for _, l := range decodeLines[lock](t, "agentlock status", r.agentlock(t, "status", "--json")) {
+		if l.Session == s.ID && l.State == "locked" {
+			t.Errorf("the session of the exited kimi still holds %s", l.Path)
+		}
+	}
 }
