@@ -60,6 +60,9 @@ type Options struct {
 	// CopilotAllowAll is $COPILOT_ALLOW_ALL, which trusts every folder for
 	// the Copilot CLI sessions started with it when exactly "true".
 	CopilotAllowAll string
+	// AgentDirs are agent CLIs' user folders moved by their variables
+	// (KIMI_CODE_HOME, ...; integrations.Env.AgentDirs).
+	AgentDirs map[string]string
 	// Skew is how far in the future a lock stamp may be before the clock
 	// check reports it; zero means DefaultSkew.
 	Skew time.Duration

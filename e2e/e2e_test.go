@@ -74,6 +74,9 @@ type agent struct {
 	// shellVar is the variable the model's shell has its session id from,
 	// as whoami names it, when checked.
 	shellVar string
+	// initArgs are extra arguments of `agentlock init --agent <name>`
+	// (Kimi's hooks are user-level: --global).
+	initArgs []string
 }
 
 // isolate gives the calling test the network of a's runs.
@@ -229,7 +232,7 @@ func newE2ERun(t *testing.T, a agent) *e2eRun {
 	if out, err := exec.Command("git", "-C", r.repo, "init", "-q").CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v: %s", err, out)
 	}
-	r.agentlock(t, "init", "--agent", a.cli.name)
+	r.agentlock(t, append([]string{"init", "--agent", a.cli.name}, a.initArgs...)...)
 	for name, text := range map[string]string{"held.txt": heldText, "held2.txt": heldText, "free.txt": freeText} {
 		r.write(t, filepath.Join(r.repo, name), text)
 	}
