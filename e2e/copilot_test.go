@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentlock/agentlock/e2e/mock"
+	"github.com/agentlock/agentlock/internal/proctest"
 )
 
 // copilotCLI is GitHub Copilot CLI: the npm package's program is a node
@@ -104,4 +105,32 @@ func copilotReadsInstructions(t *testing.T, r *e2eRun) {
 		}
 	}
 	t.Errorf("no request to the model holds the instructions of .github/copilot-instructions.md")
+}
+
+// Copilot CLI runs its hooks and the model's commands under its own
+// process; it exports COPILOT_AGENT_SESSION_ID (the payload's sessionId) to
+// the model's commands, and no session variable to its hooks.
+func TestCopilotHarnessAncestry(t *testing.T) {
+	bin := copilotCLI.install(t)
+	offline(t)
+	r := newRun(t)
+	hooks := map[string]any{}
+	for event, label := range map[string]string{"sessionStart": "SessionStart", "preToolUse": "PreToolUse",
+		"postToolUse": "PostToolUse", "sessionEnd": "SessionEnd"} {
+		hooks[event] = []any{map[string]any{"type": "command", "bash": r.hook(label), "timeoutSec": 30}}
+	}
+	r.write(t, filepath.Join(r.repo, ".github", "hooks", "dump.json"), mustJSON(map[string]any{"version": 1, "hooks": hooks}))
+	e := &e2eRun{server: r.server}
+	res := proctest.Run(t, bin, proctest.Cmd{
+		// The recording program lives outside the repository: Copilot asks
+		// before a command touches a path outside it, unless told not to.
+		Args: []string{"-p", "run the scripted commands", "--allow-all-tools", "--allow-all-paths", "--trust-folder"},
+		Env:  proctest.Env(r.home, r.tmp, copilotEnv(t, e, copilotModel)...),
+		Dir:  r.repo,
+	})
+	f := r.collect(t, res)
+	f.shellsReachHarness(t)
+	envIs(t, "hook", f.hooks, "COPILOT_AGENT_SESSION_ID", "")
+	envIs(t, "command", f.shells, "COPILOT_AGENT_SESSION_ID", f.sessionID)
+	envIs(t, "hook", f.hooks, "COPILOT_CLI", "1")
 }
