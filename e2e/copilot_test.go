@@ -92,6 +92,47 @@ func e2eCopilotPatchTool(t *testing.T, a agent, prog string) {
 	copilotReadsInstructions(t, r)
 }
 
+// e2eCopilotSubagents is Copilot's task tool: each sub-agent's hooks carry
+// a sessionId of its own, and no sessionStart or sessionEnd, yet its edits
+// are its session's — they must neither refuse the session's own edits nor
+// leave locks behind. The scripted model starts a sub-agent at every level
+// (each new conversation begins at step 0) until Copilot's depth limit;
+// every level then creates sub.txt and the main agent records the locks.
+func e2eCopilotSubagents(t *testing.T, a agent, prog string) {
+	r := newE2ERun(t, a)
+	r.start(t, []mock.Step{
+		{Tool: "task", Args: map[string]any{"name": "writer", "description": "write a file", "prompt": "create sub.txt",
+			"agent_type": "general-purpose"}},
+		{Tool: "create", Args: map[string]any{"path": filepath.Join(r.repo, "sub.txt"), "file_text": "from a sub-agent\n"}},
+		shell("agentlock status --json > status.json 2>&1"),
+	})
+	r.runCLI(t, a, prog, false)
+	conversations := 0
+	for _, req := range r.server.Requests() {
+		if req.Reply == "tool:0" {
+			conversations++
+		}
+	}
+	if conversations < 2 {
+		t.Fatalf("no sub-agent ran (%d conversations began): the case tests nothing", conversations)
+	}
+	s := r.harnessSession(t, a)
+	for i, text := range r.server.ToolResults() {
+		if strings.Contains(text, "locked by session") {
+			t.Errorf("tool result %d: a session's sub-agent and the session refused each other: %q", i, text)
+		}
+	}
+	if l := r.locksIn(t, "status.json")["sub.txt"]; l.Session != s.ID || l.State != "locked" {
+		t.Errorf("during the run, sub.txt's lock is %+v, want the session's %s (its sub-agents work for it)", l, s.ID)
+	}
+	r.finished(t, s.ID)
+	for _, l := range decodeLines[lock](t, "agentlock status", r.agentlock(t, "status", "--json")) {
+		if l.State == "locked" && l.Session != holder {
+			t.Errorf("after the run, %s is still locked by %s", l.Path, l.Session)
+		}
+	}
+}
+
 // copilotReadsInstructions checks that the instructions init wrote reach the model:
 // Copilot reads .github/copilot-instructions.md into its prompt.
 func copilotReadsInstructions(t *testing.T, r *e2eRun) {

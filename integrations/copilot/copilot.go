@@ -82,12 +82,23 @@ type payload struct {
 	Event            string          `json:"hookEventName"`
 	ToolName         string          `json:"toolName"`
 	ToolArgs         json.RawMessage `json:"toolArgs"`
+	// ParentAgentID is set in the calls of a sub-agent (the task tool):
+	// the agentId of the agent that started it.
+	ParentAgentID string `json:"parentAgentId"`
 }
 
 // DecodePayload implements integrations.PayloadDecoder: the camelCase
 // members, over the snake_case ones of Copilot's PascalCase hooks
 // (session_id, tool_name, tool_input), which a hook file written by hand
 // may use.
+//
+// A sub-agent's call (it has a parentAgentId) keeps no session id: Copilot
+// gives every sub-agent a sessionId of its own (its agentId), with no
+// sessionStart or sessionEnd, so its locks would belong to a session that
+// never ends and would refuse the session that started it. A sub-agent
+// works for its session, as agentlock's sub-agents do everywhere: the hook
+// finds that session through the Copilot process the session-start hook
+// recorded (or the wrapper's AGENTLOCK_SESSION).
 func (Agent) DecodePayload(data []byte) (integrations.HookInput, error) {
 	var in integrations.HookInput
 	if err := json.Unmarshal(data, &in); err != nil {
@@ -109,6 +120,9 @@ func (Agent) DecodePayload(data []byte) (integrations.HookInput, error) {
 	set(&in.ToolName, p.ToolName)
 	if len(p.ToolArgs) > 0 && string(p.ToolArgs) != "null" {
 		in.ToolInput = p.ToolArgs
+	}
+	if p.ParentAgentID != "" {
+		in.SessionID = ""
 	}
 	return in, nil
 }

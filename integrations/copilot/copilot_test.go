@@ -34,6 +34,13 @@ func TestDecodePayload(t *testing.T) {
 	assert.Equal(t, "/work", in.Cwd, "the SDK's workingDirectory when there is no cwd")
 	assert.Empty(t, in.ToolInput)
 
+	// A sub-agent's call: its own sessionId is not the session's.
+	in, err = Agent{}.DecodePayload([]byte(`{"sessionId":"sub-1","cwd":"/repo","toolName":"create","toolArgs":{"path":"/repo/c.go"},
+"agentId":"sub-1","agentType":"general-purpose","parentAgentId":"s1"}`))
+	require.NoError(t, err)
+	assert.Empty(t, in.SessionID, "a sub-agent's sessionId is dropped: the hook finds the session another way")
+	assert.Equal(t, "create", in.ToolName)
+
 	_, err = Agent{}.DecodePayload([]byte(`{"sessionId":`))
 	assert.ErrorContains(t, err, "not JSON")
 	_, err = Agent{}.DecodePayload([]byte(`{"sessionId":7}`))
