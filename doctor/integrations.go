@@ -49,6 +49,10 @@ func (d *run) integrations() []Check {
 		}
 		checks = append(checks, drift(p, a))
 		switch a.Name() {
+		case "kimi":
+			if c, legacy := kimiProgram(d.opts.SearchPath); legacy {
+				checks = append(checks, c)
+			}
 		case "codex":
 			checks = append(checks, codexTrustCheck(filepath.Join(p.Root, ".codex", "hooks.json"), d.codexConfig(), d.opts.CodexHome, d.opts.SearchPath, p.Root))
 		case "gemini":

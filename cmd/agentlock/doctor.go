@@ -30,7 +30,8 @@ check — ok, warn or problem — with what to do:
   agentlock-on-path   the agentlock that hooks and agents run is this build
   integration-<agent>  each connected agent CLI's files are up to date
   codex-hook-trust, gemini-folder-trust   the harness runs agentlock's hooks
-  kimi-legacy         no file left for the unsupported legacy kimi-cli
+  kimi-legacy         the kimi on PATH is Kimi Code, not the unsupported legacy
+      kimi-cli, and no file is left for kimi-cli
   agent-registry-0.2  no live 0.2 lock that this project's agents do not see
   lock-files          no corrupt, busy, linked or foreign file in the lock folder
   clock               no lock stamped in the future

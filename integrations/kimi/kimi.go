@@ -92,8 +92,11 @@ func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, er
 		"instructions Kimi Code loads beside AGENTS.md"))
 	p.Add(integrations.Wrapper(d))
 	if env.Global {
-		p.Add(integrations.Rendered(config, integrations.User, integrations.TOMLBlock, "hooks.toml.tmpl", d,
-			"hooks, user-level: Kimi Code runs them in every project, and they gate only projects set up for agentlock"))
+		hooks, err := integrations.Rendered(config, integrations.User, integrations.TOMLBlock, "hooks.toml.tmpl", d,
+			"hooks, user-level: Kimi Code runs them in every project, and they gate only projects set up for agentlock")
+		// Created private, with its folder: Kimi keeps API keys in it.
+		hooks.Mode = 0o600
+		p.Add(hooks, err)
 	}
 	if env.Removing {
 		// Written by agentlock for kimi-cli before Kimi Code replaced it.
