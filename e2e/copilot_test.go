@@ -5,6 +5,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,6 +132,52 @@ func e2eCopilotSubagents(t *testing.T, a agent, prog string) {
 			t.Errorf("after the run, %s is still locked by %s", l.Path, l.Session)
 		}
 	}
+}
+
+// e2eCopilotTrust is Copilot's folder trust, run by run, as doctor tells
+// it: without trust Copilot skips the repository's hooks without a word
+// (the edit of a held file goes through: if that stops, Copilot changed and
+// docs/integrations/copilot.md and doctor must follow) and doctor warns;
+// once trustedFolders of ~/.copilot/config.json names the repository,
+// doctor is satisfied and the same kind of edit is refused.
+func e2eCopilotTrust(t *testing.T, a agent, prog string) {
+	r := newE2ERun(t, a)
+	untrusted := a
+	untrusted.configure = func(t *testing.T, r *e2eRun, prompt string) ([]string, []string) {
+		args, env := a.configure(t, r, prompt)
+		return slices.DeleteFunc(args, func(s string) bool { return s == "--trust-folder" }), env
+	}
+	editOf := func(name string) []mock.Step {
+		pre, edit := a.edit(filepath.Join(r.repo, name), heldText, "changed\n")
+		return append(pre, edit)
+	}
+	trust := func() string {
+		res := proctest.Run(t, filepath.Join(r.bin, "agentlock"), proctest.Cmd{Args: []string{"doctor", "--json"}, Env: r.env(), Dir: r.repo})
+		for _, c := range decodeLines[struct{ Name, Status, Detail string }](t, "agentlock doctor", res.Stdout) {
+			if c.Name == "copilot-folder-trust" {
+				t.Logf("doctor: %s: %s", c.Status, c.Detail)
+				return c.Status
+			}
+		}
+		t.Fatalf("agentlock doctor has no copilot-folder-trust check: %v", res)
+		return ""
+	}
+
+	r.start(t, editOf("held.txt"))
+	r.runCLI(t, untrusted, prog, false)
+	r.fileIs(t, "held.txt", "changed\n", "untrusted folder: Copilot 1.0.102 skips the hooks, so the edit of a held file goes through")
+	if got := trust(); got != "warn" {
+		t.Errorf("doctor in an untrusted folder: copilot-folder-trust is %q, want warn", got)
+	}
+
+	r.write(t, filepath.Join(r.home, ".copilot", "config.json"), mustJSON(map[string]any{"trustedFolders": []string{r.repo}}))
+	if got := trust(); got != "ok" {
+		t.Errorf("doctor with the repository in trustedFolders: copilot-folder-trust is %q, want ok", got)
+	}
+	r.start(t, editOf("held2.txt"))
+	r.runCLI(t, untrusted, prog, false)
+	r.fileIs(t, "held2.txt", heldText, "trusted folder: edit of a held file")
+	r.deniedCleanly(t, 0, "trusted folder: edit of a held file")
 }
 
 // copilotReadsInstructions checks that the instructions init wrote reach the model:

@@ -438,6 +438,7 @@ func TestE2E(t *testing.T) {
 			if a.cli.name == "copilot" {
 				t.Run("apply_patch-tool", func(t *testing.T) { a.isolate(t); e2eCopilotPatchTool(t, a, prog) })
 				t.Run("subagents", func(t *testing.T) { a.isolate(t); e2eCopilotSubagents(t, a, prog) })
+				t.Run("trust", func(t *testing.T) { a.isolate(t); e2eCopilotTrust(t, a, prog) })
 			}
 			if a.cli.name == "claude" {
 				t.Run("git-guard", func(t *testing.T) { e2eGitGuard(t, a, prog) })
