@@ -38,7 +38,7 @@ func (d *run) integrations() []Check {
 		if !installed {
 			continue
 		}
-		checks = append(checks, drift(p, a))
+		checks = append(checks, d.gating(p, a), drift(p, a))
 		switch a.Name() {
 		case "codex":
 			checks = append(checks, codexTrustCheck(filepath.Join(p.Root, ".codex", "hooks.json"), d.codexConfig(), d.opts.CodexHome, d.opts.SearchPath, p.Root))
@@ -51,6 +51,25 @@ func (d *run) integrations() []Check {
 			Detail: "no agent CLI is connected to this project (agents follow registry.md's protocol by hand)"})
 	}
 	return checks
+}
+
+// gating: the agent's hooks, installed in the project, gate its files. The
+// pre-edit hook lets through every path that the workspace of its working
+// folder does not coordinate (workspace.Workspace.Gates, the definition
+// both use): hooks installed where that is every file protect nothing,
+// whatever the instructions beside them say.
+func (d *run) gating(p *setup.Project, a integrations.Agent) Check {
+	c := Check{Name: "gating-" + a.Name(), Status: OK}
+	probe := filepath.Join(p.Root, "agentlock-doctor-probe")
+	if d.ws.Gates(probe) {
+		c.Detail = fmt.Sprintf("%s's pre-edit hook gates the files of %s", a.Title(), p.Root)
+		return c
+	}
+	c.Status = Problem
+	c.Detail = fmt.Sprintf("%s's hooks are installed in %s, but its pre-edit hook would let every edit there through: "+
+		"agentlock is not set up for that folder (its state is in %s, no %s folder marks it as a project)", a.Title(), p.Root, d.ws.Home, ".agent-registry")
+	c.Fix = "agentlock init --agent " + a.Name() + " in " + p.Root + " (it makes the folder a project), or remove the hooks with agentlock uninit"
+	return c
 }
 
 // connected reports whether any of the project's files holds the agent's

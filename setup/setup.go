@@ -203,7 +203,7 @@ func (p *Project) plan(compute func(integrations.Artifact) (integrations.Change,
 		}
 		return nil, pe
 	}
-	return &Plan{Changes: changes, Notes: notes, HomeMissing: p.Workspace.Missing()}, nil
+	return &Plan{Changes: changes, Notes: notes, HomeMissing: p.Workspace.Missing() || !p.marked()}, nil
 }
 
 // Drift returns the labels of the files that init would change, and
@@ -218,8 +218,27 @@ func (pl *Plan) Drift() []string {
 	return out
 }
 
-// CreateHome creates the home (lock folder and registry) when missing.
-func (p *Project) CreateHome() error { return p.Workspace.Setup() }
+// CreateHome creates the home (lock folder and registry) when missing, and
+// the project's .agent-registry folder, which marks a folder outside any
+// git repository as a project (Settings.NewProject).
+func (p *Project) CreateHome() error {
+	if !p.marked() {
+		if err := os.MkdirAll(p.marker(), 0o700); err != nil {
+			return fmt.Errorf("create %s: %w", p.marker(), err)
+		}
+	}
+	return p.Workspace.Setup()
+}
+
+// marker is the project's .agent-registry folder.
+func (p *Project) marker() string { return filepath.Join(p.Root, workspace.HomeDirName) }
+
+// marked reports whether the project is one for every command: it is in a
+// git repository or has its .agent-registry folder. A folder that init
+// sets up outside any repository is not, until CreateHome.
+func (p *Project) marked() bool {
+	return workspace.FindProject(p.Root) != ""
+}
 
 // Write applies one change of a plan.
 func (p *Project) Write(c integrations.Change) error { return p.set.Engine.Write(c) }

@@ -226,7 +226,7 @@ hooks) are touched only with --global.`,
 
 // openProject opens the project of the working directory for init
 // (names: the --agent values) or uninit.
-func openProject(opts *InitOptions, names []string, whole bool) (*setup.Project, error) {
+func openProject(opts *InitOptions, names []string, whole, install bool) (*setup.Project, error) {
 	c, err := opts.Config()
 	if err != nil {
 		return nil, err
@@ -239,7 +239,33 @@ func openProject(opts *InitOptions, names []string, whole bool) (*setup.Project,
 	if err != nil {
 		return nil, err
 	}
-	return setup.Open(wd, setup.Options{Settings: c.Settings, Agents: agents, Global: opts.Global, Whole: whole, AgentDirs: c.AgentDirs})
+	settings := c.Settings
+	if install && workspace.FindProject(wd) == "" {
+		// Outside any git repository the folder itself becomes the
+		// project: its home is the one its hooks and commands find, so
+		// that what init installs gates what it says it gates.
+		if err := newProjectAllowed(wd, settings.UserHome); err != nil {
+			return nil, err
+		}
+		settings.NewProject = wd
+	}
+	return setup.Open(wd, setup.Options{Settings: settings, Agents: agents, Global: opts.Global, Whole: whole, AgentDirs: c.AgentDirs})
+}
+
+// newProjectAllowed refuses to make a project of a folder that holds
+// everything: the file system's root or the user's home, where
+// .agent-registry is the home of every path outside a project (and where
+// every file below would become the project's).
+func newProjectAllowed(dir, userHome string) error {
+	realHome := userHome
+	if real, err := filepath.EvalSymlinks(userHome); err == nil {
+		realHome = real
+	}
+	if filepath.Dir(dir) == dir || (userHome != "" && dir == realHome) {
+		return &lineUsageError{msg: fmt.Sprintf("%s is in no git repository, and agentlock will not make it a project: "+
+			"every file below it would be coordinated; run agentlock init in the repository or folder your agents work in", dir)}
+	}
+	return nil
 }
 
 // reportProblems prints why a plan cannot be applied; nothing was written.
@@ -271,7 +297,7 @@ func initRun(opts *InitOptions) error {
 			delegate(os.Args[1:])
 		}
 	}
-	p, err := openProject(opts, opts.Agents, true)
+	p, err := openProject(opts, opts.Agents, true, true)
 	if err != nil {
 		return err
 	}
@@ -437,7 +463,7 @@ func uninitRun(opts *InitOptions) error {
 	if len(names) == 0 {
 		names = []string{"all"}
 	}
-	p, err := openProject(opts, names, whole)
+	p, err := openProject(opts, names, whole, false)
 	if err != nil {
 		return err
 	}
