@@ -47,7 +47,8 @@ process's ancestry, or by the session), the wrapper script, or --pid; never
 the short-lived shell that started the loop, so a loop started with & from
 an agent's one-shot shell still stops when the agent dies, and its locks
 expire. With nothing to watch it refuses (exit 2) rather than renew forever.
-Pick an interval well below the timeout (a third of it, say).
+Pick an interval well below the timeout (a third of it, say); it must be from
+100ms to 24h.
 
 With --all, renew every lock the session holds in the lock folder of the
 working directory (found by owner), however many there are, including none:
@@ -66,7 +67,7 @@ once, or, with --every, the loop goes on).`,
 			return heartbeatRun(opts)
 		},
 	}
-	cmd.Flags().DurationVar(&opts.Every, "every", 0, "keep renewing at this interval (e.g. 30s) until a lock is lost or the watched process exits")
+	cmd.Flags().DurationVar(&opts.Every, "every", 0, "keep renewing at this interval (e.g. 30s; from 100ms to 24h) until a lock is lost or the watched process exits")
 	cmd.Flags().IntVar(&opts.PID, "pid", 0, "with --every: stop when this process exits (default: the session's agent process)")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "renew every lock the session holds (no paths)")
 	return cmd
@@ -94,8 +95,8 @@ func heartbeatRun(opts *HeartbeatOptions) error {
 	if err := core.ValidateExistingSession(session); err != nil {
 		return usagef("%v", err)
 	}
-	if opts.Every < 0 || (opts.Every == 0 && opts.EveryGiven) {
-		return usagef("--every %s: must be positive", opts.Every)
+	if opts.EveryGiven && (opts.Every < minLoopInterval || opts.Every > maxLoopInterval) {
+		return usagef("--every %s: must be from %s to %s", opts.Every, minLoopInterval, maxLoopInterval)
 	}
 	if opts.PID != 0 && opts.Every == 0 {
 		return usagef("--pid goes with --every")
@@ -292,9 +293,9 @@ is the interval when it is a number or a duration, else the session.`,
 			}
 			opts.Every = defaultLoopInterval
 			if interval != "" {
-				d, err := boundedDuration("interval", interval, defaultLoopInterval, time.Second/10, maxLoopInterval)
+				d, err := boundedDuration("interval", interval, defaultLoopInterval, minLoopInterval, maxLoopInterval)
 				if err != nil {
-					return err
+					return &usageError{err: err}
 				}
 				opts.Every = d
 			}
@@ -309,10 +310,12 @@ is the interval when it is a number or a duration, else the session.`,
 	return cmd
 }
 
-// The interval of heartbeat-loop: agent-registry 0.2's default, and a bound
-// past which a renewal would not keep a lock with the default timeout.
+// The interval of heartbeat --every and heartbeat-loop: agent-registry
+// 0.2's default, a floor below which the loop would only hammer the lock
+// file (the shortest timeout, MinTimeout, is that long too), and a bound.
 const (
 	defaultLoopInterval = 30 * time.Second
+	minLoopInterval     = 100 * time.Millisecond
 	maxLoopInterval     = 24 * time.Hour
 )
 

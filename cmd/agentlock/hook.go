@@ -23,7 +23,7 @@ type HookOptions struct {
 }
 
 func newCmdHook(f *Factory, runF func(*HookOptions) error) *cobra.Command {
-	opts := &HookOptions{IO: f.IO, Config: f.Config}
+	opts := &HookOptions{IO: f.IO, Config: f.Lenient}
 	return &cobra.Command{
 		Use:   "hook <agent> <event>",
 		Short: "Run one agent hook: the stable command that generated hooks call",
@@ -78,7 +78,7 @@ func hookRun(opts *HookOptions) error {
 	// The hook resolves the rest itself (package identity), from the
 	// payload and the workspace of the payload's cwd.
 	req := hooks.Request{Agent: agent, Event: opts.Event, Payload: opts.IO.In, Settings: c.Settings,
-		HarnessSession: c.Harness[agent.Name()]}
+		HarnessSession: c.Harness[agent.Name()], Problems: c.Problems}
 	req.Fallback, _ = all.SessionFromHarness(c.Harness)
 	if c.SessionSource == identity.SourceFlag || c.SessionSource == identity.SourceEnv {
 		req.Session = c.Session

@@ -54,7 +54,7 @@ programs that ignore it.`,
 		return pflag.NormalizedName(name)
 	})
 	root.SetFlagErrorFunc(flagError)
-	f.Config = lazyConfig(flags, f.Now)
+	f.Config, f.Lenient = lazyConfig(flags, f.Now)
 
 	if build := onlyCommand(args); build != nil {
 		// A command line that names its command builds that command
