@@ -201,10 +201,12 @@ managed blocks, and agentlock's hook entries. Your own content in the same
 files is left byte for byte; a file that held only agentlock's part is deleted,
 with the folders that this leaves empty.
 
-With --agent, only that agent's files. Without it, every agent's, the
-.gitignore block, and .agent-registry/ itself when no lock is held and no
-session is working (otherwise it is kept, and said so). User-wide files (Kimi's
-hooks) are touched only with --global.`,
+With --agent, only that agent's files. Without it, every agent's, the git
+pre-commit guard, .agent-registry/ itself when no lock is held and no session
+is working (otherwise it is kept, and said so), and the .gitignore block once
+.agent-registry/ is gone (while it stays, the block stays, so git never
+commits its files). With --git-hook alone, only the git pre-commit guard.
+User-wide files (Kimi's hooks) are touched only with --global.`,
 		Example: `  agentlock uninit --agent codex
   agentlock uninit --dry-run
   agentlock uninit --global`,
@@ -220,7 +222,7 @@ hooks) are touched only with --global.`,
 	fl.StringSliceVar(&opts.Agents, "agent", nil, "agent to disconnect: "+strings.Join(all.Names(), ", ")+" or all (default: all, and the project set-up)")
 	fl.BoolVar(&opts.Global, "global", false, "also edit user-wide files outside the project (Kimi's hooks)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print what would change as a diff; write nothing")
-	fl.BoolVar(&opts.GitHook, "git-hook", false, "remove git's pre-commit guard (plain uninit removes it too)")
+	fl.BoolVar(&opts.GitHook, "git-hook", false, "remove git's pre-commit guard, and nothing else unless --agent is given (plain uninit removes it too)")
 	return cmd
 }
 
@@ -457,8 +459,17 @@ func sameHome(dir string, p *setup.Project) bool {
 	return dir == own
 }
 
-func uninitRun(opts *InitOptions) error {
+func uninitRun(opts *InitOptions) (err error) {
+	var homeKept string // why the .gitignore block stays: the home does
 	names := opts.Agents
+	if opts.GitHook && len(names) == 0 {
+		// uninit --git-hook alone removes the guard and nothing else.
+		p, err := openProject(opts, []string{"all"}, false, false)
+		if err != nil {
+			return err
+		}
+		return gitHookRun(opts, p.Root, false)
+	}
 	whole := len(names) == 0 || slices.Contains(names, "all")
 	if len(names) == 0 {
 		names = []string{"all"}
@@ -480,7 +491,7 @@ func uninitRun(opts *InitOptions) error {
 		out.notes([]string{fmt.Sprintf("%s still has agentlock's %s hooks: run agentlock uninit --agent %s --global to remove them",
 			left.Path, left.Agent.Title(), left.Agent.Name())})
 	}
-	for _, c := range plan.Changes {
+	apply := func(c integrations.Change) error {
 		switch {
 		case c.Note != "":
 			out.change("kept", c.Artifact.Label(), c.Note, fmt.Sprintf("kept      %s: %s", c.Artifact.Label(), c.Note))
@@ -495,7 +506,35 @@ func uninitRun(opts *InitOptions) error {
 			}
 			out.change(setup.UninstallVerb(c), c.Artifact.Label(), "", fmt.Sprintf("%-9s %s", setup.UninstallVerb(c), c.Artifact.Label()))
 		}
+		return nil
 	}
+	// The .gitignore block goes last, and only with the home: while
+	// .agent-registry/ stays (locks held, say), `git add -A` must not
+	// pick up its lock files and registry.
+	var ignore []integrations.Change
+	for _, c := range plan.Changes {
+		if c.Artifact.Scope == integrations.Project && c.Artifact.Path == ".gitignore" {
+			ignore = append(ignore, c)
+			continue
+		}
+		if err := apply(c); err != nil {
+			return err
+		}
+	}
+	defer func() {
+		if err != nil {
+			return
+		}
+		for _, c := range ignore {
+			if homeKept != "" && c.Changed() {
+				out.change("kept", c.Artifact.Label(), homeKept, fmt.Sprintf("kept      %s: %s", c.Artifact.Label(), homeKept))
+				continue
+			}
+			if err = apply(c); err != nil {
+				return
+			}
+		}
+	}()
 	if whole || opts.GitHook {
 		if err := gitHookRun(opts, p.Root, false); err != nil && opts.GitHook {
 			return err
@@ -512,6 +551,7 @@ func uninitRun(opts *InitOptions) error {
 	switch {
 	case errors.As(err, &kept):
 		out.change("kept", home, kept.Reason, fmt.Sprintf("kept      %s: %s", home, kept.Reason))
+		err, homeKept = nil, "its block stays while "+home+" stays"
 	case err != nil:
 		return err
 	case !removed:
@@ -521,6 +561,11 @@ func uninitRun(opts *InitOptions) error {
 		out.change("removed", home, what, fmt.Sprintf("removed   %s (%s)", home, what))
 	default:
 		out.change("removed", home, "", "removed   "+home)
+	}
+	if own := filepath.Join(p.Root, workspace.HomeDirName); homeKept == "" && !opts.DryRun {
+		if _, serr := os.Lstat(own); serr == nil {
+			homeKept = "its block stays while " + workspace.HomeDirName + "/ stays"
+		}
 	}
 	return nil
 }
