@@ -208,8 +208,10 @@ func Finished(s core.Session, reg string, released []core.State) (Finish, string
 // WriteSessionTable prints sessions for people: per session, a line with
 // its id, status, provider, AI version and start, then one line for each
 // of its other fields — all thirteen columns of agent-registry 0.2's table,
-// in a shape that fits a terminal: every line fits TableWidth, long values
-// shortened with an ellipsis, paths relative to the project root (root; ""
+// in a shape that fits a terminal: long values wrap between words onto
+// indented lines within TableWidth, never cut (a word wider than a line,
+// such as a long id, stands whole on its own), paths relative to the
+// project root (root; ""
 // keeps them absolute). Empty fields show as "-". Entries of the registry
 // that are not sessions are skipped. A working session named in idle shows
 // as core.StatusIdle.
@@ -224,9 +226,15 @@ func WriteSessionTable(w io.Writer, sessions []core.Session, idle map[string]boo
 			b.WriteString("\n")
 		}
 		first = false
-		head := fmt.Sprintf("%s  %s  %s %s  started %s", Shorten(field(s.SessionID), maxIDWidth), field(shownStatus(s, idle)),
+		// Whole values, wrapped, never cut: an id is copied from here
+		// into finish --session.
+		head := fmt.Sprintf("%s  %s  %s %s  started %s", field(s.SessionID), field(shownStatus(s, idle)),
 			field(s.Provider), field(s.AIVersion), field(s.StartedAt))
-		b.WriteString(Shorten(head, TableWidth) + "\n")
+		if utf8.RuneCountInString(head) > TableWidth {
+			head = fmt.Sprintf("%s\n  %s  %s %s  started %s", field(s.SessionID), field(shownStatus(s, idle)),
+				field(s.Provider), field(s.AIVersion), field(s.StartedAt))
+		}
+		b.WriteString(head + "\n")
 		rel := func(paths []string) string {
 			out := make([]string, len(paths))
 			for i, p := range paths {
@@ -244,7 +252,7 @@ func WriteSessionTable(w io.Writer, sessions []core.Session, idle map[string]boo
 			{"issues", s.Issues},
 			{"handoff", Rel(root, s.Handoff)},
 		} {
-			b.WriteString(Shorten(fmt.Sprintf("  %-12s  %s", f.name, field(f.value)), TableWidth) + "\n")
+			b.WriteString(wrap(fmt.Sprintf("  %-12s  ", f.name), field(f.value), strings.Repeat(" ", 16), TableWidth))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
