@@ -16,11 +16,11 @@ type Status struct {
 	Kind      string   `json:"kind"` // KindLock
 	Path      string   `json:"path"` // "" when the lock file does not say (empty, 0.1.0's form, corrupt)
 	File      string   `json:"file"`
-	State     string   `json:"state"` // locked, stale, free, corrupt
+	State     string   `json:"state"` // locked, stale, free, corrupt, busy
 	SessionID string   `json:"session_id,omitempty"`
 	Age       *float64 `json:"age,omitempty"`
 	ExpiresIn *float64 `json:"expires_in,omitempty"`
-	Error     string   `json:"error,omitempty"` // why a corrupt record cannot be read
+	Error     string   `json:"error,omitempty"` // why a corrupt or busy record cannot be read
 	Area      bool     `json:"area,omitempty"`  // an area lock: the folder path (ending in "/") and everything below it
 }
 
@@ -47,8 +47,16 @@ func Statuses(states []core.State, problems []error, withFree bool) []Status {
 	for _, p := range problems {
 		rec := Status{Kind: KindLock, State: "corrupt", Error: p.Error()}
 		var corrupt *core.CorruptError
-		if errors.As(p, &corrupt) {
+		var busy *core.BusyError
+		switch {
+		case errors.As(p, &corrupt):
 			rec.File, rec.Error = corrupt.Ref, corrupt.Reason
+		case errors.As(p, &busy):
+			// Not damage: another process holds the file's flock (a
+			// process stopped inside a change, say); what it records is
+			// unknown until it lets go.
+			rec.State, rec.File = "busy", busy.Ref
+			rec.Error = fmt.Sprintf("still locked by another process after %s (a process stopped or stuck while changing it?)", busy.Waited)
 		}
 		out = append(out, rec)
 	}

@@ -29,7 +29,7 @@ func (e *MirrorError) Unwrap() error { return e.Err }
 // when the session is registered. The second error is a *MirrorError when
 // only the registry could not follow.
 func (w *Workspace) Acquire(paths []string, session string) ([]core.Lease, *MirrorError, error) {
-	if err := w.ensureOwnHome(); err != nil {
+	if err := w.ensureOwnHome(w.LockDir); err != nil {
 		return nil, nil, err
 	}
 	leases, err := w.Locker().AcquireAll(paths, session)
@@ -42,7 +42,7 @@ func (w *Workspace) Acquire(paths []string, session string) ([]core.Lease, *Mirr
 // AcquireWait is Acquire retried until the paths are free or ctx is done
 // (see core.Locker.AcquireAllWait).
 func (w *Workspace) AcquireWait(ctx context.Context, paths []string, session string) ([]core.Lease, *MirrorError, error) {
-	if err := w.ensureOwnHome(); err != nil {
+	if err := w.ensureOwnHome(w.LockDir); err != nil {
 		return nil, nil, err
 	}
 	leases, err := w.Locker().AcquireAllWait(ctx, paths, session)
@@ -189,7 +189,7 @@ func (w *Workspace) Finish(id string) (Finished, error) {
 // left as it is, a finished one is marked working again, and a new one is
 // registered (see core.Registry.Register).
 func (w *Workspace) StartSession(s core.Session) error {
-	if err := w.ensureOwnHome(); err != nil {
+	if err := w.ensureOwnHome(w.RegistryPath); err != nil {
 		return err
 	}
 	reg := w.Registry()
@@ -252,7 +252,7 @@ func (w *Workspace) Of(realPath string) (*Workspace, error) {
 // paths the session holds in the lock folder as its do_not_touch, so that
 // registering after a hook took a lock, or again, keeps them listed.
 func (w *Workspace) Register(s core.Session) (core.Session, error) {
-	if err := w.ensureOwnHome(); err != nil {
+	if err := w.ensureOwnHome(w.RegistryPath); err != nil {
 		return core.Session{}, err
 	}
 	held, err := w.heldBy(s.SessionID)

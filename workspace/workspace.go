@@ -375,10 +375,11 @@ const HomeIgnoreFile = ".gitignore"
 const homeIgnore = "# Created by agentlock: the registry and lock files of this folder are not for the repository.\n*\n"
 
 // ensureOwnHome creates the project's own home, with its HomeIgnoreFile,
-// when it is missing: the first command that writes state in a project
+// when it is missing and target (the lock folder or the registry about to
+// be written) is in it: the first command that writes state in a project
 // nobody ran init in must not leave files for git to commit.
-func (w *Workspace) ensureOwnHome() error {
-	if !w.OwnHome() || w.doc != nil || exists(w.Home) {
+func (w *Workspace) ensureOwnHome(target string) error {
+	if !w.OwnHome() || w.doc != nil || !inside(target, w.Home) || exists(w.Home) {
 		return nil
 	}
 	if err := os.MkdirAll(w.Home, 0o700); err != nil {

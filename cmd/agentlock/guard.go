@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -61,6 +62,14 @@ func guardRun(opts *GuardOptions) error {
 	c, ws, err := workConfig(opts.Config)
 	if err != nil {
 		return err
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		return fmt.Errorf("guard --staged reads git's staged files, and git is not on PATH: %w", err)
+	}
+	if inside, _ := git(".", "rev-parse", "--is-inside-work-tree"); strings.TrimSpace(inside) != "true" {
+		wd, _ := os.Getwd()
+		return &lineUsageError{msg: fmt.Sprintf("guard --staged checks the files staged in a git work tree, and %s is in none: "+
+			"run it inside the repository (git's pre-commit hook does)", wd)}
 	}
 	top, err := git(".", "rev-parse", "--show-toplevel")
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -164,7 +165,7 @@ func watchedAgent(opts *HeartbeatOptions, c *config, ws *workspace.Workspace, se
 		}
 		return nil, &lineUsageError{msg: fmt.Sprintf("%s: no agent process of session %s to watch "+
 			"(no session-start hook recorded one above this process, and no wrapper), so the renewal could outlive the agent: "+
-			"renew once with '%s', or pass --pid <agent PID>", opts.Command, session, once)}
+			"renew once with '%s', or pass --pid <agent PID>", strings.TrimPrefix(opts.Command, "agentlock "), session, once)}
 	}
 	return func() bool {
 		for _, id := range ids {
