@@ -38,7 +38,10 @@ func (d *run) integrations() []Check {
 		if !installed {
 			continue
 		}
-		checks = append(checks, d.gating(p, a), drift(p, a))
+		if hooks, err := hooksInstalled(p); err == nil && hooks {
+			checks = append(checks, d.gating(p, a))
+		}
+		checks = append(checks, drift(p, a))
 		switch a.Name() {
 		case "codex":
 			checks = append(checks, codexTrustCheck(filepath.Join(p.Root, ".codex", "hooks.json"), d.codexConfig(), d.opts.CodexHome, d.opts.SearchPath, p.Root))
@@ -70,6 +73,21 @@ func (d *run) gating(p *setup.Project, a integrations.Agent) Check {
 		"agentlock is not set up for that folder (its state is in %s, no %s folder marks it as a project)", a.Title(), p.Root, d.ws.Home, ".agent-registry")
 	c.Fix = "agentlock init --agent " + a.Name() + " in " + p.Root + " (it makes the folder a project), or remove the hooks with agentlock uninit"
 	return c
+}
+
+// hooksInstalled reports whether the project's files hold the agent's
+// hooks (not only its instructions: Kimi's hooks are user-wide).
+func hooksInstalled(p *setup.Project) (bool, error) {
+	plan, err := p.PlanUninstall()
+	if err != nil {
+		return false, err
+	}
+	for _, c := range plan.Changes {
+		if k := c.Artifact.Kind; c.Changed() && c.Artifact.Scope == integrations.Project && (k == integrations.JSONHooks || k == integrations.TOMLBlock) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // connected reports whether any of the project's files holds the agent's
