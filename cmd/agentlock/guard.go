@@ -34,8 +34,9 @@ session (the one agentlock resolves here: --session, AGENTLOCK_SESSION, the
 harness's id or the recorded agent process, as for every command) may commit
 its own files. A person committing outside any session is refused every file
 an agent holds. With --json, the lock record of each refused file (as check
-prints it) goes to stdout too. Outside a project set up with "agentlock init" it allows
-everything. A path it cannot check (a lock file it cannot read) refuses the
+prints it) goes to stdout too. Outside an agentlock project (no .agent-registry
+folder, which init or the first lock creates, and no AGENT_REGISTRY_* variables) it
+allows everything. Outside a git work tree it is a usage error (exit 2). A path it cannot check (a lock file it cannot read) refuses the
 commit.
 
 "agentlock init --git-hook" installs it as git's pre-commit hook: the last line
