@@ -43,7 +43,10 @@ func newCmdInit(f *Factory, runF func(*InitOptions) error) *cobra.Command {
 		Short: "Set up agentlock in this project, and connect agent CLIs to it",
 		Long: `Set up agentlock in the project of the working directory (its git root): create
 .agent-registry/ (registry.md and locks/) and keep it out of git with a marked
-block in .gitignore.
+block in .gitignore. Outside any git repository the working directory itself
+becomes the project (its own .agent-registry/), so that the hooks installed
+there gate its files; init refuses in your home folder and at /, where every
+file below would become the project's.
 
 With --agent (` + strings.Join(all.Names(), ", ") + `, or all), also install what that agent needs:
 instructions, the agentlock skill, edit-gating hooks where the harness has them,
