@@ -271,10 +271,10 @@ func newCmdHeartbeatLoop(f *Factory, runF func(*HeartbeatOptions) error) *cobra.
 	cmd := &cobra.Command{
 		Use:   "heartbeat-loop <path> [session] [interval]",
 		Short: "Keep renewing a lock while the agent runs (the original's form of heartbeat --every)",
-		Long: `Renew the session's lock on path every interval (seconds or a duration;
-default 30 s, as agent-registry 0.2's heartbeat-loop; from 0.1 s to 24 h) until the lock is lost,
-the agent process exits, or the command is interrupted: heartbeat --every, in
-the original's positional form. Run it in the background (&). Like heartbeat
+		Long: `Renew the session's lock on path every interval (seconds or a duration,
+from 0.1 s to 24 h; default 30 s, as agent-registry 0.2's heartbeat-loop)
+until the lock is lost, the agent process exits, or the command is
+interrupted: heartbeat --every, in the original's positional form. Run it in the background (&). Like heartbeat
 --every, it watches the session's agent process, never the shell that
 started it, and refuses to start with nothing to watch.
 
