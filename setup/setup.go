@@ -46,7 +46,7 @@ type Project struct {
 
 // Open returns the project of the real folder dir.
 func Open(dir string, opts Options) (*Project, error) {
-	root := workspace.FindProject(dir)
+	root := opts.Settings.FindProject(dir)
 	if root == "" {
 		root = dir
 	}
@@ -237,7 +237,7 @@ func (p *Project) marker() string { return filepath.Join(p.Root, workspace.HomeD
 // git repository or has its .agent-registry folder. A folder that init
 // sets up outside any repository is not, until CreateHome.
 func (p *Project) marked() bool {
-	return workspace.FindProject(p.Root) != ""
+	return p.settings.FindProject(p.Root) != ""
 }
 
 // Write applies one change of a plan.

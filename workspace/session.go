@@ -238,7 +238,7 @@ func (w *Workspace) Coordinated(paths []string, cwd string) (out []string, unres
 // exactly these paths (Coordinated), and doctor fails a project whose
 // installed hooks would gate none of its files.
 func (w *Workspace) Gates(realPath string) bool {
-	project := FindProject(realPath)
+	project := w.settings.FindProject(realPath)
 	return project != "" && ((project == w.Project && w.Enabled()) || HasHome(project))
 }
 

@@ -140,7 +140,7 @@ func (s Settings) locateOwn(realPath string) (loc location, err error) {
 	if s.Home != "" {
 		loc.home, err = filepath.Abs(s.Home)
 	} else {
-		loc.project = FindProject(realPath)
+		loc.project = s.FindProject(realPath)
 		if loc.project == "" && s.NewProject != "" && inside(realPath, s.NewProject) {
 			loc.project = s.NewProject
 		}
@@ -188,13 +188,36 @@ func (s Settings) lockDirFor(realPath string) (string, error) {
 // existing folder), that holds a HomeDirName folder or a .git entry. It
 // returns "" when the path is in no project. Folders that do not exist yet
 // are skipped, so a file about to be created finds its project too.
-func FindProject(path string) string {
+func FindProject(path string) string { return findProject(path, "", "") }
+
+// FindProject is the package's FindProject, except that the user's home
+// folder (Settings.UserHome) is no project by its .agent-registry alone:
+// that folder is the home of every path outside a project, and taking it
+// for a project's would make every file below the home one project's (init
+// would write into ~/.claude). A .git there still makes it one.
+func (s Settings) FindProject(path string) string {
+	if s.UserHome == "" {
+		return FindProject(path)
+	}
+	real, err := filepath.EvalSymlinks(s.UserHome)
+	if err != nil {
+		real = s.UserHome
+	}
+	return findProject(path, filepath.Clean(s.UserHome), real)
+}
+
+// findProject walks up from path; at userHome (either spelling) only .git
+// marks a project.
+func findProject(path, userHome, realUserHome string) string {
 	dir := path
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		dir = filepath.Dir(dir)
 	}
 	for {
 		for _, marker := range []string{HomeDirName, ".git"} {
+			if marker == HomeDirName && userHome != "" && (dir == userHome || dir == realUserHome) {
+				continue
+			}
 			if _, err := os.Lstat(filepath.Join(dir, marker)); err == nil {
 				return dir
 			}
@@ -247,7 +270,7 @@ func Open(realPath string, s Settings) (*Workspace, error) {
 		return nil, err
 	}
 	if loc.project == "" && s.Home != "" {
-		loc.project = FindProject(realPath)
+		loc.project = s.FindProject(realPath)
 		if loc.project == "" && s.NewProject != "" && inside(realPath, s.NewProject) {
 			loc.project = s.NewProject
 		}

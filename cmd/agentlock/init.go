@@ -245,7 +245,7 @@ func openProject(opts *InitOptions, names []string, whole, install bool) (*setup
 		return nil, err
 	}
 	settings := c.Settings
-	if install && workspace.FindProject(wd) == "" {
+	if install && settings.FindProject(wd) == "" {
 		// Outside any git repository the folder itself becomes the
 		// project: its home is the one its hooks and commands find, so
 		// that what init installs gates what it says it gates.
