@@ -140,10 +140,7 @@ func (s Settings) locateOwn(realPath string) (loc location, err error) {
 	if s.Home != "" {
 		loc.home, err = filepath.Abs(s.Home)
 	} else {
-		loc.project = s.FindProject(realPath)
-		if loc.project == "" && s.NewProject != "" && inside(realPath, s.NewProject) {
-			loc.project = s.NewProject
-		}
+		loc.project = s.projectOf(realPath)
 		switch {
 		case loc.project != "":
 			loc.home = filepath.Join(loc.project, HomeDirName)
@@ -204,6 +201,15 @@ func (s Settings) FindProject(path string) string {
 		real = s.UserHome
 	}
 	return findProject(path, filepath.Clean(s.UserHome), real)
+}
+
+// projectOf is the project of a real path: FindProject's, else
+// NewProject when the path is in it.
+func (s Settings) projectOf(realPath string) string {
+	if project := s.FindProject(realPath); project != "" || s.NewProject == "" || !inside(realPath, s.NewProject) {
+		return project
+	}
+	return s.NewProject
 }
 
 // findProject walks up from path; at userHome (either spelling) only .git
@@ -270,10 +276,7 @@ func Open(realPath string, s Settings) (*Workspace, error) {
 		return nil, err
 	}
 	if loc.project == "" && s.Home != "" {
-		loc.project = s.FindProject(realPath)
-		if loc.project == "" && s.NewProject != "" && inside(realPath, s.NewProject) {
-			loc.project = s.NewProject
-		}
+		loc.project = s.projectOf(realPath)
 	}
 	if s.origin == nil {
 		origin := loc
