@@ -306,6 +306,11 @@ func initRun(opts *InitOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.GitHook {
+		if err := needGitWorkTree(p.Root); err != nil {
+			return err
+		}
+	}
 	c, err := opts.Config()
 	if err != nil {
 		return err
@@ -573,6 +578,15 @@ func uninitRun(opts *InitOptions) (err error) {
 	return nil
 }
 
+// needGitWorkTree refuses --git-hook outside a git work tree, before
+// anything is written.
+func needGitWorkTree(root string) error {
+	if inside, _ := git(root, "rev-parse", "--is-inside-work-tree"); strings.TrimSpace(inside) != "true" {
+		return &lineUsageError{msg: fmt.Sprintf("--git-hook installs git's pre-commit guard, and %s is in no git work tree: nothing was written", root)}
+	}
+	return nil
+}
+
 // gitHookRun installs (or removes) the git pre-commit guard in the hooks
 // folder git uses for the project at root (core.hooksPath when set), with
 // the same --dry-run and --check behaviour as the rest of init.
@@ -582,6 +596,9 @@ func gitHookRun(opts *InitOptions, root string, install bool) error {
 		return err
 	}
 	out := newPrinter(opts.IO, c)
+	if err := needGitWorkTree(root); err != nil {
+		return err
+	}
 	dir, err := git(root, "rev-parse", "--git-path", "hooks")
 	if err != nil {
 		return fmt.Errorf("find the git hooks folder: %w", err)
