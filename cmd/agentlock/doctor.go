@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -65,6 +66,15 @@ func doctorRun(opts *DoctorOptions) error {
 		return err
 	}
 	checks, err := doctor.Run(doctor.Options{Dir: wd, Settings: c.Settings, SearchPath: c.SearchPath, Self: self, CodexHome: c.CodexHome})
+	if errors.Is(err, workspace.ErrUnknownScheme) || errors.Is(err, workspace.ErrNoRemote) {
+		// The store setting, or the build that serves it, is what is
+		// wrong: a check, not a crash.
+		fix := "correct AGENTLOCK_STORE or .agent-registry/store (agentlock init --store etcd://host:2379/prefix, or --store files)"
+		if errors.Is(err, workspace.ErrNoRemote) {
+			fix = "install agentlock-etcd beside agentlock or on PATH (go build -tags etcd -o agentlock-etcd ./cmd/agentlock)"
+		}
+		checks, err = []doctor.Check{{Name: "store", Status: doctor.Problem, Detail: err.Error(), Fix: fix}}, nil
+	}
 	if err != nil {
 		return err
 	}
