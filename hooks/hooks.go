@@ -102,11 +102,6 @@ func (r *Result) warnf(format string, args ...any) {
 func Run(req Request) Result {
 	var res Result
 	name := req.Agent.Name()
-	if req.Event != PreEdit {
-		for _, p := range req.Problems {
-			res.warnf("%s %s hook: %v; running with the default", name, req.Event, p)
-		}
-	}
 	in, err := readPayload(req.Payload)
 	if errors.Is(err, errPayloadTooLarge) && req.Event == PreEdit {
 		// The path is in the part not read: it cannot be checked. Deny
@@ -157,6 +152,9 @@ func Run(req Request) Result {
 	}
 	if !ws.Enabled() {
 		return res // not an agentlock project: hooks stay quiet (Kimi's are user-wide)
+	}
+	for _, p := range req.Problems {
+		res.warnf("%s %s hook: %v; running with the default", name, req.Event, p)
 	}
 	session := sessionOf(req, in, ws).Session
 	if session == "" {
