@@ -49,7 +49,7 @@ func (b *Backends) open(spec StoreSpec, co store.Checkout) (store.Locks, store.D
 	case scheme == "etcd":
 		return nil, nil, ErrNoRemote
 	}
-	return nil, nil, fmt.Errorf("store %q: unknown kind of store %q (known: %s)", spec.URL, scheme, strings.Join(knownSchemes, ", "))
+	return nil, nil, fmt.Errorf("store %q: %w %q (known: %s)", spec.URL, ErrUnknownScheme, scheme, strings.Join(knownSchemes, ", "))
 }
 
 // Missing reports whether a workspace needed the backend of scheme, which

@@ -96,7 +96,7 @@ func (r *router) route(k store.Key) (routed, error) {
 	if p == "" {
 		p = "/"
 	}
-	project := FindProject(p)
+	project := r.w.settings.projectOf(p)
 	if project == r.w.Project {
 		return own, nil
 	}
@@ -108,7 +108,12 @@ func (r *router) route(k store.Key) (routed, error) {
 		return routed{}, fmt.Errorf("the lock of %s: %w", k.Path, err)
 	}
 	got := routed{locks: r.files, name: "lock files"}
-	if other.locks != nil {
+	switch {
+	case other.Project == r.w.Project:
+		// A repository not set up for agentlock: its paths are kept
+		// here (see Settings.redirected).
+		got = own
+	case other.locks != nil:
 		got = routed{locks: other.locks, name: storeName(other)}
 	}
 	r.byProject[project] = got

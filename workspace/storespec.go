@@ -149,6 +149,10 @@ func WriteStoreSpec(project string, spec StoreSpec) (bool, error) {
 // distributed store in a build that has none.
 var ErrNoRemote = errors.New("this agentlock build has no etcd store")
 
+// ErrUnknownScheme is the error of Open for a store URL whose scheme no
+// agentlock build knows.
+var ErrUnknownScheme = errors.New("unknown store scheme")
+
 // storeOf resolves the store a workspace of project uses: the project's
 // store file under AGENTLOCK_STORE's settings.
 func (s Settings) storeOf(project string) (StoreSpec, error) {
@@ -165,6 +169,10 @@ func (w *Workspace) openRemote(spec StoreSpec) error {
 	w.spec = spec
 	locks, doc, err := w.settings.Backends.open(spec, store.Checkout{
 		Root: w.Project, Registry: w.RegistryPath, Timeout: w.settings.timeout(), Now: w.settings.Now})
+	if errors.Is(err, ErrUnknownScheme) {
+		return fmt.Errorf("%s keeps its locks in %q: %w %q (the one known scheme is etcd://host:2379/prefix; check AGENTLOCK_STORE or %s)",
+			w.Project, spec.URL, ErrUnknownScheme, spec.Scheme(), filepath.Join(HomeDirName, StoreFile))
+	}
 	if errors.Is(err, ErrNoRemote) {
 		return fmt.Errorf("%s keeps its locks in %s: %w; install agentlock-etcd (go build -tags etcd -o agentlock-etcd ./cmd/agentlock) beside agentlock or on PATH, and agentlock runs it", w.Project, spec.URL, err)
 	}

@@ -23,6 +23,10 @@ type Factory struct {
 	// Config returns the invocation's configuration; set by newRootCmd,
 	// whose flags it reads.
 	Config func() (*config, error)
+	// Lenient is Config for the commands that run whatever the
+	// configuration: invalid settings are in config.Problems, their
+	// defaults in place.
+	Lenient func() (*config, error)
 	// Args is the invocation's command line, without the program name:
 	// what a command hands over to another build of agentlock (see
 	// delegate); set by execute.
