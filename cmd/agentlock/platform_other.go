@@ -2,10 +2,7 @@
 
 package main
 
-import (
-	"errors"
-	"os"
-)
+import "errors"
 
 // alive cannot watch a process on this system; agentlock refuses to run
 // here anyway (see unsupported).
@@ -17,6 +14,3 @@ func unsupported() error {
 	return errors.New("agentlock runs on Unix-like systems only (Linux, macOS, BSD): " +
 		"its locks rely on flock(2); on Windows, run it inside WSL")
 }
-
-// dupStdin cannot replace the standard input on this system.
-func dupStdin(*os.File) error { return errors.New("not supported on this system") }

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"os"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // alive reports whether process pid still runs. For the parent, being
@@ -22,8 +20,3 @@ func alive(pid int, isParent bool) bool {
 
 // unsupported returns nil: this system is supported.
 func unsupported() error { return nil }
-
-// dupStdin makes f the process's standard input (file descriptor 0).
-func dupStdin(f *os.File) error {
-	return unix.Dup2(int(f.Fd()), 0)
-}

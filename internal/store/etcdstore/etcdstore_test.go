@@ -382,15 +382,25 @@ func TestTooManyPathsAreRefusedClearly(t *testing.T) {
 	}
 }
 
-// countingConn is a connection to c that counts its requests: unary calls
-// and streams opened (a keep-alive opens one).
-func countingConn(t *testing.T, c *etcdtest.Cluster, n *atomic.Int64) *etcdstore.Conn {
+// connWith is a connection to c with more gRPC options, closed when the
+// test ends.
+func connWith(t *testing.T, c *etcdtest.Cluster, opts ...grpc.DialOption) *etcdstore.Conn {
 	t.Helper()
 	cfg, err := etcdstore.ParseURL(c.URL("t"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.DialOptions = []grpc.DialOption{
+	cfg.DialOptions = opts
+	conn := etcdstore.NewConn(cfg)
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// countingConn is a connection to c that counts its requests: unary calls
+// and streams opened (a keep-alive opens one).
+func countingConn(t *testing.T, c *etcdtest.Cluster, n *atomic.Int64) *etcdstore.Conn {
+	t.Helper()
+	return connWith(t, c,
 		grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 			n.Add(1)
 			return invoker(ctx, method, req, reply, cc, opts...)
@@ -398,11 +408,7 @@ func countingConn(t *testing.T, c *etcdtest.Cluster, n *atomic.Int64) *etcdstore
 		grpc.WithChainStreamInterceptor(func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
 			n.Add(1)
 			return streamer(ctx, desc, cc, method, opts...)
-		}),
-	}
-	conn := etcdstore.NewConn(cfg)
-	t.Cleanup(func() { conn.Close() })
-	return conn
+		}))
 }
 
 // Renewing a session costs the same few requests whatever the number of
@@ -446,11 +452,7 @@ func TestSessionRenewalIsConstantInRequests(t *testing.T) {
 // answers with an error, as when a leader change loses the response.
 func losingConn(t *testing.T, c *etcdtest.Cluster, lost *atomic.Int64) *etcdstore.Conn {
 	t.Helper()
-	cfg, err := etcdstore.ParseURL(c.URL("t"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.DialOptions = []grpc.DialOption{grpc.WithChainUnaryInterceptor(
+	return connWith(t, c, grpc.WithChainUnaryInterceptor(
 		func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 			err := invoker(ctx, method, req, reply, cc, opts...)
 			txn, ok := req.(*etcdserverpb.TxnRequest)
@@ -463,10 +465,7 @@ func losingConn(t *testing.T, c *etcdtest.Cluster, lost *atomic.Int64) *etcdstor
 				}
 			}
 			return err
-		})}
-	conn := etcdstore.NewConn(cfg)
-	t.Cleanup(func() { conn.Close() })
-	return conn
+		}))
 }
 
 // A write whose answer is lost but which applied is read again and
