@@ -165,6 +165,14 @@ func execute(f *Factory, args []string) int {
 		// A refusal that names the command to run instead is the whole
 		// message: one line.
 		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n", report.Escape(unprefixed(err.Error())))
+	case code == exitUsage && cmd != nil && cmd.Name() == "hook":
+		// A malformed hook line (a mistyped agent or event, a flag too
+		// many) is agentlock's own problem, not a refusal: exit 2 is what
+		// harnesses read as "deny this tool call", which would block every
+		// edit with a message about a command line the model never wrote.
+		code = exitHookLine
+		fmt.Fprintf(f.IO.ErrOut, "agentlock: malformed hook command (%s): nothing is checked until it is fixed; run 'agentlock init --check' to see the hooks agentlock writes\n",
+			report.Escape(unprefixed(err.Error())))
 	case code == exitUsage:
 		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n%s\n", report.Escape(unprefixed(err.Error())), helpHint(cmd))
 	default:
