@@ -198,6 +198,27 @@ func (l *Locker) state(slot store.Slot, now time.Time) State {
 	if s.Path == "" {
 		s.Path = rec.Path // a listing learns the path from the record
 	}
+	if live := slot.Liveness; live != nil {
+		// The store judges (etcd: the lease), never the stamp: the
+		// engine forges no stamp and second-guesses no store.
+		if !live.Renewed.IsZero() && live.Renewed.After(rec.Stamp) {
+			s.Stamp = live.Renewed
+		}
+		until := live.Until
+		if until.IsZero() {
+			until = s.Stamp.Add(l.timeout)
+		}
+		s.Age, s.Left, s.Stale = max(now.Sub(s.Stamp), 0), until.Sub(now), !live.Fresh
+		switch {
+		case s.Stale:
+			s.Left = min(s.Left, 0)
+		case s.Left <= 0:
+			// Fresh by the store's word past the time it expected: the
+			// lease was kept alive since, or the clocks differ.
+			s.Left = time.Millisecond
+		}
+		return s
+	}
 	s.Age, s.Left, s.Stale = l.age(rec.Stamp, now)
 	return s
 }

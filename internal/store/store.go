@@ -76,6 +76,24 @@ type Slot struct {
 	// content that nobody has written for longer than the timeout is not a
 	// live lock, whatever it says.
 	Written time.Time
+	// Liveness is whether the record is fresh, as its store judges it, for
+	// a store whose records live on something else than their stamp
+	// (etcd: a lease). Nil for the lock files, whose freshness is their
+	// stamp plus the timeout, judged by the engine.
+	Liveness *Liveness
+}
+
+// Liveness is a store's own verdict on a record's freshness.
+type Liveness struct {
+	// Fresh is true while the record is held (its lease is alive).
+	Fresh bool
+	// Renewed is when the record was last kept alive (a lease's last
+	// keep-alive); zero when the store does not know, then the record's
+	// stamp stands.
+	Renewed time.Time
+	// Until is when the record stops being fresh unless renewed again;
+	// zero when unknown (then Renewed, or the stamp, plus the timeout).
+	Until time.Time
 }
 
 // Decide sees the slots of a transaction, in the order of the keys, and

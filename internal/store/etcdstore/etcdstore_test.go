@@ -483,3 +483,28 @@ func TestAmbiguousWriteIsResolvedByReadingAgain(t *testing.T) {
 		t.Fatalf("after: %+v %v", st, err)
 	}
 }
+
+// The store says whether a record is fresh (the lease) and leaves its
+// stamp as written: the engine neither forges stamps nor judges a lease
+// by a clock (issue 23: the store rewrote stamps so that the engine's
+// clock verdict agreed with the lease).
+func TestRecordsCarryTheLeasesVerdictNotAForgedStamp(t *testing.T) {
+	conn := startConn(t)
+	st := &etcdstore.Locks{Conn: conn, Repo: "example.com/org/verdict", Root: t.TempDir(), Timeout: 30 * time.Second}
+	a := core.NewLocker(st, core.Options{Timeout: 30 * time.Second, Cwd: st.Root})
+	l, err := a.Acquire("x.go", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slots, err := st.Scan()
+	if err != nil || len(slots) != 1 {
+		t.Fatalf("scan: %+v %v", slots, err)
+	}
+	sl := slots[0]
+	if sl.Liveness == nil || !sl.Liveness.Fresh {
+		t.Fatalf("a live key: want the store's verdict fresh, got %+v", sl.Liveness)
+	}
+	if !sl.Record.Stamp.Equal(l.Stamp) {
+		t.Fatalf("the stamp was rewritten: %s, written %s", sl.Record.Stamp, l.Stamp)
+	}
+}

@@ -110,12 +110,6 @@ func (s *Locks) ttl() int64 {
 	return max(1, int64(math.Ceil(s.Timeout.Seconds())))
 }
 
-// margin is how far inside or outside the timeout a stamp is moved so that
-// the engine judges a record as the lease does.
-func (s *Locks) margin() time.Duration {
-	return min(s.Timeout/10, 500*time.Millisecond)
-}
-
 // rel returns the key suffix of a key: the path relative to the root, or
 // the Ref a Scan returned.
 func (s *Locks) rel(k store.Key) (string, error) {
@@ -179,12 +173,12 @@ type item struct {
 	live, last *mvccpb.KeyValue
 }
 
-// slot presents an item to the engine. A live key is fresh (its stamp moved
-// inside the timeout if the writer's clock says otherwise: the lease
-// decides). A key whose lease expired, known from its last record, is
-// stale with its owner — except in Update mode, where the session lost it:
-// renewing or releasing finds no lock.
-func (s *Locks) slot(k store.Key, it item, mode store.Mode, now time.Time, renewed map[int64]time.Time) store.Slot {
+// slot presents an item to the engine with the lease's verdict
+// (store.Liveness): a live key is fresh, whatever its stamp and the clocks
+// say; a key whose lease expired, known from its last record, is stale
+// with its owner — except in Update mode, where the session lost it:
+// renewing or releasing finds no lock. Stamps are never rewritten.
+func (s *Locks) slot(k store.Key, it item, mode store.Mode, renewed map[int64]time.Time) store.Slot {
 	k.Ref = s.LockPrefix() + it.rel
 	sl := store.Slot{Key: k}
 	path := s.localPath(it.rel)
@@ -196,26 +190,18 @@ func (s *Locks) slot(k store.Key, it item, mode store.Mode, now time.Time, renew
 			return sl
 		}
 		rec.Path = path
-		if at, ok := renewed[it.live.Lease]; ok && at.After(rec.Stamp) {
-			rec.Stamp = at // the lease was kept alive since the record was written
+		live := &store.Liveness{Fresh: true}
+		if at, ok := renewed[it.live.Lease]; ok {
+			live.Renewed, live.Until = at, at.Add(s.Timeout)
 		}
-		if oldest := now.Add(-s.Timeout + s.margin()); rec.Stamp.Before(oldest) {
-			rec.Stamp = oldest
-		}
-		if rec.Stamp.After(now) {
-			rec.Stamp = now
-		}
-		sl.Record = rec
+		sl.Record, sl.Liveness = rec, live
 	case it.last != nil && mode != store.Update:
 		rec, err := decode(s.lastPrefix()+it.rel, it.last.Value)
 		if err != nil {
 			return sl // a lock that expired: nothing live to protect
 		}
 		rec.Path = path
-		if newest := now.Add(-s.Timeout - s.margin()); rec.Stamp.After(newest) {
-			rec.Stamp = newest
-		}
-		sl.Record = rec
+		sl.Record, sl.Liveness = rec, &store.Liveness{Fresh: false}
 	}
 	return sl
 }
@@ -315,15 +301,14 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 		}
 		renewed = s.renewals(cli, live)
 	}
-	now := s.now()
 	slots := make([]store.Slot, len(items))
 	for i := range items {
-		slots[i] = s.slot(keys[i], items[i], mode, now, renewed)
+		slots[i] = s.slot(keys[i], items[i], mode, renewed)
 	}
 	related := make([]store.Slot, 0, len(relatedKVs))
 	for _, kv := range relatedKVs {
 		r := strings.TrimPrefix(string(kv.Key), s.LockPrefix())
-		related = append(related, s.slot(store.Key{Path: s.localPath(r)}, item{rel: r, live: kv}, store.Read, now, renewed))
+		related = append(related, s.slot(store.Key{Path: s.localPath(r)}, item{rel: r, live: kv}, store.Read, renewed))
 	}
 	next, release, err := decide(slots, related)
 	if err != nil || mode == store.Read {
@@ -571,10 +556,9 @@ func (s *Locks) Scan() ([]store.Slot, error) {
 		get(strings.TrimPrefix(string(kv.Key), s.lastPrefix())).last = kv
 	}
 	renewed := s.renewals(cli, resp.Responses[0].GetResponseRange().Kvs)
-	now := s.now()
 	slots := make([]store.Slot, 0, len(order))
 	for _, rel := range order {
-		slots = append(slots, s.slot(store.Key{}, *byRel[rel], store.Read, now, renewed))
+		slots = append(slots, s.slot(store.Key{}, *byRel[rel], store.Read, renewed))
 	}
 	return slots, nil
 }
@@ -622,14 +606,13 @@ func (s *Locks) RenewSession(session string) ([]store.Slot, error) {
 			alive[int64(id)] = s.now()
 		}
 	}
-	now := s.now()
 	var slots []store.Slot
 	for _, kv := range owned {
 		if _, ok := alive[kv.Lease]; !ok {
 			continue
 		}
 		r := strings.TrimPrefix(string(kv.Key), s.LockPrefix())
-		slots = append(slots, s.slot(store.Key{Path: s.localPath(r)}, item{rel: r, live: kv}, store.Read, now, nil))
+		slots = append(slots, s.slot(store.Key{Path: s.localPath(r)}, item{rel: r, live: kv}, store.Read, alive))
 	}
 	return slots, errors.Join(problems...)
 }
