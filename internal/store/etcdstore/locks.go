@@ -102,7 +102,37 @@ func (s *Locks) lastPrefix() string {
 // short lease granted for another lock, and no other repository's user
 // can shorten this one's.
 func (s *Locks) leaseKey(session string) string {
-	return s.Conn.cfg.Prefix + "/leases/" + escape(s.Repo) + "/" + session + "/" + strconv.FormatInt(s.ttl(), 10)
+	return s.leasePrefix() + session + "/" + strconv.FormatInt(s.ttl(), 10)
+}
+
+// leasePrefix is the prefix of the repository's lease keys.
+func (s *Locks) leasePrefix() string {
+	return s.Conn.cfg.Prefix + "/leases/" + escape(s.Repo) + "/"
+}
+
+// leaseValue is a lease key's value: the lease id and when it was last
+// kept alive, so that a listing learns every session's last renewal in the
+// request that reads the locks.
+func leaseValue(id clientv3.LeaseID, renewed time.Time) string {
+	return strconv.FormatInt(int64(id), 16) + "|" + strconv.FormatInt(renewed.UnixMicro(), 10)
+}
+
+// leaseRenewals returns, per lease, when it was last kept alive, from the
+// lease keys kvs (a key written by an older build, without the time, is
+// left out: its records' stamps stand).
+func leaseRenewals(kvs []*mvccpb.KeyValue) map[int64]time.Time {
+	out := map[int64]time.Time{}
+	for _, kv := range kvs {
+		_, at, ok := strings.Cut(string(kv.Value), "|")
+		us, err := strconv.ParseInt(at, 10, 64)
+		if !ok || err != nil || kv.Lease == 0 {
+			continue
+		}
+		if t := time.UnixMicro(us); t.After(out[kv.Lease]) {
+			out[kv.Lease] = t
+		}
+	}
+	return out
 }
 
 // ttl is the lease length in whole seconds.
@@ -272,6 +302,10 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 		rel = s.relatedOps(items)
 		ops = append(ops, rel.ops...)
 	}
+	if mode == store.Read {
+		// The sessions' last renewals, in the same request.
+		ops = append(ops, clientv3.OpGet(s.leasePrefix(), clientv3.WithPrefix()))
+	}
 	if len(ops) > maxTxnOps {
 		return false, &TooManyError{Paths: len(items)}
 	}
@@ -295,11 +329,7 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 		relatedKVs, cmps = rel.results(s, resp, items)
 	}
 	if mode == store.Read {
-		live := slices.Clone(relatedKVs)
-		for _, it := range items {
-			live = append(live, it.live)
-		}
-		renewed = s.renewals(cli, live)
+		renewed = leaseRenewals(resp.Responses[len(resp.Responses)-1].GetResponseRange().Kvs)
 	}
 	slots := make([]store.Slot, len(items))
 	for i := range items {
@@ -474,6 +504,7 @@ func (l *leaseSet) forRecord(rec store.Record, _ *mvccpb.KeyValue) (clientv3.Lea
 		id, err := l.renew(clientv3.LeaseID(kv.Lease))
 		if err == nil {
 			l.session[rec.Session] = id
+			l.puts = append(l.puts, clientv3.OpPut(key, leaseValue(id, l.s.now()), clientv3.WithLease(id)))
 		}
 		return id, err
 	}
@@ -486,7 +517,7 @@ func (l *leaseSet) forRecord(rec store.Record, _ *mvccpb.KeyValue) (clientv3.Lea
 	l.granted = append(l.granted, g.ID)
 	l.session[rec.Session] = g.ID
 	l.cmps = append(l.cmps, clientv3.Compare(clientv3.ModRevision(key), "=", rev(first(resp.Kvs))))
-	l.puts = append(l.puts, clientv3.OpPut(key, strconv.FormatInt(int64(g.ID), 16), clientv3.WithLease(g.ID)))
+	l.puts = append(l.puts, clientv3.OpPut(key, leaseValue(g.ID, l.s.now()), clientv3.WithLease(g.ID)))
 	return g.ID, nil
 }
 
@@ -534,6 +565,7 @@ func (s *Locks) Scan() ([]store.Slot, error) {
 	resp, err := cli.Txn(ctx).Then(
 		clientv3.OpGet(s.LockPrefix(), clientv3.WithPrefix()),
 		clientv3.OpGet(s.lastPrefix(), clientv3.WithPrefix()),
+		clientv3.OpGet(s.leasePrefix(), clientv3.WithPrefix()),
 	).Commit()
 	if err != nil {
 		return nil, s.Conn.wrap("list locks", err)
@@ -555,7 +587,7 @@ func (s *Locks) Scan() ([]store.Slot, error) {
 	for _, kv := range resp.Responses[1].GetResponseRange().Kvs {
 		get(strings.TrimPrefix(string(kv.Key), s.lastPrefix())).last = kv
 	}
-	renewed := s.renewals(cli, resp.Responses[0].GetResponseRange().Kvs)
+	renewed := leaseRenewals(resp.Responses[2].GetResponseRange().Kvs)
 	slots := make([]store.Slot, 0, len(order))
 	for _, rel := range order {
 		slots = append(slots, s.slot(store.Key{}, *byRel[rel], store.Read, renewed))
@@ -563,25 +595,29 @@ func (s *Locks) Scan() ([]store.Slot, error) {
 	return slots, nil
 }
 
-// RenewSession implements store.SessionRenewer in two requests whatever
-// the number of locks: one read of the repository's live locks, then one
-// keep-alive per lease the session's locks are attached to (one per
-// timeout it used; usually one). Records are not rewritten: the lease
-// keeps them, and listings show the age the lease gives (renewals).
+// RenewSession implements store.SessionRenewer in three requests whatever
+// the number of locks: one read of the repository's live locks and the
+// session's lease keys, one keep-alive per lease the session's locks are
+// attached to (one per timeout it used; usually one), and one write that
+// publishes the renewal on the lease keys. Records are not rewritten: the
+// lease keeps them, and listings show the age of the last renewal.
 func (s *Locks) RenewSession(session string) ([]store.Slot, error) {
 	cli, err := s.Conn.Client()
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := s.Conn.ctx()
-	resp, err := cli.Get(ctx, s.LockPrefix(), clientv3.WithPrefix())
+	resp, err := cli.Txn(ctx).Then(
+		clientv3.OpGet(s.LockPrefix(), clientv3.WithPrefix()),
+		clientv3.OpGet(s.leasePrefix()+session+"/", clientv3.WithPrefix()),
+	).Commit()
 	cancel()
 	if err != nil {
 		return nil, s.Conn.wrap("list locks", err)
 	}
 	var owned []*mvccpb.KeyValue
 	var leases []clientv3.LeaseID
-	for _, kv := range resp.Kvs {
+	for _, kv := range resp.Responses[0].GetResponseRange().Kvs {
 		rec, err := decode("", kv.Value)
 		if err != nil || rec.Session != session || kv.Lease == 0 {
 			continue
@@ -606,6 +642,22 @@ func (s *Locks) RenewSession(session string) ([]store.Slot, error) {
 			alive[int64(id)] = s.now()
 		}
 	}
+	// The renewal is published on the session's lease keys, for
+	// listings (one write for all of them).
+	var puts []clientv3.Op
+	for _, kv := range resp.Responses[1].GetResponseRange().Kvs {
+		if at, ok := alive[kv.Lease]; ok {
+			puts = append(puts, clientv3.OpPut(string(kv.Key), leaseValue(clientv3.LeaseID(kv.Lease), at), clientv3.WithLease(clientv3.LeaseID(kv.Lease))))
+		}
+	}
+	if len(puts) > 0 {
+		ctx, cancel := s.Conn.ctx()
+		_, err := cli.Txn(ctx).Then(puts...).Commit()
+		cancel()
+		if err != nil {
+			problems = append(problems, s.Conn.wrap("publish the renewal", err))
+		}
+	}
 	var slots []store.Slot
 	for _, kv := range owned {
 		if _, ok := alive[kv.Lease]; !ok {
@@ -615,31 +667,6 @@ func (s *Locks) RenewSession(session string) ([]store.Slot, error) {
 		slots = append(slots, s.slot(store.Key{Path: s.localPath(r)}, item{rel: r, live: kv}, store.Read, alive))
 	}
 	return slots, errors.Join(problems...)
-}
-
-// renewals returns, per lease of the live keys kvs, when it was last kept
-// alive, as its remaining time says (to the second): a session's renewal
-// keeps all its locks alive without rewriting their records, so that
-// listings and checks show the age the lease gives. One request per lease;
-// a lease that cannot be read is left out (its records' stamps stand).
-func (s *Locks) renewals(cli *clientv3.Client, kvs []*mvccpb.KeyValue) map[int64]time.Time {
-	out := map[int64]time.Time{}
-	for _, kv := range kvs {
-		if kv == nil || kv.Lease == 0 {
-			continue
-		}
-		if _, done := out[kv.Lease]; done {
-			continue
-		}
-		ctx, cancel := s.Conn.ctx()
-		ttl, err := cli.TimeToLive(ctx, clientv3.LeaseID(kv.Lease))
-		cancel()
-		if err != nil || ttl.TTL <= 0 {
-			continue
-		}
-		out[kv.Lease] = s.now().Add(-time.Duration(ttl.GrantedTTL-ttl.TTL) * time.Second)
-	}
-	return out
 }
 
 // Watch implements store.Watcher with etcd watches on the lock keys: a
