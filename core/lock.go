@@ -458,7 +458,7 @@ func (l *Locker) AcquireAllWait(ctx context.Context, paths []string, session str
 		// Refused through an area: its record is the one whose release
 		// frees the path, so it is watched too (watching starts again).
 		more := false
-		for _, e := range unjoin(err) {
+		for _, e := range Unjoin(err) {
 			var held *HeldError
 			if errors.As(e, &held) && held.Via != "" && !slices.Contains(watched, held.Via) {
 				watched = append(watched, held.Via)
@@ -491,8 +491,12 @@ func (l *Locker) AcquireAllWait(ctx context.Context, paths []string, session str
 	}
 }
 
-// unjoin returns the errors joined in err, or err alone.
-func unjoin(err error) []error {
+// Unjoin returns the errors joined in err (errors.Join), err alone, or
+// none for nil: the one reading of a joined error every front end uses.
+func Unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		return j.Unwrap()
 	}

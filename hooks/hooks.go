@@ -450,20 +450,9 @@ func (h run) renew() {
 // session the registry does not know is not a problem here.
 func (h run) sessionEnd() {
 	_, err := h.ws.Finish(h.session)
-	for _, e := range unjoin(err) {
+	for _, e := range core.Unjoin(err) {
 		if !errors.Is(e, core.ErrNoSession) {
 			h.res.warnf("%s session-end hook: %v", h.req.Agent.Name(), e)
 		}
 	}
-}
-
-// unjoin returns the errors joined in err, err alone, or none.
-func unjoin(err error) []error {
-	if err == nil {
-		return nil
-	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
 }
