@@ -2,8 +2,8 @@ package main_test
 
 // Which agentlock the hooks run: init and doctor compare the agentlock on
 // PATH with the running one by their Go build information. Two real builds
-// of this command, the second stamped by the linker (-ldflags -X, as a
-// release stamps its version), are another version of each other; a copy
+// of this command, the second stamped by the linker (-ldflags -X, as
+// .goreleaser.yaml stamps a release), are another version of each other; a copy
 // of a build is the same version.
 
 import (
@@ -43,7 +43,7 @@ func goBuild(t *testing.T, dir string, flags ...string) string {
 func TestInitAndDoctorTellAnotherBuildOnPath(t *testing.T) {
 	root := realTempDir(t)
 	mine := goBuild(t, filepath.Join(root, "mine"))
-	other := goBuild(t, filepath.Join(root, "other"), "-ldflags=-X main.releaseStamp=v9.9.9")
+	other := goBuild(t, filepath.Join(root, "other"), "-ldflags=-X main.version=v9.9.9")
 	copyDir := filepath.Join(root, "copy")
 	require.NoError(t, os.MkdirAll(copyDir, 0o755))
 	data, err := os.ReadFile(mine)
@@ -76,4 +76,22 @@ func TestInitAndDoctorTellAnotherBuildOnPath(t *testing.T) {
 	r = run(copyDir, "doctor", "--json")
 	requireExit(t, 0, r)
 	assert.Regexp(t, `"name":"agentlock-on-path","status":"ok","detail":"agentlock on PATH is `+regexp.QuoteMeta(filepath.Join(copyDir, "agentlock")), r.Stdout)
+}
+
+// The release build stamps version, commit and date with the linker, as
+// .goreleaser.yaml's ldflags do; version and version --json report them.
+func TestVersionIsStamped(t *testing.T) {
+	dir := realTempDir(t)
+	bin := goBuild(t, dir, "-ldflags=-X main.version=v1.2.3 -X main.commit=0123456789abcdef0123456789abcdef01234567 -X main.date=2026-12-01T22:00:00Z")
+	env := []string{"HOME=" + dir, "PATH=" + dir}
+	r := proctest.Run(t, bin, proctest.Cmd{Args: []string{"version"}, Env: env, Dir: dir})
+	requireExit(t, 0, r)
+	assert.Equal(t, "agentlock v1.2.3 (commit 0123456789ab, 2026-12-01T22:00:00Z)\n", r.Stdout)
+	r = proctest.Run(t, bin, proctest.Cmd{Args: []string{"version", "--json"}, Env: env, Dir: dir})
+	requireExit(t, 0, r)
+	assert.JSONEq(t, `{"kind":"version","version":"v1.2.3","commit":"0123456789abcdef0123456789abcdef01234567","date":"2026-12-01T22:00:00Z"}`, r.Stdout)
+	require.NoError(t, validateRecords(r.Stdout, []string{"version"}))
+	r = proctest.Run(t, bin, proctest.Cmd{Args: []string{"--version"}, Env: env, Dir: dir})
+	requireExit(t, 0, r)
+	assert.Equal(t, "agentlock v1.2.3\n", r.Stdout)
 }
