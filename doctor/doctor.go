@@ -55,6 +55,9 @@ type Options struct {
 	Bin string
 	// CodexHome is $CODEX_HOME; empty means ~/.codex.
 	CodexHome string
+	// Writer is the running build, compared with the one that wrote each
+	// agent's files (setup.WrittenByFile).
+	Writer setup.Writer
 	// Skew is how far in the future a lock stamp may be before the clock
 	// check reports it; zero means DefaultSkew.
 	Skew time.Duration

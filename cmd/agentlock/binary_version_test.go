@@ -8,6 +8,7 @@ package main_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -94,4 +95,81 @@ func TestVersionIsStamped(t *testing.T) {
 	r = proctest.Run(t, bin, proctest.Cmd{Args: []string{"--version"}, Env: env, Dir: dir})
 	requireExit(t, 0, r)
 	assert.Equal(t, "agentlock v1.2.3\n", r.Stdout)
+}
+
+// An upgrade keeps the gate: init records which build wrote each agent's
+// files; the next version's init --check and doctor say so and whether it
+// matters; the hooks, which run agentlock from PATH, run the new binary
+// once it replaced the old one there; uninit drops the record.
+func TestUpgradeKeepsTheGateAndSaysWhoWroteTheHooks(t *testing.T) {
+	root := realTempDir(t)
+	v1 := goBuild(t, filepath.Join(root, "v1"), "-ldflags=-X main.version=v1.0.0")
+	v2 := goBuild(t, filepath.Join(root, "v2"), "-ldflags=-X main.version=v2.0.0")
+	// The folder on PATH, as a package manager fills it: v1, then v2 in
+	// its place.
+	bin := filepath.Join(root, "bin")
+	require.NoError(t, os.MkdirAll(bin, 0o755))
+	install := func(build string) {
+		data, err := os.ReadFile(build)
+		require.NoError(t, err)
+		tmp := filepath.Join(bin, ".agentlock.tmp")
+		require.NoError(t, os.WriteFile(tmp, data, 0o755))
+		require.NoError(t, os.Rename(tmp, filepath.Join(bin, "agentlock")))
+	}
+	p := newProject(t)
+	path := "PATH=" + bin + ":/usr/bin:/bin"
+	run := func(args ...string) proctest.Result {
+		return proctest.Run(t, filepath.Join(bin, "agentlock"), proctest.Cmd{Args: args, Env: append(append([]string{}, p.env...), path), Dir: p.dir})
+	}
+	record := filepath.Join(p.dir, ".agent-registry", "written-by.json")
+
+	install(v1)
+	requireExit(t, 0, run("init", "--agent", "claude"))
+	data, err := os.ReadFile(record)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"agents":{"claude":{"version":"v1.0.0"}}}`, string(data))
+	r := run("init", "--agent", "claude", "--check")
+	requireExit(t, 0, r)
+	assert.NotContains(t, r.Stdout, "written by", "the same build wrote them: nothing to say")
+
+	install(v2)
+	r = run("init", "--agent", "claude", "--check")
+	requireExit(t, 0, r)
+	assert.Contains(t, r.Stdout, "note: Claude Code's files were written by agentlock v1.0.0; this is agentlock v2.0.0, which writes the same files: nothing to change")
+	r = run("doctor", "--json")
+	requireExit(t, 0, r)
+	assert.Regexp(t, `"name":"integration-claude","status":"ok","detail":"[^"]*written by agentlock v1.0.0; this is agentlock v2.0.0, which writes the same files`, r.Stdout)
+
+	// The hook the v1 init wrote runs v2, the agentlock on PATH now.
+	var settings struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Command string } `json:"hooks"`
+		} `json:"hooks"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(p.read(".claude/settings.json")), &settings))
+	command := settings.Hooks["PreToolUse"][0].Hooks[0].Command
+	hook := func(session string) proctest.Result {
+		return proctest.Run(t, "/bin/sh", proctest.Cmd{Args: []string{"-c", command}, Env: append(append([]string{}, p.env...), path), Dir: p.dir,
+			Stdin: claudeEdit(session, p.dir, filepath.Join(p.dir, "a.go"))})
+	}
+	require.Empty(t, deniedReason(t, "claude", hook("s1")))
+	requireDenied(t, "claude", hook("s2"), "claude-s1")
+	r = run("status", "--json")
+	requireExit(t, 0, r)
+	assert.Contains(t, r.Stdout, `"session_id":"claude-s1"`)
+
+	// A file v2 writes differently is named; init brings it up to date
+	// and records v2.
+	p.write(".claude/rules/agentlock.md", p.read(".claude/rules/agentlock.md")+"edited\n")
+	r = run("doctor", "--json")
+	assert.Regexp(t, `this is agentlock v2.0.0, which writes .claude/rules/agentlock.md differently: run agentlock init --agent claude`, r.Stdout)
+	requireExit(t, 0, run("init", "--agent", "claude"))
+	data, err = os.ReadFile(record)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"agents":{"claude":{"version":"v2.0.0"}}}`, string(data))
+
+	requireExit(t, 0, run("release", "--all", "--session", "claude-s1"))
+	requireExit(t, 0, run("uninit"))
+	assert.NoFileExists(t, record)
+	assert.NoDirExists(t, filepath.Join(p.dir, ".agent-registry"))
 }

@@ -28,7 +28,8 @@ check — ok, warn or problem — with what to do:
       on a local file system (not NFS/SMB, not a folder iCloud Drive, Dropbox,
       OneDrive or Google Drive syncs)
   agentlock-on-path   the agentlock that hooks and agents run is this build
-  integration-<agent>  each connected agent CLI's files are up to date
+  integration-<agent>  each connected agent CLI's files are up to date, and
+      which agentlock wrote them when another version did (and whether it matters)
   codex-hook-trust, gemini-folder-trust   the harness runs agentlock's hooks
   agent-registry-0.2  no live 0.2 lock that this project's agents do not see
   lock-files          no corrupt, busy, linked or foreign file in the lock folder
@@ -64,7 +65,7 @@ func doctorRun(opts *DoctorOptions) error {
 	if err != nil {
 		return err
 	}
-	checks, err := doctor.Run(doctor.Options{Dir: wd, Settings: c.Settings, SearchPath: c.SearchPath, Self: self, CodexHome: c.CodexHome})
+	checks, err := doctor.Run(doctor.Options{Dir: wd, Settings: c.Settings, SearchPath: c.SearchPath, Self: self, CodexHome: c.CodexHome, Writer: thisWriter()})
 	if err != nil {
 		return err
 	}
