@@ -155,7 +155,7 @@ func (d *run) binary() Check {
 	switch b.State {
 	case setup.BinaryMissing:
 		c.Status = Problem
-	case setup.BinaryOther:
+	case setup.BinaryOther, setup.BinaryTemporary:
 		c.Status = Warn
 	default:
 		c.Status = OK
