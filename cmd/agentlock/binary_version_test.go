@@ -8,7 +8,6 @@ package main_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -141,13 +140,7 @@ func TestUpgradeKeepsTheGateAndSaysWhoWroteTheHooks(t *testing.T) {
 	assert.Regexp(t, `"name":"integration-claude","status":"ok","detail":"[^"]*written by agentlock v1.0.0; this is agentlock v2.0.0, which writes the same files`, r.Stdout)
 
 	// The hook the v1 init wrote runs v2, the agentlock on PATH now.
-	var settings struct {
-		Hooks map[string][]struct {
-			Hooks []struct{ Command string } `json:"hooks"`
-		} `json:"hooks"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(p.read(".claude/settings.json")), &settings))
-	command := settings.Hooks["PreToolUse"][0].Hooks[0].Command
+	command := p.hookCommand(".claude/settings.json", "PreToolUse")
 	hook := func(session string) proctest.Result {
 		return proctest.Run(t, "/bin/sh", proctest.Cmd{Args: []string{"-c", command}, Env: append(append([]string{}, p.env...), path), Dir: p.dir,
 			Stdin: claudeEdit(session, p.dir, filepath.Join(p.dir, "a.go"))})
