@@ -21,8 +21,8 @@ func newCmdVersion(f *Factory, runF func(*VersionOptions) error) *cobra.Command 
 		Short: "Print the version of agentlock (also: agentlock --version)",
 		Long: `Print the version of this binary — the release version (v1.2.3), the module
 version of a go install ...@v1.2.3, or "devel" for a build from a work tree —
-with the git commit and the date it was built from, when known. A bug report
-should quote this line. With --json: version, commit and date.`,
+with the git commit it was built from and that commit's date, when known. A
+bug report should quote this line. With --json: version, commit and date.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
