@@ -161,6 +161,18 @@ func TestUpgradeKeepsTheGateAndSaysWhoWroteTheHooks(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"agents":{"claude":{"version":"v2.0.0"}}}`, string(data))
 
+	// A record that does not read only informs: said so, and replaced.
+	require.NoError(t, os.WriteFile(record, []byte("{not json"), 0o644))
+	r = run("init", "--agent", "claude", "--check")
+	requireExit(t, 0, r)
+	assert.Contains(t, r.Stdout, "written-by.json: invalid character")
+	r = run("doctor", "--json")
+	assert.Regexp(t, `"name":"integration-claude","status":"ok","detail":"[^"]*written-by.json: invalid character`, r.Stdout)
+	requireExit(t, 0, run("init", "--agent", "claude"))
+	data, err = os.ReadFile(record)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"agents":{"claude":{"version":"v2.0.0"}}}`, string(data))
+
 	requireExit(t, 0, run("release", "--all", "--session", "claude-s1"))
 	requireExit(t, 0, run("uninit"))
 	assert.NoFileExists(t, record)

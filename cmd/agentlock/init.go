@@ -347,9 +347,11 @@ func initRun(opts *InitOptions) error {
 		for _, label := range drift {
 			out.change("out-of-date", label, "", "out of date: "+label)
 		}
+		// The record only informs: one that cannot be read is said so,
+		// and the next init replaces it.
 		others, err := p.OtherWriters(thisWriter())
 		if err != nil {
-			return err
+			out.notes([]string{err.Error()})
 		}
 		for _, o := range others {
 			out.notes([]string{o.Note()})
