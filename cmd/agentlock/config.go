@@ -52,8 +52,9 @@ type config struct {
 	Harness map[string]string
 	JSON    bool // --json
 	// SearchPath is PATH, where hooks and agents find agentlock (init and
-	// doctor check it); CodexHome is $CODEX_HOME (doctor).
-	SearchPath, CodexHome string
+	// doctor check it); CodexHome is $CODEX_HOME, CopilotHome
+	// $COPILOT_HOME and CopilotAllowAll $COPILOT_ALLOW_ALL (doctor).
+	SearchPath, CodexHome, CopilotHome, CopilotAllowAll string
 }
 
 // envBindings maps configuration keys to their environment variables.
@@ -67,6 +68,8 @@ var envBindings = [][2]string{
 	{"lock_wait", "AGENTLOCK_LOCK_WAIT"},
 	{"search_path", "PATH"},
 	{"codex_home", "CODEX_HOME"},
+	{"copilot_home", "COPILOT_HOME"},
+	{"copilot_allow_all", "COPILOT_ALLOW_ALL"},
 	{"store", storeVar},
 }
 
@@ -129,9 +132,11 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 			Store:        workspace.StoreSpec{URL: v.GetString("store")},
 			Remote:       newRemote(),
 		},
-		JSON:       v.GetBool("json"),
-		SearchPath: v.GetString("search_path"),
-		CodexHome:  v.GetString("codex_home"),
+		JSON:            v.GetBool("json"),
+		SearchPath:      v.GetString("search_path"),
+		CodexHome:       v.GetString("codex_home"),
+		CopilotHome:     v.GetString("copilot_home"),
+		CopilotAllowAll: v.GetString("copilot_allow_all"),
 	}
 	c.Harness = all.HarnessSessions(func(name string) string {
 		key := "harness_" + strings.ToLower(name)
@@ -200,8 +205,8 @@ func (c *config) ancestryLookup() func() identity.Found {
 // resolveSession applies the one resolution order of the session id that
 // every command uses (package identity): --session, AGENTLOCK_SESSION, a
 // wrapper script among the ancestors, the session id that an agent harness
-// exported (CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID, GEMINI_SESSION_ID, in
-// that order) mapped to "<agent>-<id>", then the session recorded for the
+// exported (CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID, GEMINI_SESSION_ID,
+// COPILOT_AGENT_SESSION_ID, in that order) mapped to "<agent>-<id>", then the session recorded for the
 // nearest recorded agent process among the ancestors. explicit is the
 // flag-or-AGENTLOCK_SESSION value viper resolved.
 func resolveSession(flagGiven bool, explicit string, harness map[string]string, lookup func() identity.Found) identity.Identity {
@@ -294,9 +299,16 @@ func boundedDuration(what, s string, def, min, max time.Duration) (time.Duration
 	return d, nil
 }
 
-// workspaceOf returns the workspace of a real path.
+// workspaceOf returns the workspace of a real path. Every command that
+// opens one first finishes the sessions whose agent process exited
+// without finishing them (workspace.FinishExited): best effort, a session
+// it could not finish is retried by the next command.
 func (c *config) workspaceOf(realPath string) (*workspace.Workspace, error) {
-	return workspace.Open(realPath, c.Settings)
+	ws, err := workspace.Open(realPath, c.Settings)
+	if err == nil && ws.Enabled() {
+		_, _ = ws.FinishExited()
+	}
+	return ws, err
 }
 
 // workWorkspace returns the workspace of the working directory, for the

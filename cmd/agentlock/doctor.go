@@ -31,6 +31,8 @@ check — ok, warn or problem — with what to do:
   integration-<agent>  each connected agent CLI's files are up to date, and
       which agentlock wrote them when another version did (and whether it matters)
   codex-hook-trust, gemini-folder-trust   the harness runs agentlock's hooks
+  kimi-legacy         the kimi on PATH is Kimi Code, not the unsupported legacy
+      kimi-cli, and no file is left for kimi-cli
   agent-registry-0.2  no live 0.2 lock that this project's agents do not see
   lock-files          no corrupt, busy, linked or foreign file in the lock folder
   clock               no lock stamped in the future
@@ -65,7 +67,8 @@ func doctorRun(opts *DoctorOptions) error {
 	if err != nil {
 		return err
 	}
-	checks, err := doctor.Run(doctor.Options{Dir: wd, Settings: c.Settings, SearchPath: c.SearchPath, Self: self, CodexHome: c.CodexHome, Writer: thisWriter()})
+	checks, err := doctor.Run(doctor.Options{Dir: wd, Settings: c.Settings, SearchPath: c.SearchPath, Self: self, CodexHome: c.CodexHome,
+		CopilotHome: c.CopilotHome, CopilotAllowAll: c.CopilotAllowAll, AgentDirs: c.AgentDirs, Writer: thisWriter()})
 	if err != nil {
 		return err
 	}

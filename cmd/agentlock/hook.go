@@ -36,8 +36,9 @@ payload on stdin. Events:
                  saying why and what to do instead: for claude and codex,
                  exit 0 and {"hookSpecificOutput":{"permissionDecision":"deny",
                  "permissionDecisionReason":...}} on stdout; for gemini, exit 0
-                 and {"decision":"deny","reason":...}; for kimi, exit 2 and
-                 the line on stderr
+                 and {"decision":"deny","reason":...}; for copilot, exit 0
+                 and {"permissionDecision":"deny","permissionDecisionReason":
+                 ...}; for kimi, exit 2 and the line on stderr
   session-start  register the session and tell the model its session id and who
                  holds what
   renew          renew every lock the session holds
