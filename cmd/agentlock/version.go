@@ -15,7 +15,7 @@ type VersionOptions struct {
 }
 
 func newCmdVersion(f *Factory, runF func(*VersionOptions) error) *cobra.Command {
-	opts := &VersionOptions{IO: f.IO, Config: f.Config}
+	opts := &VersionOptions{IO: f.IO, Config: f.Lenient}
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version of agentlock (also: agentlock --version)",
@@ -38,6 +38,7 @@ func versionRun(opts *VersionOptions) error {
 	if err != nil {
 		return err
 	}
+	warnProblems(opts.IO, c)
 	v := buildStamp()
 	return newPrinter(opts.IO, c).emit(v, versionLine(v))
 }
