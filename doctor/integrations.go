@@ -18,32 +18,54 @@ import (
 
 // integrations checks every agent CLI connected to the project (one whose
 // files hold agentlock's part): its files are what init writes now, and
-// where its harness runs project hooks only once trusted (Codex, Gemini),
+// where its harness runs project hooks only once trusted (Codex, Gemini,
+// Copilot),
 // they are trusted.
 func (d *run) integrations() []Check {
 	var checks []Check
 	for _, a := range all.Agents() {
-		p, err := setup.Open(d.project.Root, setup.Options{Settings: d.opts.Settings, Agents: []integrations.Agent{a}, Bin: d.opts.Bin})
+		// Global: doctor reads the user-level files too (Kimi Code's
+		// hooks), to say when they are missing; it writes nothing.
+		p, err := setup.Open(d.project.Root, setup.Options{Settings: d.opts.Settings, Agents: []integrations.Agent{a}, Bin: d.opts.Bin,
+			Global: true, AgentDirs: d.opts.AgentDirs})
 		if err != nil {
 			checks = append(checks, Check{Name: "integration-" + a.Name(), Status: Problem,
 				Detail: fmt.Sprintf("cannot read %s's set-up: %v", a.Title(), err), Fix: "agentlock init --agent " + a.Name()})
 			continue
 		}
-		installed, err := d.connected(p)
+		installed, legacy, err := d.connected(p)
 		if err != nil {
 			checks = append(checks, Check{Name: "integration-" + a.Name(), Status: Problem,
 				Detail: fmt.Sprintf("cannot read %s's files: %v", a.Title(), err), Fix: "fix the file named, then agentlock init --agent " + a.Name()})
 			continue
 		}
+		if legacy != "" {
+			checks = append(checks, Check{Name: "kimi-legacy", Status: Warn,
+				Detail: "agentlock's files for the legacy kimi-cli are still in " + legacy + ": kimi-cli (archived upstream) is no longer supported, and nothing gates its edits",
+				Fix:    "agentlock uninit --agent kimi --global, then agentlock init --agent kimi --global (for Kimi Code CLI)"})
+		}
 		if !installed {
 			continue
 		}
+		if hooks, err := hooksInstalled(p); err == nil && hooks {
+			checks = append(checks, d.gating(p, a))
+		}
 		checks = append(checks, drift(p, a))
 		switch a.Name() {
+		case "kimi":
+			if c, legacy := kimiProgram(d.opts.SearchPath); legacy {
+				checks = append(checks, c)
+			}
 		case "codex":
 			checks = append(checks, codexTrustCheck(filepath.Join(p.Root, ".codex", "hooks.json"), d.codexConfig(), d.opts.CodexHome, d.opts.SearchPath, p.Root))
 		case "gemini":
 			checks = append(checks, geminiTrust(p.Root, filepath.Join(d.opts.Settings.UserHome, ".gemini", "trustedFolders.json")))
+		case "copilot":
+			home := d.opts.CopilotHome
+			if home == "" {
+				home = filepath.Join(d.opts.Settings.UserHome, ".copilot")
+			}
+			checks = append(checks, copilotTrust(p.Root, home, d.opts.CopilotAllowAll))
 		}
 	}
 	if len(checks) == 0 {
@@ -53,23 +75,65 @@ func (d *run) integrations() []Check {
 	return checks
 }
 
-// connected reports whether any of the project's files holds the agent's
-// part: uninstalling would change something. It notes the folders of the
-// agent's files, where the temporary-files check looks.
-func (d *run) connected(p *setup.Project) (bool, error) {
+// gating: the agent's hooks, installed in the project, gate its files. The
+// pre-edit hook lets through every path that the workspace of its working
+// folder does not coordinate (workspace.Workspace.Gates, the definition
+// both use): hooks installed where that is every file protect nothing,
+// whatever the instructions beside them say.
+func (d *run) gating(p *setup.Project, a integrations.Agent) Check {
+	c := Check{Name: "gating-" + a.Name(), Status: OK}
+	probe := filepath.Join(p.Root, "agentlock-doctor-probe")
+	if d.ws.Gates(probe) {
+		c.Detail = fmt.Sprintf("%s's pre-edit hook gates the files of %s", a.Title(), p.Root)
+		return c
+	}
+	c.Status = Problem
+	c.Detail = fmt.Sprintf("%s's hooks are installed in %s, but its pre-edit hook would let every edit there through: "+
+		"agentlock is not set up for that folder (its state is in %s, no %s folder marks it as a project)", a.Title(), p.Root, d.ws.Home, ".agent-registry")
+	c.Fix = "agentlock init --agent " + a.Name() + " in " + p.Root + " (it makes the folder a project), or remove the hooks with agentlock uninit"
+	return c
+}
+
+// hooksInstalled reports whether the project's files hold the agent's
+// hooks (not only its instructions: Kimi's hooks are user-wide).
+func hooksInstalled(p *setup.Project) (bool, error) {
 	plan, err := p.PlanUninstall()
 	if err != nil {
 		return false, err
 	}
 	for _, c := range plan.Changes {
-		d.dirs = append(d.dirs, filepath.Dir(c.Path))
-	}
-	for _, c := range plan.Changes {
-		if c.Changed() {
+		if k := c.Artifact.Kind; c.Changed() && c.Artifact.Scope == integrations.Project && (k == integrations.JSONHooks || k == integrations.TOMLBlock) {
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+// connected reports whether any of the project's files holds the agent's
+// part: uninstalling would change something (a user-level file that holds
+// it, Kimi's hooks for every project, does not make this project
+// connected). legacy names the files, project or user-level, that hold
+// what an older agentlock wrote for an unsupported CLI (the legacy
+// kimi-cli). It notes the folders of the agent's files, where the
+// temporary-files check looks.
+func (d *run) connected(p *setup.Project) (installed bool, legacy string, err error) {
+	plan, err := p.PlanUninstall()
+	if err != nil {
+		return false, "", err
+	}
+	var old []string
+	for _, c := range plan.Changes {
+		d.dirs = append(d.dirs, filepath.Dir(c.Path))
+		if !c.Changed() {
+			continue
+		}
+		if c.Artifact.Unsupported {
+			old = append(old, c.Artifact.Label())
+		} else if c.Artifact.Scope == integrations.Project {
+			installed = true
+		}
+	}
+	return installed, strings.Join(old, ", "), nil
 }
 
 // drift compares the agent's files with what init writes now. A hook file
@@ -85,6 +149,11 @@ func drift(p *setup.Project, a integrations.Agent) Check {
 	var stale []string
 	hooks := false
 	for _, ch := range plan.Changes {
+		// An agent with user-level files (Kimi Code) is set up only with
+		// the user's consent.
+		if ch.Artifact.Scope == integrations.User && !strings.HasSuffix(c.Fix, " --global") {
+			c.Fix += " --global"
+		}
 		if !ch.Changed() {
 			continue
 		}

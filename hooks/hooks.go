@@ -67,6 +67,12 @@ type Request struct {
 	// Lookup finds the agent records of the hook's process ancestry in a
 	// record folder; nil means identity.LookupSelf.
 	Lookup func(dir string) identity.Found
+	// Problems are invalid settings (AGENTLOCK_TIMEOUT=-5, say), each
+	// naming the variable and its range; the defaults stand in for them.
+	// The pre-edit hook denies an edit of a coordinated path while there
+	// is one (the timeout decides who holds a file); the other events warn
+	// and run with the defaults.
+	Problems []error
 	// Ancestry returns the hook process's ancestry, nearest first, where
 	// the session-start hook finds the harness process to record; nil
 	// means the current process's (procs.Ancestry).
@@ -96,7 +102,7 @@ func (r *Result) warnf(format string, args ...any) {
 func Run(req Request) Result {
 	var res Result
 	name := req.Agent.Name()
-	in, err := readPayload(req.Payload)
+	in, err := readPayload(req.Payload, req.Agent)
 	if errors.Is(err, errPayloadTooLarge) && req.Event == PreEdit {
 		// The path is in the part not read: it cannot be checked. Deny
 		// where agentlock is in use, stay quiet elsewhere.
@@ -136,6 +142,13 @@ func Run(req Request) Result {
 		res.warnf("%s %s hook: %v; doing nothing", name, req.Event, err)
 		return res
 	}
+	if ws.Enabled() {
+		// A session whose agent exited without its session-end hook
+		// (kimi -p) is finished by the next hook that runs here.
+		if _, err := ws.FinishExited(); err != nil {
+			res.warnf("%s %s hook: %v", name, req.Event, err)
+		}
+	}
 	if req.Event == PreEdit {
 		// The edited paths decide, not the working folder: a session may
 		// work outside the project and edit a file of it, or through an
@@ -146,6 +159,9 @@ func Run(req Request) Result {
 	}
 	if !ws.Enabled() {
 		return res // not an agentlock project: hooks stay quiet (Kimi's are user-wide)
+	}
+	for _, p := range req.Problems {
+		res.warnf("%s %s hook: %v; running with the default", name, req.Event, p)
 	}
 	session := sessionOf(req, in, ws).Session
 	if session == "" {
@@ -183,7 +199,7 @@ type run struct {
 // errPayloadTooLarge is a payload over MaxPayload bytes.
 var errPayloadTooLarge = fmt.Errorf("the payload is over %d MiB", MaxPayload>>20)
 
-func readPayload(r io.Reader) (integrations.HookInput, error) {
+func readPayload(r io.Reader, agent integrations.Agent) (integrations.HookInput, error) {
 	var in integrations.HookInput
 	if r == nil {
 		return in, nil
@@ -199,6 +215,9 @@ func readPayload(r io.Reader) (integrations.HookInput, error) {
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return in, nil
+	}
+	if d, ok := agent.(integrations.PayloadDecoder); ok {
+		return d.DecodePayload(data)
 	}
 	if err := json.Unmarshal(data, &in); err != nil {
 		return in, fmt.Errorf("the payload is not JSON: %w", err)
@@ -290,6 +309,10 @@ func (h run) preEdit() {
 		return
 	}
 	if len(paths) == 0 {
+		return
+	}
+	if len(h.req.Problems) > 0 {
+		h.res.Deny = fmt.Sprintf("agentlock: %v, so agentlock cannot check this edit: do not make it now; ask a person to fix that variable (agentlock doctor shows it).", h.req.Problems[0])
 		return
 	}
 	h.session = sessionOf(h.req, h.in, h.ws).Session

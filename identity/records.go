@@ -41,6 +41,10 @@ type Record struct {
 	// Name is the process's command name when it was recorded.
 	Name       string    `json:"name"`
 	RecordedAt time.Time `json:"recorded_at"`
+	// PIDNamespace is the PID namespace the record was written in
+	// (procs.Namespace): only a process of the same namespace can tell
+	// whether the recorded process is gone.
+	PIDNamespace string `json:"pid_ns,omitempty"`
 }
 
 // ID returns the identity of the recorded process.
@@ -59,11 +63,16 @@ func Dir(home string) string { return filepath.Join(home, DirName) }
 
 // Write records that the process p runs session, in the folder dir
 // (created if missing), replacing an earlier record of the same process.
-// It then removes the records of processes that are gone or whose PID now
-// belongs to another process (start time differs): best effort, a record
-// it cannot remove is left for the next write.
+// Records of processes that are gone stay until their session is dealt
+// with (see Exited): a session whose agent process exited without its
+// session-end hook is finished from its record. Write removes only the
+// records of gone processes that Exited never judges: unreadable ones,
+// and those of an older agentlock, which name no PID namespace.
 func Write(dir string, p procs.Process, session, agent, kind string, now time.Time) (Record, error) {
 	r := Record{Session: session, Agent: agent, Kind: kind, PID: p.PID, Start: p.Start, Name: p.Name, RecordedAt: now.UTC()}
+	if ns, err := procs.Namespace(); err == nil {
+		r.PIDNamespace = ns
+	}
 	data, err := json.Marshal(r)
 	if err != nil {
 		return r, fmt.Errorf("agent record: %w", err)
@@ -75,13 +84,15 @@ func Write(dir string, p procs.Process, session, agent, kind string, now time.Ti
 	if err := atomicfile.Write(filepath.Join(dir, p.ID().String()), append(data, '\n'), 0o600); err != nil {
 		return r, fmt.Errorf("agent record: %w", err)
 	}
-	Sweep(dir)
+	sweep(dir, r.PIDNamespace)
 	return r, nil
 }
 
-// Sweep removes the records of dir whose process is gone: no process has
-// the PID, or the one that has it started at another time.
-func Sweep(dir string) {
+// sweep removes the records of dir whose process is gone and that Exited
+// never judges: unreadable, or written by an older agentlock (no PID
+// namespace) where namespaces exist (ns, the caller's, is not empty).
+// Best effort: a record it cannot remove is left for the next write.
+func sweep(dir, ns string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
@@ -94,10 +105,63 @@ func Sweep(dir string) {
 		if _, err := procs.Get(id.PID); errors.Is(err, procs.ErrUnsupported) {
 			return
 		}
-		if !procs.Alive(id) {
-			_ = os.Remove(filepath.Join(dir, e.Name()))
+		if procs.Alive(id) {
+			continue
+		}
+		if r, ok, err := Read(dir, id); err != nil || !ok || (r.PIDNamespace == "" && ns != "") {
+			_ = Remove(dir, id)
 		}
 	}
+}
+
+// Gone is the record of an agent process that exited.
+type Gone struct {
+	ID     procs.ID
+	Record Record
+}
+
+// Exited returns the records of dir whose process is gone: no process has
+// the PID, or the one that has it started at another time. Only records
+// written in the caller's PID namespace are judged: from a sandbox with a
+// namespace of its own (Codex's workspace-write), the recorded harness is
+// out of sight, not gone. Where processes or the namespace cannot be read
+// it returns none; records that cannot be read are left alone.
+func Exited(dir string) []Gone {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	ns, err := procs.Namespace()
+	if err != nil {
+		return nil
+	}
+	var out []Gone
+	for _, e := range entries {
+		id, ok := parseName(e.Name())
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		if _, err := procs.Get(id.PID); errors.Is(err, procs.ErrUnsupported) {
+			return nil
+		}
+		if procs.Alive(id) {
+			continue
+		}
+		if r, ok, err := Read(dir, id); err == nil && ok && r.PIDNamespace == ns {
+			out = append(out, Gone{ID: id, Record: r})
+		}
+	}
+	return out
+}
+
+// Remove deletes the record of process id from dir; a record already gone
+// is no error.
+func Remove(dir string, id procs.ID) error {
+	err := os.Remove(filepath.Join(dir, id.String()))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("agent record: %w", err)
+	}
+	return nil
 }
 
 // hasRecords reports whether dir holds at least one record's name.

@@ -46,7 +46,7 @@ type Project struct {
 
 // Open returns the project of the real folder dir.
 func Open(dir string, opts Options) (*Project, error) {
-	root := workspace.FindProject(dir)
+	root := opts.Settings.FindProject(dir)
 	if root == "" {
 		root = dir
 	}
@@ -182,17 +182,21 @@ func (e *ProblemsError) Error() string {
 }
 
 // PlanInstall computes what init changes.
-func (p *Project) PlanInstall() (*Plan, error) { return p.plan(p.set.Engine.Install) }
+func (p *Project) PlanInstall() (*Plan, error) { return p.plan(p.set, p.set.Engine.Install) }
 
 // PlanUninstall computes what uninit changes.
-func (p *Project) PlanUninstall() (*Plan, error) { return p.plan(p.set.Engine.Uninstall) }
+func (p *Project) PlanUninstall() (*Plan, error) {
+	set := p.set
+	set.Env.Removing = true
+	return p.plan(set, set.Engine.Uninstall)
+}
 
-func (p *Project) plan(compute func(integrations.Artifact) (integrations.Change, error)) (*Plan, error) {
-	arts, notes, err := p.set.Plan()
+func (p *Project) plan(set integrations.Setup, compute func(integrations.Artifact) (integrations.Change, error)) (*Plan, error) {
+	arts, notes, err := set.Plan()
 	if err != nil {
 		return nil, err
 	}
-	changes, problems := p.set.Changes(arts, compute)
+	changes, problems := set.Changes(arts, compute)
 	if len(problems) > 0 {
 		pe := &ProblemsError{}
 		for _, e := range problems {
@@ -203,7 +207,7 @@ func (p *Project) plan(compute func(integrations.Artifact) (integrations.Change,
 		}
 		return nil, pe
 	}
-	return &Plan{Changes: changes, Notes: notes, HomeMissing: p.Workspace.Missing()}, nil
+	return &Plan{Changes: changes, Notes: notes, HomeMissing: p.Workspace.Missing() || !p.marked()}, nil
 }
 
 // Drift returns the labels of the files that init would change, and
@@ -218,8 +222,27 @@ func (pl *Plan) Drift() []string {
 	return out
 }
 
-// CreateHome creates the home (lock folder and registry) when missing.
-func (p *Project) CreateHome() error { return p.Workspace.Setup() }
+// CreateHome creates the home (lock folder and registry) when missing, and
+// the project's .agent-registry folder, which marks a folder outside any
+// git repository as a project (Settings.NewProject).
+func (p *Project) CreateHome() error {
+	if !p.marked() {
+		if err := os.MkdirAll(p.marker(), 0o700); err != nil {
+			return fmt.Errorf("create %s: %w", p.marker(), err)
+		}
+	}
+	return p.Workspace.Setup()
+}
+
+// marker is the project's .agent-registry folder.
+func (p *Project) marker() string { return filepath.Join(p.Root, workspace.HomeDirName) }
+
+// marked reports whether the project is one for every command: it is in a
+// git repository or has its .agent-registry folder. A folder that init
+// sets up outside any repository is not, until CreateHome.
+func (p *Project) marked() bool {
+	return p.settings.FindProject(p.Root) != ""
+}
 
 // Write applies one change of a plan.
 func (p *Project) Write(c integrations.Change) error { return p.set.Engine.Write(c) }

@@ -5,6 +5,7 @@ import (
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/claude"
 	"github.com/agentlock/agentlock/integrations/codex"
+	"github.com/agentlock/agentlock/integrations/copilot"
 	"github.com/agentlock/agentlock/integrations/gemini"
 	"github.com/agentlock/agentlock/integrations/kimi"
 )
@@ -19,6 +20,7 @@ func Agents() []integrations.Agent {
 		codex.Agent{},
 		gemini.Agent{},
 		kimi.Agent{},
+		copilot.Agent{},
 	}
 }
 
