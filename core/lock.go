@@ -627,7 +627,8 @@ func (l *Locker) ForceReleaseIf(path string, allow func(State) error) (State, er
 // again from zero. It fails with ErrNoLock when the path has no lock (and
 // creates nothing), and with a *NotOwnerError when another session holds it.
 // A session may renew its own lock even after it went stale, as long as no
-// other session has taken it over.
+// other session has taken it over, nor taken a lock it covers or an area
+// that covers it (then a *NotOwnerError with Via: see renewStale).
 func (l *Locker) Heartbeat(path, session string) (Lease, error) {
 	if err := ValidateExistingSession(session); err != nil {
 		return Lease{}, err

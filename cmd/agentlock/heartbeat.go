@@ -39,7 +39,9 @@ func newCmdHeartbeat(f *Factory, runF func(*HeartbeatOptions) error) *cobra.Comm
 		Short: "Renew the session's locks so they do not expire",
 		Long: `Renew the session's lock on each path: its age starts again from zero.
 Only the owner can renew (exit 1, "not owner"); a path with no lock is not
-created (exit 1, "lock not found").
+created (exit 1, "lock not found"). A lock that went stale is renewed only if
+no other session took, meanwhile, a lock it would cover (a file inside a
+stale area) or an area around it: else it is lost (exit 1, "not owner").
 
 With --every, keep renewing at that interval until a lock is lost, the agent
 process exits, or the command is interrupted. The agent process is the one

@@ -74,8 +74,13 @@ const portAttempts = 10
 // of the test: the cluster is stopped, its data removed, and started again
 // on new ports, so a lost race costs a retry, never a skip.
 func StartIn(dir string, n int) (*Cluster, error) {
+	return startRetrying(dir, n, freePort)
+}
+
+// startRetrying is StartIn with the ports picked by pick.
+func startRetrying(dir string, n int, pick func() (int, error)) (*Cluster, error) {
 	for attempt := 1; ; attempt++ {
-		c, err := startIn(dir, n)
+		c, err := startIn(dir, n, pick)
 		if err == nil || !isAddrInUse(err) || attempt == portAttempts {
 			return c, err
 		}
@@ -96,15 +101,15 @@ func isAddrInUse(err error) bool {
 }
 
 // startIn is one attempt of StartIn.
-func startIn(dir string, n int) (*Cluster, error) {
+func startIn(dir string, n int, pick func() (int, error)) (*Cluster, error) {
 	c := &Cluster{}
 	var peers []string
 	for i := range n {
-		cp, err := freePort()
+		cp, err := pick()
 		if err != nil {
 			return nil, err
 		}
-		pp, err := freePort()
+		pp, err := pick()
 		if err != nil {
 			return nil, err
 		}
