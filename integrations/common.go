@@ -115,6 +115,24 @@ type Denier interface {
 	DenyOutput(reason string) ([]byte, error)
 }
 
+// Contexter is implemented by an Agent whose harness passes a pre-edit
+// hook's text to the model on an allowed tool call (Claude Code's
+// PreToolUse additionalContext). An Agent without it gets the text on the
+// hook's stderr.
+type Contexter interface {
+	// EditContext returns the stdout of a pre-edit hook that allows the
+	// tool call and gives the model text.
+	EditContext(text string) ([]byte, error)
+}
+
+// PermissionContext is the PreToolUse output that allows the tool call and
+// adds text to the model's context (Claude Code's additionalContext).
+func PermissionContext(text string) ([]byte, error) {
+	out := map[string]any{"hookSpecificOutput": map[string]string{
+		"hookEventName": "PreToolUse", "additionalContext": text}}
+	return MarshalLine(out, "pre-edit context")
+}
+
 // PermissionDeny is the PreToolUse denial that Claude Code and Codex read
 // on stdout with exit 0: hookSpecificOutput.permissionDecision "deny" with
 // permissionDecisionReason, the only text the model sees.

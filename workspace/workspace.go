@@ -98,6 +98,9 @@ type location struct {
 	// shared is set when the home is the one the project's
 	// .agent-registry/home names.
 	shared bool
+	// repo is set when the home is the one every worktree of the
+	// project's repository shares (repository scope).
+	repo bool
 }
 
 // locate resolves the locations of a real path: its project (maybe ""),
@@ -142,7 +145,10 @@ func (s Settings) locateOwn(realPath string) (loc location, err error) {
 		loc.home, err = filepath.Abs(s.Home)
 	} else {
 		loc.project = s.projectOf(realPath)
+		rh := repoHome(loc.project)
 		switch {
+		case rh != "":
+			loc.home, loc.repo = rh, true
 		case loc.project != "":
 			loc.home = filepath.Join(loc.project, HomeDirName)
 			var shared string
@@ -237,14 +243,15 @@ func findProject(path, userHome, realUserHome string) string {
 	}
 }
 
-// HasHome reports whether project has its own .agent-registry folder, the
+// HasHome reports whether project has its own .agent-registry folder, or
+// its repository a home shared by every worktree (repository scope): the
 // sign that agentlock is set up there.
 func HasHome(project string) bool {
 	if project == "" {
 		return false
 	}
 	info, err := os.Stat(filepath.Join(project, HomeDirName))
-	return err == nil && info.IsDir()
+	return err == nil && info.IsDir() || repoHome(project) != ""
 }
 
 // Workspace is where the locks and the registry of one path live.
@@ -263,6 +270,9 @@ type Workspace struct {
 
 	shared   bool // the home is the one the project shares
 	settings Settings
+	// repo is set in repository scope: the home is shared by every
+	// worktree of the repository, and paths are mapped (see repoScope).
+	repo *repoScope
 	// spec, locks and doc are set when the workspace uses a distributed
 	// store (see StoreFile).
 	spec  StoreSpec
@@ -285,6 +295,10 @@ func Open(realPath string, s Settings) (*Workspace, error) {
 	}
 	w := &Workspace{Project: loc.project, Home: loc.home, LockDir: loc.lockDir, RegistryPath: loc.registry,
 		shared: loc.shared, settings: s}
+	if loc.repo {
+		common := GitCommonDir(loc.project)
+		w.repo = &repoScope{common: common, root: canonicalRoot(common), tree: loc.project}
+	}
 	spec, err := s.storeOf(loc.project)
 	if err != nil {
 		return nil, err

@@ -59,3 +59,7 @@ func (Agent) SessionContext(text string) ([]byte, error) {
 // DenyOutput implements integrations.Denier: PreToolUse's
 // permissionDecision "deny", so that the model reads only the reason.
 func (Agent) DenyOutput(reason string) ([]byte, error) { return integrations.PermissionDeny(reason) }
+
+// EditContext implements integrations.Contexter: PreToolUse's
+// additionalContext reaches the model with the tool call allowed.
+func (Agent) EditContext(text string) ([]byte, error) { return integrations.PermissionContext(text) }
