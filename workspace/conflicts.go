@@ -231,3 +231,94 @@ func (w *Workspace) Place(session string) string {
 	}
 	return fmt.Sprintf(" (worktree %s)", name)
 }
+
+// Overlap is one file changed in more than one worktree of the
+// repository.
+type Overlap struct {
+	// Rel is the file's path relative to a worktree root, with slashes.
+	Rel string `json:"path"`
+	// In are the worktrees that changed it.
+	In []OverlapIn `json:"worktrees"`
+	// Predicted names the pairs of worktrees whose branches git merge-tree
+	// says would conflict on the file ("../wt-b+../wt-c"), with predict.
+	Predicted []string `json:"predicted_conflicts,omitempty"`
+}
+
+// OverlapIn is one worktree that changed an Overlap's file.
+type OverlapIn struct {
+	Worktree string `json:"worktree"`
+	Name     string `json:"worktree_name"`
+	Branch   string `json:"branch,omitempty"`
+	How      string `json:"how"`
+}
+
+// Overlaps returns every file changed in more than one worktree of the
+// repository, each pair of worktrees compared from their merge base; with
+// predict, also which of them `git merge-tree --write-tree` says the merge
+// of the two branches would leave in conflict (committed changes only).
+func (w *Workspace) Overlaps(predict bool) ([]Overlap, error) {
+	list, _, err := w.Worktrees()
+	if err != nil || len(list) < 2 {
+		return nil, err
+	}
+	o := w.conflictOptions(GitCommonDir(w.Project))
+	byRel := map[string]*Overlap{}
+	add := func(rel string, wt gitwt.Worktree, how string) *Overlap {
+		ov := byRel[rel]
+		if ov == nil {
+			ov = &Overlap{Rel: rel}
+			byRel[rel] = ov
+		}
+		for _, in := range ov.In {
+			if in.Worktree == wt.Root {
+				return ov
+			}
+		}
+		ov.In = append(ov.In, OverlapIn{Worktree: wt.Root, Name: wt.Name(w.Project), Branch: wt.Branch, How: how})
+		return ov
+	}
+	for i, a := range list {
+		for _, b := range list[i+1:] {
+			if a.Gone || b.Gone {
+				continue
+			}
+			ca, err := gitwt.Changed(a, b.Head, o)
+			if err != nil {
+				return nil, err
+			}
+			cb, err := gitwt.Changed(b, a.Head, o)
+			if err != nil {
+				return nil, err
+			}
+			for _, rel := range ca.All() {
+				howB, ok := cb.Has(rel)
+				if !ok {
+					continue
+				}
+				howA, _ := ca.Has(rel)
+				add(rel, a, howA)
+				add(rel, b, howB)
+			}
+			if !predict || a.Head == "" || b.Head == "" || a.Head == b.Head {
+				continue
+			}
+			files, err := gitwt.Predict(w.Project, a.Head, b.Head, o)
+			if err != nil {
+				return nil, err
+			}
+			for _, rel := range files {
+				howA, _ := ca.Has(rel)
+				howB, _ := cb.Has(rel)
+				ov := add(rel, a, howA)
+				add(rel, b, howB)
+				ov.Predicted = append(ov.Predicted, a.Name(w.Project)+"+"+b.Name(w.Project))
+			}
+		}
+	}
+	out := make([]Overlap, 0, len(byRel))
+	for _, ov := range byRel {
+		out = append(out, *ov)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Rel < out[j].Rel })
+	return out, nil
+}
