@@ -685,6 +685,9 @@ func uninitRun(opts *InitOptions) (err error) {
 		err, homeKept = nil, "its block stays while "+home+" stays"
 	case err != nil:
 		return err
+	case !removed && whole && p.Workspace.Scope() == workspace.ScopeRepository:
+		why := repoKeptReason(p.Workspace)
+		out.change("kept", p.Workspace.Home, why, fmt.Sprintf("kept      %s: %s", p.Workspace.Home, why))
 	case !removed:
 	case opts.DryRun:
 		out.change("would-remove", home, what, fmt.Sprintf("would remove %s (%s)", home, what))
@@ -775,4 +778,22 @@ func gitHookRun(opts *InitOptions, root string, install bool) error {
 	}
 	out.change(verb, label, what, fmt.Sprintf("%-9s %s: %s", verb, label, what))
 	return nil
+}
+
+// repoKeptReason says why uninit in one worktree keeps the home every
+// worktree of the repository shares, and how to end the sharing.
+func repoKeptReason(ws *workspace.Workspace) string {
+	list, here, _ := ws.Worktrees()
+	var others []string
+	for _, w := range list {
+		if w.Root != here.Root && !w.Gone {
+			others = append(others, w.Name(ws.Project))
+		}
+	}
+	who := "every worktree of this repository"
+	if len(others) > 0 {
+		who = fmt.Sprintf("the other worktrees of this repository too (%s)", strings.Join(others, ", "))
+	}
+	return "shared by " + who + ": its registry and locks stay for them (this worktree's hooks and instructions are removed); " +
+		"`agentlock init --scope checkout` ends the sharing for all of them, and the folder goes with the clone"
 }
