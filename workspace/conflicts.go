@@ -55,7 +55,11 @@ func (c Conflict) Message() string {
 
 // conflictOptions are gitwt's options for the workspace's repository.
 func (w *Workspace) conflictOptions(common string) gitwt.Options {
-	return gitwt.Options{CacheDir: filepath.Join(common, RepoHomeDir, "cache"), Now: w.settings.Now}
+	o := gitwt.Options{CacheDir: filepath.Join(common, RepoHomeDir, "cache"), MaxAge: w.settings.ConflictCache, Now: w.settings.Now}
+	if o.MaxAge < 0 {
+		o.CacheDir = ""
+	}
+	return o
 }
 
 // Worktrees returns the worktrees of the workspace's repository and which

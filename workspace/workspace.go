@@ -63,6 +63,10 @@ type Settings struct {
 	// an error matching core.ErrBusy, naming the file: a process stopped
 	// inside a critical section must not hang every agent behind it.
 	LockWait time.Duration
+	// ConflictCache is how long another worktree's changes are trusted
+	// while its HEAD and index stay the same (AGENTLOCK_CONFLICT_CACHE);
+	// zero means gitwt.DefaultMaxAge, negative caches nothing.
+	ConflictCache time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Bin is the command that the registry's protocol block names; empty
