@@ -54,6 +54,8 @@ type lockView struct {
 	Stamp      string // stampString of the record
 	Orphaned   bool
 	Releasable bool
+	// Conflict, when set, says which other worktree changed the file too.
+	Conflict string
 }
 
 // maxEvents is how many recent events the server keeps and the page shows.
@@ -94,7 +96,7 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 		lv := lockView{
 			Path: report.Rel(s.ws.Project, l.Name()), Real: l.Path, File: l.Ref, Owner: l.Owner, State: "locked",
 			Age: report.Human(l.Age), Left: report.Human(max(l.Left, 0)), Stamp: stampString(l.Stamp),
-			Orphaned: orphaned(l.Owner, working, known), Area: l.Area(),
+			Orphaned: orphaned(l.Owner, working, known), Area: l.Area(), Conflict: snap.Conflicts[l.Path],
 		}
 		if lv.Area && !strings.HasSuffix(lv.Path, "/") {
 			lv.Path += "/" // report.Rel cleans the area's trailing slash away
