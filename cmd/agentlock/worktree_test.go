@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -265,4 +266,50 @@ func TestWorktreeConflictsPredict(t *testing.T) {
 	r = w.run(0, "acquire", "--session", "s-a", "shared.txt")
 	requireExit(t, 0, r)
 	require.Contains(t, r.Stderr, "shared.txt is also changed in ../wt-b (branch feat-b, committed)", "%s", r)
+}
+
+func TestWorktreeWaitAcrossWorktrees(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits on real time")
+	}
+	w := newWorktrees(t, "repository")
+	requireExit(t, 0, w.run(0, "acquire", "--session", "s-a", "src/x.py"))
+	waiter := proctest.Start(t, harness(t).Bin, w.cmd(1, "acquire", "--wait", "20s", "--session", "s-b", "src/x.py"))
+	waiter.WaitStderr(t, "waiting up to", 10*time.Second)
+	requireExit(t, 0, w.run(0, "release", "--session", "s-a", "src/x.py"))
+	r := waiter.Wait(t)
+	requireExit(t, 0, r)
+	require.Contains(t, r.Stdout, filepath.Join(w.dirs[1], "src", "x.py"), "%s", r)
+}
+
+func TestWorktreeRemovedWithAgentRunningExpires(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits on real time")
+	}
+	w := newWorktrees(t, "repository")
+	env := append(append([]string{}, w.env...), "AGENTLOCK_TIMEOUT=1")
+	c := w.cmd(2, "acquire", "--session", "s-c", "src/x.py")
+	c.Env = env
+	requireExit(t, 0, harness(t).Run(t, c))
+	// The worktree goes, its agent still running: nothing of its own can
+	// renew the lock from there any more.
+	w.git(w.dirs[0], "worktree", "remove", "--force", w.dirs[2])
+	c = w.cmd(0, "acquire", "--json", "--session", "s-a", "src/x.py")
+	c.Env = env
+	r := harness(t).Run(t, c)
+	requireExit(t, 1, r)
+	require.Equal(t, "s-c", oneJSON(t, r)["session_id"], "held until the timeout: %s", r)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r = harness(t).Run(t, c)
+		if r.Code == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	requireExit(t, 0, r)
+	require.Equal(t, "s-c", oneJSON(t, r)["stale_owner"], "taken over once stale: %s", r)
+	// The registry and status in the remaining worktrees work on.
+	requireExit(t, 0, w.run(1, "status"))
+	requireExit(t, 0, w.run(1, "doctor"))
 }
