@@ -179,12 +179,11 @@ func (r *repoScope) canon(s Settings, p string) string {
 	if bare == "" {
 		return p
 	}
-	tree := r.tree
-	if !inside(bare, tree) {
-		tree = s.FindProject(bare)
-		if tree == "" || GitCommonDir(tree) != r.common {
-			return p
-		}
+	// The path's own worktree (a worktree may lie inside another's
+	// folder: the nearest root decides).
+	tree := s.FindProject(bare)
+	if tree == "" || tree != r.tree && GitCommonDir(tree) != r.common {
+		return p
 	}
 	out := rebase(bare, tree, r.root)
 	if area {

@@ -69,8 +69,10 @@ func newRouter(w *Workspace) store.Locks {
 	files := &filestore.Locks{DirFor: w.settings.lockDirFor, ScanDir: w.LockDir, Wait: w.settings.LockWait}
 	r := &router{w: w, own: files, files: files, byProject: map[string]routed{}}
 	if w.locks == nil && w.repo != nil {
+		// Every lock file goes through the mapping, which leaves the
+		// paths outside the repository as they are: one store.
 		own := &repoLocks{inner: files, r: w.repo, s: w.settings}
-		r.own = own
+		r.own, r.files = own, own
 		return &indexedRouter{router: r, idx: own}
 	}
 	if w.locks != nil {
@@ -195,7 +197,7 @@ func (r *indexedRouter) Note(session string, keys []store.Key) error {
 		if err != nil {
 			return err
 		}
-		if got.locks == r.files || got.locks == r.own && r.w.locks == nil {
+		if got.locks == r.files {
 			mine = append(mine, k)
 		}
 	}
