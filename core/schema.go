@@ -32,7 +32,7 @@ var (
 	// optionalSessionKeys are the keys agentlock adds to a session only
 	// when set (repository scope): 0.2 keeps them as unknown keys.
 	optionalSessionKeys = []string{"worktree", "branch"}
-	todoKeys = []string{"past", "present", "future"}
+	todoKeys            = []string{"past", "present", "future"}
 )
 
 // foreign holds what a registry had that agentlock does not model: keys it
