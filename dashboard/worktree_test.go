@@ -2,11 +2,12 @@ package dashboard
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/internal/gittest"
 
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -14,27 +15,14 @@ import (
 // A held file that another worktree of the repository changed too carries
 // a badge naming that worktree (issue 26).
 func TestConflictBadge(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("git is needed: %v", err)
-		}
-		t.Skipf("git is needed: %v", err)
-	}
+	gittest.Need(t)
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	repo, other := filepath.Join(root, "repo"), filepath.Join(root, "wt-b")
 	require.NoError(t, os.MkdirAll(filepath.Join(repo, "src"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "src", "x.py"), []byte("1\n"), 0o644))
-	git := func(dir string, args ...string) {
-		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=t",
-			"GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "git %v: %s", args, out)
-	}
-	git(repo, "init", "-q", "-b", "main")
-	git(repo, "add", ".")
-	git(repo, "commit", "-q", "-m", "init")
+	git := func(dir string, args ...string) { gittest.Run(t, nil, dir, args...) }
+	gittest.Commit(t, repo, "main")
 	git(repo, "worktree", "add", "-q", other, "-b", "feat-b")
 	require.NoError(t, os.WriteFile(filepath.Join(other, "src", "x.py"), []byte("2\n"), 0o644))
 	ws, err := workspace.Open(repo, workspace.Settings{UserHome: filepath.Join(root, "user"), ConflictCache: -1})

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentlock/agentlock/internal/gittest"
 	"github.com/agentlock/agentlock/internal/proctest"
 )
 
@@ -34,12 +34,7 @@ type worktrees struct {
 // --scope repository in the first, "" runs plain init there and in each.
 func newWorktrees(t *testing.T, scope string) *worktrees {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("git is needed: %v", err)
-		}
-		t.Skipf("git is needed: %v", err)
-	}
+	gittest.Need(t)
 	root := realTempDir(t)
 	w := &worktrees{t: t, root: root}
 	// No cache of the worktrees' changes: each step sees the last one's.
@@ -73,11 +68,7 @@ func newWorktrees(t *testing.T, scope string) *worktrees {
 // git runs git in dir.
 func (w *worktrees) git(dir string, args ...string) string {
 	w.t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = w.env
-	out, err := cmd.CombinedOutput()
-	require.NoError(w.t, err, "git %v: %s", args, out)
-	return string(out)
+	return gittest.Run(w.t, w.env, dir, args...)
 }
 
 // cmd describes agentlock run in worktree i.
@@ -216,6 +207,7 @@ func testWarnings(t *testing.T, scope string) {
 	require.Contains(t, r.Stdout, "../wt-b (feat-b)", "%s", r)
 	r = w.run(0, "status", "--json")
 	require.Contains(t, r.Stdout, `"also_changed_in":["../wt-b (feat-b)"]`, "%s", r)
+	require.NoError(t, validateRecords(r.Stdout, []string{"lock"}))
 	// conflicts: needs the file changed in two worktrees.
 	r = w.run(0, "conflicts")
 	requireExit(t, 0, r)
@@ -251,6 +243,7 @@ func TestWorktreeConflictsPredict(t *testing.T) {
 	write(0, "uno\ntwo\nthree\n") // main: conflicts with feat-b
 	r := w.run(0, "conflicts", "--predict", "--json")
 	requireExit(t, 1, r)
+	require.NoError(t, validateRecords(r.Stdout, []string{"conflict"}))
 	recs := jsonLines(t, r)
 	require.Len(t, recs, 1, "%s", r)
 	require.Equal(t, "shared.txt", recs[0]["path"])

@@ -2,12 +2,13 @@ package gitwt
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/internal/gittest"
 )
 
 func TestParseStatus(t *testing.T) {
@@ -20,27 +21,14 @@ func TestParseStatus(t *testing.T) {
 // branch feat, and returns the common folder and both roots.
 func gitRepo(t *testing.T) (common, main, linked string) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("git is needed: %v", err)
-		}
-		t.Skipf("git is needed: %v", err)
-	}
+	gittest.Need(t)
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	main, linked = filepath.Join(root, "main"), filepath.Join(root, "linked")
 	require.NoError(t, os.MkdirAll(main, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(main, "a.txt"), []byte("a\n"), 0o644))
-	git := func(dir string, args ...string) {
-		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=t",
-			"GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "git %v: %s", args, out)
-	}
-	git(main, "init", "-q", "-b", "trunk")
-	git(main, "add", ".")
-	git(main, "commit", "-q", "-m", "init")
+	git := func(dir string, args ...string) { gittest.Run(t, nil, dir, args...) }
+	gittest.Commit(t, main, "trunk")
 	git(main, "worktree", "add", "-q", linked, "-b", "feat")
 	require.NoError(t, os.WriteFile(filepath.Join(linked, "b.txt"), []byte("b\n"), 0o644))
 	git(linked, "add", "b.txt")
