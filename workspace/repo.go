@@ -127,34 +127,44 @@ func hasScopeLine(data []byte) bool {
 func RepoHome(project string) string { return repoHome(project) }
 
 // SetRepoScope sets up (on) or removes (off) the repository scope of
-// project's repository: the shared home's store file. It reports whether
-// anything changed. Removing it keeps the shared home's locks and registry
-// (see Teardown).
+// project's repository: the scope in the shared home's store file, which
+// keeps the rest of the store setting. It reports whether anything
+// changed. Removing it keeps the shared home's locks and registry (see
+// Teardown).
 func SetRepoScope(project string, on bool) (bool, error) {
 	common := GitCommonDir(project)
 	if common == "" {
 		return false, fmt.Errorf("--scope repository: %s is not a git worktree (no .git there)", project)
 	}
 	home := filepath.Join(common, RepoHomeDir)
+	if (repoHome(project) != "") == on {
+		return false, nil
+	}
 	file := filepath.Join(home, StoreFile)
-	old, _ := os.ReadFile(file)
 	if !on {
-		if old == nil {
-			return false, nil
+		spec, err := ReadStoreSpec(project)
+		if err != nil {
+			return false, err
+		}
+		if spec.Set() {
+			return false, fmt.Errorf("--scope checkout: the worktrees share the store %s (in %s): run agentlock init --store files first", spec.URL, file)
 		}
 		if err := os.Remove(file); err != nil {
 			return false, fmt.Errorf("repository scope: %w", err)
 		}
 		return true, nil
 	}
-	content := "# agentlock: every worktree of this repository shares this home (agentlock init --scope repository)\nscope=repository\n"
-	if string(old) == content {
-		return false, nil
+	// The project's own store setting (init --store), if any, moves to
+	// the shared home with the scope: one setting for every worktree.
+	spec, err := ReadStoreSpec(project)
+	if err != nil {
+		return false, err
 	}
+	spec.Scope = ScopeRepository
 	if err := os.MkdirAll(filepath.Join(home, "locks"), 0o700); err != nil {
 		return false, fmt.Errorf("repository scope: %w", err)
 	}
-	if err := atomicfile.Write(file, []byte(content), 0o644); err != nil {
+	if err := atomicfile.Write(file, []byte(renderSpec(spec)), 0o600); err != nil {
 		return false, fmt.Errorf("repository scope: %w", err)
 	}
 	return true, nil

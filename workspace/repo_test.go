@@ -26,6 +26,9 @@ func TestRepoScopeNestedWorktreeAndOutsidePath(t *testing.T) {
 	changed, err := SetRepoScope(nested, true)
 	require.NoError(t, err)
 	require.True(t, changed)
+	spec, err := ReadStoreSpec(repo)
+	require.NoError(t, err)
+	require.Equal(t, StoreSpec{Scope: ScopeRepository}, spec, "the scope is the store setting, read from the shared home")
 	s := Settings{UserHome: filepath.Join(root, "user")}
 
 	wb, err := Open(nested, s)

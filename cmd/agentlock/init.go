@@ -202,6 +202,7 @@ func recordStore(opts *InitOptions) error {
 		if err != nil {
 			return err
 		}
+		cur.Scope = "" // kept, whatever --store says
 		if cur != opts.Store {
 			verb := "would-set"
 			if opts.Check {
