@@ -280,6 +280,14 @@ func WriteSessionTable(w io.Writer, sessions []core.Session, idle map[string]boo
 		} {
 			b.WriteString(wrap(fmt.Sprintf("  %-12s  ", f.name), field(f.value), strings.Repeat(" ", 16), TableWidth))
 		}
+		if s.Worktree != "" {
+			// Repository scope: where the session works.
+			where := s.Worktree
+			if s.Branch != "" {
+				where += " (branch " + s.Branch + ")"
+			}
+			b.WriteString(wrap(fmt.Sprintf("  %-12s  ", "worktree"), field(where), strings.Repeat(" ", 16), TableWidth))
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

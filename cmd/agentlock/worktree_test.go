@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -175,6 +176,13 @@ func TestWorktreeHookDeniesFileHeldFromOtherWorktree(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(reg), `worktree: "`+w.dirs[0]+`"`)
 	require.Contains(t, string(reg), `branch: "main"`)
+	// show, in another worktree, says where each session works.
+	r = w.run(2, "show", "--json")
+	requireExit(t, 0, r)
+	require.NoError(t, validateRecords(r.Stdout, []string{"session"}))
+	require.Equal(t, w.dirs[0], oneJSON(t, r)["worktree"], "%s", r)
+	r = w.run(2, "show")
+	require.Regexp(t, `worktree\s+`+regexp.QuoteMeta(w.dirs[0])+`\s+\(branch main\)`, r.Stdout)
 	// The holder's finish in its worktree frees the file for B's hook.
 	requireExit(t, 0, w.run(0, "finish", "--session", "holder-a"))
 	r = w.hook(1, "bbb", "src/x.py")
