@@ -96,7 +96,7 @@ func (r *Result) warnf(format string, args ...any) {
 func Run(req Request) Result {
 	var res Result
 	name := req.Agent.Name()
-	in, err := readPayload(req.Payload)
+	in, err := readPayload(req.Payload, req.Agent)
 	if errors.Is(err, errPayloadTooLarge) && req.Event == PreEdit {
 		// The path is in the part not read: it cannot be checked. Deny
 		// where agentlock is in use, stay quiet elsewhere.
@@ -183,7 +183,7 @@ type run struct {
 // errPayloadTooLarge is a payload over MaxPayload bytes.
 var errPayloadTooLarge = fmt.Errorf("the payload is over %d MiB", MaxPayload>>20)
 
-func readPayload(r io.Reader) (integrations.HookInput, error) {
+func readPayload(r io.Reader, agent integrations.Agent) (integrations.HookInput, error) {
 	var in integrations.HookInput
 	if r == nil {
 		return in, nil
@@ -200,9 +200,13 @@ func readPayload(r io.Reader) (integrations.HookInput, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return in, nil
 	}
+	if d, ok := agent.(integrations.PayloadDecoder); ok {
+		return d.DecodePayload(data)
+	}
 	if err := json.Unmarshal(data, &in); err != nil {
 		return in, fmt.Errorf("the payload is not JSON: %w", err)
 	}
+	in.Raw = data
 	return in, nil
 }
 

@@ -131,6 +131,16 @@ type HookInput struct {
 	// leading "~" in a tool's path (Kimi); not part of the payload, set
 	// by the caller ("" when unknown).
 	UserHome string `json:"-"`
+	// Raw is the whole payload, for agents that read fields of their own
+	// (PayloadDecoder); set by the caller.
+	Raw json.RawMessage `json:"-"`
+}
+
+// PayloadDecoder is implemented by an Agent whose harness names the
+// payload's fields its own way (a manifest's field paths): it decodes the
+// payload in place of HookInput's JSON names.
+type PayloadDecoder interface {
+	DecodePayload(data []byte) (HookInput, error)
 }
 
 // Agent is one agent CLI's integration.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -108,6 +109,10 @@ func hookDeny(opts *HookOptions, agent integrations.Agent, reason string) error 
 		}
 		if err == nil {
 			return nil
+		}
+		if errors.Is(err, integrations.ErrExitDeny) {
+			fmt.Fprintln(opts.IO.ErrOut, reason)
+			return errHookDenied
 		}
 		// Exit 2 with the reason still denies in every harness.
 		fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %s pre-edit hook: %v\n", agent.Name(), err)
