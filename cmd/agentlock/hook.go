@@ -65,22 +65,25 @@ stderr (see docs/integrations/README.md for the whole policy).`,
 }
 
 func hookRun(opts *HookOptions) error {
-	agent, ok := all.Lookup(opts.Agent)
-	if !ok {
-		return usagef("unknown agent %q (known: %s)", opts.Agent, strings.Join(all.Names(), ", "))
-	}
-	if !slices.Contains(hooks.Events, opts.Event) {
-		return usagef("unknown hook event %q (known: %s)", opts.Event, strings.Join(hooks.Events, ", "))
-	}
 	c, err := opts.Config()
 	if err != nil {
 		return err
+	}
+	agent, ok := c.Agents.Lookup(opts.Agent)
+	if !ok {
+		for _, e := range c.AgentErrors {
+			fmt.Fprintf(opts.IO.ErrOut, "agentlock: %v\n", e)
+		}
+		return usagef("unknown agent %q (known: %s)", opts.Agent, strings.Join(c.Agents.Names(), ", "))
+	}
+	if !slices.Contains(hooks.Events, opts.Event) {
+		return usagef("unknown hook event %q (known: %s)", opts.Event, strings.Join(hooks.Events, ", "))
 	}
 	// The hook resolves the rest itself (package identity), from the
 	// payload and the workspace of the payload's cwd.
 	req := hooks.Request{Agent: agent, Event: opts.Event, Payload: opts.IO.In, Settings: c.Settings,
 		HarnessSession: c.Harness[agent.Name()]}
-	req.Fallback, _ = all.SessionFromHarness(c.Harness)
+	req.Fallback, _ = c.Agents.SessionFromHarness(c.Harness)
 	if c.SessionSource == identity.SourceFlag || c.SessionSource == identity.SourceEnv {
 		req.Session = c.Session
 	}

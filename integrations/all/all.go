@@ -21,6 +21,7 @@ func Agents() []integrations.Agent {
 		codex.Agent{},
 		gemini.Agent{},
 		kimi.Agent{},
+		manifest.Builtin("qwen"),
 		
 	}
 }

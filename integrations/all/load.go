@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -147,6 +148,8 @@ func (s Set) Resolve(args []string) ([]integrations.Agent, error) {
 		return nil, err
 	}
 	for _, f := range files {
+		// The file given wins over the project's copy of an older version.
+		out = slices.DeleteFunc(out, func(a integrations.Agent) bool { return a.Name() == f.Name() })
 		out = append(out, f)
 	}
 	return out, nil
