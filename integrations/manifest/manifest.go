@@ -174,7 +174,7 @@ func Parse(data []byte, source string) (*Manifest, error) {
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
-		return nil, decodeError(err, source)
+		return nil, decodeError(err, data, source)
 	}
 	if err := m.check(); err != nil {
 		err.Source = source
@@ -184,7 +184,7 @@ func Parse(data []byte, source string) (*Manifest, error) {
 }
 
 // decodeError turns go-toml's error into one line naming the field.
-func decodeError(err error, source string) error {
+func decodeError(err error, data []byte, source string) error {
 	var strict *toml.StrictMissingError
 	if errors.As(err, &strict) && len(strict.Errors) > 0 {
 		return &FieldError{Source: source, Field: strings.Join(strict.Errors[0].Key(), "."), Reason: "unknown field"}
@@ -194,7 +194,7 @@ func decodeError(err error, source string) error {
 		line, _ := de.Position()
 		field := strings.Join(de.Key(), ".")
 		if field == "" {
-			field = fmt.Sprintf("(line %d)", line)
+			field = keyAt(data, line)
 		}
 		return &FieldError{Source: source, Field: field, Reason: strings.TrimPrefix(de.Error(), "toml: ")}
 	}
@@ -203,6 +203,27 @@ func decodeError(err error, source string) error {
 		msg = msg[:i]
 	}
 	return &FieldError{Source: source, Field: "(document)", Reason: msg}
+}
+
+// keyAt names the key on line n (1-based) of a TOML text, inside the table
+// whose header is above it: "hooks.events.timeout (line 28)".
+func keyAt(data []byte, n int) string {
+	lines := strings.Split(string(data), "\n")
+	if n < 1 || n > len(lines) {
+		return fmt.Sprintf("(line %d)", n)
+	}
+	key, _, ok := strings.Cut(lines[n-1], "=")
+	key = strings.TrimSpace(key)
+	if !ok || key == "" {
+		return fmt.Sprintf("(line %d)", n)
+	}
+	for i := n - 2; i >= 0; i-- {
+		if h := strings.TrimSpace(lines[i]); strings.HasPrefix(h, "[") {
+			key = strings.Trim(h, "[] ") + "." + key
+			break
+		}
+	}
+	return fmt.Sprintf("%s (line %d)", key, n)
 }
 
 func fieldErr(field, format string, args ...any) *FieldError {
