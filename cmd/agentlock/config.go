@@ -16,8 +16,8 @@ import (
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/integrations/all"
-	"github.com/agentlock/agentlock/integrations/manifest"
 	"github.com/agentlock/agentlock/integrations/kimi"
+	"github.com/agentlock/agentlock/integrations/manifest"
 	"github.com/agentlock/agentlock/workspace"
 )
 

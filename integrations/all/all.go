@@ -22,7 +22,6 @@ func Agents() []integrations.Agent {
 		gemini.Agent{},
 		kimi.Agent{},
 		manifest.Builtin("qwen"),
-		
 	}
 }
 
