@@ -29,7 +29,8 @@ check — ok, warn or problem — with what to do:
       OneDrive or Google Drive syncs)
   agentlock-on-path   the agentlock that hooks and agents run is this build
   integration-<agent>  each connected agent CLI's files are up to date
-  codex-hook-trust, gemini-folder-trust   the harness runs agentlock's hooks
+  codex-hook-trust, gemini-folder-trust, qwen-project-trust
+                      the harness runs agentlock's hooks
   agent-registry-0.2  no live 0.2 lock that this project's agents do not see
   lock-files          no corrupt, busy, linked or foreign file in the lock folder
   clock               no lock stamped in the future
