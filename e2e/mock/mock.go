@@ -2,10 +2,12 @@
 // talk to, so that the real CLIs can be driven end to end on 127.0.0.1
 // without any real model.
 //
-// One Server speaks three wire protocols at once, told apart by path:
+// One Server speaks four wire protocols at once, told apart by path:
 // Anthropic Messages (POST /v1/messages, SSE), OpenAI Responses
-// (POST /v1/responses, SSE) and Gemini (POST
-// /v1beta/models/<model>:streamGenerateContent?alt=sse). Its script is a
+// (POST /v1/responses, SSE), OpenAI Chat Completions (POST
+// /v1/chat/completions, SSE when the request asks "stream": true, one JSON
+// answer otherwise: what every OpenAI-compatible CLI speaks) and Gemini
+// (POST /v1beta/models/<model>:streamGenerateContent?alt=sse). Its script is a
 // list of shell commands: a request whose conversation already holds n tool
 // results is answered with a call of the CLI's shell tool running
 // Commands[n], and once every command has run, with the text Final. A
@@ -35,6 +37,11 @@ type Script struct {
 	Steps []Step
 	// Final is the model's last answer, once every step has run.
 	Final string
+	// ShellTool is the name of the CLI's shell tool in the Chat Completions
+	// protocol, whose CLIs name it each their own way; empty: the first
+	// tool the request offers among Bash, run_shell_command, bash, shell
+	// and exec_command (else "Bash"). Its argument is {"command": …}.
+	ShellTool string
 }
 
 // Step is one tool call of the scripted model: a command for the CLI's own
@@ -162,6 +169,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		anthropic(w, id, step, s.script.Final)
 	case strings.HasSuffix(path, "/responses"):
 		responses(w, id, step, s.script.Final)
+	case strings.HasSuffix(path, "/chat/completions"):
+		chatCompletions(w, id, step, s.script.Final, s.shellTool(doc), streams(doc))
 	case strings.Contains(path, ":streamGenerateContent"):
 		gemini(w, step, s.script.Final, true)
 	case strings.Contains(path, ":generateContent"):
@@ -177,13 +186,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 // countToolResults counts the tool results anywhere in a request: Anthropic
 // "tool_result" blocks, OpenAI "function_call_output" (and
-// "custom_tool_call_output") items and Gemini
-// "functionResponse" parts.
+// "custom_tool_call_output") items, Chat Completions messages of role
+// "tool" and Gemini "functionResponse" parts.
 func countToolResults(v any) int {
 	n := 0
 	switch v := v.(type) {
 	case map[string]any:
 		if t, _ := v["type"].(string); t == "tool_result" || t == "function_call_output" || t == "custom_tool_call_output" {
+			n++
+		}
+		if isChatToolMessage(v) {
 			n++
 		}
 		if _, ok := v["functionResponse"]; ok {
@@ -204,8 +216,9 @@ func countToolResults(v any) int {
 // the order of the conversation: what the model was told each of its tool
 // calls did (a command's output, an edit's success, a hook's denial). The
 // text is every string inside the result (Anthropic "tool_result"
-// content, OpenAI "function_call_output" output, Gemini "functionResponse"),
-// joined by newlines.
+// content, OpenAI "function_call_output" output, the content of a Chat
+// Completions "tool" message, Gemini "functionResponse"), joined by
+// newlines.
 func ToolResults(body string) []string {
 	var doc any
 	if err := json.Unmarshal([]byte(body), &doc); err != nil {
@@ -221,6 +234,10 @@ func ToolResults(body string) []string {
 				return
 			} else if t == "function_call_output" || t == "custom_tool_call_output" {
 				out = append(out, strings.Join(stringsIn(v["output"]), "\n"))
+				return
+			}
+			if isChatToolMessage(v) {
+				out = append(out, strings.Join(stringsIn(v["content"]), "\n"))
 				return
 			}
 			if fr, ok := v["functionResponse"]; ok {
@@ -312,11 +329,7 @@ type obj = map[string]any
 // shell(command).
 func call(step *Step, shellTool, shellArg string) (string, map[string]any) {
 	if step.Shell != "" {
-		args := obj{shellArg: step.Shell}
-		if shellTool == "Bash" {
-			args["description"] = "run the scripted command"
-		}
-		return shellTool, args
+		return shellTool, obj{shellArg: step.Shell}
 	}
 	return step.Tool, step.Args
 }
@@ -333,6 +346,9 @@ func anthropic(w http.ResponseWriter, id string, step *Step, final string) {
 	if step != nil {
 		stop = "tool_use"
 		name, args := call(step, "Bash", "command")
+		if step.Shell != "" {
+			args["description"] = "run the scripted command"
+		}
 		input, _ := json.Marshal(args)
 		sse(w, "content_block_start", obj{"type": "content_block_start", "index": 0,
 			"content_block": obj{"type": "tool_use", "id": "toolu_" + id, "name": name, "input": obj{}}})
@@ -403,4 +419,108 @@ func gemini(w http.ResponseWriter, step *Step, final string, stream bool) {
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	sse(w, "", chunk)
+}
+
+// isChatToolMessage reports whether m is a Chat Completions message that
+// carries a tool's result: {"role": "tool", "tool_call_id": …, "content": …}.
+func isChatToolMessage(m map[string]any) bool {
+	role, _ := m["role"].(string)
+	return role == "tool"
+}
+
+// streams reports whether a Chat Completions request asks for SSE.
+func streams(doc any) bool {
+	m, _ := doc.(map[string]any)
+	b, _ := m["stream"].(bool)
+	return b
+}
+
+// shellTools are the names CLIs give their shell tool, in the order the
+// mock prefers them.
+var shellTools = []string{"Bash", "run_shell_command", "bash", "shell", "exec_command"}
+
+// shellTool is the shell tool of a Chat Completions request: the script's,
+// else the first of shellTools that the request offers, else "Bash".
+func (s *Server) shellTool(doc any) string {
+	if s.script.ShellTool != "" {
+		return s.script.ShellTool
+	}
+	offered := map[string]bool{}
+	m, _ := doc.(map[string]any)
+	tools, _ := m["tools"].([]any)
+	for _, t := range tools {
+		t, _ := t.(map[string]any)
+		if name, _ := t["name"].(string); name != "" {
+			offered[name] = true
+		}
+		if f, ok := t["function"].(map[string]any); ok {
+			if name, _ := f["name"].(string); name != "" {
+				offered[name] = true
+			}
+		}
+	}
+	for _, name := range shellTools {
+		if offered[name] {
+			return name
+		}
+	}
+	return "Bash"
+}
+
+// chatCompletions answers a Chat Completions request, streamed (SSE
+// chunks, then "data: [DONE]") or as one JSON object: a tool call of step
+// (the shell tool being shellTool with {"command": …}), or, step nil, the
+// final text.
+func chatCompletions(w http.ResponseWriter, id string, step *Step, final, shellTool string, stream bool) {
+	message := obj{"role": "assistant"}
+	finish := "stop"
+	var toolCall obj
+	if step != nil {
+		name, a := call(step, shellTool, "command")
+		args, _ := json.Marshal(a)
+		toolCall = obj{"id": "call_" + id, "type": "function",
+			"function": obj{"name": name, "arguments": string(args)}}
+		message["content"] = nil
+		message["tool_calls"] = []any{toolCall}
+		finish = "tool_calls"
+	} else {
+		message["content"] = final
+	}
+	usage := obj{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+	base := func(object string) obj {
+		return obj{"id": "chatcmpl-" + id, "object": object, "created": 0, "model": "mock"}
+	}
+	if !stream {
+		resp := base("chat.completion")
+		resp["choices"] = []any{obj{"index": 0, "message": message, "finish_reason": finish}}
+		resp["usage"] = usage
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(resp)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	chunk := func(delta obj, finish any, usage any) {
+		c := base("chat.completion.chunk")
+		c["choices"] = []any{obj{"index": 0, "delta": delta, "finish_reason": finish}}
+		if usage != nil {
+			c["usage"] = usage
+		}
+		sse(w, "", c)
+	}
+	if toolCall != nil {
+		// The name first, then the arguments in a delta of their own, as
+		// OpenAI streams them: a client must join the pieces by index.
+		fn := toolCall["function"].(obj)
+		chunk(obj{"role": "assistant", "content": nil, "tool_calls": []any{obj{"index": 0, "id": toolCall["id"], "type": "function",
+			"function": obj{"name": fn["name"], "arguments": ""}}}}, nil, nil)
+		chunk(obj{"tool_calls": []any{obj{"index": 0, "function": obj{"arguments": fn["arguments"]}}}}, nil, nil)
+	} else {
+		chunk(obj{"role": "assistant", "content": ""}, nil, nil)
+		chunk(obj{"content": final}, nil, nil)
+	}
+	chunk(obj{}, finish, usage)
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
 }

@@ -1,6 +1,8 @@
 package mock_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -48,6 +50,20 @@ func TestScriptPerProtocol(t *testing.T) {
 			oneResult:  `{"tools":[{"name":"exec_command"}],"input":[{"type":"function_call_output","call_id":"c"}]}`,
 			twoResults: `{"tools":[{"name":"exec_command"}],"input":[{"type":"function_call_output"},{"type":"function_call_output"}]}`,
 			noTools:    `{"input":[{"role":"user","content":"go"}]}`,
+		},
+		{
+			name: "chat", path: "/v1/chat/completions", tool: `"name":"Bash"`,
+			noResult:   `{"tools":[{"type":"function","function":{"name":"Bash"}}],"messages":[{"role":"user","content":"go"}]}`,
+			oneResult:  `{"tools":[{"type":"function","function":{"name":"Bash"}}],"messages":[{"role":"assistant","tool_calls":[{"id":"c"}]},{"role":"tool","tool_call_id":"c","content":"x"}]}`,
+			twoResults: `{"tools":[{"type":"function","function":{"name":"Bash"}}],"messages":[{"role":"tool","content":"x"},{"role":"tool","content":"y"}]}`,
+			noTools:    `{"messages":[{"role":"user","content":"title?"}]}`,
+		},
+		{
+			name: "chat-stream", path: "/v1/chat/completions", tool: `"name":"run_shell_command"`,
+			noResult:   `{"stream":true,"tools":[{"type":"function","function":{"name":"read_file"}},{"type":"function","function":{"name":"run_shell_command"}}],"messages":[{"role":"user","content":"go"}]}`,
+			oneResult:  `{"stream":true,"tools":[{"type":"function","function":{"name":"run_shell_command"}}],"messages":[{"role":"tool","tool_call_id":"c","content":"x"}]}`,
+			twoResults: `{"stream":true,"tools":[{"type":"function","function":{"name":"run_shell_command"}}],"messages":[{"role":"tool","content":"x"},{"role":"tool","content":"y"}]}`,
+			noTools:    `{"stream":true,"messages":[{"role":"user","content":"title?"}]}`,
 		},
 		{
 			name: "gemini", path: "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", tool: `"name":"run_shell_command"`,
@@ -99,6 +115,7 @@ func TestStepsCallNamedTools(t *testing.T) {
 		{"/v1/messages", `{"tools":[{}],"messages":[]}`, `{"tools":[{}],"messages":[{"content":[{"type":"tool_result"}]}]}`},
 		{"/v1/responses", `{"tools":[{}],"input":[]}`, `{"tools":[{}],"input":[{"type":"function_call_output"}]}`},
 		{"/v1beta/models/m:streamGenerateContent?alt=sse", `{"tools":[{}],"contents":[]}`, `{"tools":[{}],"contents":[{"parts":[{"functionResponse":{}}]}]}`},
+		{"/v1/chat/completions", `{"tools":[{}],"messages":[]}`, `{"tools":[{}],"messages":[{"role":"tool","content":"ok"}]}`},
 	} {
 		got := post(t, s, tc.path, tc.first)
 		if !strings.Contains(got, `write_file`) || !strings.Contains(got, `@held.txt`) {
@@ -119,6 +136,8 @@ func TestToolResults(t *testing.T) {
 			{"role":"user","content":[{"type":"tool_result","tool_use_id":"b","is_error":true,"content":[{"type":"text","text":"two"}]}]}]}`},
 		{"responses", `{"input":[{"type":"function_call_output","call_id":"a","output":"one"},{"type":"message","content":"x"},
 			{"type":"function_call_output","call_id":"b","output":"two"}]}`},
+		{"chat", `{"messages":[{"role":"system","content":"s"},{"role":"tool","tool_call_id":"a","content":"one"},{"role":"user","content":"x"},
+			{"role":"tool","tool_call_id":"b","content":[{"type":"text","text":"two"}]}]}`},
 		{"gemini", `{"contents":[{"parts":[{"functionResponse":{"response":{"output":"one"}}}]},
 			{"parts":[{"text":"x"}]},{"parts":[{"functionResponse":{"response":{"error":"two"}}}]}]}`},
 	} {
@@ -147,5 +166,138 @@ func TestStepFreeformTool(t *testing.T) {
 	}
 	if res := mock.ToolResults(body); len(res) != 1 || res[0] != "denied" {
 		t.Fatalf("ToolResults = %q", res)
+	}
+}
+
+// chatToolCall is the one tool call of a Chat Completions answer, streamed
+// (its pieces joined by index, as a client does) or not, and the answer's
+// finish reason.
+func chatToolCall(t *testing.T, answer string, stream bool) (name string, args map[string]any, finish string) {
+	t.Helper()
+	type fn struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	}
+	type tc struct {
+		Index    int    `json:"index"`
+		ID       string `json:"id"`
+		Type     string `json:"type"`
+		Function fn     `json:"function"`
+	}
+	type choice struct {
+		Message struct {
+			ToolCalls []tc `json:"tool_calls"`
+		} `json:"message"`
+		Delta struct {
+			ToolCalls []tc `json:"tool_calls"`
+		} `json:"delta"`
+		FinishReason *string `json:"finish_reason"`
+	}
+	var joined tc
+	var calls int
+	decode := func(data string) {
+		var c struct {
+			Object  string   `json:"object"`
+			Choices []choice `json:"choices"`
+		}
+		if err := json.Unmarshal([]byte(data), &c); err != nil {
+			t.Fatalf("not JSON: %v: %s", err, data)
+		}
+		for _, ch := range c.Choices {
+			if ch.FinishReason != nil {
+				finish = *ch.FinishReason
+			}
+			for _, call := range append(ch.Message.ToolCalls, ch.Delta.ToolCalls...) {
+				if call.Index != 0 {
+					t.Fatalf("tool call index %d, want 0: %s", call.Index, data)
+				}
+				if call.ID != "" {
+					calls++
+					joined.ID, joined.Type = call.ID, call.Type
+				}
+				joined.Function.Name += call.Function.Name
+				joined.Function.Arguments += call.Function.Arguments
+			}
+		}
+	}
+	if !stream {
+		decode(answer)
+	} else {
+		if !strings.HasSuffix(answer, "data: [DONE]\n\n") {
+			t.Fatalf("stream does not end with [DONE]:\n%s", answer)
+		}
+		for _, ev := range strings.Split(strings.TrimSpace(answer), "\n\n") {
+			data, ok := strings.CutPrefix(ev, "data: ")
+			if !ok {
+				t.Fatalf("event %q is not a data line", ev)
+			}
+			if data != "[DONE]" {
+				decode(data)
+			}
+		}
+	}
+	if calls > 1 {
+		t.Fatalf("%d tool call ids in one answer, want 1:\n%s", calls, answer)
+	}
+	if calls == 1 {
+		if joined.Type != "function" {
+			t.Fatalf("tool call type %q, want function", joined.Type)
+		}
+		if err := json.Unmarshal([]byte(joined.Function.Arguments), &args); err != nil {
+			t.Fatalf("tool call arguments %q are not JSON: %v", joined.Function.Arguments, err)
+		}
+	}
+	return joined.Function.Name, args, finish
+}
+
+// Chat Completions, streamed and not: the tool call arrives whole (name,
+// arguments as a JSON string) with finish_reason "tool_calls", the shell
+// tool is the one the request offers (or the script's), and the final
+// answer is text with finish_reason "stop".
+func TestChatCompletions(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		s, err := mock.Start(mock.Script{Steps: []mock.Step{
+			{Tool: "Write", Args: map[string]any{"path": "held.txt", "content": "x"}},
+			{Shell: "echo second"},
+		}, Final: "All done."})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		tools := `"tools":[{"type":"function","function":{"name":"Write"}},{"type":"function","function":{"name":"bash"}}]`
+		body := func(msgs string) string {
+			return fmt.Sprintf(`{"model":"m","stream":%v,%s,"messages":[{"role":"user","content":"go"}%s]}`, stream, tools, msgs)
+		}
+		name, args, finish := chatToolCall(t, post(t, s, "/v1/chat/completions", body("")), stream)
+		if name != "Write" || args["path"] != "held.txt" || args["content"] != "x" || finish != "tool_calls" {
+			t.Errorf("stream=%v: first answer calls %q %v (finish %q), want Write of held.txt", stream, name, args, finish)
+		}
+		one := `,{"role":"assistant","content":null,"tool_calls":[{"id":"call_mock0","type":"function","function":{"name":"Write","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call_mock0","content":"ok"}`
+		name, args, finish = chatToolCall(t, post(t, s, "/v1/chat/completions", body(one)), stream)
+		if name != "bash" || args["command"] != "echo second" || len(args) != 1 || finish != "tool_calls" {
+			t.Errorf("stream=%v: second answer calls %q %v (finish %q), want the offered shell tool bash with the command", stream, name, args, finish)
+		}
+		two := one + `,{"role":"tool","tool_call_id":"call_mock1","content":"second"}`
+		got := post(t, s, "/v1/chat/completions", body(two))
+		name, _, finish = chatToolCall(t, got, stream)
+		if name != "" || finish != "stop" || !strings.Contains(got, "All done.") {
+			t.Errorf("stream=%v: last answer is not the final text with finish stop:\n%s", stream, got)
+		}
+		if stream && !strings.Contains(got, `"object":"chat.completion.chunk"`) {
+			t.Errorf("stream=%v: chunks are not chat.completion.chunk objects:\n%s", stream, got)
+		}
+		if !stream && !strings.Contains(got, `"object":"chat.completion"`) {
+			t.Errorf("stream=%v: the answer is not a chat.completion object:\n%s", stream, got)
+		}
+	}
+	// A script may name the shell tool.
+	s, err := mock.Start(mock.Script{Commands: []string{"echo x"}, ShellTool: "Shell", Final: "All done."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	name, args, _ := chatToolCall(t, post(t, s, "/v1/chat/completions", `{"tools":[{"type":"function","function":{"name":"bash"}}],"messages":[]}`), false)
+	if name != "Shell" || args["command"] != "echo x" {
+		t.Errorf("with ShellTool Shell the answer calls %q %v", name, args)
 	}
 }
