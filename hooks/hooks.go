@@ -136,6 +136,13 @@ func Run(req Request) Result {
 		res.warnf("%s %s hook: %v; doing nothing", name, req.Event, err)
 		return res
 	}
+	if ws.Enabled() {
+		// A session whose agent exited without its session-end hook
+		// (kimi -p) is finished by the next hook that runs here.
+		if _, err := ws.FinishExited(); err != nil {
+			res.warnf("%s %s hook: %v", name, req.Event, err)
+		}
+	}
 	if req.Event == PreEdit {
 		// The edited paths decide, not the working folder: a session may
 		// work outside the project and edit a file of it, or through an

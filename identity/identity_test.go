@@ -66,19 +66,31 @@ func TestRecordsAreFoundByPIDAndStartTime(t *testing.T) {
 	assert.Empty(t, Watch(Identity{Session: "kimi-2"}, dir, nil))
 }
 
-func TestWriteSweepsTheRecordsOfGoneProcesses(t *testing.T) {
+// Write keeps the records of gone processes (their sessions are finished
+// from them); Exited finds them, records only, and Remove deletes one.
+func TestExitedFindsTheRecordsOfGoneProcesses(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), DirName)
 	agent := sleeper(t)
 	require.NoError(t, os.MkdirAll(dir, 0o700))
-	reused := filepath.Join(dir, procs.ID{PID: agent.PID, Start: agent.Start + 1}.String())
-	require.NoError(t, os.WriteFile(reused, []byte(`{"session_id":"old"}`), 0o600))
+	reusedID := procs.ID{PID: agent.PID, Start: agent.Start + 1}
+	reused := filepath.Join(dir, reusedID.String())
+	require.NoError(t, os.WriteFile(reused, []byte(`{"session_id":"kimi-old","kind":"hook","pid":`+
+		strconv.Itoa(reusedID.PID)+`,"start":`+strconv.FormatUint(reusedID.Start, 10)+`}`), 0o600))
 	other := filepath.Join(dir, "notes.txt")
 	require.NoError(t, os.WriteFile(other, nil, 0o600))
 
 	_, err := Write(dir, agent, "claude-1", "claude", KindHook, time.Now())
 	require.NoError(t, err)
+	assert.FileExists(t, reused, "Write leaves a gone process's record for its session to be finished")
+	gone := Exited(dir)
+	require.Len(t, gone, 1, "only the record of the gone process (PID reused) is exited")
+	assert.Equal(t, reusedID, gone[0].ID)
+	assert.Equal(t, "kimi-old", gone[0].Record.Session)
+	require.NoError(t, Remove(dir, gone[0].ID))
+	require.NoError(t, Remove(dir, gone[0].ID), "removing twice is no error")
 	assert.NoFileExists(t, reused)
-	assert.FileExists(t, other, "only records are swept")
+	assert.Empty(t, Exited(dir))
+	assert.FileExists(t, other, "only records are touched")
 	assert.FileExists(t, filepath.Join(dir, agent.ID().String()))
 }
 

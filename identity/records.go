@@ -59,9 +59,9 @@ func Dir(home string) string { return filepath.Join(home, DirName) }
 
 // Write records that the process p runs session, in the folder dir
 // (created if missing), replacing an earlier record of the same process.
-// It then removes the records of processes that are gone or whose PID now
-// belongs to another process (start time differs): best effort, a record
-// it cannot remove is left for the next write.
+// Records of processes that are gone stay until their session is dealt
+// with (see Exited): a session whose agent process exited without its
+// session-end hook is finished from its record.
 func Write(dir string, p procs.Process, session, agent, kind string, now time.Time) (Record, error) {
 	r := Record{Session: session, Agent: agent, Kind: kind, PID: p.PID, Start: p.Start, Name: p.Name, RecordedAt: now.UTC()}
 	data, err := json.Marshal(r)
@@ -75,29 +75,52 @@ func Write(dir string, p procs.Process, session, agent, kind string, now time.Ti
 	if err := atomicfile.Write(filepath.Join(dir, p.ID().String()), append(data, '\n'), 0o600); err != nil {
 		return r, fmt.Errorf("agent record: %w", err)
 	}
-	Sweep(dir)
 	return r, nil
 }
 
-// Sweep removes the records of dir whose process is gone: no process has
-// the PID, or the one that has it started at another time.
-func Sweep(dir string) {
+// Gone is the record of an agent process that exited.
+type Gone struct {
+	ID procs.ID
+	// Record is the record's content; its Session is empty when the file
+	// could not be read or parsed (it is still the record of a gone
+	// process, to remove).
+	Record Record
+}
+
+// Exited returns the records of dir whose process is gone: no process has
+// the PID, or the one that has it started at another time. Where
+// processes cannot be read (procs.ErrUnsupported) it returns none.
+func Exited(dir string) []Gone {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return
+		return nil
 	}
+	var out []Gone
 	for _, e := range entries {
 		id, ok := parseName(e.Name())
 		if !ok || !e.Type().IsRegular() {
 			continue
 		}
 		if _, err := procs.Get(id.PID); errors.Is(err, procs.ErrUnsupported) {
-			return
+			return nil
 		}
-		if !procs.Alive(id) {
-			_ = os.Remove(filepath.Join(dir, e.Name()))
+		if procs.Alive(id) {
+			continue
 		}
+		r, _, _ := Read(dir, id)
+		out = append(out, Gone{ID: id, Record: r})
 	}
+	return out
+}
+
+// Remove deletes the record of process id from dir; a record already gone
+// is no error.
+func Remove(dir string, id procs.ID) error {
+	err := os.Remove(filepath.Join(dir, id.String()))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("agent record: %w", err)
+	}
+	return nil
 }
 
 // hasRecords reports whether dir holds at least one record's name.

@@ -315,9 +315,16 @@ func boundedDuration(what, s string, def, min, max time.Duration) (time.Duration
 	return d, nil
 }
 
-// workspaceOf returns the workspace of a real path.
+// workspaceOf returns the workspace of a real path. Every command that
+// opens one first finishes the sessions whose agent process exited
+// without finishing them (workspace.FinishExited): best effort, a session
+// it could not finish is retried by the next command.
 func (c *config) workspaceOf(realPath string) (*workspace.Workspace, error) {
-	return workspace.Open(realPath, c.Settings)
+	ws, err := workspace.Open(realPath, c.Settings)
+	if err == nil && ws.Enabled() {
+		_, _ = ws.FinishExited()
+	}
+	return ws, err
 }
 
 // workWorkspace returns the workspace of the working directory, for the
