@@ -31,7 +31,7 @@ var qwenAgent = agent{
 			"memory": map[string]any{"enableManagedAutoMemory": false, "enableManagedAutoDream": false,
 				"enableAutoSkill": false},
 		}))
-		return []string{"-p", prompt, "--approval-mode", "yolo", "--output-format", "json"},
+		return []string{"-p", prompt, "--approval-mode", "yolo", "--output-format", "stream-json"},
 			[]string{"OPENAI_BASE_URL=" + r.server.URL() + "/v1", "OPENAI_API_KEY=sk-mock", "OPENAI_MODEL=mock-model",
 				"QWEN_TELEMETRY_ENABLED=0", "QWEN_USAGE_STATISTICS_ENABLED=0"}
 	},
@@ -69,9 +69,13 @@ func qwenProgram(t *testing.T) string {
 func TestE2EQwen(t *testing.T) {
 	e2eOnly(t)
 	prog := qwenProgram(t)
-	t.Run("session", func(t *testing.T) { e2eSession(t, qwenAgent, prog) })
-	t.Run("wrapper", func(t *testing.T) { e2eWrapper(t, qwenAgent, prog) })
-	t.Run("notebook_edit", func(t *testing.T) { e2eQwenNotebook(t, qwenAgent, prog) })
+	// stream-json: a run killed at its deadline shows how far it got.
+	// Each run is offline: Qwen Code, the mock and every hook in a network
+	// namespace of their own with only loopback up (offline, as
+	// `unshare --net`).
+	t.Run("session", func(t *testing.T) { offline(t); e2eSession(t, qwenAgent, prog) })
+	t.Run("wrapper", func(t *testing.T) { offline(t); e2eWrapper(t, qwenAgent, prog) })
+	t.Run("notebook_edit", func(t *testing.T) { offline(t); e2eQwenNotebook(t, qwenAgent, prog) })
 }
 
 // e2eQwenNotebook: notebook_edit, Qwen's third edit tool, of a notebook
