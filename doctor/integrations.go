@@ -22,7 +22,11 @@ import (
 // they are trusted.
 func (d *run) integrations() []Check {
 	var checks []Check
-	for _, a := range all.Agents() {
+	agents := d.opts.Agents
+	if agents == nil {
+		agents = all.Agents()
+	}
+	for _, a := range agents {
 		p, err := setup.Open(d.project.Root, setup.Options{Settings: d.opts.Settings, Agents: []integrations.Agent{a}, Bin: d.opts.Bin})
 		if err != nil {
 			checks = append(checks, Check{Name: "integration-" + a.Name(), Status: Problem,

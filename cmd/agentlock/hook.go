@@ -36,9 +36,10 @@ payload on stdin. Events:
                  file's lock cannot be checked, deny the edit with one line
                  saying why and what to do instead: for claude and codex,
                  exit 0 and {"hookSpecificOutput":{"permissionDecision":"deny",
-                 "permissionDecisionReason":...}} on stdout; for gemini, exit 0
-                 and {"decision":"deny","reason":...}; for kimi, exit 2 and
-                 the line on stderr
+                 "permissionDecisionReason":...}} on stdout (qwen too); for
+                 gemini, exit 0 and {"decision":"deny","reason":...}; for
+                 kimi, exit 2 and the line on stderr; for an agent described
+                 by a manifest, the form its [deny] names
   session-start  register the session and tell the model its session id and who
                  holds what
   renew          renew every lock the session holds
