@@ -122,11 +122,7 @@ func instruction(in Instruction, d templates.AgentData) (integrations.Artifact, 
 	if in.Kind == "block" {
 		kind = integrations.ManagedBlock
 	}
-	purpose := in.Purpose
-	if purpose == "" {
-		purpose = "instructions"
-	}
-	a, err := integrations.Rendered(in.Path, integrations.Project, kind, file, d, purpose)
+	a, err := integrations.Rendered(in.Path, integrations.Project, kind, file, d, or(in.Purpose, "instructions"))
 	if in.Placement == "bottom" {
 		a.Placement = integrations.Bottom
 	}
@@ -169,10 +165,7 @@ func (a *Agent) hooksArtifact(bin string) (integrations.Artifact, error) {
 	if h.Scope == "user" {
 		scope = integrations.User
 	}
-	purpose := h.Purpose
-	if purpose == "" {
-		purpose = "hooks: lock before an edit, register at start, renew after each tool, finish at the end"
-	}
+	purpose := or(h.Purpose, "hooks: lock before an edit, register at start, renew after each tool, finish at the end")
 	art := integrations.Artifact{Path: h.Path, Scope: scope, Purpose: purpose}
 	var err error
 	if h.Format == "toml" {
