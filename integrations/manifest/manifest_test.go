@@ -176,3 +176,29 @@ func TestMalformedManifestsNameTheField(t *testing.T) {
 		}
 	}
 }
+
+// User-scope hooks are planned only with the user's consent (--global);
+// without it init says so, and the instructions do not claim a gate.
+func TestUserScopeHooksNeedConsent(t *testing.T) {
+	a := mini(t, "")
+	a.m.Hooks.Scope = "user"
+	arts, notes, err := a.Plan(integrations.Env{Bin: "agentlock"})
+	require.NoError(t, err)
+	for _, art := range arts {
+		assert.NotEqual(t, integrations.JSONHooks, art.Kind, "no hooks without --global")
+		assert.NotContains(t, string(art.Content), "hook of this repository also takes the lock")
+	}
+	require.NotEmpty(t, notes)
+	assert.Contains(t, notes[0], "--global")
+	arts, _, err = a.Plan(integrations.Env{Bin: "agentlock", Global: true})
+	require.NoError(t, err)
+	var hooks []integrations.Artifact
+	for _, art := range arts {
+		if art.Kind == integrations.JSONHooks {
+			hooks = append(hooks, art)
+		}
+	}
+	require.Len(t, hooks, 1)
+	assert.Equal(t, integrations.User, hooks[0].Scope)
+	assert.Equal(t, ".mini/hooks.json", hooks[0].Path)
+}
