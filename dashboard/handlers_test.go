@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,6 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/identity"
+	"github.com/agentlock/agentlock/internal/procs"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -448,4 +451,40 @@ func TestAreaLockShownAndReleased(t *testing.T) {
 	rec := f.release(t, releaseRequest{Path: area, SessionID: "gone-1", Stamp: stampString(st.Stamp)}, nil)
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	assert.Empty(t, f.stateOf(t, area).Owner)
+}
+
+// A session whose recorded agent process exited (kimi -p runs no
+// SessionEnd) shows as Finished, although the dashboard writes nothing
+// and the registry still lists it working; a session whose agent runs
+// stays working.
+func TestExitedAgentsSessionShownFinished(t *testing.T) {
+	f := newFixture(t, Options{})
+	dir := identity.Dir(f.ws.Home)
+	for _, id := range []string{"kimi-gone", "kimi-live"} {
+		f.register(t, id, "work")
+		child := exec.Command("sleep", "30")
+		require.NoError(t, child.Start())
+		t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
+		p, err := procs.Get(child.Process.Pid)
+		if err != nil {
+			t.Skipf("processes cannot be read here: %v", err)
+		}
+		_, err = identity.Write(dir, p, id, "kimi", identity.KindHook, time.Now())
+		require.NoError(t, err)
+		if id == "kimi-gone" {
+			require.NoError(t, child.Process.Kill())
+			_ = child.Wait()
+		}
+	}
+	rec := f.get(t, "/api/sessions")
+	require.Equal(t, http.StatusOK, rec.Code)
+	status := map[any]any{}
+	for _, s := range lines(t, rec.Body.Bytes()) {
+		status[s["session_id"]] = s["status"]
+	}
+	assert.Equal(t, map[any]any{"kimi-gone": core.StatusFinished, "kimi-live": core.StatusWorking}, status)
+	doc, err := f.ws.Registry().Load()
+	require.NoError(t, err)
+	gone, _ := doc.Find("kimi-gone")
+	assert.Equal(t, core.StatusWorking, gone.Status, "the dashboard only shows it; a command finishes it")
 }

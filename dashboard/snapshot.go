@@ -36,8 +36,14 @@ func (s *Server) take() (*Snapshot, error) {
 	if err != nil {
 		snap.RegistryErr = err
 	} else {
+		// A session whose agent process exited without finishing it
+		// (kimi -p) shows as ended until a command finishes it.
+		exited := s.ws.Exited()
 		for _, a := range doc.Agents {
 			if a.IsSession() {
+				if exited[a.SessionID] && a.Status == core.StatusWorking {
+					a.Status = core.StatusFinished
+				}
 				snap.Sessions = append(snap.Sessions, a)
 			}
 		}

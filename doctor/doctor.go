@@ -56,6 +56,9 @@ type Options struct {
 	Bin string
 	// CodexHome is $CODEX_HOME; empty means ~/.codex.
 	CodexHome string
+	// AgentDirs are agent CLIs' user folders moved by their variables
+	// (KIMI_CODE_HOME, ...; integrations.Env.AgentDirs).
+	AgentDirs map[string]string
 	// Skew is how far in the future a lock stamp may be before the clock
 	// check reports it; zero means DefaultSkew.
 	Skew time.Duration

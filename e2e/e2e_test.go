@@ -68,6 +68,9 @@ type agent struct {
 	// bypass is the step of the CLI's known bypass of the edit gate,
 	// aimed at held2.txt, and what it is.
 	bypass func(r *e2eRun) (pre []mock.Step, edit mock.Step, what string)
+	// initArgs are extra arguments of `agentlock init --agent <name>`
+	// (Kimi's hooks are user-level: --global).
+	initArgs []string
 }
 
 func shell(cmd string) mock.Step { return mock.Step{Shell: cmd} }
@@ -211,7 +214,7 @@ func newE2ERun(t *testing.T, a agent) *e2eRun {
 	if out, err := exec.Command("git", "-C", r.repo, "init", "-q").CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v: %s", err, out)
 	}
-	r.agentlock(t, "init", "--agent", a.cli.name)
+	r.agentlock(t, append([]string{"init", "--agent", a.cli.name}, a.initArgs...)...)
 	for name, text := range map[string]string{"held.txt": heldText, "held2.txt": heldText, "free.txt": freeText} {
 		r.write(t, filepath.Join(r.repo, name), text)
 	}

@@ -73,15 +73,28 @@ func TestExitedFindsTheRecordsOfGoneProcesses(t *testing.T) {
 	agent := sleeper(t)
 	require.NoError(t, os.MkdirAll(dir, 0o700))
 	reusedID := procs.ID{PID: agent.PID, Start: agent.Start + 1}
-	reused := filepath.Join(dir, reusedID.String())
-	require.NoError(t, os.WriteFile(reused, []byte(`{"session_id":"kimi-old","kind":"hook","pid":`+
-		strconv.Itoa(reusedID.PID)+`,"start":`+strconv.FormatUint(reusedID.Start, 10)+`}`), 0o600))
+	ns, err := procs.Namespace()
+	require.NoError(t, err)
+	record := func(id procs.ID, session, ns string) string {
+		path := filepath.Join(dir, id.String())
+		require.NoError(t, os.WriteFile(path, []byte(`{"session_id":"`+session+`","kind":"hook","pid":`+
+			strconv.Itoa(id.PID)+`,"start":`+strconv.FormatUint(id.Start, 10)+`,"pid_ns":"`+ns+`"}`), 0o600))
+		return path
+	}
+	reused := record(reusedID, "kimi-old", ns)
+	// Written in another PID namespace (a sandbox): its process is out of
+	// sight here, not known to be gone.
+	elsewhere := record(procs.ID{PID: agent.PID, Start: agent.Start + 2}, "kimi-sandboxed", "pid:[1]")
 	other := filepath.Join(dir, "notes.txt")
 	require.NoError(t, os.WriteFile(other, nil, 0o600))
 
-	_, err := Write(dir, agent, "claude-1", "claude", KindHook, time.Now())
+	_, err = Write(dir, agent, "claude-1", "claude", KindHook, time.Now())
 	require.NoError(t, err)
 	assert.FileExists(t, reused, "Write leaves a gone process's record for its session to be finished")
+	r, ok, err := Read(dir, agent.ID())
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, ns, r.PIDNamespace, "Write records its PID namespace")
 	gone := Exited(dir)
 	require.Len(t, gone, 1, "only the record of the gone process (PID reused) is exited")
 	assert.Equal(t, reusedID, gone[0].ID)
@@ -91,6 +104,7 @@ func TestExitedFindsTheRecordsOfGoneProcesses(t *testing.T) {
 	assert.NoFileExists(t, reused)
 	assert.Empty(t, Exited(dir))
 	assert.FileExists(t, other, "only records are touched")
+	assert.FileExists(t, elsewhere, "a record of another PID namespace is never judged")
 	assert.FileExists(t, filepath.Join(dir, agent.ID().String()))
 }
 

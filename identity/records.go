@@ -41,6 +41,10 @@ type Record struct {
 	// Name is the process's command name when it was recorded.
 	Name       string    `json:"name"`
 	RecordedAt time.Time `json:"recorded_at"`
+	// PIDNamespace is the PID namespace the record was written in
+	// (procs.Namespace): only a process of the same namespace can tell
+	// whether the recorded process is gone.
+	PIDNamespace string `json:"pid_ns,omitempty"`
 }
 
 // ID returns the identity of the recorded process.
@@ -64,6 +68,9 @@ func Dir(home string) string { return filepath.Join(home, DirName) }
 // session-end hook is finished from its record.
 func Write(dir string, p procs.Process, session, agent, kind string, now time.Time) (Record, error) {
 	r := Record{Session: session, Agent: agent, Kind: kind, PID: p.PID, Start: p.Start, Name: p.Name, RecordedAt: now.UTC()}
+	if ns, err := procs.Namespace(); err == nil {
+		r.PIDNamespace = ns
+	}
 	data, err := json.Marshal(r)
 	if err != nil {
 		return r, fmt.Errorf("agent record: %w", err)
@@ -80,18 +87,22 @@ func Write(dir string, p procs.Process, session, agent, kind string, now time.Ti
 
 // Gone is the record of an agent process that exited.
 type Gone struct {
-	ID procs.ID
-	// Record is the record's content; its Session is empty when the file
-	// could not be read or parsed (it is still the record of a gone
-	// process, to remove).
+	ID     procs.ID
 	Record Record
 }
 
 // Exited returns the records of dir whose process is gone: no process has
-// the PID, or the one that has it started at another time. Where
-// processes cannot be read (procs.ErrUnsupported) it returns none.
+// the PID, or the one that has it started at another time. Only records
+// written in the caller's PID namespace are judged: from a sandbox with a
+// namespace of its own (Codex's workspace-write), the recorded harness is
+// out of sight, not gone. Where processes or the namespace cannot be read
+// it returns none; records that cannot be read are left alone.
 func Exited(dir string) []Gone {
 	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	ns, err := procs.Namespace()
 	if err != nil {
 		return nil
 	}
@@ -107,8 +118,9 @@ func Exited(dir string) []Gone {
 		if procs.Alive(id) {
 			continue
 		}
-		r, _, _ := Read(dir, id)
-		out = append(out, Gone{ID: id, Record: r})
+		if r, ok, err := Read(dir, id); err == nil && ok && r.PIDNamespace == ns {
+			out = append(out, Gone{ID: id, Record: r})
+		}
 	}
 	return out
 }

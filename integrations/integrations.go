@@ -100,6 +100,11 @@ type Artifact struct {
 	Placement Placement
 	// Purpose says in a few words what the artifact is for.
 	Purpose string
+	// Unsupported marks what an older agentlock wrote for a CLI it no
+	// longer supports (the legacy kimi-cli): planned only for uninit
+	// (Env.Removing), so that it is removed; doctor warns while it is
+	// there.
+	Unsupported bool
 }
 
 // Env is what an agent may know when it plans.
@@ -110,6 +115,10 @@ type Env struct {
 	UserHome string
 	// Global is the user's consent to user-scope artifacts.
 	Global bool
+	// Removing tells that the plan is for uninit: an agent lists too the
+	// artifacts its plan for init leaves out (for want of consent, or
+	// written by an older agentlock), so that what was written is removed.
+	Removing bool
 	// Exists reports whether a path exists; agents use it to detect which
 	// generation of a CLI is installed.
 	Exists func(path string) bool

@@ -90,7 +90,7 @@ func (a Artifact) Label() string {
 // them (Env.Global is false): uninit names them instead of editing them.
 func (s Setup) LeftInUserFiles() []LeftFile {
 	env := s.Env
-	env.Global = true
+	env.Global, env.Removing = true, true
 	var out []LeftFile
 	for _, agent := range s.Agents {
 		arts, _, err := agent.Plan(env)

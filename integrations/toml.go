@@ -151,6 +151,7 @@ func removeStrayTOMLHooks(text []byte, comment, fingerprint string) ([]byte, err
 	}
 	lines := bytes.SplitAfter(text, []byte("\n"))
 	var out bytes.Buffer
+	droppedLast := false
 	for i, pos := 0, 0; i < len(lines); {
 		line := lines[i]
 		if !tomlHooksHeader().Match(bytes.TrimRight(line, "\r\n")) || inBlock(pos) {
@@ -167,8 +168,16 @@ func removeStrayTOMLHooks(text []byte, comment, fingerprint string) ([]byte, err
 		}
 		if !bytes.Contains(text[pos:end], []byte(fingerprint)) {
 			out.Write(text[pos:end])
+			droppedLast = false
+		} else {
+			droppedLast = end == len(text)
 		}
 		i, pos = j, end
+	}
+	if b := out.Bytes(); droppedLast && bytes.HasSuffix(b, []byte("\n\n")) {
+		// The blank lines before the last table, gone, separated it
+		// from the table above.
+		return append(bytes.TrimRight(b, "\r\n"), '\n'), nil
 	}
 	return out.Bytes(), nil
 }

@@ -1,6 +1,7 @@
 package integrations
 
 import (
+	"io/fs"
 	"path/filepath"
 
 	"github.com/agentlock/agentlock/internal/atomicfile"
@@ -25,7 +26,13 @@ func (e Engine) Write(c Change) error {
 	if mode == 0 {
 		mode = 0o644
 	}
-	if err := atomicfile.MkdirAll(filepath.Dir(c.Path), root, 0o755); err != nil {
+	// A private file's new folders are private too (Kimi Code's
+	// ~/.kimi-code, which will hold API keys).
+	dirMode := fs.FileMode(0o755)
+	if mode&0o077 == 0 {
+		dirMode = 0o700
+	}
+	if err := atomicfile.MkdirAll(filepath.Dir(c.Path), root, dirMode); err != nil {
 		return err
 	}
 	return atomicfile.Write(c.Path, c.New, mode)

@@ -182,17 +182,21 @@ func (e *ProblemsError) Error() string {
 }
 
 // PlanInstall computes what init changes.
-func (p *Project) PlanInstall() (*Plan, error) { return p.plan(p.set.Engine.Install) }
+func (p *Project) PlanInstall() (*Plan, error) { return p.plan(p.set, p.set.Engine.Install) }
 
 // PlanUninstall computes what uninit changes.
-func (p *Project) PlanUninstall() (*Plan, error) { return p.plan(p.set.Engine.Uninstall) }
+func (p *Project) PlanUninstall() (*Plan, error) {
+	set := p.set
+	set.Env.Removing = true
+	return p.plan(set, set.Engine.Uninstall)
+}
 
-func (p *Project) plan(compute func(integrations.Artifact) (integrations.Change, error)) (*Plan, error) {
-	arts, notes, err := p.set.Plan()
+func (p *Project) plan(set integrations.Setup, compute func(integrations.Artifact) (integrations.Change, error)) (*Plan, error) {
+	arts, notes, err := set.Plan()
 	if err != nil {
 		return nil, err
 	}
-	changes, problems := p.set.Changes(arts, compute)
+	changes, problems := set.Changes(arts, compute)
 	if len(problems) > 0 {
 		pe := &ProblemsError{}
 		for _, e := range problems {

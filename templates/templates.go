@@ -59,7 +59,6 @@ type AgentData struct {
 	Provider    string // the vendor recorded in the registry: "anthropic"
 	Wrapper     string // the wrapper script's path in the project
 	PreEditHook bool   // the project installs a pre-edit hook for this agent
-	KimiCode    bool   // Kimi: the Kimi Code CLI generation rather than the legacy kimi-cli
 	// SessionIDText, when set, is the "session-id" partial of an agent
 	// described by a manifest (it has no folder of its own in agents/).
 	SessionIDText string

@@ -29,43 +29,62 @@ func (w *Workspace) FinishExited() ([]Finished, error) {
 	if len(gone) == 0 {
 		return nil, nil
 	}
+	ended := endedSessions(dir, gone)
 	var doc *core.Document
 	var out []Finished
 	var errs []error
 	done := map[string]error{}
 	for _, g := range gone {
 		id := g.Record.Session
-		if err, seen := done[id]; id == "" || seen {
-			if err == nil {
-				errs = append(errs, identity.Remove(dir, g.ID))
-			}
-			continue
-		}
-		if len(identity.OfSession(dir, id)) > 0 {
-			// Another process runs the session now.
-			done[id] = nil
+		if !ended[id] {
+			// Unreadable, or another process runs the session now.
 			errs = append(errs, identity.Remove(dir, g.ID))
 			continue
 		}
-		if doc == nil {
-			d, err := w.Registry().Load()
-			if err != nil {
-				return out, fmt.Errorf("finish the sessions of exited agents: %w", err)
+		err, seen := done[id]
+		if !seen {
+			if doc == nil {
+				d, lerr := w.Registry().Load()
+				if lerr != nil {
+					return out, fmt.Errorf("finish the sessions of exited agents: %w", lerr)
+				}
+				doc = &d
 			}
-			doc = &d
+			var f Finished
+			f, err = w.finishGone(doc, id)
+			done[id] = err
+			if err != nil {
+				errs = append(errs, fmt.Errorf("finish %s, whose agent process %s exited: %w", id, g.ID, err))
+			} else if f.Registered || len(f.Released) > 0 {
+				out = append(out, f)
+			}
 		}
-		f, err := w.finishGone(doc, id)
-		done[id] = err
-		if err != nil {
-			errs = append(errs, fmt.Errorf("finish %s, whose agent process %s exited: %w", id, g.ID, err))
-			continue
+		if err == nil {
+			errs = append(errs, identity.Remove(dir, g.ID))
 		}
-		if f.Registered || len(f.Released) > 0 {
-			out = append(out, f)
-		}
-		errs = append(errs, identity.Remove(dir, g.ID))
 	}
 	return out, errors.Join(errs...)
+}
+
+// Exited returns the ids of the sessions whose recorded agent processes
+// have all exited: those FinishExited would finish. It writes nothing, for
+// a view that shows them as ended until a command finishes them (the
+// dashboard).
+func (w *Workspace) Exited() map[string]bool {
+	dir := identity.Dir(w.Home)
+	return endedSessions(dir, identity.Exited(dir))
+}
+
+// endedSessions returns the sessions of the gone records that no record of
+// a live process in dir runs.
+func endedSessions(dir string, gone []identity.Gone) map[string]bool {
+	ended := map[string]bool{}
+	for _, g := range gone {
+		if id := g.Record.Session; id != "" && !ended[id] && len(identity.OfSession(dir, id)) == 0 {
+			ended[id] = true
+		}
+	}
+	return ended
 }
 
 // finishGone finishes session id, whose agent process exited, as doc (the

@@ -31,6 +31,8 @@ check — ok, warn or problem — with what to do:
   integration-<agent>  each connected agent CLI's files are up to date
   codex-hook-trust, gemini-folder-trust, qwen-project-trust
                       the harness runs agentlock's hooks
+  kimi-legacy         the kimi on PATH is Kimi Code, not the unsupported legacy
+      kimi-cli, and no file is left for kimi-cli
   agent-registry-0.2  no live 0.2 lock that this project's agents do not see
   lock-files          no corrupt, busy, linked or foreign file in the lock folder
   clock               no lock stamped in the future
@@ -66,7 +68,7 @@ func doctorRun(opts *DoctorOptions) error {
 		return err
 	}
 	checks, err := doctor.Run(doctor.Options{Dir: wd, Settings: c.Settings, SearchPath: c.SearchPath, Self: self, CodexHome: c.CodexHome,
-		Agents: c.Agents})
+		AgentDirs: c.AgentDirs, Agents: c.Agents})
 	if err != nil {
 		return err
 	}

@@ -85,6 +85,7 @@ func TestExitedAgentsSessionIsFinished(t *testing.T) {
 				Stdin: strings.Join(append(steps, `{"sleep":"`+sleep+`"}`), "\n") + "\n"})
 			waitFor(t, func() bool { s, held := sessionStatus(t, p, "kimi-k1"); return s == "OnWorking" && held })
 			assert.Contains(t, p.read("acquired.txt"), "kimi-k1")
+			inSandbox(t, p)
 			if tc.kill {
 				require.NoError(t, agent.Signal(syscall.SIGKILL))
 			}
@@ -106,6 +107,31 @@ func TestExitedAgentsSessionIsFinished(t *testing.T) {
 			bystander.Wait(t)
 		})
 	}
+}
+
+// inSandbox runs agentlock show and status in a PID namespace of their
+// own, as a command in Codex's workspace-write sandbox runs: the recorded
+// agent processes are out of sight there, not gone, and no session may be
+// finished. Skipped where no PID namespace can be made (not root).
+func inSandbox(t *testing.T, p *project) {
+	t.Helper()
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Log("no unshare: the PID-namespace case is not checked")
+		return
+	}
+	probe := exec.Command(unshare, "--pid", "--fork", "--mount-proc", "true")
+	if out, err := probe.CombinedOutput(); err != nil {
+		t.Logf("unshare --pid cannot run here (%v: %s): the PID-namespace case is not checked", err, out)
+		return
+	}
+	for _, args := range [][]string{{"show", "--json"}, {"status", "--json"}} {
+		r := proctest.Run(t, unshare, proctest.Cmd{Args: append([]string{"--pid", "--fork", "--mount-proc", harness(t).Bin}, args...), Env: p.env, Dir: p.dir})
+		requireExit(t, 0, r)
+	}
+	status, holds := sessionStatus(t, p, "kimi-k1")
+	require.Equal(t, "OnWorking", status, "a command in a PID namespace of its own finished a session whose agent runs")
+	require.True(t, holds)
 }
 
 // waitFor polls cond for a few seconds and fails the test if it never

@@ -54,8 +54,11 @@ and a wrapper script scripts/agentlock-<agent>. Files agentlock owns carry an
 .gitignore) it writes only between its BEGIN/END markers; in JSON settings it
 adds only its own hook entries. Everything else is left byte for byte.
 
-Kimi reads hooks only from the user-wide ~/.kimi*/config.toml: they are added
-there only with --global. Running init twice changes nothing.
+Kimi Code reads hooks only from the user-level ~/.kimi-code/config.toml
+($KIMI_CODE_HOME/config.toml), for every project: init writes them there, and
+Kimi's project files, only with --global (the hooks gate only projects set up for
+agentlock and do nothing elsewhere); without it, init writes nothing for Kimi and
+says so. Running init twice changes nothing.
 
 With --git-hook, also install git's pre-commit guard ("agentlock guard --staged")
 in the folder git runs hooks from (core.hooksPath when set): a commit that
@@ -86,7 +89,7 @@ configured: install it first (init refuses, changing nothing, when it finds none
 		Example: `  agentlock init --agent claude --agent codex
   agentlock init --agent all --dry-run      # show the diff, write nothing
   agentlock init --agent all --check        # exit 1 when anything would change (CI)
-  agentlock init --agent kimi --global      # also add Kimi's user-wide hooks
+  agentlock init --agent kimi --global      # Kimi Code: its hooks are user-level
   agentlock init --agent ./tools/mycli.toml # an agent described by a manifest
   agentlock init --git-hook                 # refuse commits of files others hold
   agentlock init --home ~/Desktop/agent-registry   # share agent-registry 0.2's home`,
@@ -107,7 +110,7 @@ configured: install it first (init refuses, changing nothing, when it finds none
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&opts.Agents, "agent", nil, "agent to connect: "+strings.Join(all.Names(), ", ")+", all, or path/to/agent.toml (repeat or comma-separate)")
-	fl.BoolVar(&opts.Global, "global", false, "also write user-wide files outside the project (Kimi's hooks in ~/.kimi*/config.toml)")
+	fl.BoolVar(&opts.Global, "global", false, "also write user-level files outside the project (Kimi Code's hooks in ~/.kimi-code/config.toml)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print what would change as a diff; write nothing")
 	fl.BoolVar(&opts.Check, "check", false, "write nothing; exit 1 when anything would change")
 	fl.StringVar(&opts.Home, "home", "", "keep the registry and locks in this folder, shared (agent-registry 0.2's home, say)")
@@ -206,8 +209,9 @@ with the folders that this leaves empty.
 
 With --agent, only that agent's files. Without it, every agent's, the
 .gitignore block, and .agent-registry/ itself when no lock is held and no
-session is working (otherwise it is kept, and said so). User-wide files (Kimi's
-hooks) are touched only with --global.`,
+session is working (otherwise it is kept, and said so). User-level files (Kimi
+Code's hooks, and those an older agentlock wrote for the legacy kimi-cli) are
+touched only with --global.`,
 		Example: `  agentlock uninit --agent codex
   agentlock uninit --dry-run
   agentlock uninit --global`,
@@ -221,7 +225,7 @@ hooks) are touched only with --global.`,
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&opts.Agents, "agent", nil, "agent to disconnect: "+strings.Join(all.Names(), ", ")+" or all (default: all, and the project set-up)")
-	fl.BoolVar(&opts.Global, "global", false, "also edit user-wide files outside the project (Kimi's hooks)")
+	fl.BoolVar(&opts.Global, "global", false, "also edit user-level files outside the project (Kimi Code's hooks)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print what would change as a diff; write nothing")
 	fl.BoolVar(&opts.GitHook, "git-hook", false, "remove git's pre-commit guard (plain uninit removes it too)")
 	return cmd

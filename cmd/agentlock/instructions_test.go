@@ -65,9 +65,13 @@ var instructedAgents = []instructedAgent{
 		},
 	},
 	{
-		name: "kimi", harnessID: "kimi-uuid-9", initArgs: []string{"--global"},
-		edit: func(abs, _ string) map[string]any {
-			return map[string]any{"tool_name": "WriteFile", "tool_input": map[string]any{"path": abs, "content": "b"}}
+		// Kimi Code: hooks only in the user-level config.toml (init
+		// --global), payload session_id "session_<uuid>" and
+		// tool_input.path, relative to the payload's cwd; no session
+		// variable in its Bash tool (research/harnesses-verified.md).
+		name: "kimi", harnessID: "session_7c0e5b8a-kimi", initArgs: []string{"--global"},
+		edit: func(_, rel string) map[string]any {
+			return map[string]any{"tool_name": "Edit", "tool_input": map[string]any{"path": rel, "old_string": "a", "new_string": "b"}}
 		},
 	},
 	{
@@ -120,9 +124,6 @@ func followInstructions(t *testing.T, h *proctest.Harness, fake string, a instru
 	}
 	env := append(hermeticEnv(t, root), teamStore(t)...)
 	home := filepath.Join(root, "home")
-	if a.name == "kimi" {
-		require.NoError(t, os.MkdirAll(filepath.Join(home, ".kimi"), 0o700))
-	}
 	run := func(args ...string) proctest.Result {
 		t.Helper()
 		return h.Run(t, proctest.Cmd{Args: args, Env: env, Dir: project})

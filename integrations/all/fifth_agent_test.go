@@ -82,7 +82,7 @@ func TestAFifthAgentNeedsOnePackage(t *testing.T) {
 	assert.Equal(t, "fail", results["TestPlansMatchGoldenFiles/fake"], output["TestPlansMatchGoldenFiles/fake"])
 	assert.Contains(t, output["TestPlansMatchGoldenFiles/fake"], `agent "fake" has no golden files`)
 	assert.Contains(t, output["TestPlansMatchGoldenFiles/fake"], "go test ./integrations/all -update")
-	for _, other := range []string{"claude", "codex", "gemini", "kimi", "kimi-code"} {
+	for _, other := range []string{"claude", "codex", "gemini", "kimi"} {
 		assert.Equal(t, "pass", results["TestPlansMatchGoldenFiles/"+other], "the other agents' golden files still match")
 	}
 	assert.Equal(t, "pass", results["TestEveryAgentHasTemplates"], "templates/agents/fake is the fake agent's folder")

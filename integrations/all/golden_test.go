@@ -40,9 +40,6 @@ func goldenVariants() []goldenVariant {
 	for _, a := range all.Agents() {
 		vs = append(vs, goldenVariant{dir: a.Name(), agent: a})
 	}
-	if kimi, ok := all.Lookup("kimi"); ok { // Kimi Code is told apart by its user folder
-		vs = append(vs, goldenVariant{dir: "kimi-code", agent: kimi, exists: "/home/user/.kimi-code"})
-	}
 	return vs
 }
 

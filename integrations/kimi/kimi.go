@@ -1,11 +1,15 @@
-// Package kimi integrates Kimi with agentlock, for both CLI generations
-// that install the "kimi" command: the legacy kimi-cli (~/.kimi) and Kimi
-// Code (~/.kimi-code), detected by the user's folder. It writes the
-// per-tool instruction file (.kimi/AGENTS.md or .kimi-code/AGENTS.md) and a
-// wrapper script. Kimi reads hooks only from the user's config.toml, for
-// every project, so the hooks are added there only with the user's
-// consent (init --global), as a marked block, never re-serialising a file
-// that also holds API keys.
+// Package kimi integrates Kimi Code CLI (npm @moonshot-ai/kimi-code, the
+// "kimi" command) with agentlock. Kimi Code reads hooks only from the
+// user's config.toml ($KIMI_CODE_HOME, else ~/.kimi-code), for every
+// project: so the hooks are added there, only with the user's consent
+// (init --global), as a marked block, never re-serialising a file that
+// also holds API keys. The hooks decide from the payload's cwd and paths,
+// so one entry serves every project and does nothing outside agentlock
+// projects. In the project it writes .kimi-code/AGENTS.md (instructions
+// Kimi Code loads beside AGENTS.md) and a wrapper script.
+//
+// The legacy Python kimi-cli (~/.kimi, archived upstream) is not
+// supported: uninit still removes what an older agentlock wrote for it.
 package kimi
 
 import (
@@ -17,7 +21,7 @@ import (
 	"github.com/agentlock/agentlock/templates"
 )
 
-// Agent is Kimi (kimi-cli or Kimi Code).
+// Agent is Kimi Code CLI.
 type Agent struct{}
 
 var _ integrations.Agent = Agent{}
@@ -29,71 +33,92 @@ func (Agent) Name() string { return "kimi" }
 func (Agent) Provider() string { return "moonshot" }
 
 // Title implements integrations.Agent.
-func (Agent) Title() string { return "Kimi CLI" }
+func (Agent) Title() string { return "Kimi Code CLI" }
 
-// SessionEnvVar implements integrations.Agent: Kimi gives its session id
-// to hooks on stdin only.
+// SessionEnvVar implements integrations.Agent: Kimi Code gives its session
+// id to hooks on stdin only, and none to its Bash tool.
 func (Agent) SessionEnvVar() string { return "" }
 
-// Variables that move Kimi's user folder: Kimi Code's and kimi-cli's.
+// Variables that move Kimi's user folder: Kimi Code's, and the legacy
+// kimi-cli's (read only to remove what an older agentlock wrote there).
 const (
 	KimiCodeHomeVar = "KIMI_CODE_HOME"
 	KimiShareDirVar = "KIMI_SHARE_DIR"
 )
 
-// location is where the installed Kimi generation keeps its config.toml.
-type location struct {
-	kimiCode bool
-	project  string // the per-tool folder in the project: .kimi-code or .kimi
-	config   string // config.toml: below the home, or absolute
-	label    string // config.toml as the user knows it
-}
-
-// locate finds the installed generation and its folder: KIMI_CODE_HOME
-// (Kimi Code), else ~/.kimi-code when it exists, else KIMI_SHARE_DIR
-// (kimi-cli), else ~/.kimi.
-func locate(env integrations.Env) location {
+// Config is where Kimi Code keeps its config.toml, as an artifact path
+// (below the user's home, or absolute when KIMI_CODE_HOME moves it) and as
+// the user knows it.
+func Config(env integrations.Env) (path, label string) {
 	if dir := env.AgentDirs[KimiCodeHomeVar]; dir != "" {
 		p := filepath.Join(dir, "config.toml")
-		return location{kimiCode: true, project: ".kimi-code", config: p, label: p}
+		return p, p
 	}
-	if env.UserHome != "" && env.Exists != nil && env.Exists(filepath.Join(env.UserHome, ".kimi-code")) {
-		return location{kimiCode: true, project: ".kimi-code", config: ".kimi-code/config.toml", label: "~/.kimi-code/config.toml"}
-	}
-	if dir := env.AgentDirs[KimiShareDirVar]; dir != "" {
-		p := filepath.Join(dir, "config.toml")
-		return location{project: ".kimi", config: p, label: p}
-	}
-	return location{project: ".kimi", config: ".kimi/config.toml", label: "~/.kimi/config.toml"}
+	return ".kimi-code/config.toml", "~/.kimi-code/config.toml"
 }
 
-// Plan implements integrations.Agent.
-func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
-	loc := locate(env)
-	title := "Kimi CLI"
-	if loc.kimiCode {
-		title = "Kimi Code CLI"
+// legacyConfig is the legacy kimi-cli's config.toml: $KIMI_SHARE_DIR,
+// else ~/.kimi.
+func legacyConfig(env integrations.Env) string {
+	if dir := env.AgentDirs[KimiShareDirVar]; dir != "" {
+		return filepath.Join(dir, "config.toml")
 	}
-	d := templates.AgentData{Bin: env.Bin, Agent: a.Name(), Title: title, Command: "kimi", Provider: a.Provider(),
-		Wrapper: integrations.WrapperPath(a.Name()), PreEditHook: env.Global, KimiCode: loc.kimiCode}
+	return ".kimi/config.toml"
+}
+
+// UserLevelNote is what init says when it leaves Kimi out for want of
+// consent to the user-level file.
+func UserLevelNote(label string) string {
+	return "not set up: Kimi Code reads hooks only from the user-level " + label +
+		", so agentlock's hooks must go there, for every project (they gate only the projects set up for agentlock " +
+		"and do nothing elsewhere). Without them nothing would gate Kimi's edits, so nothing was written for Kimi: " +
+		"run `agentlock init --agent kimi --global`."
+}
+
+// Plan implements integrations.Agent. Without consent to user files
+// (env.Global) init plans nothing for Kimi, since nothing would gate its
+// edits; uninit (env.Removing) still removes the project's files, and
+// what an older agentlock wrote for the legacy kimi-cli.
+func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
+	config, label := Config(env)
 	var p integrations.Plan
-	p.Add(integrations.Rendered(loc.project+"/AGENTS.md", integrations.Project, integrations.OwnedFile, "rule.md.tmpl", d,
-		"instructions "+title+" loads beside AGENTS.md"))
+	if !env.Global && !env.Removing {
+		p.Notes = append(p.Notes, UserLevelNote(label))
+		return p.Result()
+	}
+	d := templates.AgentData{Bin: env.Bin, Agent: a.Name(), Title: a.Title(), Command: "kimi", Provider: a.Provider(),
+		Wrapper: integrations.WrapperPath(a.Name()), PreEditHook: true}
+	p.Add(integrations.Rendered(".kimi-code/AGENTS.md", integrations.Project, integrations.OwnedFile, "rule.md.tmpl", d,
+		"instructions Kimi Code loads beside AGENTS.md"))
 	p.Add(integrations.Wrapper(d))
 	if env.Global {
-		p.Add(integrations.Rendered(loc.config, integrations.User, integrations.TOMLBlock, "hooks.toml.tmpl", d,
-			"hooks (user-wide; they do nothing outside agentlock projects)"))
-	} else {
-		p.Notes = append(p.Notes, "Kimi reads hooks only from "+loc.label+", for every project: "+
-			"run again with --global to add agentlock's hooks there (they do nothing in projects without agentlock).")
+		hooks, err := integrations.Rendered(config, integrations.User, integrations.TOMLBlock, "hooks.toml.tmpl", d,
+			"hooks, user-level: Kimi Code runs them in every project, and they gate only projects set up for agentlock")
+		// Created private, with its folder: Kimi keeps API keys in it.
+		hooks.Mode = 0o600
+		p.Add(hooks, err)
+	}
+	if env.Removing {
+		// Written by agentlock for kimi-cli before Kimi Code replaced it.
+		p.Add(unsupported(integrations.Rendered(".kimi/AGENTS.md", integrations.Project, integrations.OwnedFile, "rule.md.tmpl", d,
+			"instructions for the legacy kimi-cli (unsupported)")))
+		if env.Global {
+			p.Add(unsupported(integrations.Rendered(legacyConfig(env), integrations.User, integrations.TOMLBlock, "hooks.toml.tmpl", d,
+				"hooks for the legacy kimi-cli (unsupported)")))
+		}
 	}
 	return p.Result()
 }
 
-// EditedPaths implements integrations.Agent: WriteFile/StrReplaceFile
-// (kimi-cli) and Write/Edit (Kimi Code) carry tool_input.path, maybe
-// relative, and Kimi expands a leading "~" (Python's expanduser) before it
-// writes: so does the hook, with the user's home. A "~" the hook cannot
+// unsupported marks an artifact of the legacy kimi-cli.
+func unsupported(a integrations.Artifact, err error) (integrations.Artifact, error) {
+	a.Unsupported = true
+	return a, err
+}
+
+// EditedPaths implements integrations.Agent: Write and Edit carry
+// tool_input.path, maybe relative to the payload's cwd, and Kimi expands a
+// leading "~" before it writes: so does the hook, with the user's home. A "~" the hook cannot
 // expand (no home known, or another user's "~name") is a path it cannot
 // check.
 func (Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
@@ -111,8 +136,8 @@ func (Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
 	return []string{filepath.Join(in.UserHome, rest)}, nil
 }
 
-// SessionContext implements integrations.Agent: Kimi adds a hook's plain
-// stdout to the context.
+// SessionContext implements integrations.Agent: Kimi Code adds the plain
+// stdout of a UserPromptSubmit hook to the context.
 func (Agent) SessionContext(text string) ([]byte, error) {
 	return []byte(text + "\n"), nil
 }

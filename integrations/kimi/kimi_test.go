@@ -2,7 +2,7 @@ package kimi
 
 import (
 	"encoding/json"
-	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -13,13 +13,11 @@ import (
 	"github.com/agentlock/agentlock/integrations"
 )
 
-// hooksOf renders the user-wide hooks of one Kimi generation and decodes
-// them as Kimi reads them.
-func hooksOf(t *testing.T, kimiCode bool) []map[string]any {
+// hooksOf renders the user-level hooks and decodes them as Kimi Code
+// reads them.
+func hooksOf(t *testing.T) []map[string]any {
 	t.Helper()
-	home := t.TempDir()
-	env := integrations.Env{Bin: "agentlock", UserHome: home, Global: true,
-		Exists: func(p string) bool { return kimiCode && p == filepath.Join(home, ".kimi-code") }}
+	env := integrations.Env{Bin: "agentlock", UserHome: t.TempDir(), Global: true}
 	artifacts, _, err := Agent{}.Plan(env)
 	require.NoError(t, err)
 	for _, a := range artifacts {
@@ -43,23 +41,69 @@ func events(hooks []map[string]any) []string {
 	return out
 }
 
-// Only events every version of each generation loads: SessionHeartbeat
-// (Kimi Code 0.32.0 and later) would make an older Kimi drop the whole
-// hooks section, the user's hooks included. Kimi Code gets the session id
-// to the model through UserPromptSubmit, whose output it adds to the
-// context (SessionStart's it does not).
+// Only events every Kimi Code version loads: SessionHeartbeat (0.32.0 and
+// later) would make an older one drop the whole hooks section, the user's
+// hooks included. The session id reaches the model through
+// UserPromptSubmit, whose output Kimi Code adds to the context
+// (SessionStart's it does not). The edit gate matches exactly Write and
+// Edit (Kimi's matcher is an unanchored regular expression).
 func TestKimiHooksUseEventsEveryVersionLoads(t *testing.T) {
-	code := events(hooksOf(t, true))
+	hooks := hooksOf(t)
+	code := events(hooks)
 	assert.NotContains(t, code, "SessionHeartbeat")
 	assert.Contains(t, code, "UserPromptSubmit")
-	legacy := events(hooksOf(t, false))
-	assert.NotContains(t, legacy, "SessionHeartbeat")
-	assert.NotContains(t, legacy, "UserPromptSubmit", "kimi-cli adds no hook output to the context")
-	for _, h := range hooksOf(t, true) {
-		if h["event"] == "UserPromptSubmit" {
+	for _, h := range hooks {
+		for k := range h {
+			assert.Contains(t, []string{"event", "command", "matcher", "timeout"}, k, "Kimi Code refuses a config with any other hook field")
+		}
+		switch h["event"] {
+		case "UserPromptSubmit":
 			assert.True(t, strings.HasSuffix(h["command"].(string), "agentlock hook kimi session-start'"), h["command"])
+		case "PreToolUse":
+			re := regexp.MustCompile(h["matcher"].(string))
+			for _, tool := range []string{"Write", "Edit"} {
+				assert.True(t, re.MatchString(tool), tool)
+			}
+			for _, tool := range []string{"Read", "Bash", "NotebookEdit", "WriteFile"} {
+				assert.False(t, re.MatchString(tool), tool)
+			}
 		}
 	}
+}
+
+// Plain init (no consent to the user-level file) plans nothing for Kimi,
+// and says why and what to run; uninit plans the project's files, and the
+// legacy kimi-cli's, marked unsupported, so that they are removed.
+func TestKimiWithoutConsentPlansNothingForInit(t *testing.T) {
+	home := t.TempDir()
+	arts, notes, err := Agent{}.Plan(integrations.Env{Bin: "agentlock", UserHome: home})
+	require.NoError(t, err)
+	assert.Empty(t, arts)
+	require.Len(t, notes, 1)
+	assert.Contains(t, notes[0], "user-level ~/.kimi-code/config.toml")
+	assert.Contains(t, notes[0], "agentlock init --agent kimi --global")
+
+	arts, _, err = Agent{}.Plan(integrations.Env{Bin: "agentlock", UserHome: home, Removing: true})
+	require.NoError(t, err)
+	var paths []string
+	for _, a := range arts {
+		assert.Equal(t, integrations.Project, a.Scope, a.Path)
+		assert.Equal(t, a.Path == ".kimi/AGENTS.md", a.Unsupported, a.Path)
+		paths = append(paths, a.Path)
+	}
+	assert.ElementsMatch(t, []string{".kimi-code/AGENTS.md", "scripts/agentlock-kimi", ".kimi/AGENTS.md"}, paths)
+
+	arts, _, err = Agent{}.Plan(integrations.Env{Bin: "agentlock", UserHome: home, Removing: true, Global: true,
+		AgentDirs: map[string]string{KimiCodeHomeVar: "/k/code", KimiShareDirVar: "/k/share"}})
+	require.NoError(t, err)
+	paths = nil
+	for _, a := range arts {
+		if a.Scope == integrations.User {
+			assert.Equal(t, a.Path == "/k/share/config.toml", a.Unsupported, a.Path)
+			paths = append(paths, a.Path)
+		}
+	}
+	assert.ElementsMatch(t, []string{"/k/code/config.toml", "/k/share/config.toml"}, paths)
 }
 
 // Kimi expands a leading ~ of tool_input.path; the hook gates the same
@@ -67,7 +111,7 @@ func TestKimiHooksUseEventsEveryVersionLoads(t *testing.T) {
 func TestKimiPathTildeExpanded(t *testing.T) {
 	in := func(p, home string) integrations.HookInput {
 		data, _ := json.Marshal(map[string]string{"path": p, "content": "x"})
-		return integrations.HookInput{ToolName: "WriteFile", ToolInput: data, UserHome: home}
+		return integrations.HookInput{ToolName: "Write", ToolInput: data, UserHome: home}
 	}
 	got, err := Agent{}.EditedPaths(in("~/repo/a.go", "/home/u"))
 	require.NoError(t, err)

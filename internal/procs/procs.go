@@ -62,6 +62,13 @@ func Alive(id ID) bool {
 	return err == nil && p.Start == id.Start
 }
 
+// Namespace returns the PID namespace of the current process ("" where
+// the system has none). PIDs, and so Get and Alive, mean the same process
+// only between processes of one namespace: a command in a sandbox of its
+// own (Codex's workspace-write) sees other PIDs, or none, for the
+// processes outside it.
+func Namespace() (string, error) { return namespace() }
+
 // Self reads the current process.
 func Self() (Process, error) { return Get(os.Getpid()) }
 

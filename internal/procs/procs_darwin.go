@@ -32,3 +32,7 @@ func get(pid int) (Process, error) {
 	return Process{PID: pid, PPID: int(k.Eproc.Ppid), PGID: int(k.Eproc.Pgid), SID: 0,
 		Start: uint64(start.Sec)*1e6 + uint64(start.Usec), Name: name}, nil
 }
+
+// namespace is "": macOS has no PID namespaces, every process sees every
+// PID.
+func namespace() (string, error) { return "", nil }

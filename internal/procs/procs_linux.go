@@ -97,3 +97,13 @@ func parseStat(pid int, s string) (Process, error) {
 	return Process{PID: pid, Name: s[open+1 : end], PPID: int(vals[0]), PGID: int(vals[1]), SID: int(vals[2]),
 		Start: vals[3]}, nil
 }
+
+// namespace is the PID namespace of the current process: the target of
+// /proc/self/ns/pid ("pid:[4026531836]").
+func namespace() (string, error) {
+	ns, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		return "", fmt.Errorf("read the PID namespace: %w", err)
+	}
+	return ns, nil
+}

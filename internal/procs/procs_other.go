@@ -8,3 +8,6 @@ import "fmt"
 func get(pid int) (Process, error) {
 	return Process{}, fmt.Errorf("process %d: %w", pid, ErrUnsupported)
 }
+
+// namespace cannot be read on this system.
+func namespace() (string, error) { return "", ErrUnsupported }
