@@ -132,7 +132,9 @@ func TestTOMLHooksAreValidTOML(t *testing.T) {
 		}
 	}
 	require.Len(t, hooks, 1)
-	var doc struct{ Hooks []struct{ Event, Matcher, Command string } }
+	var doc struct {
+		Hooks []struct{ Event, Matcher, Command string }
+	}
 	require.NoError(t, toml.Unmarshal(hooks[0].Content, &doc), string(hooks[0].Content))
 	require.Len(t, doc.Hooks, 1)
 	assert.Equal(t, "sh -c 'command -v agentlock >/dev/null 2>&1 || exit 0; exec agentlock hook mini pre-edit'", doc.Hooks[0].Command)
