@@ -56,6 +56,11 @@ type Options struct {
 	Bin string
 	// CodexHome is $CODEX_HOME; empty means ~/.codex.
 	CodexHome string
+	// CopilotHome is $COPILOT_HOME; empty means ~/.copilot.
+	CopilotHome string
+	// CopilotAllowAll is $COPILOT_ALLOW_ALL, which trusts every folder for
+	// the Copilot CLI sessions started with it when exactly "true".
+	CopilotAllowAll string
 	// AgentDirs are agent CLIs' user folders moved by their variables
 	// (KIMI_CODE_HOME, ...; integrations.Env.AgentDirs).
 	AgentDirs map[string]string

@@ -18,7 +18,8 @@ import (
 
 // integrations checks every agent CLI connected to the project (one whose
 // files hold agentlock's part): its files are what init writes now, and
-// where its harness runs project hooks only once trusted (Codex, Gemini),
+// where its harness runs project hooks only once trusted (Codex, Gemini,
+// Copilot),
 // they are trusted.
 func (d *run) integrations() []Check {
 	var checks []Check
@@ -62,6 +63,12 @@ func (d *run) integrations() []Check {
 			checks = append(checks, geminiTrust(p.Root, filepath.Join(d.opts.Settings.UserHome, ".gemini", "trustedFolders.json")))
 		case "qwen":
 			checks = append(checks, qwenTrust(p.Root, filepath.Join(d.opts.Settings.UserHome, ".qwen")))
+		case "copilot":
+			home := d.opts.CopilotHome
+			if home == "" {
+				home = filepath.Join(d.opts.Settings.UserHome, ".copilot")
+			}
+			checks = append(checks, copilotTrust(p.Root, home, d.opts.CopilotAllowAll))
 		}
 	}
 	if len(checks) == 0 {

@@ -68,9 +68,23 @@ type agent struct {
 	// bypass is the step of the CLI's known bypass of the edit gate,
 	// aimed at held2.txt, and what it is.
 	bypass func(r *e2eRun) (pre []mock.Step, edit mock.Step, what string)
+	// offline runs the CLI, and the mock, in a network namespace of their
+	// own (see offline).
+	offline bool
+	// shellVar is the variable the model's shell has its session id from,
+	// as whoami names it, when checked.
+	shellVar string
 	// initArgs are extra arguments of `agentlock init --agent <name>`
 	// (Kimi's hooks are user-level: --global).
 	initArgs []string
+}
+
+// isolate gives the calling test the network of a's runs.
+func (a agent) isolate(t *testing.T) {
+	t.Helper()
+	if a.offline {
+		offline(t)
+	}
 }
 
 func shell(cmd string) mock.Step { return mock.Step{Shell: cmd} }
@@ -156,13 +170,17 @@ var agents = []agent{
 				"write_file of @held2.txt (Gemini strips the @)"
 		},
 	},
+	copilotAgent,
 }
 
 // e2eRun is one session of a CLI in a throwaway repository.
 type e2eRun struct {
 	home, tmp, repo, bin string
-	server               *mock.Server
-	steps                []mock.Step
+	// model is the model id a case asks for, where the agent's configure
+	// reads it; empty for the agent's usual one.
+	model  string
+	server *mock.Server
+	steps  []mock.Step
 	// indexes into steps of the interesting calls
 	heldEdit, freeEdit, bypassEdit int
 }
@@ -313,8 +331,17 @@ func (r *e2eRun) locksIn(t *testing.T, name string) map[string]lock {
 	return locks
 }
 
-// whoamiIn reads a file the model wrote with `agentlock whoami --json`.
+// whoamiIn reads a file the model wrote with `agentlock whoami --json`:
+// the session id.
 func (r *e2eRun) whoamiIn(t *testing.T, name string) string {
+	t.Helper()
+	id, _ := r.whoamiSource(t, name)
+	return id
+}
+
+// whoamiSource reads a file the model wrote with `agentlock whoami
+// --json`: the session id and where it came from.
+func (r *e2eRun) whoamiSource(t *testing.T, name string) (id, source string) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(r.repo, name))
 	if err != nil {
@@ -327,7 +354,7 @@ func (r *e2eRun) whoamiIn(t *testing.T, name string) string {
 	if err := json.Unmarshal(bytes.TrimSpace(data), &w); err != nil || w.Session == "" {
 		t.Fatalf("the model's agentlock whoami printed %q (%v)", data, err)
 	}
-	return w.Session
+	return w.Session, w.Source
 }
 
 // fileIs checks a file's bytes.
@@ -403,10 +430,15 @@ func TestE2E(t *testing.T) {
 	for _, a := range agents {
 		t.Run(a.cli.name, func(t *testing.T) {
 			prog := a.cli.install(t)
-			t.Run("session", func(t *testing.T) { e2eSession(t, a, prog) })
-			t.Run("wrapper", func(t *testing.T) { e2eWrapper(t, a, prog) })
+			t.Run("session", func(t *testing.T) { a.isolate(t); e2eSession(t, a, prog) })
+			t.Run("wrapper", func(t *testing.T) { a.isolate(t); e2eWrapper(t, a, prog) })
 			if a.cli.name == "codex" {
 				t.Run("apply_patch-tool", func(t *testing.T) { e2eCodexPatchTool(t, a, prog) })
+			}
+			if a.cli.name == "copilot" {
+				t.Run("apply_patch-tool", func(t *testing.T) { a.isolate(t); e2eCopilotPatchTool(t, a, prog) })
+				t.Run("subagents", func(t *testing.T) { a.isolate(t); e2eCopilotSubagents(t, a, prog) })
+				t.Run("trust", func(t *testing.T) { a.isolate(t); e2eCopilotTrust(t, a, prog) })
 			}
 			if a.cli.name == "claude" {
 				t.Run("git-guard", func(t *testing.T) { e2eGitGuard(t, a, prog) })
@@ -455,9 +487,12 @@ func e2eSession(t *testing.T, a agent, prog string) {
 		t.Errorf("during the run, held.txt's lock is %+v, want %s's", l, holder)
 	}
 
-	// The shell resolves the hooks' identity.
-	if got := r.whoamiIn(t, "whoami.json"); got != s.ID {
+	// The shell resolves the hooks' identity (from the harness's variable,
+	// where it exports one to the shell).
+	if got, source := r.whoamiSource(t, "whoami.json"); got != s.ID {
 		t.Errorf("agentlock whoami in the model's shell: %q, the hooks' session: %q", got, s.ID)
+	} else if a.shellVar != "" && source != a.shellVar {
+		t.Errorf("agentlock whoami in the model's shell found %s from %q, want from %s", got, source, a.shellVar)
 	}
 	if data, err := os.ReadFile(filepath.Join(r.repo, "acquire.txt")); err != nil || !strings.Contains(string(data), "session "+s.ID) {
 		t.Errorf("agentlock acquire in the model's shell printed %q (%v), want the lock taken for %s", data, err, s.ID)
@@ -507,10 +542,7 @@ func e2eWrapper(t *testing.T, a agent, prog string) {
 		t.Errorf("agentlock whoami in the model's shell: %q, the wrapper's session: %q", got, s.ID)
 	}
 	r.fileIs(t, "free.txt", "edited\n", "edit of a free file")
-	if l := r.locksIn(t, "status.json")["free.txt"]; l.Session != s.ID || l.State != "locked" {
-		t.Errorf("during the run, free.txt's lock is %+v, want locked by the wrapper's session %s", l, s.ID)
-	}
-	r.finished(t, s.ID)
+	r.freeLockedThenFinished(t, s.ID)
 }
 
 // e2eCodexPatchTool is Codex with a model of its catalog, which gets the
@@ -536,23 +568,35 @@ func e2eCodexPatchTool(t *testing.T, a agent, prog string) {
 	if res.Code != 0 {
 		t.Fatalf("codex failed: %v\nmodel was told: %q", res, r.server.ToolResults())
 	}
-	offered := false
-	for _, req := range r.server.Requests() {
-		if strings.Contains(req.Body, `"name":"apply_patch"`) {
-			offered = true
-		}
-	}
-	if !offered {
+	if !r.offered("apply_patch") {
 		t.Fatalf("Codex offered gpt-5.5 no apply_patch tool: the case tests nothing; requests: %d", len(r.server.Requests()))
 	}
 	s := r.harnessSession(t, a)
 	r.fileIs(t, "held.txt", heldText, "apply_patch of a held file")
 	r.deniedCleanly(t, r.heldEdit, "apply_patch of a held file")
 	r.fileIs(t, "free.txt", "edited\n", "apply_patch of a free file")
-	if l := r.locksIn(t, "status.json")["free.txt"]; l.Session != s.ID || l.State != "locked" {
-		t.Errorf("during the run, free.txt's lock is %+v, want locked by the session %s", l, s.ID)
+	r.freeLockedThenFinished(t, s.ID)
+}
+
+// freeLockedThenFinished checks that free.txt was locked by session id
+// during the run (status.json, written by the model) and that id is
+// Finished without locks after it.
+func (r *e2eRun) freeLockedThenFinished(t *testing.T, id string) {
+	t.Helper()
+	if l := r.locksIn(t, "status.json")["free.txt"]; l.Session != id || l.State != "locked" {
+		t.Errorf("during the run, free.txt's lock is %+v, want locked by the session %s", l, id)
 	}
-	r.finished(t, s.ID)
+	r.finished(t, id)
+}
+
+// offered reports whether a request to the model declared the tool name.
+func (r *e2eRun) offered(name string) bool {
+	for _, req := range r.server.Requests() {
+		if strings.Contains(req.Body, `"name":"`+name+`"`) {
+			return true
+		}
+	}
+	return false
 }
 
 // escapedContext returns the first hook context (Gemini's <hook_context>)

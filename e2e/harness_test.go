@@ -162,11 +162,12 @@ func (r *run) collect(t *testing.T, res proctest.Result) sessionFacts {
 			starts++
 			var payload struct {
 				SessionID string `json:"session_id"`
+				CamelID   string `json:"sessionId"` // Copilot CLI's
 			}
-			if err := json.Unmarshal([]byte(h.Stdin), &payload); err != nil || payload.SessionID == "" {
+			if err := json.Unmarshal([]byte(h.Stdin), &payload); err != nil || payload.SessionID+payload.CamelID == "" {
 				t.Fatalf("SessionStart payload without session_id: %q (%v)", h.Stdin, err)
 			}
-			f.sessionID = payload.SessionID
+			f.sessionID = payload.SessionID + payload.CamelID
 			p, ok := ancestry.Harness(h.Chain)
 			if !ok {
 				t.Fatalf("(a) SessionStart hook has no non-shell ancestor: %+v", h.Chain)

@@ -42,6 +42,7 @@ max_context_size = 128000
 var kimiAgent = agent{
 	cli:      kimiCLI,
 	initArgs: []string{"--global"},
+	offline:  true,
 	configure: func(t *testing.T, r *e2eRun, prompt string) ([]string, []string) {
 		config := filepath.Join(r.home, ".kimi-code", "config.toml")
 		data, err := os.ReadFile(config)
@@ -93,10 +94,10 @@ func kimiProgram(t *testing.T) string {
 func TestE2EKimi(t *testing.T) {
 	e2eOnly(t)
 	prog := kimiProgram(t)
-	t.Run("session", func(t *testing.T) { offline(t); e2eSession(t, kimiAgent, prog) })
-	t.Run("wrapper", func(t *testing.T) { offline(t); e2eWrapper(t, kimiAgent, prog) })
-	t.Run("git-guard", func(t *testing.T) { offline(t); e2eGitGuard(t, kimiAgent, prog) })
-	t.Run("no-session-end", func(t *testing.T) { offline(t); e2eKimiNoSessionEnd(t, kimiAgent, prog) })
+	t.Run("session", func(t *testing.T) { kimiAgent.isolate(t); e2eSession(t, kimiAgent, prog) })
+	t.Run("wrapper", func(t *testing.T) { kimiAgent.isolate(t); e2eWrapper(t, kimiAgent, prog) })
+	t.Run("git-guard", func(t *testing.T) { kimiAgent.isolate(t); e2eGitGuard(t, kimiAgent, prog) })
+	t.Run("no-session-end", func(t *testing.T) { kimiAgent.isolate(t); e2eKimiNoSessionEnd(t, kimiAgent, prog) })
 }
 
 // e2eKimiNoSessionEnd shows the gap and what closes it: kimi -p exits

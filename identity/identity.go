@@ -10,7 +10,8 @@
 //     (so the wrapper's id wins even where a harness dropped
 //     AGENTLOCK_SESSION from the environment);
 //  4. the harness's variable: CLAUDE_CODE_SESSION_ID → claude-<id>,
-//     CODEX_THREAD_ID → codex-<id>, GEMINI_SESSION_ID → gemini-<id>;
+//     CODEX_THREAD_ID → codex-<id>, GEMINI_SESSION_ID → gemini-<id>,
+//     COPILOT_AGENT_SESSION_ID → copilot-<id>;
 //     hooks then read the session_id of their payload;
 //  5. the session recorded for the nearest recorded ancestor: the
 //     session-start hook records the harness process it runs under (the

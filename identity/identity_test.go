@@ -85,12 +85,22 @@ func TestExitedFindsTheRecordsOfGoneProcesses(t *testing.T) {
 	// Written in another PID namespace (a sandbox): its process is out of
 	// sight here, not known to be gone.
 	elsewhere := record(procs.ID{PID: agent.PID, Start: agent.Start + 2}, "kimi-sandboxed", "pid:[1]")
+	// An older agentlock's record (no namespace), and one that cannot be
+	// read: Exited never judges them, so Write sweeps them when their
+	// process is gone.
+	legacy := record(procs.ID{PID: agent.PID, Start: agent.Start + 3}, "kimi-legacy", "")
+	garbage := filepath.Join(dir, procs.ID{PID: agent.PID, Start: agent.Start + 4}.String())
+	require.NoError(t, os.WriteFile(garbage, []byte("{"), 0o600))
 	other := filepath.Join(dir, "notes.txt")
 	require.NoError(t, os.WriteFile(other, nil, 0o600))
 
 	_, err = Write(dir, agent, "claude-1", "claude", KindHook, time.Now())
 	require.NoError(t, err)
 	assert.FileExists(t, reused, "Write leaves a gone process's record for its session to be finished")
+	if ns != "" {
+		assert.NoFileExists(t, legacy, "Write sweeps a gone process's record without a namespace")
+	}
+	assert.NoFileExists(t, garbage, "Write sweeps a gone process's unreadable record")
 	r, ok, err := Read(dir, agent.ID())
 	require.NoError(t, err)
 	require.True(t, ok)

@@ -65,7 +65,9 @@ func Dir(home string) string { return filepath.Join(home, DirName) }
 // (created if missing), replacing an earlier record of the same process.
 // Records of processes that are gone stay until their session is dealt
 // with (see Exited): a session whose agent process exited without its
-// session-end hook is finished from its record.
+// session-end hook is finished from its record. Write removes only the
+// records of gone processes that Exited never judges: unreadable ones,
+// and those of an older agentlock, which name no PID namespace.
 func Write(dir string, p procs.Process, session, agent, kind string, now time.Time) (Record, error) {
 	r := Record{Session: session, Agent: agent, Kind: kind, PID: p.PID, Start: p.Start, Name: p.Name, RecordedAt: now.UTC()}
 	if ns, err := procs.Namespace(); err == nil {
@@ -82,7 +84,34 @@ func Write(dir string, p procs.Process, session, agent, kind string, now time.Ti
 	if err := atomicfile.Write(filepath.Join(dir, p.ID().String()), append(data, '\n'), 0o600); err != nil {
 		return r, fmt.Errorf("agent record: %w", err)
 	}
+	sweep(dir, r.PIDNamespace)
 	return r, nil
+}
+
+// sweep removes the records of dir whose process is gone and that Exited
+// never judges: unreadable, or written by an older agentlock (no PID
+// namespace) where namespaces exist (ns, the caller's, is not empty).
+// Best effort: a record it cannot remove is left for the next write.
+func sweep(dir, ns string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		id, ok := parseName(e.Name())
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		if _, err := procs.Get(id.PID); errors.Is(err, procs.ErrUnsupported) {
+			return
+		}
+		if procs.Alive(id) {
+			continue
+		}
+		if r, ok, err := Read(dir, id); err != nil || !ok || (r.PIDNamespace == "" && ns != "") {
+			_ = Remove(dir, id)
+		}
+	}
 }
 
 // Gone is the record of an agent process that exited.

@@ -125,18 +125,19 @@ var ErrExitDeny = errors.New("deny with exit 2 and the reason on stderr")
 func PermissionDeny(reason string) ([]byte, error) {
 	out := map[string]any{"hookSpecificOutput": map[string]string{
 		"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": reason}}
-	return marshalLine(out, "pre-edit denial")
+	return MarshalLine(out, "pre-edit denial")
 }
 
 // DecisionDeny is the denial that Gemini CLI reads on stdout with exit 0:
 // {"decision":"deny","reason":...}; Gemini shows the model the reason
 // without labelling the hook as failed.
 func DecisionDeny(reason string) ([]byte, error) {
-	return marshalLine(map[string]string{"decision": "deny", "reason": reason}, "pre-edit denial")
+	return MarshalLine(map[string]string{"decision": "deny", "reason": reason}, "pre-edit denial")
 }
 
-// marshalLine encodes v as one line of JSON, leaving <, > and & readable.
-func marshalLine(v any, what string) ([]byte, error) {
+// MarshalLine encodes v as one line of JSON, leaving <, > and & readable;
+// what names the output in an error.
+func MarshalLine(v any, what string) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -58,8 +58,9 @@ type config struct {
 	AgentErrors []error
 	JSON        bool // --json
 	// SearchPath is PATH, where hooks and agents find agentlock (init and
-	// doctor check it); CodexHome is $CODEX_HOME (doctor).
-	SearchPath, CodexHome string
+	// doctor check it); CodexHome is $CODEX_HOME, CopilotHome
+	// $COPILOT_HOME and CopilotAllowAll $COPILOT_ALLOW_ALL (doctor).
+	SearchPath, CodexHome, CopilotHome, CopilotAllowAll string
 }
 
 // envBindings maps configuration keys to their environment variables.
@@ -73,6 +74,8 @@ var envBindings = [][2]string{
 	{"lock_wait", "AGENTLOCK_LOCK_WAIT"},
 	{"search_path", "PATH"},
 	{"codex_home", "CODEX_HOME"},
+	{"copilot_home", "COPILOT_HOME"},
+	{"copilot_allow_all", "COPILOT_ALLOW_ALL"},
 	{"store", storeVar},
 }
 
@@ -135,9 +138,11 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 			Store:        workspace.StoreSpec{URL: v.GetString("store")},
 			Remote:       newRemote(),
 		},
-		JSON:       v.GetBool("json"),
-		SearchPath: v.GetString("search_path"),
-		CodexHome:  v.GetString("codex_home"),
+		JSON:            v.GetBool("json"),
+		SearchPath:      v.GetString("search_path"),
+		CodexHome:       v.GetString("codex_home"),
+		CopilotHome:     v.GetString("copilot_home"),
+		CopilotAllowAll: v.GetString("copilot_allow_all"),
 	}
 	if home, err := os.UserHomeDir(); err == nil {
 		c.Settings.UserHome = home
@@ -207,8 +212,8 @@ func (c *config) ancestryLookup() func() identity.Found {
 // resolveSession applies the one resolution order of the session id that
 // every command uses (package identity): --session, AGENTLOCK_SESSION, a
 // wrapper script among the ancestors, the session id that an agent harness
-// exported (CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID, GEMINI_SESSION_ID, in
-// that order) mapped to "<agent>-<id>", then the session recorded for the
+// exported (CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID, GEMINI_SESSION_ID,
+// COPILOT_AGENT_SESSION_ID, in that order) mapped to "<agent>-<id>", then the session recorded for the
 // nearest recorded agent process among the ancestors. explicit is the
 // flag-or-AGENTLOCK_SESSION value viper resolved.
 func resolveSession(flagGiven bool, explicit string, agents all.Set, harness map[string]string, lookup func() identity.Found) identity.Identity {

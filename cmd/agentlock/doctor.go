@@ -68,7 +68,7 @@ func doctorRun(opts *DoctorOptions) error {
 		return err
 	}
 	checks, err := doctor.Run(doctor.Options{Dir: wd, Settings: c.Settings, SearchPath: c.SearchPath, Self: self, CodexHome: c.CodexHome,
-		AgentDirs: c.AgentDirs, Agents: c.Agents})
+		CopilotHome: c.CopilotHome, CopilotAllowAll: c.CopilotAllowAll, AgentDirs: c.AgentDirs, Agents: c.Agents})
 	if err != nil {
 		return err
 	}

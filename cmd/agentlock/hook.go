@@ -38,8 +38,10 @@ payload on stdin. Events:
                  exit 0 and {"hookSpecificOutput":{"permissionDecision":"deny",
                  "permissionDecisionReason":...}} on stdout (qwen too); for
                  gemini, exit 0 and {"decision":"deny","reason":...}; for
-                 kimi, exit 2 and the line on stderr; for an agent described
-                 by a manifest, the form its [deny] names
+                 copilot, exit 0 and {"permissionDecision":"deny",
+                 "permissionDecisionReason":...}; for kimi, exit 2 and the
+                 line on stderr; for an agent described by a manifest, the
+                 form its [deny] names
   session-start  register the session and tell the model its session id and who
                  holds what
   renew          renew every lock the session holds

@@ -41,6 +41,13 @@ func geminiWrite(session, cwd, file string) string {
 "mcp_context":null,"original_request_name":"write_file"}`, session, cwd, file)
 }
 
+// copilotEdit is a camelCase preToolUse payload of Copilot CLI: toolArgs
+// parsed (edit, create) or the raw patch text (apply_patch).
+func copilotEdit(session, cwd, tool string, args any) string {
+	return fmt.Sprintf(`{"sessionId":%q,"timestamp":1764626400000,"cwd":%q,"toolName":%q,"toolArgs":%s}`,
+		session, cwd, tool, mustJSON(args))
+}
+
 func kimiWrite(session, cwd, file string) string {
 	return fmt.Sprintf(`{"hook_event_name":"PreToolUse","session_id":%q,"cwd":%q,"tool_name":"WriteFile",
 "tool_input":{"path":%q,"content":"x","mode":"overwrite"},"tool_call_id":"c1"}`, session, cwd, file)
@@ -67,8 +74,8 @@ func hookProject(t *testing.T) *project {
 }
 
 // requireDenied checks the denial contract of agent's harness: for
-// claude, codex and gemini, exit 0 and their structured deny as the one
-// line on stdout (the model reads only its reason); for kimi, exit 2,
+// claude, codex, gemini and copilot, exit 0 and their structured deny as
+// the one line on stdout (the model reads only its reason); for kimi, exit 2,
 // nothing on stdout, one line on stderr. The reason names the holder.
 func requireDenied(t *testing.T, agent string, r proctest.Result, holder string) {
 	t.Helper()
@@ -108,6 +115,12 @@ func deniedReason(t *testing.T, agent string, r proctest.Result) string {
 		require.Equal(t, "deny", out.Decision, r.Stdout)
 		return out.Reason
 	}
+	if agent == "copilot" {
+		var flat map[string]string
+		require.NoError(t, json.Unmarshal([]byte(r.Stdout), &flat), r.Stdout)
+		require.Equal(t, "deny", flat["permissionDecision"], r.Stdout)
+		return flat["permissionDecisionReason"]
+	}
 	require.Equal(t, "PreToolUse", out.Specific["hookEventName"], r.Stdout)
 	require.Equal(t, "deny", out.Specific["permissionDecision"], r.Stdout)
 	return out.Specific["permissionDecisionReason"]
@@ -120,15 +133,18 @@ func TestHookRaceOneWinner(t *testing.T) {
 	a := filepath.Join(p.dir, "src/a.go")
 	for round := range raceRounds() {
 		var cmds []proctest.Cmd
-		for i := range 12 {
+		for i := range 15 {
 			var payload, agent string
-			switch i % 4 {
+			switch i % 5 {
 			case 0:
 				agent, payload = "claude", claudeEdit(fmt.Sprintf("r%d-%d", round, i), p.dir, a)
 			case 1:
 				agent, payload = "codex", codexPatch(fmt.Sprintf("r%d-%d", round, i), p.dir, "*** Update File: src/a.go\n")
 			case 2:
 				agent, payload = "gemini", geminiWrite(fmt.Sprintf("r%d-%d", round, i), p.dir, "src/a.go")
+			case 3:
+				agent, payload = "copilot", copilotEdit(fmt.Sprintf("r%d-%d", round, i), p.dir, "apply_patch",
+					"*** Begin Patch\n*** Update File: src/a.go\n@@\n-x\n+y\n*** End Patch\n")
 			default:
 				agent, payload = "kimi", kimiWrite(fmt.Sprintf("r%d-%d", round, i), p.dir, "src/a.go")
 			}

@@ -37,6 +37,9 @@ type instructedAgent struct {
 	initArgs []string
 	// edit is the pre-edit payload's tool part for a project file.
 	edit func(abs, rel string) map[string]any
+	// camelCase: the payload's own members are sessionId and cwd
+	// (Copilot CLI's), not session_id, cwd and hook_event_name.
+	camelCase bool
 }
 
 var instructedAgents = []instructedAgent{
@@ -62,6 +65,16 @@ var instructedAgents = []instructedAgent{
 		name: "gemini", harnessID: "gemini-uuid-7",
 		edit: func(abs, _ string) map[string]any {
 			return map[string]any{"tool_name": "write_file", "tool_input": map[string]any{"file_path": abs, "content": "b"}}
+		},
+	},
+	{
+		// Copilot exports its sessionId to the model's shell; GPT-5 models
+		// edit only with apply_patch, whose toolArgs is the patch text.
+		name: "copilot", harnessID: "a7dfe04a-copilot", camelCase: true,
+		shellEnv: []string{"COPILOT_AGENT_SESSION_ID=a7dfe04a-copilot"},
+		edit: func(_, rel string) map[string]any {
+			patch := "*** Begin Patch\n*** Update File: " + rel + "\n@@\n-a\n+b\n*** End Patch\n"
+			return map[string]any{"toolName": "apply_patch", "toolArgs": patch}
 		},
 	},
 	{
@@ -149,6 +162,9 @@ func followInstructions(t *testing.T, h *proctest.Harness, fake string, a instru
 	abs := filepath.Join(project, "src", "mine.txt")
 	payload := func(event string, extra map[string]any) json.RawMessage {
 		p := map[string]any{"session_id": a.harnessID, "cwd": project, "hook_event_name": event}
+		if a.camelCase {
+			p = map[string]any{"sessionId": a.harnessID, "cwd": project, "timestamp": 1764626400000}
+		}
 		for k, v := range extra {
 			p[k] = v
 		}
@@ -433,7 +449,7 @@ func hookCommands(t *testing.T, agent, project, home string) map[string]string {
 			switch x := v.(type) {
 			case map[string]any:
 				for k, e := range x {
-					if s, ok := e.(string); ok && k == "command" {
+					if s, ok := e.(string); ok && (k == "command" || k == "bash") { // bash: Copilot's
 						for _, ev := range []string{"session-start", "pre-edit", "renew", "session-end"} {
 							if strings.Contains(s, "hook "+agent+" "+ev) {
 								cmds[ev] = s

@@ -549,7 +549,8 @@ func cmdInode(ts *testscript.TestScript, neg bool, args []string) {
 // denied AGENT requires the output of the command before it to be AGENT's
 // pre-edit denial, one line the model reads and nothing else: for claude
 // and codex, PreToolUse's permissionDecision "deny" as the only JSON line
-// on stdout; for gemini, {"decision":"deny"} on stdout; for kimi, nothing
+// on stdout; for gemini, {"decision":"deny"} on stdout; for copilot, a
+// top-level permissionDecision "deny" on stdout; for kimi, nothing
 // on stdout and one line on stderr. The command must have run with the
 // exit code the harness needs (exec: 0; exits 2 for kimi). The reason is
 // written to $WORK/denial, for grep.
@@ -570,13 +571,18 @@ func cmdDenied(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("stdout is not a PreToolUse deny: %q", stdout)
 		}
 		reason = out.Specific["permissionDecisionReason"]
-	case "gemini":
+	case "gemini", "copilot":
+		// A flat object: the decision's member and the reason's.
+		decision, why := "decision", "reason"
+		if args[0] == "copilot" {
+			decision, why = "permissionDecision", "permissionDecisionReason"
+		}
 		var out map[string]string
 		decodeOneLine(ts, stdout, &out)
-		if out["decision"] != "deny" {
-			ts.Fatalf("stdout is not a Gemini deny: %q", stdout)
+		if out[decision] != "deny" {
+			ts.Fatalf("stdout is not a %s deny (a top-level %s): %q", args[0], decision, stdout)
 		}
-		reason = out["reason"]
+		reason = out[why]
 	case "kimi":
 		if stdout != "" {
 			ts.Fatalf("a Kimi denial prints nothing on stdout; got %q", stdout)

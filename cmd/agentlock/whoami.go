@@ -23,7 +23,8 @@ func newCmdWhoami(f *Factory, runF func(*WhoamiOptions) error) *cobra.Command {
 where it came from. The order is: --session, AGENTLOCK_SESSION, a wrapper
 script this runs under, the id an agent harness exports —
 CLAUDE_CODE_SESSION_ID (as claude-<id>), CODEX_THREAD_ID (as codex-<id>),
-GEMINI_SESSION_ID (as gemini-<id>) — then the session that the
+GEMINI_SESSION_ID (as gemini-<id>), COPILOT_AGENT_SESSION_ID (as
+copilot-<id>) — then the session that the
 session-start hook recorded for the agent process this runs under (found by
 walking up the process ancestry; Gemini and Kimi shells get their id this
 way). Hooks read the session_id of their stdin payload before the last step.

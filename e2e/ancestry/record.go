@@ -23,7 +23,7 @@ type Record struct {
 }
 
 // EnvPrefixes select the environment variables a Record keeps.
-var EnvPrefixes = []string{"CLAUDE", "CODEX", "GEMINI", "KIMI", "AGENTLOCK", "AGENT_", "ANTHROPIC", "OPENAI", "GOOGLE", "SHLVL", "PPID", "TERM_PROGRAM"}
+var EnvPrefixes = []string{"CLAUDE", "CODEX", "GEMINI", "KIMI", "COPILOT", "AGENTLOCK", "AGENT_", "ANTHROPIC", "OPENAI", "GOOGLE", "SHLVL", "PPID", "TERM_PROGRAM"}
 
 // Selected returns the variables of environ (KEY=value) whose names start
 // with one of EnvPrefixes. Keys that hold an API key keep only their name.

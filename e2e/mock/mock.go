@@ -52,8 +52,9 @@ type Step struct {
 	Shell string
 	Tool  string
 	Args  map[string]any
-	// Input, with Tool, calls a freeform tool (an OpenAI Responses
-	// "custom" tool, such as Codex's apply_patch) with this text.
+	// Input, with Tool, calls a freeform tool (a "custom" tool of OpenAI
+	// Responses or Chat Completions: Codex's and Copilot's apply_patch)
+	// with this text.
 	Input string
 }
 
@@ -475,7 +476,14 @@ func chatCompletions(w http.ResponseWriter, id string, step *Step, final, shellT
 	message := obj{"role": "assistant"}
 	finish := "stop"
 	var toolCall obj
-	if step != nil {
+	if step != nil && step.Input != "" {
+		// A freeform ("custom") tool, such as Copilot's apply_patch for
+		// GPT-5 models: its input is the raw text.
+		toolCall = obj{"id": "call_" + id, "type": "custom", "custom": obj{"name": step.Tool, "input": step.Input}}
+		message["content"] = nil
+		message["tool_calls"] = []any{toolCall}
+		finish = "tool_calls"
+	} else if step != nil {
 		name, a := call(step, shellTool, "command")
 		args, _ := json.Marshal(a)
 		toolCall = obj{"id": "call_" + id, "type": "function",
@@ -507,7 +515,12 @@ func chatCompletions(w http.ResponseWriter, id string, step *Step, final, shellT
 		}
 		sse(w, "", c)
 	}
-	if toolCall != nil {
+	if custom, ok := toolCall["custom"].(obj); ok {
+		// The name first, then the input in a delta of its own.
+		chunk(obj{"role": "assistant", "content": nil, "tool_calls": []any{obj{"index": 0, "id": toolCall["id"], "type": "custom",
+			"custom": obj{"name": custom["name"], "input": ""}}}}, nil, nil)
+		chunk(obj{"tool_calls": []any{obj{"index": 0, "custom": obj{"input": custom["input"]}}}}, nil, nil)
+	} else if toolCall != nil {
 		// The name first, then the arguments in a delta of their own, as
 		// OpenAI streams them: a client must join the pieces by index.
 		fn := toolCall["function"].(obj)

@@ -178,11 +178,16 @@ func chatToolCall(t *testing.T, answer string, stream bool) (name string, args m
 		Name      string `json:"name"`
 		Arguments string `json:"arguments"`
 	}
+	type custom struct {
+		Name  string `json:"name"`
+		Input string `json:"input"`
+	}
 	type tc struct {
 		Index    int    `json:"index"`
 		ID       string `json:"id"`
 		Type     string `json:"type"`
 		Function fn     `json:"function"`
+		Custom   custom `json:"custom"`
 	}
 	type choice struct {
 		Message struct {
@@ -217,6 +222,8 @@ func chatToolCall(t *testing.T, answer string, stream bool) (name string, args m
 				}
 				joined.Function.Name += call.Function.Name
 				joined.Function.Arguments += call.Function.Arguments
+				joined.Custom.Name += call.Custom.Name
+				joined.Custom.Input += call.Custom.Input
 			}
 		}
 	}
@@ -238,6 +245,10 @@ func chatToolCall(t *testing.T, answer string, stream bool) (name string, args m
 	}
 	if calls > 1 {
 		t.Fatalf("%d tool call ids in one answer, want 1:\n%s", calls, answer)
+	}
+	if calls == 1 && joined.Type == "custom" {
+		// A freeform tool: its input is the raw text, given as "input".
+		return joined.Custom.Name, map[string]any{"input": joined.Custom.Input}, finish
 	}
 	if calls == 1 {
 		if joined.Type != "function" {
@@ -299,5 +310,24 @@ func TestChatCompletions(t *testing.T) {
 	name, args, _ := chatToolCall(t, post(t, s, "/v1/chat/completions", `{"tools":[{"type":"function","function":{"name":"bash"}}],"messages":[]}`), false)
 	if name != "Shell" || args["command"] != "echo x" {
 		t.Errorf("with ShellTool Shell the answer calls %q %v", name, args)
+	}
+}
+
+// A freeform step (Copilot's apply_patch for GPT-5 ids, a "custom" tool in
+// Chat Completions) is answered with a custom tool call carrying the raw
+// text, streamed and not.
+func TestChatCompletionsFreeformTool(t *testing.T) {
+	const patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-x\n+y\n*** End Patch"
+	for _, stream := range []bool{false, true} {
+		s, err := mock.Start(mock.Script{Steps: []mock.Step{{Tool: "apply_patch", Input: patch}}, Final: "All done."})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		body := fmt.Sprintf(`{"model":"gpt-5.5","stream":%v,"tools":[{"type":"custom","custom":{"name":"apply_patch"}}],"messages":[{"role":"user","content":"go"}]}`, stream)
+		name, args, finish := chatToolCall(t, post(t, s, "/v1/chat/completions", body), stream)
+		if name != "apply_patch" || args["input"] != patch || finish != "tool_calls" {
+			t.Errorf("stream=%v: the answer calls %q %v (finish %q), want the custom tool apply_patch with the patch", stream, name, args, finish)
+		}
 	}
 }

@@ -5,6 +5,7 @@ package all
 import (
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/codex"
+	"github.com/agentlock/agentlock/integrations/copilot"
 	"github.com/agentlock/agentlock/integrations/gemini"
 	"github.com/agentlock/agentlock/integrations/kimi"
 	"github.com/agentlock/agentlock/integrations/manifest"
@@ -21,6 +22,7 @@ func Agents() []integrations.Agent {
 		codex.Agent{},
 		gemini.Agent{},
 		kimi.Agent{},
+		copilot.Agent{},
 		manifest.Builtin("qwen"),
 	}
 }

@@ -83,7 +83,7 @@ func (Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
 	}
 	switch in.ToolName {
 	case "apply_patch", "Edit", "Write", "":
-		return patchPaths(texts), nil
+		return PatchPaths(texts), nil
 	}
 	// A shell tool. An argv (["bash", "-lc", script]) is searched item by
 	// item: the script is one of them.
@@ -110,7 +110,7 @@ func (Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
 
 // patchPaths returns the files that patch texts add, update, delete or
 // move to, in order, each once.
-func patchPaths(texts []string) []string {
+func PatchPaths(texts []string) []string {
 	var paths []string
 	seen := map[string]bool{}
 	for _, text := range texts {

@@ -149,7 +149,7 @@ func shellPatchPaths(script string) (paths []string, invokes bool) {
 	if !invokes {
 		return nil, false
 	}
-	headers := patchPaths([]string{script})
+	headers := PatchPaths([]string{script})
 	bases := []string{""}
 	if m := strictCd().FindStringSubmatch(script); m != nil {
 		bases = []string{m[1] + m[2] + m[3]}
