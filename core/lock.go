@@ -202,15 +202,18 @@ func (l *Locker) state(slot store.Slot, now time.Time) State {
 // future than the timeout is stale too: no clock is that far off, so it is
 // damage or a forgery, and trusting it would make a lock permanent (a stamp
 // in 2100). A stamp slightly ahead — another machine's clock — counts as
-// written now, and stays valid until its own stamp plus the timeout.
+// written now, and stays valid until its own stamp plus the timeout; the
+// time left is never shown longer than the timeout (it stays at the
+// timeout until the clock reaches the stamp).
 func (l *Locker) age(stamp, now time.Time) (age, left time.Duration, stale bool) {
 	age = now.Sub(stamp)
-	left = l.timeout - age
 	stale = age > l.timeout || -age > l.timeout
+	age = max(age, 0)
+	left = l.timeout - age
 	if stale {
 		left = min(left, 0)
 	}
-	return max(age, 0), left, stale
+	return age, left, stale
 }
 
 // staleCorrupt returns the *CorruptError of a slot whose record cannot be
@@ -537,6 +540,12 @@ func (l *Locker) ForceRelease(path string) (State, error) {
 	var released State
 	err = l.store.Transact(store.Update, []store.Key{k}, func(slots []store.Slot) ([]*store.Record, error) {
 		released = l.state(slots[0], l.now())
+		// What a corrupt record held is unknown, not "free": the
+		// caller must not say it was not locked.
+		var corrupt *CorruptError
+		if errors.As(slots[0].Err, &corrupt) {
+			released.Corrupt = corrupt
+		}
 		return []*store.Record{{}}, nil
 	})
 	if err != nil {

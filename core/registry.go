@@ -215,14 +215,17 @@ func (r *Registry) Update(id string, change func(*Session)) (Session, error) {
 	err := r.edit(func(d *Document) error {
 		s, ok := d.Find(id)
 		if !ok {
-			return fmt.Errorf("%w: %s", ErrNoSession, id)
+			return fmt.Errorf("%w %s in %s", ErrNoSession, id, r.Where())
 		}
 		change(s)
 		out = *s
 		return nil
 	})
-	if err != nil {
-		return Session{}, fmt.Errorf("update %s: %w", id, err)
+	switch {
+	case errors.Is(err, ErrNoSession):
+		return Session{}, err // it names the session and the registry
+	case err != nil:
+		return Session{}, fmt.Errorf("session %s: %w", id, err)
 	}
 	return out, nil
 }
@@ -334,11 +337,12 @@ var errUnchanged = errors.New("registry unchanged")
 // do_not_touch, to the session id when the registry has it.
 func (r *Registry) changeIfRegistered(id string, change func(*Session)) (bool, error) {
 	// Every acquire and release comes here: skip the locked parse and
-	// rewrite when the id does not even appear in the document. Only for
-	// ids that no YAML writer quotes, escapes or folds, so that the test
-	// cannot miss a registered session.
+	// rewrite when there is no document. A document is parsed even when
+	// the id does not appear in it: one that does not parse must make the
+	// caller warn (the lock commands carry on with a warning), not pass
+	// for a registry without the session.
 	data, err := r.doc.Read()
-	if err == nil && (data == nil || (plainID(id) && !bytes.Contains(data, []byte(id)))) {
+	if err == nil && data == nil {
 		return false, nil
 	}
 	// Nor when the version just read does not have the session (its id
@@ -379,20 +383,6 @@ func unchanged(where string, data []byte, id string, change func(*Session)) (reg
 	before := slices.Clone(s.DoNotTouch)
 	change(s)
 	return true, (before == nil) == (s.DoNotTouch == nil) && slices.Equal(before, s.DoNotTouch), true
-}
-
-// plainID reports whether id is made only of letters, digits, '.', '_' and
-// '-' (not first), which every YAML writer writes as they are.
-func plainID(id string) bool {
-	for i, c := range id {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_':
-		case (c == '.' || c == '-') && i > 0:
-		default:
-			return false
-		}
-	}
-	return id != ""
 }
 
 // edit runs one write section on the registry; see Registry. A change that

@@ -72,3 +72,16 @@ func BenchmarkRegistryNoop200(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRegistryUnregistered200 is the registry side of an acquire by a
+// session the registry does not list (a person's, a script's): the
+// registry is parsed, unlocked, so that one that does not parse is
+// reported, and nothing is written.
+func BenchmarkRegistryUnregistered200(b *testing.B) {
+	r := registryOf200(b)
+	for b.Loop() {
+		if _, err := r.HoldPaths("nobody-registered", "/src/held.go"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -106,12 +106,15 @@ func Run(opts Options) ([]Check, error) {
 	}
 	d := &run{opts: opts, project: p, ws: p.Workspace}
 	var checks []Check
+	// The store first: when it is down, what cannot be read is not damage.
+	storeChecks := d.store()
 	checks = append(checks, d.home(), d.registry())
 	checks = append(checks, fileSystem("home-filesystem", "the home", d.ws.Home, opts.Settings.UserHome))
 	if filepath.Clean(d.ws.LockDir) != filepath.Join(d.ws.Home, "locks") {
 		checks = append(checks, fileSystem("lockdir-filesystem", "the lock folder", d.ws.LockDir, opts.Settings.UserHome))
 	}
-	checks = append(checks, d.store()...)
+	checks = append(checks, d.writable()...)
+	checks = append(checks, storeChecks...)
 	checks = append(checks, d.binary())
 	checks = append(checks, d.integrations()...)
 	checks = append(checks, d.legacy())
@@ -129,6 +132,9 @@ type run struct {
 	// dirs are the folders agentlock writes files in, for the temporary
 	// files check.
 	dirs []string
+	// storeDown is set when the distributed store does not answer: the
+	// registry and lock checks then say so instead of blaming files.
+	storeDown bool
 }
 
 // home: the project has a home (registry and lock folder).
@@ -148,6 +154,15 @@ func (d *run) home() Check {
 func (d *run) registry() Check {
 	c := Check{Name: "registry"}
 	doc, err := d.ws.Registry().Load()
+	if err != nil && d.ws.Store().Set() {
+		// The registry is a document in the store, not registry.md.
+		c.Status, c.Detail = Problem, "the registry in "+d.ws.Store().URL+" cannot be read: "+err.Error()
+		c.Fix = "see the store checks: start the store or fix its settings; no file here is damaged, so move nothing away"
+		if !d.storeDown {
+			c.Fix = "the store answers but its registry document does not read: agentlock show names the problem; repair the document in the store"
+		}
+		return c
+	}
 	if err != nil {
 		c.Status, c.Detail = Problem, err.Error()
 		c.Fix = "repair or move away " + d.ws.RegistryPath + " (agentlock never overwrites it): agentlock init creates an empty one"
@@ -189,6 +204,7 @@ func (d *run) store() []Check {
 		switch {
 		case g.Problem:
 			c.Status = Problem
+			d.storeDown = d.storeDown || g.Name == "store-reachable"
 		case g.Warn:
 			c.Status = Warn
 		default:

@@ -134,3 +134,46 @@ func inside(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && filepath.IsLocal(rel)
 }
+
+// writable: agentlock can create files in the lock folder and in the
+// registry's folder, found by creating (and removing) a probe file in
+// each. A folder a user cannot write makes every acquire fail and every
+// edit denied, whatever the other checks say. A folder that does not exist
+// yet is the home check's business; with a distributed store the lock
+// files are not used.
+func (d *run) writable() []Check {
+	var checks []Check
+	dirs := []struct{ name, what, dir string }{
+		{"lockdir-writable", "the lock folder", d.ws.LockDir},
+		{"registry-writable", "the registry's folder", filepath.Dir(d.ws.RegistryPath)},
+	}
+	if d.ws.Store().Set() {
+		return nil
+	}
+	for i, x := range dirs {
+		if _, err := os.Stat(x.dir); err != nil || (i > 0 && filepath.Clean(x.dir) == filepath.Clean(dirs[0].dir)) {
+			continue
+		}
+		c := Check{Name: x.name, Status: OK, Detail: x.what + " " + x.dir + " is writable"}
+		if err := probe(x.dir); err != nil {
+			c.Status = Problem
+			c.Detail = fmt.Sprintf("%s %s is not writable (%v): every acquire and every registry write there fails, and the hooks deny every edit", x.what, x.dir, err)
+			c.Fix = "give the user who runs the agents write permission on " + x.dir + " (chmod u+w, or chown)"
+		}
+		checks = append(checks, c)
+	}
+	return checks
+}
+
+// probe creates a file in dir, writes to it and removes it.
+func probe(dir string) error {
+	f, err := os.CreateTemp(dir, ".agentlock-doctor-probe-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	_, werr := f.WriteString("agentlock doctor\n")
+	cerr := f.Close()
+	rerr := os.Remove(name)
+	return errors.Join(werr, cerr, rerr)
+}

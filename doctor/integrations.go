@@ -51,6 +51,9 @@ func (d *run) integrations() []Check {
 		if !installed {
 			continue
 		}
+		if hooks, err := hooksInstalled(p); err == nil && hooks {
+			checks = append(checks, d.gating(p, a))
+		}
 		checks = append(checks, drift(p, a))
 		switch a.Name() {
 		case "kimi":
@@ -76,6 +79,40 @@ func (d *run) integrations() []Check {
 			Detail: "no agent CLI is connected to this project (agents follow registry.md's protocol by hand)"})
 	}
 	return checks
+}
+
+// gating: the agent's hooks, installed in the project, gate its files. The
+// pre-edit hook lets through every path that the workspace of its working
+// folder does not coordinate (workspace.Workspace.Gates, the definition
+// both use): hooks installed where that is every file protect nothing,
+// whatever the instructions beside them say.
+func (d *run) gating(p *setup.Project, a integrations.Agent) Check {
+	c := Check{Name: "gating-" + a.Name(), Status: OK}
+	probe := filepath.Join(p.Root, "agentlock-doctor-probe")
+	if d.ws.Gates(probe) {
+		c.Detail = fmt.Sprintf("%s's pre-edit hook gates the files of %s", a.Title(), p.Root)
+		return c
+	}
+	c.Status = Problem
+	c.Detail = fmt.Sprintf("%s's hooks are installed in %s, but its pre-edit hook would let every edit there through: "+
+		"agentlock is not set up for that folder (its state is in %s, no %s folder marks it as a project)", a.Title(), p.Root, d.ws.Home, ".agent-registry")
+	c.Fix = "agentlock init --agent " + a.Name() + " in " + p.Root + " (it makes the folder a project), or remove the hooks with agentlock uninit"
+	return c
+}
+
+// hooksInstalled reports whether the project's files hold the agent's
+// hooks (not only its instructions: Kimi's hooks are user-wide).
+func hooksInstalled(p *setup.Project) (bool, error) {
+	plan, err := p.PlanUninstall()
+	if err != nil {
+		return false, err
+	}
+	for _, c := range plan.Changes {
+		if k := c.Artifact.Kind; c.Changed() && c.Artifact.Scope == integrations.Project && (k == integrations.JSONHooks || k == integrations.TOMLBlock) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // connected reports whether any of the project's files holds the agent's

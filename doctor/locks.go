@@ -62,6 +62,12 @@ func (d *run) lockFolder() []Check {
 	files := Check{Name: "lock-files"}
 	clock := Check{Name: "clock"}
 	states, problems, err := d.ws.Locker().List()
+	if err != nil && d.ws.Store().Set() {
+		files.Status, files.Detail = Problem, fmt.Sprintf("cannot list the locks in %s: %v", d.ws.Store().URL, err)
+		files.Fix = "see the store checks: start the store or fix its settings; the locks are in the store, not in files here"
+		clock.Status, clock.Detail = Warn, "no lock stamp could be read"
+		return []Check{files, clock}
+	}
 	if err != nil {
 		files.Status, files.Detail, files.Fix = Problem, fmt.Sprintf("cannot list the lock folder: %v", err), "make "+d.ws.LockDir+" a readable folder"
 		clock.Status, clock.Detail = Warn, "no lock stamp could be read"

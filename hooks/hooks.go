@@ -67,6 +67,12 @@ type Request struct {
 	// Lookup finds the agent records of the hook's process ancestry in a
 	// record folder; nil means identity.LookupSelf.
 	Lookup func(dir string) identity.Found
+	// Problems are invalid settings (AGENTLOCK_TIMEOUT=-5, say), each
+	// naming the variable and its range; the defaults stand in for them.
+	// The pre-edit hook denies an edit of a coordinated path while there
+	// is one (the timeout decides who holds a file); the other events warn
+	// and run with the defaults.
+	Problems []error
 	// Ancestry returns the hook process's ancestry, nearest first, where
 	// the session-start hook finds the harness process to record; nil
 	// means the current process's (procs.Ancestry).
@@ -153,6 +159,9 @@ func Run(req Request) Result {
 	}
 	if !ws.Enabled() {
 		return res // not an agentlock project: hooks stay quiet (Kimi's are user-wide)
+	}
+	for _, p := range req.Problems {
+		res.warnf("%s %s hook: %v; running with the default", name, req.Event, p)
 	}
 	session := sessionOf(req, in, ws).Session
 	if session == "" {
@@ -301,6 +310,10 @@ func (h run) preEdit() {
 		return
 	}
 	if len(paths) == 0 {
+		return
+	}
+	if len(h.req.Problems) > 0 {
+		h.res.Deny = fmt.Sprintf("agentlock: %v, so agentlock cannot check this edit: do not make it now; ask a person to fix that variable (agentlock doctor shows it).", h.req.Problems[0])
 		return
 	}
 	h.session = sessionOf(h.req, h.in, h.ws).Session

@@ -100,6 +100,10 @@ func Released(r workspace.Released, session string) (Release, string) {
 
 // ForceReleased reports a lock emptied by force; prev is what it held.
 func ForceReleased(prev core.State) (Release, string) {
+	if prev.Owner == "" && prev.Corrupt != nil {
+		return Release{Kind: KindLock, Path: prev.Path, Released: true, Note: "forced; its record could not be read"},
+			linef("released %s by force (its lock record could not be read, so who held it is unknown)", prev.Path)
+	}
 	if prev.Owner == "" {
 		return Release{Kind: KindLock, Path: prev.Path, Released: true, Note: "was not locked"}, "released " + Escape(prev.Path) + " (it was not locked)"
 	}

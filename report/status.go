@@ -16,11 +16,11 @@ type Status struct {
 	Kind      string   `json:"kind"` // KindLock
 	Path      string   `json:"path"` // "" when the lock file does not say (empty, 0.1.0's form, corrupt)
 	File      string   `json:"file"`
-	State     string   `json:"state"` // locked, stale, free, corrupt
+	State     string   `json:"state"` // locked, stale, free, corrupt, busy
 	SessionID string   `json:"session_id,omitempty"`
 	Age       *float64 `json:"age,omitempty"`
 	ExpiresIn *float64 `json:"expires_in,omitempty"`
-	Error     string   `json:"error,omitempty"` // why a corrupt record cannot be read
+	Error     string   `json:"error,omitempty"` // why a corrupt or busy record cannot be read
 	Area      bool     `json:"area,omitempty"`  // an area lock: the folder path (ending in "/") and everything below it
 }
 
@@ -47,8 +47,16 @@ func Statuses(states []core.State, problems []error, withFree bool) []Status {
 	for _, p := range problems {
 		rec := Status{Kind: KindLock, State: "corrupt", Error: p.Error()}
 		var corrupt *core.CorruptError
-		if errors.As(p, &corrupt) {
+		var busy *core.BusyError
+		switch {
+		case errors.As(p, &corrupt):
 			rec.File, rec.Error = corrupt.Ref, corrupt.Reason
+		case errors.As(p, &busy):
+			// Not damage: another process holds the file's flock (a
+			// process stopped inside a change, say); what it records is
+			// unknown until it lets go.
+			rec.State, rec.File = "busy", busy.Ref
+			rec.Error = fmt.Sprintf("still locked by another process after %s (a process stopped or stuck while changing it?)", busy.Waited)
 		}
 		out = append(out, rec)
 	}
@@ -208,8 +216,10 @@ func Finished(s core.Session, reg string, released []core.State) (Finish, string
 // WriteSessionTable prints sessions for people: per session, a line with
 // its id, status, provider, AI version and start, then one line for each
 // of its other fields — all thirteen columns of agent-registry 0.2's table,
-// in a shape that fits a terminal: every line fits TableWidth, long values
-// shortened with an ellipsis, paths relative to the project root (root; ""
+// in a shape that fits a terminal: long values wrap between words onto
+// indented lines within TableWidth, never cut (a word wider than a line,
+// such as a long id, stands whole on its own), paths relative to the
+// project root (root; ""
 // keeps them absolute). Empty fields show as "-". Entries of the registry
 // that are not sessions are skipped. A working session named in idle shows
 // as core.StatusIdle.
@@ -224,9 +234,15 @@ func WriteSessionTable(w io.Writer, sessions []core.Session, idle map[string]boo
 			b.WriteString("\n")
 		}
 		first = false
-		head := fmt.Sprintf("%s  %s  %s %s  started %s", Shorten(field(s.SessionID), maxIDWidth), field(shownStatus(s, idle)),
+		// Whole values, wrapped, never cut: an id is copied from here
+		// into finish --session.
+		head := fmt.Sprintf("%s  %s  %s %s  started %s", field(s.SessionID), field(shownStatus(s, idle)),
 			field(s.Provider), field(s.AIVersion), field(s.StartedAt))
-		b.WriteString(Shorten(head, TableWidth) + "\n")
+		if utf8.RuneCountInString(head) > TableWidth {
+			head = fmt.Sprintf("%s\n  %s  %s %s  started %s", field(s.SessionID), field(shownStatus(s, idle)),
+				field(s.Provider), field(s.AIVersion), field(s.StartedAt))
+		}
+		b.WriteString(head + "\n")
 		rel := func(paths []string) string {
 			out := make([]string, len(paths))
 			for i, p := range paths {
@@ -244,7 +260,7 @@ func WriteSessionTable(w io.Writer, sessions []core.Session, idle map[string]boo
 			{"issues", s.Issues},
 			{"handoff", Rel(root, s.Handoff)},
 		} {
-			b.WriteString(Shorten(fmt.Sprintf("  %-12s  %s", f.name, field(f.value)), TableWidth) + "\n")
+			b.WriteString(wrap(fmt.Sprintf("  %-12s  ", f.name), field(f.value), strings.Repeat(" ", 16), TableWidth))
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -28,6 +28,31 @@ func Shorten(s string, width int) string {
 	return string(r[:width-1]) + ellipsis
 }
 
+// wrap lays out prefix+text within width: when it does not fit, text is
+// broken between words onto lines that start with indent. A word is never
+// cut: one wider than the line stands whole on its own line. Lines end in
+// "\n".
+func wrap(prefix, text, indent string, width int) string {
+	if utf8.RuneCountInString(prefix+text) <= width {
+		return prefix + text + "\n"
+	}
+	var b strings.Builder
+	line, words := prefix, 0
+	for _, word := range strings.Fields(text) {
+		if words > 0 && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > width {
+			b.WriteString(line + "\n")
+			line, words = indent, 0
+		}
+		if words > 0 {
+			line += " "
+		}
+		line += word
+		words++
+	}
+	b.WriteString(line + "\n")
+	return b.String()
+}
+
 // shortenLeft is Shorten keeping the end of s, for paths: their file name
 // is what tells them apart.
 func shortenLeft(s string, width int) string {

@@ -46,7 +46,7 @@ type Project struct {
 
 // Open returns the project of the real folder dir.
 func Open(dir string, opts Options) (*Project, error) {
-	root := workspace.FindProject(dir)
+	root := opts.Settings.FindProject(dir)
 	if root == "" {
 		root = dir
 	}
@@ -207,7 +207,7 @@ func (p *Project) plan(set integrations.Setup, compute func(integrations.Artifac
 		}
 		return nil, pe
 	}
-	return &Plan{Changes: changes, Notes: notes, HomeMissing: p.Workspace.Missing()}, nil
+	return &Plan{Changes: changes, Notes: notes, HomeMissing: p.Workspace.Missing() || !p.marked()}, nil
 }
 
 // Drift returns the labels of the files that init would change, and
@@ -222,8 +222,27 @@ func (pl *Plan) Drift() []string {
 	return out
 }
 
-// CreateHome creates the home (lock folder and registry) when missing.
-func (p *Project) CreateHome() error { return p.Workspace.Setup() }
+// CreateHome creates the home (lock folder and registry) when missing, and
+// the project's .agent-registry folder, which marks a folder outside any
+// git repository as a project (Settings.NewProject).
+func (p *Project) CreateHome() error {
+	if !p.marked() {
+		if err := os.MkdirAll(p.marker(), 0o700); err != nil {
+			return fmt.Errorf("create %s: %w", p.marker(), err)
+		}
+	}
+	return p.Workspace.Setup()
+}
+
+// marker is the project's .agent-registry folder.
+func (p *Project) marker() string { return filepath.Join(p.Root, workspace.HomeDirName) }
+
+// marked reports whether the project is one for every command: it is in a
+// git repository or has its .agent-registry folder. A folder that init
+// sets up outside any repository is not, until CreateHome.
+func (p *Project) marked() bool {
+	return p.settings.FindProject(p.Root) != ""
+}
 
 // Write applies one change of a plan.
 func (p *Project) Write(c integrations.Change) error { return p.set.Engine.Write(c) }

@@ -176,6 +176,10 @@ type Remote interface {
 // distributed store in a build that has none.
 var ErrNoRemote = errors.New("this agentlock build has no etcd store")
 
+// ErrUnknownScheme is the error of Open for a store URL whose scheme no
+// agentlock build knows.
+var ErrUnknownScheme = errors.New("unknown store scheme")
+
 // storeOf resolves the store a workspace of project uses: the project's
 // store file under AGENTLOCK_STORE's settings.
 func (s Settings) storeOf(project string) (StoreSpec, error) {
@@ -190,6 +194,10 @@ func (s Settings) storeOf(project string) (StoreSpec, error) {
 // distributed store.
 func (w *Workspace) openRemote(spec StoreSpec) error {
 	w.spec = spec
+	if scheme, _, _ := strings.Cut(spec.URL, "://"); scheme != "etcd" || !strings.Contains(spec.URL, "://") {
+		return fmt.Errorf("%s keeps its locks in %q: %w %q (the one known scheme is etcd://host:2379/prefix; check AGENTLOCK_STORE or %s)",
+			w.Project, spec.URL, ErrUnknownScheme, scheme, filepath.Join(HomeDirName, StoreFile))
+	}
 	if w.settings.Remote == nil {
 		return fmt.Errorf("%s keeps its locks in %s: %w; install agentlock-etcd (go build -tags etcd -o agentlock-etcd ./cmd/agentlock) beside agentlock or on PATH, and agentlock runs it", w.Project, spec.URL, ErrNoRemote)
 	}

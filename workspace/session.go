@@ -29,6 +29,9 @@ func (e *MirrorError) Unwrap() error { return e.Err }
 // when the session is registered. The second error is a *MirrorError when
 // only the registry could not follow.
 func (w *Workspace) Acquire(paths []string, session string) ([]core.Lease, *MirrorError, error) {
+	if err := w.ensureOwnHome(w.LockDir); err != nil {
+		return nil, nil, err
+	}
 	leases, err := w.Locker().AcquireAll(paths, session)
 	if err != nil {
 		return nil, nil, err
@@ -39,6 +42,9 @@ func (w *Workspace) Acquire(paths []string, session string) ([]core.Lease, *Mirr
 // AcquireWait is Acquire retried until the paths are free or ctx is done
 // (see core.Locker.AcquireAllWait).
 func (w *Workspace) AcquireWait(ctx context.Context, paths []string, session string) ([]core.Lease, *MirrorError, error) {
+	if err := w.ensureOwnHome(w.LockDir); err != nil {
+		return nil, nil, err
+	}
 	leases, err := w.Locker().AcquireAllWait(ctx, paths, session)
 	if err != nil {
 		return nil, nil, err
@@ -183,6 +189,9 @@ func (w *Workspace) Finish(id string) (Finished, error) {
 // left as it is, a finished one is marked working again, and a new one is
 // registered (see core.Registry.Register).
 func (w *Workspace) StartSession(s core.Session) error {
+	if err := w.ensureOwnHome(w.RegistryPath); err != nil {
+		return err
+	}
 	reg := w.Registry()
 	doc, err := reg.Load()
 	if err != nil {
@@ -215,11 +224,22 @@ func (w *Workspace) Coordinated(paths []string, cwd string) (out []string, unres
 			unresolved = append(unresolved, err)
 			continue
 		}
-		if project := FindProject(real); project != "" && ((project == w.Project && w.Enabled()) || HasHome(project)) {
+		if w.Gates(real) {
 			out = append(out, real)
 		}
 	}
 	return out, unresolved
+}
+
+// Gates reports whether agentlock coordinates the real path for a session
+// working in w: the path is in w's project and agentlock is in use there,
+// or it is in another project set up for agentlock. It is the one
+// definition of "this path is coordinated here": the pre-edit hook gates
+// exactly these paths (Coordinated), and doctor fails a project whose
+// installed hooks would gate none of its files.
+func (w *Workspace) Gates(realPath string) bool {
+	project := w.settings.FindProject(realPath)
+	return project != "" && ((project == w.Project && w.Enabled()) || HasHome(project))
 }
 
 // Of returns the workspace of a real path under the same settings as w:
@@ -232,6 +252,9 @@ func (w *Workspace) Of(realPath string) (*Workspace, error) {
 // paths the session holds in the lock folder as its do_not_touch, so that
 // registering after a hook took a lock, or again, keeps them listed.
 func (w *Workspace) Register(s core.Session) (core.Session, error) {
+	if err := w.ensureOwnHome(w.RegistryPath); err != nil {
+		return core.Session{}, err
+	}
 	held, err := w.heldBy(s.SessionID)
 	if err != nil {
 		return core.Session{}, err

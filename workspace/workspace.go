@@ -73,6 +73,16 @@ type Settings struct {
 	Store StoreSpec
 	// Remote opens distributed stores; nil in builds without one.
 	Remote Remote
+	// NewProject is a real folder in no project that init sets up as one:
+	// its paths are located as if it held .agent-registry already, so that
+	// the home init creates is the one its hooks and commands then find.
+	NewProject string
+
+	// origin is where the state of the workspace these settings were
+	// opened for lives (set by Open): a path of another repository that
+	// is not set up for agentlock keeps its lock and registry entry
+	// there, not in a home created in that repository behind its back.
+	origin *location
 }
 
 // Configured reports whether the locations were set explicitly, so that
@@ -97,11 +107,40 @@ type location struct {
 //
 // A path outside every project, when there is no user home to fall back
 // on, has no workspace: ErrNoWorkspace.
-func (s Settings) locate(realPath string) (loc location, err error) {
+func (s Settings) locate(realPath string) (location, error) {
+	loc, err := s.locateOwn(realPath)
+	if err == nil && s.redirected(loc) {
+		return *s.origin, nil
+	}
+	return loc, err
+}
+
+// redirected reports whether a path located at loc keeps its state in the
+// origin workspace instead: it is in another project, one with no home of
+// its own (not set up), and no home is configured for every path.
+func (s Settings) redirected(loc location) bool {
+	return s.origin != nil && s.Home == "" && loc.project != "" && loc.project != s.origin.project &&
+		!loc.shared && !HasHome(loc.project)
+}
+
+// Redirected returns, for a real path of another repository that is not
+// set up for agentlock, that repository's root: the path's lock and
+// registry entry are kept in this workspace instead (Locker, Registry).
+// It returns "" for every other path.
+func (w *Workspace) Redirected(realPath string) string {
+	loc, err := w.settings.locateOwn(realPath)
+	if err != nil || !w.settings.redirected(loc) {
+		return ""
+	}
+	return loc.project
+}
+
+// locateOwn is locate without the redirection of unset-up repositories.
+func (s Settings) locateOwn(realPath string) (loc location, err error) {
 	if s.Home != "" {
 		loc.home, err = filepath.Abs(s.Home)
 	} else {
-		loc.project = FindProject(realPath)
+		loc.project = s.projectOf(realPath)
 		switch {
 		case loc.project != "":
 			loc.home = filepath.Join(loc.project, HomeDirName)
@@ -146,13 +185,45 @@ func (s Settings) lockDirFor(realPath string) (string, error) {
 // existing folder), that holds a HomeDirName folder or a .git entry. It
 // returns "" when the path is in no project. Folders that do not exist yet
 // are skipped, so a file about to be created finds its project too.
-func FindProject(path string) string {
+func FindProject(path string) string { return findProject(path, "", "") }
+
+// FindProject is the package's FindProject, except that the user's home
+// folder (Settings.UserHome) is no project by its .agent-registry alone:
+// that folder is the home of every path outside a project, and taking it
+// for a project's would make every file below the home one project's (init
+// would write into ~/.claude). A .git there still makes it one.
+func (s Settings) FindProject(path string) string {
+	if s.UserHome == "" {
+		return FindProject(path)
+	}
+	real, err := filepath.EvalSymlinks(s.UserHome)
+	if err != nil {
+		real = s.UserHome
+	}
+	return findProject(path, filepath.Clean(s.UserHome), real)
+}
+
+// projectOf is the project of a real path: FindProject's, else
+// NewProject when the path is in it.
+func (s Settings) projectOf(realPath string) string {
+	if project := s.FindProject(realPath); project != "" || s.NewProject == "" || !inside(realPath, s.NewProject) {
+		return project
+	}
+	return s.NewProject
+}
+
+// findProject walks up from path; at userHome (either spelling) only .git
+// marks a project.
+func findProject(path, userHome, realUserHome string) string {
 	dir := path
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		dir = filepath.Dir(dir)
 	}
 	for {
 		for _, marker := range []string{HomeDirName, ".git"} {
+			if marker == HomeDirName && userHome != "" && (dir == userHome || dir == realUserHome) {
+				continue
+			}
 			if _, err := os.Lstat(filepath.Join(dir, marker)); err == nil {
 				return dir
 			}
@@ -205,7 +276,11 @@ func Open(realPath string, s Settings) (*Workspace, error) {
 		return nil, err
 	}
 	if loc.project == "" && s.Home != "" {
-		loc.project = FindProject(realPath)
+		loc.project = s.projectOf(realPath)
+	}
+	if s.origin == nil {
+		origin := loc
+		s.origin = &origin
 	}
 	w := &Workspace{Project: loc.project, Home: loc.home, LockDir: loc.lockDir, RegistryPath: loc.registry,
 		shared: loc.shared, settings: s}
@@ -301,11 +376,43 @@ func (w *Workspace) Missing() bool {
 // block) when they are missing; an existing registry is kept. The registry
 // is written like every other registry write, under its lock.
 func (w *Workspace) Setup() error {
+	if w.OwnHome() {
+		// The home folder marks the project, wherever its files are.
+		if err := os.MkdirAll(w.Home, 0o700); err != nil {
+			return fmt.Errorf("create %s: %w", w.Home, err)
+		}
+	}
 	if err := os.MkdirAll(w.LockDir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", w.LockDir, err)
 	}
 	if _, err := w.Registry().Create(); err != nil {
 		return err
+	}
+	return nil
+}
+
+// HomeIgnoreFile is the .gitignore that agentlock writes in a project's
+// home when a command (not init, which writes the project's .gitignore
+// block) creates it: the registry and the lock files are never for the
+// repository, whatever `git add -A` picks up.
+const HomeIgnoreFile = ".gitignore"
+
+// homeIgnore is the content of HomeIgnoreFile.
+const homeIgnore = "# Created by agentlock: the registry and lock files of this folder are not for the repository.\n*\n"
+
+// ensureOwnHome creates the project's own home, with its HomeIgnoreFile,
+// when it is missing and target (the lock folder or the registry about to
+// be written) is in it: the first command that writes state in a project
+// nobody ran init in must not leave files for git to commit.
+func (w *Workspace) ensureOwnHome(target string) error {
+	if !w.OwnHome() || w.doc != nil || !inside(target, w.Home) || exists(w.Home) {
+		return nil
+	}
+	if err := os.MkdirAll(w.Home, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", w.Home, err)
+	}
+	if err := os.WriteFile(filepath.Join(w.Home, HomeIgnoreFile), []byte(homeIgnore), 0o644); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Join(w.Home, HomeIgnoreFile), err)
 	}
 	return nil
 }

@@ -97,6 +97,12 @@ func acquireRun(opts *AcquireOptions) error {
 	}
 	warn(opts.IO, warning)
 	for _, l := range leases {
+		if repo := ws.Redirected(l.Path); repo != "" && !l.Renewed {
+			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: note: %s is in %s, which is not set up for agentlock: its lock is in %s, "+
+				"where only sessions of this home see it (run agentlock init in %s to coordinate its files there)", l.Path, repo, ws.LockDir, repo))
+		}
+	}
+	for _, l := range leases {
 		if l.Corrupt != nil {
 			fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: took over an unreadable lock record nobody had written for longer than the timeout: %v\n", l.Corrupt)
 		}

@@ -28,6 +28,11 @@ func pathsAndSession(command string, args []string, c *config, existing bool) ([
 	if len(args) == 0 {
 		return nil, "", usagef("at least one path is required")
 	}
+	for _, p := range args {
+		if p == "" {
+			return nil, "", usagef("a path is empty ('' on the command line): name a file or a folder")
+		}
+	}
 	if err := c.flagConflict(command + " " + shellWords(args)); err != nil {
 		return nil, "", err
 	}

@@ -76,7 +76,7 @@ func TestHeartbeatLoopStopsWhenLockIsLost(t *testing.T) {
 	s := newSandbox(t)
 	requireExit(t, 0, s.run("acquire", "src/auth.py", "agent-a"))
 	watched := proctest.Start(t, "sleep", proctest.Cmd{Args: []string{"60"}, Env: s.env})
-	loop := s.start("heartbeat", "--every", "50ms", "--pid", fmt.Sprint(watched.Pid()), "src/auth.py", "agent-a")
+	loop := s.start("heartbeat", "--every", "100ms", "--pid", fmt.Sprint(watched.Pid()), "src/auth.py", "agent-a")
 	requireExit(t, 0, s.run("release", "--force", "src/auth.py"))
 	requireExit(t, 0, s.run("acquire", "src/auth.py", "agent-b"))
 	r := loop.Wait(t)

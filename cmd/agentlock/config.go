@@ -61,6 +61,9 @@ type config struct {
 	// doctor check it); CodexHome is $CODEX_HOME, CopilotHome
 	// $COPILOT_HOME and CopilotAllowAll $COPILOT_ALLOW_ALL (doctor).
 	SearchPath, CodexHome, CopilotHome, CopilotAllowAll string
+	// Problems are the settings whose values are invalid, each naming the
+	// variable (or flag) and its allowed range; their defaults stand in.
+	Problems []error
 }
 
 // envBindings maps configuration keys to their environment variables.
@@ -101,18 +104,29 @@ func selfProgram() (string, error) {
 	return self, nil
 }
 
-// lazyConfig returns the Factory's Config function: the configuration is
-// resolved from flags (parsed by then) on the first call, and kept for the
-// rest of this process.
-func lazyConfig(flags *pflag.FlagSet, now func() time.Time) func() (*config, error) {
+// lazyConfig returns the Factory's Config and Lenient functions: the
+// configuration is resolved from flags (parsed by then) on the first call
+// of either, and kept for the rest of this process. Config refuses a
+// configuration with Problems (a usage error naming the first); Lenient
+// returns it with the defaults in their place, for the commands that must
+// run whatever the configuration (hooks, doctor, version, whoami, env).
+func lazyConfig(flags *pflag.FlagSet, now func() time.Time) (strict, lenient func() (*config, error)) {
 	var c *config
 	var err error
-	return func() (*config, error) {
+	lenient = func() (*config, error) {
 		if c == nil && err == nil {
 			c, err = loadConfig(flags, now)
 		}
 		return c, err
 	}
+	strict = func() (*config, error) {
+		c, err := lenient()
+		if err == nil && len(c.Problems) > 0 {
+			return nil, &usageError{err: c.Problems[0]}
+		}
+		return c, err
+	}
+	return strict, lenient
 }
 
 // loadConfig resolves the configuration with a new viper instance:
@@ -155,13 +169,19 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 		}
 		return v.GetString(key)
 	})
-	timeout, err := parseTimeout(v.GetString("timeout"))
+	// A bad value is a problem of the configuration, not a crash: the
+	// default stands in, and each command decides (see lazyConfig).
+	timeoutVar := "AGENTLOCK_TIMEOUT"
+	if flags.Changed("timeout") {
+		timeoutVar = "--timeout"
+	}
+	timeout, err := parseTimeout(timeoutVar, v.GetString("timeout"))
 	if err != nil {
-		return nil, err
+		c.Problems = append(c.Problems, err)
 	}
 	c.Settings.Timeout = timeout
 	if c.Settings.LockWait, err = parseLockWait(v.GetString("lock_wait")); err != nil {
-		return nil, err
+		c.Problems = append(c.Problems, err)
 	}
 	if err := c.absoluteLocations(); err != nil {
 		return nil, err
@@ -276,9 +296,15 @@ const (
 )
 
 // parseTimeout accepts seconds ("120", "0.5") or a Go duration ("2m"),
-// from MinTimeout to MaxTimeout; empty means core.DefaultTimeout.
-func parseTimeout(s string) (time.Duration, error) {
-	return boundedDuration("timeout", s, core.DefaultTimeout, MinTimeout, MaxTimeout)
+// from MinTimeout to MaxTimeout; empty means core.DefaultTimeout. what
+// names where the value came from (AGENTLOCK_TIMEOUT or --timeout). An
+// invalid value comes back with the default.
+func parseTimeout(what, s string) (time.Duration, error) {
+	d, err := boundedDuration(what, s, core.DefaultTimeout, MinTimeout, MaxTimeout)
+	if err != nil {
+		return core.DefaultTimeout, err
+	}
+	return d, nil
 }
 
 // maxLockWait bounds AGENTLOCK_LOCK_WAIT: a longer wait for a critical
@@ -301,7 +327,7 @@ func boundedDuration(what, s string, def, min, max time.Duration) (time.Duration
 		return def, nil
 	}
 	outOfRange := func() error {
-		return usagef("%s %q: must be from %s to %s (%g s to %g s)", what, s, min, max, min.Seconds(), max.Seconds())
+		return fmt.Errorf("%s=%q is invalid: it must be from %g s to %g s (seconds, or a duration from %s to %s)", what, s, min.Seconds(), max.Seconds(), min, max)
 	}
 	var d time.Duration
 	if secs, err := strconv.ParseFloat(s, 64); err == nil || errors.Is(err, strconv.ErrRange) {
@@ -312,12 +338,20 @@ func boundedDuration(what, s string, def, min, max time.Duration) (time.Duration
 		}
 		d = time.Duration(secs * float64(time.Second))
 	} else if d, err = time.ParseDuration(s); err != nil {
-		return 0, usagef("%s %q: want seconds (120) or a duration (2m)", what, s)
+		return 0, fmt.Errorf("%s=%q is invalid: it must be seconds (120) or a duration (2m), from %g s to %g s", what, s, min.Seconds(), max.Seconds())
 	}
 	if d < min || d > max {
 		return 0, outOfRange()
 	}
 	return d, nil
+}
+
+// warnProblems prints a warning per invalid setting, for the commands that
+// run anyway (with the default in its place).
+func warnProblems(io *IOStreams, c *config) {
+	for _, p := range c.Problems {
+		fmt.Fprintf(io.ErrOut, "agentlock: warning: %v; using the default here, but other commands refuse to run until it is fixed\n", p)
+	}
 }
 
 // workspaceOf returns the workspace of a real path. Every command that

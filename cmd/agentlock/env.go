@@ -13,7 +13,7 @@ type EnvOptions struct {
 }
 
 func newCmdEnv(f *Factory, runF func(*EnvOptions) error) *cobra.Command {
-	opts := &EnvOptions{IO: f.IO, Config: f.Config}
+	opts := &EnvOptions{IO: f.IO, Config: f.Lenient}
 	return &cobra.Command{
 		Use:   "env",
 		Short: "Print the registry and lock folder for this directory, as shell exports",
@@ -39,6 +39,7 @@ func envRun(opts *EnvOptions) error {
 	if err != nil {
 		return err
 	}
+	warnProblems(opts.IO, c)
 	rec := report.Env{Registry: ws.RegistryPath, LockDir: ws.LockDir}
 	return newPrinter(opts.IO, c).emit(rec, rec.Exports())
 }

@@ -23,4 +23,8 @@ type Factory struct {
 	// Config returns the invocation's configuration; set by newRootCmd,
 	// whose flags it reads.
 	Config func() (*config, error)
+	// Lenient is Config for the commands that run whatever the
+	// configuration: invalid settings are in config.Problems, their
+	// defaults in place.
+	Lenient func() (*config, error)
 }

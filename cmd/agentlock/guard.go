@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -33,8 +34,9 @@ session (the one agentlock resolves here: --session, AGENTLOCK_SESSION, the
 harness's id or the recorded agent process, as for every command) may commit
 its own files. A person committing outside any session is refused every file
 an agent holds. With --json, the lock record of each refused file (as check
-prints it) goes to stdout too. Outside a project set up with "agentlock init" it allows
-everything. A path it cannot check (a lock file it cannot read) refuses the
+prints it) goes to stdout too. Outside an agentlock project (no .agent-registry
+folder, which init or the first lock creates, and no AGENT_REGISTRY_* variables) it
+allows everything. Outside a git work tree it is a usage error (exit 2). A path it cannot check (a lock file it cannot read) refuses the
 commit.
 
 "agentlock init --git-hook" installs it as git's pre-commit hook: the last line
@@ -61,6 +63,14 @@ func guardRun(opts *GuardOptions) error {
 	c, ws, err := workConfig(opts.Config)
 	if err != nil {
 		return err
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		return fmt.Errorf("guard --staged reads git's staged files, and git is not on PATH: %w", err)
+	}
+	if inside, _ := git(".", "rev-parse", "--is-inside-work-tree"); strings.TrimSpace(inside) != "true" {
+		wd, _ := os.Getwd()
+		return &lineUsageError{msg: fmt.Sprintf("guard --staged checks the files staged in a git work tree, and %s is in none: "+
+			"run it inside the repository (git's pre-commit hook does)", wd)}
 	}
 	top, err := git(".", "rev-parse", "--show-toplevel")
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -47,7 +48,8 @@ process's ancestry, or by the session), the wrapper script, or --pid; never
 the short-lived shell that started the loop, so a loop started with & from
 an agent's one-shot shell still stops when the agent dies, and its locks
 expire. With nothing to watch it refuses (exit 2) rather than renew forever.
-Pick an interval well below the timeout (a third of it, say).
+Pick an interval well below the timeout (a third of it, say); it must be from
+100ms to 24h.
 
 With --all, renew every lock the session holds in the lock folder of the
 working directory (found by owner), however many there are, including none:
@@ -66,7 +68,7 @@ once, or, with --every, the loop goes on).`,
 			return heartbeatRun(opts)
 		},
 	}
-	cmd.Flags().DurationVar(&opts.Every, "every", 0, "keep renewing at this interval (e.g. 30s) until a lock is lost or the watched process exits")
+	cmd.Flags().DurationVar(&opts.Every, "every", 0, "keep renewing at this interval (e.g. 30s; from 100ms to 24h) until a lock is lost or the watched process exits")
 	cmd.Flags().IntVar(&opts.PID, "pid", 0, "with --every: stop when this process exits (default: the session's agent process)")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "renew every lock the session holds (no paths)")
 	return cmd
@@ -94,8 +96,8 @@ func heartbeatRun(opts *HeartbeatOptions) error {
 	if err := core.ValidateExistingSession(session); err != nil {
 		return usagef("%v", err)
 	}
-	if opts.Every < 0 || (opts.Every == 0 && opts.EveryGiven) {
-		return usagef("--every %s: must be positive", opts.Every)
+	if opts.EveryGiven && (opts.Every < minLoopInterval || opts.Every > maxLoopInterval) {
+		return usagef("--every %s: must be from %s to %s", opts.Every, minLoopInterval, maxLoopInterval)
 	}
 	if opts.PID != 0 && opts.Every == 0 {
 		return usagef("--pid goes with --every")
@@ -163,7 +165,7 @@ func watchedAgent(opts *HeartbeatOptions, c *config, ws *workspace.Workspace, se
 		}
 		return nil, &lineUsageError{msg: fmt.Sprintf("%s: no agent process of session %s to watch "+
 			"(no session-start hook recorded one above this process, and no wrapper), so the renewal could outlive the agent: "+
-			"renew once with '%s', or pass --pid <agent PID>", opts.Command, session, once)}
+			"renew once with '%s', or pass --pid <agent PID>", strings.TrimPrefix(opts.Command, "agentlock "), session, once)}
 	}
 	return func() bool {
 		for _, id := range ids {
@@ -269,10 +271,10 @@ func newCmdHeartbeatLoop(f *Factory, runF func(*HeartbeatOptions) error) *cobra.
 	cmd := &cobra.Command{
 		Use:   "heartbeat-loop <path> [session] [interval]",
 		Short: "Keep renewing a lock while the agent runs (the original's form of heartbeat --every)",
-		Long: `Renew the session's lock on path every interval (seconds or a duration;
-default 30 s, as agent-registry 0.2's heartbeat-loop) until the lock is lost,
-the agent process exits, or the command is interrupted: heartbeat --every, in
-the original's positional form. Run it in the background (&). Like heartbeat
+		Long: `Renew the session's lock on path every interval (seconds or a duration,
+from 0.1 s to 24 h; default 30 s, as agent-registry 0.2's heartbeat-loop)
+until the lock is lost, the agent process exits, or the command is
+interrupted: heartbeat --every, in the original's positional form. Run it in the background (&). Like heartbeat
 --every, it watches the session's agent process, never the shell that
 started it, and refuses to start with nothing to watch.
 
@@ -292,9 +294,9 @@ is the interval when it is a number or a duration, else the session.`,
 			}
 			opts.Every = defaultLoopInterval
 			if interval != "" {
-				d, err := boundedDuration("interval", interval, defaultLoopInterval, time.Second/10, maxLoopInterval)
+				d, err := boundedDuration("interval", interval, defaultLoopInterval, minLoopInterval, maxLoopInterval)
 				if err != nil {
-					return err
+					return &usageError{err: err}
 				}
 				opts.Every = d
 			}
@@ -309,10 +311,12 @@ is the interval when it is a number or a duration, else the session.`,
 	return cmd
 }
 
-// The interval of heartbeat-loop: agent-registry 0.2's default, and a bound
-// past which a renewal would not keep a lock with the default timeout.
+// The interval of heartbeat --every and heartbeat-loop: agent-registry
+// 0.2's default, a floor below which the loop would only hammer the lock
+// file (the shortest timeout, MinTimeout, is that long too), and a bound.
 const (
 	defaultLoopInterval = 30 * time.Second
+	minLoopInterval     = 100 * time.Millisecond
 	maxLoopInterval     = 24 * time.Hour
 )
 

@@ -24,7 +24,7 @@ type HookOptions struct {
 }
 
 func newCmdHook(f *Factory, runF func(*HookOptions) error) *cobra.Command {
-	opts := &HookOptions{IO: f.IO, Config: f.Config}
+	opts := &HookOptions{IO: f.IO, Config: f.Lenient}
 	return &cobra.Command{
 		Use:   "hook <agent> <event>",
 		Short: "Run one agent hook: the stable command that generated hooks call",
@@ -50,11 +50,15 @@ payload on stdin. Events:
 The session is AGENTLOCK_SESSION when set, else a wrapper script's, else the
 harness's own id as <agent>-<id> (from its variable or the payload), else the
 session recorded for the agent process the hook runs under (docs/identity.md).
-session-start records that process: the nearest ancestor that is not a shell. Outside a project set up with "agentlock init" (no
-.agent-registry folder), every hook exits 0 at once. pre-edit lets an edit
-through only where agentlock is not set up for its path or the payload names
-no usable path; the other events always exit 0 and report problems on
-stderr (see docs/integrations/README.md for the whole policy).`,
+session-start records that process: the nearest ancestor that is not a
+shell. Outside a project set up with "agentlock init" (no .agent-registry
+folder) and without AGENT_REGISTRY_* variables, every hook exits 0 at once.
+pre-edit lets an edit through only where agentlock is not set up for its path
+or the payload names no usable path; it denies an edit it could not check,
+including while a setting is invalid (AGENTLOCK_TIMEOUT=-5, say: the reason
+names the variable and its range). The other events always exit 0 and report
+problems on stderr, an invalid setting included (they run with its default);
+see docs/integrations/README.md for the whole policy.`,
 		Example: `  echo '{"cwd":"/repo","session_id":"abc","tool_name":"Edit","tool_input":{"file_path":"/repo/a.go"}}' | agentlock hook claude pre-edit`,
 		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -85,7 +89,7 @@ func hookRun(opts *HookOptions) error {
 	// The hook resolves the rest itself (package identity), from the
 	// payload and the workspace of the payload's cwd.
 	req := hooks.Request{Agent: agent, Event: opts.Event, Payload: opts.IO.In, Settings: c.Settings,
-		HarnessSession: c.Harness[agent.Name()]}
+		HarnessSession: c.Harness[agent.Name()], Problems: c.Problems}
 	req.Fallback, _ = c.Agents.SessionFromHarness(c.Harness)
 	if c.SessionSource == identity.SourceFlag || c.SessionSource == identity.SourceEnv {
 		req.Session = c.Session

@@ -44,7 +44,10 @@ func newCmdInit(f *Factory, runF func(*InitOptions) error) *cobra.Command {
 		Short: "Set up agentlock in this project, and connect agent CLIs to it",
 		Long: `Set up agentlock in the project of the working directory (its git root): create
 .agent-registry/ (registry.md and locks/) and keep it out of git with a marked
-block in .gitignore.
+block in .gitignore. Outside any git repository the working directory itself
+becomes the project (its own .agent-registry/), so that the hooks installed
+there gate its files; init refuses in your home folder and at /, where every
+file below would become the project's.
 
 With --agent (` + strings.Join(all.Names(), ", ") + `, or all; or the path of an agent
 manifest, x.toml, docs/integrations/plugins.md), also install what that agent needs:
@@ -207,11 +210,13 @@ managed blocks, and agentlock's hook entries. Your own content in the same
 files is left byte for byte; a file that held only agentlock's part is deleted,
 with the folders that this leaves empty.
 
-With --agent, only that agent's files. Without it, every agent's, the
-.gitignore block, and .agent-registry/ itself when no lock is held and no
-session is working (otherwise it is kept, and said so). User-level files (Kimi
-Code's hooks, and those an older agentlock wrote for the legacy kimi-cli) are
-touched only with --global.`,
+With --agent, only that agent's files. Without it, every agent's, the git
+pre-commit guard, .agent-registry/ itself when no lock is held and no session
+is working (otherwise it is kept, and said so), and the .gitignore block once
+.agent-registry/ is gone (while it stays, the block stays, so git never
+commits its files). With --git-hook alone, only the git pre-commit guard.
+User-level files (Kimi Code's hooks, and those an older agentlock wrote for
+the legacy kimi-cli) are touched only with --global.`,
 		Example: `  agentlock uninit --agent codex
   agentlock uninit --dry-run
   agentlock uninit --global`,
@@ -227,13 +232,13 @@ touched only with --global.`,
 	fl.StringSliceVar(&opts.Agents, "agent", nil, "agent to disconnect: "+strings.Join(all.Names(), ", ")+" or all (default: all, and the project set-up)")
 	fl.BoolVar(&opts.Global, "global", false, "also edit user-level files outside the project (Kimi Code's hooks)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print what would change as a diff; write nothing")
-	fl.BoolVar(&opts.GitHook, "git-hook", false, "remove git's pre-commit guard (plain uninit removes it too)")
+	fl.BoolVar(&opts.GitHook, "git-hook", false, "remove git's pre-commit guard, and nothing else unless --agent is given (plain uninit removes it too)")
 	return cmd
 }
 
 // openProject opens the project of the working directory for init
 // (names: the --agent values) or uninit.
-func openProject(opts *InitOptions, names []string, whole bool) (*setup.Project, error) {
+func openProject(opts *InitOptions, names []string, whole, install bool) (*setup.Project, error) {
 	c, err := opts.Config()
 	if err != nil {
 		return nil, err
@@ -253,7 +258,33 @@ func openProject(opts *InitOptions, names []string, whole bool) (*setup.Project,
 	if err != nil {
 		return nil, err
 	}
-	return setup.Open(wd, setup.Options{Settings: c.Settings, Agents: agents, Global: opts.Global, Whole: whole, AgentDirs: c.AgentDirs})
+	settings := c.Settings
+	if install && settings.FindProject(wd) == "" {
+		// Outside any git repository the folder itself becomes the
+		// project: its home is the one its hooks and commands find, so
+		// that what init installs gates what it says it gates.
+		if err := newProjectAllowed(wd, settings.UserHome); err != nil {
+			return nil, err
+		}
+		settings.NewProject = wd
+	}
+	return setup.Open(wd, setup.Options{Settings: settings, Agents: agents, Global: opts.Global, Whole: whole, AgentDirs: c.AgentDirs})
+}
+
+// newProjectAllowed refuses to make a project of a folder that holds
+// everything: the file system's root or the user's home, where
+// .agent-registry is the home of every path outside a project (and where
+// every file below would become the project's).
+func newProjectAllowed(dir, userHome string) error {
+	realHome := userHome
+	if real, err := filepath.EvalSymlinks(userHome); err == nil {
+		realHome = real
+	}
+	if filepath.Dir(dir) == dir || (userHome != "" && dir == realHome) {
+		return &lineUsageError{msg: fmt.Sprintf("%s is in no git repository, and agentlock will not make it a project: "+
+			"every file below it would be coordinated; run agentlock init in the repository or folder your agents work in", dir)}
+	}
+	return nil
 }
 
 // reportProblems prints why a plan cannot be applied; nothing was written.
@@ -285,9 +316,14 @@ func initRun(opts *InitOptions) error {
 			delegate(os.Args[1:])
 		}
 	}
-	p, err := openProject(opts, opts.Agents, true)
+	p, err := openProject(opts, opts.Agents, true, true)
 	if err != nil {
 		return err
+	}
+	if opts.GitHook {
+		if err := needGitWorkTree(p.Root); err != nil {
+			return err
+		}
 	}
 	c, err := opts.Config()
 	if err != nil {
@@ -445,13 +481,22 @@ func sameHome(dir string, p *setup.Project) bool {
 	return dir == own
 }
 
-func uninitRun(opts *InitOptions) error {
+func uninitRun(opts *InitOptions) (err error) {
+	var homeKept string // why the .gitignore block stays: the home does
 	names := opts.Agents
+	if opts.GitHook && len(names) == 0 {
+		// uninit --git-hook alone removes the guard and nothing else.
+		p, err := openProject(opts, []string{"all"}, false, false)
+		if err != nil {
+			return err
+		}
+		return gitHookRun(opts, p.Root, false)
+	}
 	whole := len(names) == 0 || slices.Contains(names, "all")
 	if len(names) == 0 {
 		names = []string{"all"}
 	}
-	p, err := openProject(opts, names, whole)
+	p, err := openProject(opts, names, whole, false)
 	if err != nil {
 		return err
 	}
@@ -468,7 +513,7 @@ func uninitRun(opts *InitOptions) error {
 		out.notes([]string{fmt.Sprintf("%s still has agentlock's %s hooks: run agentlock uninit --agent %s --global to remove them",
 			left.Path, left.Agent.Title(), left.Agent.Name())})
 	}
-	for _, c := range plan.Changes {
+	apply := func(c integrations.Change) error {
 		switch {
 		case c.Note != "":
 			out.change("kept", c.Artifact.Label(), c.Note, fmt.Sprintf("kept      %s: %s", c.Artifact.Label(), c.Note))
@@ -483,7 +528,35 @@ func uninitRun(opts *InitOptions) error {
 			}
 			out.change(setup.UninstallVerb(c), c.Artifact.Label(), "", fmt.Sprintf("%-9s %s", setup.UninstallVerb(c), c.Artifact.Label()))
 		}
+		return nil
 	}
+	// The .gitignore block goes last, and only with the home: while
+	// .agent-registry/ stays (locks held, say), `git add -A` must not
+	// pick up its lock files and registry.
+	var ignore []integrations.Change
+	for _, c := range plan.Changes {
+		if c.Artifact.Scope == integrations.Project && c.Artifact.Path == ".gitignore" {
+			ignore = append(ignore, c)
+			continue
+		}
+		if err := apply(c); err != nil {
+			return err
+		}
+	}
+	defer func() {
+		if err != nil {
+			return
+		}
+		for _, c := range ignore {
+			if homeKept != "" && c.Changed() {
+				out.change("kept", c.Artifact.Label(), homeKept, fmt.Sprintf("kept      %s: %s", c.Artifact.Label(), homeKept))
+				continue
+			}
+			if err = apply(c); err != nil {
+				return
+			}
+		}
+	}()
 	if whole || opts.GitHook {
 		if err := gitHookRun(opts, p.Root, false); err != nil && opts.GitHook {
 			return err
@@ -500,6 +573,7 @@ func uninitRun(opts *InitOptions) error {
 	switch {
 	case errors.As(err, &kept):
 		out.change("kept", home, kept.Reason, fmt.Sprintf("kept      %s: %s", home, kept.Reason))
+		err, homeKept = nil, "its block stays while "+home+" stays"
 	case err != nil:
 		return err
 	case !removed:
@@ -509,6 +583,20 @@ func uninitRun(opts *InitOptions) error {
 		out.change("removed", home, what, fmt.Sprintf("removed   %s (%s)", home, what))
 	default:
 		out.change("removed", home, "", "removed   "+home)
+	}
+	if own := filepath.Join(p.Root, workspace.HomeDirName); homeKept == "" && !opts.DryRun {
+		if _, serr := os.Lstat(own); serr == nil {
+			homeKept = "its block stays while " + workspace.HomeDirName + "/ stays"
+		}
+	}
+	return nil
+}
+
+// needGitWorkTree refuses --git-hook outside a git work tree, before
+// anything is written.
+func needGitWorkTree(root string) error {
+	if inside, _ := git(root, "rev-parse", "--is-inside-work-tree"); strings.TrimSpace(inside) != "true" {
+		return &lineUsageError{msg: fmt.Sprintf("--git-hook installs git's pre-commit guard, and %s is in no git work tree: nothing was written", root)}
 	}
 	return nil
 }
@@ -522,6 +610,9 @@ func gitHookRun(opts *InitOptions, root string, install bool) error {
 		return err
 	}
 	out := newPrinter(opts.IO, c)
+	if err := needGitWorkTree(root); err != nil {
+		return err
+	}
 	dir, err := git(root, "rev-parse", "--git-path", "hooks")
 	if err != nil {
 		return fmt.Errorf("find the git hooks folder: %w", err)

@@ -173,7 +173,7 @@ func TestSchemaValidatorRefuses(t *testing.T) {
 		{"missing required", `{"kind":"lock"}`},
 		{"unknown field", `{"kind":"lock","path":"/p","holder":"x"}`},
 		{"wrong type", `{"kind":"lock","path":"/p","released":["/p"]}`},
-		{"bad enum", `{"kind":"lock","path":"/p","state":"busy"}`},
+		{"bad enum", `{"kind":"lock","path":"/p","state":"gone"}`},
 		{"negative age", `{"kind":"lock","path":"/p","age":-1}`},
 		{"null list", `{"kind":"session","session_id":"a","provider":"","ai_version":"","started_at":"","working_on":"","todo":{"past":[],"present":[],"future":[]},"space":null,"do_not_touch":[],"status":"OnWorking","issues":"","handoff":"","registry":"r","idle":false}`},
 		{"bad item", `{"kind":"session","session_id":"a","provider":"","ai_version":"","started_at":"","working_on":"","todo":{"past":[1],"present":[],"future":[]},"space":[],"do_not_touch":[],"status":"OnWorking","issues":"","handoff":"","registry":"r","idle":false}`},

@@ -50,8 +50,9 @@ session stays registered.
 
 Without a session, the session known here (see agentlock whoami); a typed id
 that is not that session is refused. The provider defaults to the agent's
-(from the session's prefix: claude-, codex-, gemini-, kimi-), the AI version
-to "unknown"; what the session works on is required.`,
+(from the session's prefix: claude-, codex-, gemini-, kimi-), and to "human"
+for a session of no known agent (a person's id such as demo-session); the AI
+version to "unknown"; what the session works on is required.`,
 		Example: `  agentlock register --working-on "refactor auth"
   agentlock register claude-1 anthropic claude-opus-4 "refactor auth" src/auth,tests/auth "split login()"
   agentlock register codex-2 --provider openai --ai-version gpt-5-codex --working-on "fix CI"
@@ -111,7 +112,8 @@ func registerRun(opts *RegisterOptions) error {
 			opts.Provider = providerOf(session, c.Identity.Record.Agent)
 		}
 		if opts.Provider == "" {
-			return usagef("register needs a provider (--provider) for a session of no known agent")
+			// A session of no known agent is a person's (or a script's).
+			opts.Provider = humanProvider
 		}
 		if opts.AIVersion == "" {
 			opts.AIVersion = "unknown"
@@ -196,6 +198,9 @@ func (opts *RegisterOptions) apply(s *core.Session) {
 		s.Todo.Present = splitList(opts.TodoPresent)
 	}
 }
+
+// humanProvider is the provider of a new session of no known agent.
+const humanProvider = "human"
 
 // providerOf returns the provider of the agent a session belongs to, from
 // the agent named by its record or its id's prefix ("claude-..."); "" when

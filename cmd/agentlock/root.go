@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -54,7 +55,7 @@ programs that ignore it.`,
 		return pflag.NormalizedName(name)
 	})
 	root.SetFlagErrorFunc(flagError)
-	f.Config = lazyConfig(flags, f.Now)
+	f.Config, f.Lenient = lazyConfig(flags, f.Now)
 
 	if build := onlyCommand(args); build != nil {
 		// A command line that names its command builds that command
@@ -157,17 +158,26 @@ func execute(f *Factory, args []string) int {
 	case code == exitUsage && errors.As(err, new(*lineUsageError)):
 		// A refusal that names the command to run instead is the whole
 		// message: one line.
-		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n", report.Escape(err.Error()))
+		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n", report.Escape(unprefixed(err.Error())))
 	case code == exitUsage:
-		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n%s\n", report.Escape(err.Error()), helpHint(cmd))
+		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n%s\n", report.Escape(unprefixed(err.Error())), helpHint(cmd))
 	default:
-		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n", report.EscapeLines(explain(err)))
+		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n", report.EscapeLines(unprefixed(explain(err))))
 	}
 	// An agent reading --json output gets the error on stdout too.
 	if asJSON, _ := cmd.Flags().GetBool("json"); (asJSON || askedJSON(args)) && err != nil && !printed(err) {
 		writeJSON(f.IO.Out, report.Error{Error: explain(err), ExitCode: code})
 	}
 	return code
+}
+
+// unprefixed is an error message without a leading "agentlock: " or
+// "agentlock <command>: ", which the line printing it already starts with.
+func unprefixed(msg string) string {
+	if rest, ok := strings.CutPrefix(msg, "agentlock: "); ok {
+		return rest
+	}
+	return msg
 }
 
 // askedJSON reports whether the command line asks for --json, for a line

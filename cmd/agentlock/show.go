@@ -20,8 +20,10 @@ func newCmdShow(f *Factory, runF func(*ShowOptions) error) *cobra.Command {
 		Use:   "show",
 		Short: "Show the registry: who works on what",
 		Long: `Print every session of the registry with all its fields (the thirteen columns
-of agent-registry 0.2's table), or with --json one object per session. A
-registry that does not exist yet shows as empty.`,
+of agent-registry 0.2's table), or with --json one object per session. Every
+value is printed whole: long ones wrap onto indented lines within 80 columns,
+a long session id stands on its own line, so that it can be copied into
+finish --session. A registry that does not exist yet shows as empty.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {

@@ -31,7 +31,7 @@ path, its owner, the time since it was renewed, the time left before it goes
 stale, and its state. Lock files that cannot be parsed are listed as corrupt.
 Released (empty) lock files are shown with --all. A lock file that another
 process keeps locked past AGENTLOCK_LOCK_WAIT (one stopped while changing it)
-is listed as unreadable, and status then exits 3 naming it.
+is listed as busy, and status then exits 3 naming it.
 
 --watch keeps the table on screen and redraws it when the lock folder
 changes (and every few seconds, as ages grow), until Ctrl-C.`,

@@ -90,6 +90,8 @@ func TestChaosStoppedHolderDoesNotHangAnyone(t *testing.T) {
 			// and lists the rest, then exits 3 naming it on stderr.
 			assert.Equal(t, 3, r.Code, "%s", r)
 			assert.Contains(t, r.Stdout, c.file, "status lists the busy file in its row")
+			assert.Regexp(t, `(?m)busy$`, r.Stdout, "the row says busy")
+			assert.NotContains(t, r.Stdout, "corrupt", "a busy lock file is no damage")
 		default:
 			assert.Equal(t, 3, r.Code, "%s", r)
 		}

@@ -112,8 +112,12 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// helpHint is the line that follows a usage error: where the full usage is.
+// helpHint is what follows a usage error: the command's usage line, and
+// where its full help is.
 func helpHint(cmd *cobra.Command) string {
+	if cmd.HasParent() && cmd.Runnable() {
+		return fmt.Sprintf("usage: %s\nsee '%s --help'", cmd.UseLine(), cmd.CommandPath())
+	}
 	return fmt.Sprintf("see '%s --help'", cmd.CommandPath())
 }
 

@@ -13,7 +13,7 @@ type VersionOptions struct {
 }
 
 func newCmdVersion(f *Factory, runF func(*VersionOptions) error) *cobra.Command {
-	opts := &VersionOptions{IO: f.IO, Config: f.Config}
+	opts := &VersionOptions{IO: f.IO, Config: f.Lenient}
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version of agentlock (also: agentlock --version)",
@@ -34,6 +34,7 @@ func versionRun(opts *VersionOptions) error {
 	if err != nil {
 		return err
 	}
+	warnProblems(opts.IO, c)
 	v := moduleVersion()
 	return newPrinter(opts.IO, c).emit(report.Version{Version: v}, "agentlock "+v)
 }

@@ -15,7 +15,7 @@ type WhoamiOptions struct {
 }
 
 func newCmdWhoami(f *Factory, runF func(*WhoamiOptions) error) *cobra.Command {
-	opts := &WhoamiOptions{IO: f.IO, Config: f.Config}
+	opts := &WhoamiOptions{IO: f.IO, Config: f.Lenient}
 	return &cobra.Command{
 		Use:   "whoami",
 		Short: "Print the session id agentlock would use here, and where it came from",
@@ -46,6 +46,7 @@ func whoamiRun(opts *WhoamiOptions) error {
 	if err != nil {
 		return err
 	}
+	warnProblems(opts.IO, c)
 	if c.Session == "" {
 		if c.JSON {
 			if err := writeJSON(opts.IO.Out, report.Whoami{}); err != nil {

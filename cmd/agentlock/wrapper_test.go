@@ -164,7 +164,7 @@ func TestWrapperSurfacesRenewalDeath(t *testing.T) {
 	w.terminate(t)
 
 	p2, state2 := wrapperProject(t)
-	w2 := startWrapper(t, p2, state2, "AGENTLOCK_RENEW_EVERY=50ms")
+	w2 := startWrapper(t, p2, state2, "AGENTLOCK_RENEW_EVERY=100ms")
 	time.Sleep(200 * time.Millisecond)
 	assert.Equal(t, 143, w2.terminate(t))
 	assert.NotContains(t, w2.Stderr(), "renewal", "a loop stopped by the wrapper is not reported")
