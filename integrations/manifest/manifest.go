@@ -249,6 +249,8 @@ func (m *Manifest) check() *FieldError {
 		return fieldErr("command", "%q: one program name, without spaces or shell characters", m.Command)
 	case m.SessionEnv != "" && !regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`).MatchString(m.SessionEnv):
 		return fieldErr("session_env", "%q is not an environment variable name", m.SessionEnv)
+	case reservedEnv(m.SessionEnv):
+		return fieldErr("session_env", "%q is not a session id: it would name a session in every shell", m.SessionEnv)
 	case m.SessionIDText == "":
 		return fieldErr("session_id_text", "missing (it tells the model where its session id comes from)")
 	case len(m.Instructions) == 0:
@@ -353,6 +355,16 @@ func (m *Manifest) check() *FieldError {
 		return fieldErr("session_context.form", "%q: want hook-specific, top-level, plain or template", m.SessionContext.Form)
 	}
 	return nil
+}
+
+// reservedEnv reports whether name is a variable of every shell, or
+// agentlock's own, which a harness's session variable cannot be.
+func reservedEnv(name string) bool {
+	switch name {
+	case "HOME", "USER", "LOGNAME", "PATH", "SHELL", "PWD", "OLDPWD", "TERM", "LANG", "TMPDIR", "HOSTNAME":
+		return true
+	}
+	return strings.HasPrefix(name, "AGENTLOCK_") || strings.HasPrefix(name, "AGENT_REGISTRY_") || strings.HasPrefix(name, "XDG_")
 }
 
 // checkPath refuses a path that is empty, absolute or leaves its root.

@@ -166,6 +166,8 @@ func TestMalformedManifestsNameTheField(t *testing.T) {
 		{`format = "json"`, "format = \"json\"\ncommand = \"true\"", "hooks.command"},
 		{`command = "mini"`, `command = "mini; rm -rf ~"`, "command"},
 		{`path = "MINI.md"`, `path = "/etc/MINI.md"`, "instructions[0].path"},
+		{`command = "mini"`, "command = \"mini\"\nsession_env = \"HOME\"", "session_env"},
+		{`command = "mini"`, "command = \"mini\"\nsession_env = \"AGENTLOCK_SESSION\"", "session_env"},
 	} {
 		text := strings.Replace(minimal, c.from, c.to, 1)
 		require.NotEqual(t, minimal, text, c.from)
