@@ -32,26 +32,37 @@ func npmPlatform() string {
 	return filepath.Join("@agentlock", "agentlock-"+runtime.GOOS+"-"+cpu)
 }
 
+// npmLauncherInstall lays out a global npm install of @agentlock/agentlock
+// in prefix whose install script did not run: the package's sh launcher
+// (npm/agentlock/bin/agentlock) as lib/node_modules/@agentlock/agentlock/bin/agentlock,
+// linked from prefix/bin, with no platform package. It returns the
+// package's folder and prefix/bin.
+func npmLauncherInstall(t *testing.T, prefix string) (pkg, bin string) {
+	t.Helper()
+	launcher, err := os.ReadFile("../npm/agentlock/bin/agentlock")
+	require.NoError(t, err)
+	pkg = filepath.Join(prefix, "lib", "node_modules", "@agentlock", "agentlock")
+	require.NoError(t, os.MkdirAll(filepath.Join(pkg, "bin"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(pkg, "bin", "agentlock"), launcher, 0o755))
+	bin = filepath.Join(prefix, "bin")
+	require.NoError(t, os.MkdirAll(bin, 0o755))
+	require.NoError(t, os.Symlink("../lib/node_modules/@agentlock/agentlock/bin/agentlock", filepath.Join(bin, "agentlock")))
+	return pkg, bin
+}
+
 // A global npm install whose install script did not run leaves the sh
 // launcher on PATH: CheckBinary follows it to the native binary it runs,
 // as the launcher finds it (beside the package, or nested under it).
 func TestCheckBinaryFollowsTheNpmLauncher(t *testing.T) {
-	launcher, err := os.ReadFile("../npm/agentlock/bin/agentlock")
-	require.NoError(t, err)
 	for _, layout := range []string{"beside", "nested"} {
 		t.Run(layout, func(t *testing.T) {
 			prefix := t.TempDir()
-			pkg := filepath.Join(prefix, "lib", "node_modules", "@agentlock", "agentlock")
+			pkg, bin := npmLauncherInstall(t, prefix)
 			native := filepath.Join(prefix, "lib", "node_modules", npmPlatform(), "bin", "agentlock")
 			if layout == "nested" {
 				native = filepath.Join(pkg, "node_modules", npmPlatform(), "bin", "agentlock")
 			}
 			copyExe(t, native)
-			require.NoError(t, os.MkdirAll(filepath.Join(pkg, "bin"), 0o755))
-			require.NoError(t, os.WriteFile(filepath.Join(pkg, "bin", "agentlock"), launcher, 0o755))
-			bin := filepath.Join(prefix, "bin")
-			require.NoError(t, os.MkdirAll(bin, 0o755))
-			require.NoError(t, os.Symlink("../lib/node_modules/@agentlock/agentlock/bin/agentlock", filepath.Join(bin, "agentlock")))
 
 			b := setup.CheckBinary("agentlock", bin, native)
 			assert.Equal(t, setup.BinarySame, b.State, b.Detail())
@@ -80,10 +91,8 @@ func TestCheckBinaryFollowsTheNpmLauncher(t *testing.T) {
 // an unscoped node_modules/agentlock-<os>-<cpu> is not agentlock's, and
 // the launcher is not followed there.
 func TestCheckBinaryIgnoresUnscopedNpmPackages(t *testing.T) {
-	launcher, err := os.ReadFile("../npm/agentlock/bin/agentlock")
-	require.NoError(t, err)
 	prefix := t.TempDir()
-	pkg := filepath.Join(prefix, "lib", "node_modules", "@agentlock", "agentlock")
+	pkg, bin := npmLauncherInstall(t, prefix)
 	unscoped := filepath.Base(npmPlatform())
 	for _, native := range []string{
 		filepath.Join(prefix, "lib", "node_modules", unscoped, "bin", "agentlock"),
@@ -91,11 +100,6 @@ func TestCheckBinaryIgnoresUnscopedNpmPackages(t *testing.T) {
 	} {
 		copyExe(t, native)
 	}
-	require.NoError(t, os.MkdirAll(filepath.Join(pkg, "bin"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(pkg, "bin", "agentlock"), launcher, 0o755))
-	bin := filepath.Join(prefix, "bin")
-	require.NoError(t, os.MkdirAll(bin, 0o755))
-	require.NoError(t, os.Symlink("../lib/node_modules/@agentlock/agentlock/bin/agentlock", filepath.Join(bin, "agentlock")))
 	self, err := os.Executable()
 	require.NoError(t, err)
 	b := setup.CheckBinary("agentlock", bin, self)
