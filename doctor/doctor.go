@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/internal/store"
 	"github.com/agentlock/agentlock/setup"
 	"github.com/agentlock/agentlock/workspace"
@@ -69,6 +70,9 @@ type Options struct {
 	// Skew is how far in the future a lock stamp may be before the clock
 	// check reports it; zero means DefaultSkew.
 	Skew time.Duration
+	// Agents are the agents whose set-up is checked; nil means the
+	// built-in ones (all.Agents), without those of agent manifests.
+	Agents []integrations.Agent
 }
 
 // DefaultSkew is the clock difference tolerated between the machines (or

@@ -115,6 +115,10 @@ type Denier interface {
 	DenyOutput(reason string) ([]byte, error)
 }
 
+// ErrExitDeny is returned by a Denier for an agent whose harness reads a
+// denial as exit 2 with the reason on stderr, which the caller then does.
+var ErrExitDeny = errors.New("deny with exit 2 and the reason on stderr")
+
 // Contexter is implemented by an Agent whose harness passes a pre-edit
 // hook's text to the model on an allowed tool call (Claude Code's
 // PreToolUse additionalContext). An Agent without it gets the text on the
@@ -122,8 +126,13 @@ type Denier interface {
 type Contexter interface {
 	// EditContext returns the stdout of a pre-edit hook that allows the
 	// tool call and gives the model text.
+	// ErrNoEditContext when its harness has no such form.
 	EditContext(text string) ([]byte, error)
 }
+
+// ErrNoEditContext is returned by a Contexter whose agent has no form for
+// text on an allowed edit: the caller writes it on stderr.
+var ErrNoEditContext = errors.New("no pre-edit context form")
 
 // PermissionContext is the PreToolUse output that allows the tool call and
 // adds text to the model's context (Claude Code's additionalContext).

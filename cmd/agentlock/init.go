@@ -14,6 +14,7 @@ import (
 	"github.com/agentlock/agentlock/githook"
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/all"
+	"github.com/agentlock/agentlock/integrations/manifest"
 	"github.com/agentlock/agentlock/setup"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -60,7 +61,8 @@ becomes the project (its own .agent-registry/), so that the hooks installed
 there gate its files; init refuses in your home folder and at /, where every
 file below would become the project's.
 
-With --agent (` + strings.Join(all.Names(), ", ") + `, or all), also install what that agent needs:
+With --agent (` + strings.Join(all.Names(), ", ") + `, or all; or the path of an agent
+manifest, x.toml, docs/integrations/plugins.md), also install what that agent needs:
 instructions, the agentlock skill, edit-gating hooks where the harness has them,
 and a wrapper script scripts/agentlock-<agent>. Files agentlock owns carry an
 "agentlock:generated" marker; inside your files (AGENTS.md, GEMINI.md,
@@ -107,6 +109,7 @@ configured: install it first (init refuses, changing nothing, when it finds none
   agentlock init --agent all --dry-run      # show the diff, write nothing
   agentlock init --agent all --check        # exit 1 when anything would change (CI)
   agentlock init --agent kimi --global      # Kimi Code: its hooks are user-level
+  agentlock init --agent ./tools/mycli.toml # an agent described by a manifest
   agentlock init --git-hook                 # refuse commits of files others hold
   agentlock init --home ~/Desktop/agent-registry   # share agent-registry 0.2's home
 
@@ -137,7 +140,7 @@ docs/worktrees.md.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringSliceVar(&opts.Agents, "agent", nil, "agent to connect: "+strings.Join(all.Names(), ", ")+" or all (repeat or comma-separate)")
+	fl.StringSliceVar(&opts.Agents, "agent", nil, "agent to connect: "+strings.Join(all.Names(), ", ")+", all, or path/to/agent.toml (repeat or comma-separate)")
 	fl.BoolVar(&opts.Global, "global", false, "also write user-level files outside the project (Kimi Code's hooks in ~/.kimi-code/config.toml)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print what would change as a diff; write nothing")
 	fl.BoolVar(&opts.Check, "check", false, "write nothing; exit 1 when anything would change")
@@ -329,8 +332,15 @@ func openProject(opts *InitOptions, names []string, whole, install bool) (*setup
 	if err != nil {
 		return nil, err
 	}
-	agents, err := all.Select(names)
+	for _, e := range c.AgentErrors {
+		fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %v\n", e)
+	}
+	agents, err := c.Agents.Resolve(names)
 	if err != nil {
+		var fe *manifest.FieldError
+		if errors.As(err, &fe) {
+			return nil, err
+		}
 		return nil, usagef("%v", err)
 	}
 	wd, err := workspace.WorkDir()

@@ -172,8 +172,8 @@ func execute(f *Factory, args []string) int {
 		// harnesses read as "deny this tool call", which would block every
 		// edit with a message about a command line the model never wrote.
 		code = exitHookLine
-		fmt.Fprintf(f.IO.ErrOut, "agentlock: malformed hook command (%s): nothing is checked until it is fixed; run 'agentlock init --check' to see the hooks agentlock writes\n",
-			report.Escape(unprefixed(err.Error())))
+		fmt.Fprintf(f.IO.ErrOut, "agentlock: malformed hook command (%s): nothing is checked until it is fixed; run 'agentlock init --check' to see the hooks agentlock writes\n%s\n",
+			report.Escape(unprefixed(err.Error())), helpHint(cmd))
 	case code == exitUsage:
 		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n%s\n", report.Escape(unprefixed(err.Error())), helpHint(cmd))
 	default:
