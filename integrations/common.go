@@ -125,8 +125,8 @@ var ErrExitDeny = errors.New("deny with exit 2 and the reason on stderr")
 // hook's stderr.
 type Contexter interface {
 	// EditContext returns the stdout of a pre-edit hook that allows the
-	// tool call and gives the model text.
-	// ErrNoEditContext when its harness has no such form.
+	// tool call and gives the model text, or ErrNoEditContext when its
+	// harness has no such form.
 	EditContext(text string) ([]byte, error)
 }
 
