@@ -454,31 +454,10 @@ func (w *Workspace) Teardown(dryRun bool) error {
 		return &KeptError{Reason: "the home is not the project's own .agent-registry"}
 	}
 	check := func() error {
-		states, problems, err := w.Locker().List()
-		if err != nil {
+		if err := w.InUse(); err != nil {
 			return err
 		}
-		var held []string
-		for _, st := range states {
-			if st.Locked() {
-				held = append(held, st.Path+" ("+st.Owner+")")
-			}
-		}
-		doc, regErr := w.Registry().Load()
-		var working []string
-		for _, sess := range doc.Agents {
-			if sess.Status == core.StatusWorking {
-				working = append(working, sess.SessionID)
-			}
-		}
-		switch {
-		case len(held) > 0:
-			return &KeptError{Reason: "locks are held: " + strings.Join(held, ", ")}
-		case len(working) > 0:
-			return &KeptError{Reason: "sessions are working: " + strings.Join(working, ", ") + " (finish them first)"}
-		case len(problems) > 0 || regErr != nil:
-			return &KeptError{Reason: fmt.Sprintf("it holds files agentlock cannot read: %v", errors.Join(append(problems, regErr)...))}
-		case dryRun:
+		if dryRun {
 			return errDryRun
 		}
 		return nil
@@ -488,6 +467,39 @@ func (w *Workspace) Teardown(dryRun bool) error {
 		return nil
 	}
 	return err
+}
+
+// InUse returns a *KeptError saying why the workspace's state must not be
+// dropped — a lock is held, a session works, or a file cannot be read —
+// and nil when nothing depends on it (Teardown; init --scope, which moves
+// every worktree to another home).
+func (w *Workspace) InUse() error {
+	states, problems, err := w.Locker().List()
+	if err != nil {
+		return err
+	}
+	var held []string
+	for _, st := range states {
+		if st.Locked() {
+			held = append(held, st.Path+" ("+st.Owner+")")
+		}
+	}
+	doc, regErr := w.Registry().Load()
+	var working []string
+	for _, sess := range doc.Agents {
+		if sess.Status == core.StatusWorking {
+			working = append(working, sess.SessionID)
+		}
+	}
+	switch {
+	case len(held) > 0:
+		return &KeptError{Reason: "locks are held: " + strings.Join(held, ", ")}
+	case len(working) > 0:
+		return &KeptError{Reason: "sessions are working: " + strings.Join(working, ", ") + " (finish them first)"}
+	case len(problems) > 0 || regErr != nil:
+		return &KeptError{Reason: fmt.Sprintf("it holds files agentlock cannot read: %v", errors.Join(append(problems, regErr)...))}
+	}
+	return nil
 }
 
 // errDryRun stops a dry-run Teardown after its check passed.

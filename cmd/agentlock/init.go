@@ -266,6 +266,11 @@ func recordScope(opts *InitOptions) error {
 			case opts.Check:
 				out.change("out-of-date", home, what, fmt.Sprintf("out-of-date scope %s: %s", home, what))
 			default:
+				// The sessions and locks of the home being left would
+				// be out of everyone's sight: they finish first.
+				if err := scopeInUse(c, project); err != nil {
+					return err
+				}
 				if _, err := workspace.SetRepoScope(project, on); err != nil {
 					return err
 				}
@@ -807,4 +812,22 @@ func repoKeptReason(ws *workspace.Workspace) string {
 	}
 	return "shared by " + who + ": its registry and locks stay for them (this worktree's hooks and instructions are removed); " +
 		"`agentlock init --scope checkout` ends the sharing for all of them, and the folder goes with the clone"
+}
+
+// scopeInUse refuses a change of scope while the home being left holds
+// locks or working sessions.
+func scopeInUse(c *config, project string) error {
+	ws, err := workspace.Open(project, c.Settings)
+	if err != nil {
+		return err
+	}
+	if ws.Missing() {
+		return nil
+	}
+	err = ws.InUse()
+	var kept *workspace.KeptError
+	if errors.As(err, &kept) {
+		return fmt.Errorf("--scope: %s stays in use (%s): its sessions would lose sight of each other's locks; finish them, then run this again (nothing was changed)", ws.Home, kept.Reason)
+	}
+	return err
 }

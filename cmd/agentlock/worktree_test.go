@@ -319,3 +319,26 @@ func TestWorktreeRemovedWithAgentRunningExpires(t *testing.T) {
 	require.Contains(t, r.Stdout, `"name":"worktrees","status":"warn"`, "%s", r)
 	require.Contains(t, r.Stdout, "git worktree prune", "%s", r)
 }
+
+func TestWorktreeScopeChangeRefusedWhileInUse(t *testing.T) {
+	w := newWorktrees(t, "")
+	requireExit(t, 0, w.run(0, "acquire", "--session", "s-a", "src/x.py"))
+	r := w.run(0, "init", "--scope", "repository")
+	requireExit(t, 3, r)
+	require.Contains(t, r.Stderr, "locks are held: "+filepath.Join(w.dirs[0], "src", "x.py")+" (s-a)", "%s", r)
+	require.Contains(t, r.Stderr, "nothing was changed", "%s", r)
+	_, err := os.Stat(filepath.Join(w.dirs[0], ".git", "agentlock", "store"))
+	require.True(t, os.IsNotExist(err), "no scope recorded")
+	requireExit(t, 0, w.run(0, "release", "--session", "s-a", "src/x.py"))
+	requireExit(t, 0, w.run(0, "init", "--scope", "repository"))
+	// And back, refused while the shared home is in use.
+	requireExit(t, 0, w.run(1, "acquire", "--session", "s-b", "src/x.py"))
+	r = w.run(2, "init", "--scope", "checkout")
+	requireExit(t, 3, r)
+	require.Contains(t, r.Stderr, "(s-b)", "%s", r)
+	requireExit(t, 0, w.run(1, "release", "--all", "--session", "s-b"))
+	requireExit(t, 0, w.run(2, "init", "--scope", "checkout"))
+	r = w.run(1, "status")
+	requireExit(t, 0, r)
+	require.Contains(t, r.Stdout, filepath.Join(w.dirs[1], ".agent-registry"), "back to a home per checkout: %s", r)
+}
