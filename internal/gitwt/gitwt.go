@@ -220,7 +220,9 @@ func Changed(w Worktree, base string, o Options) (Changes, error) {
 	key := cacheKey(w, base)
 	var file string
 	if o.CacheDir != "" {
-		sum := sha256.Sum256([]byte(w.GitDir))
+		// One file per worktree and base: worktrees comparing with
+		// different commits do not overwrite each other's answers.
+		sum := sha256.Sum256([]byte(w.GitDir + "\x00" + base))
 		file = filepath.Join(o.CacheDir, "changes-"+hex.EncodeToString(sum[:8])+".json")
 		if data, err := os.ReadFile(file); err == nil {
 			var c cached
