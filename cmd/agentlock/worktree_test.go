@@ -106,14 +106,7 @@ func TestWorktreeRaceOneWinnerAcrossWorktrees(t *testing.T) {
 			cmds[i] = w.cmd(i%3, "acquire", "--json", "--session", fmt.Sprintf("s-%d", i), "src/x.py")
 		}
 		results := harness(t).Race(t, cmds)
-		winner := -1
-		for i, r := range results {
-			if r.Code == 0 {
-				require.Equal(t, -1, winner, "round %d: two winners, s-%d and s-%d:\n%s\n%s", round, winner, i, results[max(winner, 0)], r)
-				winner = i
-			}
-		}
-		require.NotEqual(t, -1, winner, "round %d: nobody won", round)
+		winner := oneWinner(t, round, results)
 		for i, r := range results {
 			if i == winner {
 				continue
