@@ -25,12 +25,14 @@ type bench struct {
 	name string
 	dir  string
 	env  []string
+	bin  string // empty for -agentlock
 	took []time.Duration
 }
 
 func main() {
 	bin := flag.String("agentlock", "", "the agentlock binary to time")
 	n := flag.Int("n", 40, "runs of each case")
+	baseline := flag.String("baseline", "", "another agentlock binary (the one before issue 26, say) to time in the lone checkout too")
 	flag.Parse()
 	if *bin == "" {
 		log.Fatal("-agentlock is required")
@@ -53,9 +55,16 @@ func main() {
 		{name: "4 worktrees, no cache (AGENTLOCK_CONFLICT_CACHE=0)", dir: four, env: []string{"AGENTLOCK_CONFLICT_CACHE=0"}},
 		{name: "4 worktrees, repository scope, cached", dir: shared},
 	}
+	if *baseline != "" {
+		cases = append(cases, &bench{name: "1 worktree, -baseline binary", dir: alone, bin: *baseline})
+	}
 	for i := 0; i < *n; i++ {
 		for _, c := range cases {
-			c.took = append(c.took, hook(*bin, c.dir, append(env, c.env...)))
+			b := *bin
+			if c.bin != "" {
+				b = c.bin
+			}
+			c.took = append(c.took, hook(b, c.dir, append(env, c.env...)))
 		}
 	}
 	base := median(cases[0].took)
