@@ -347,3 +347,50 @@ func TestMCPRenewsNothing(t *testing.T) {
 	requireExit(t, 0, r)
 	require.Equal(t, "claude-mcp", oneJSON(t, r)["stale_owner"], "the idle server's lock expired: %s", r)
 }
+
+// TestInitRegistersMCP: init writes the MCP entry into the agents'
+// project MCP files beside what the user has, --check sees drift, uninit
+// restores the user's file byte for byte, --no-mcp leaves it alone.
+func TestInitRegistersMCP(t *testing.T) {
+	s := newSandbox(t)
+	user := "{\n  \"mcpServers\": {\n    \"db\": {\"command\": \"db-mcp\"}\n  }\n}\n"
+	require.NoError(t, os.WriteFile(s.path(".mcp.json"), []byte(user), 0o644))
+
+	requireExit(t, 0, s.run("init", "--agent", "claude,codex", "--no-mcp"))
+	got, err := os.ReadFile(s.path(".mcp.json"))
+	require.NoError(t, err)
+	require.Equal(t, user, string(got), "--no-mcp leaves the MCP file alone")
+	require.NoFileExists(t, s.path(".codex/config.toml"))
+	requireExit(t, 1, s.run("init", "--agent", "claude,codex", "--check"))
+
+	requireExit(t, 0, s.run("init", "--agent", "claude,codex"))
+	got, err = os.ReadFile(s.path(".mcp.json"))
+	require.NoError(t, err)
+	var doc struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	require.NoError(t, json.Unmarshal(got, &doc), "%s", got)
+	require.Equal(t, "agentlock", doc.MCPServers["agentlock"].Command)
+	require.Equal(t, []string{"mcp"}, doc.MCPServers["agentlock"].Args)
+	require.Equal(t, "db-mcp", doc.MCPServers["db"].Command)
+	toml, err := os.ReadFile(s.path(".codex/config.toml"))
+	require.NoError(t, err)
+	require.Contains(t, string(toml), "[mcp_servers.agentlock]\ncommand = \"agentlock\"\nargs = [\"mcp\"]\n")
+	requireExit(t, 0, s.run("init", "--agent", "claude,codex", "--check"))
+
+	// Drift: the entry edited by hand.
+	require.NoError(t, os.WriteFile(s.path(".mcp.json"), []byte(strings.Replace(string(got), `["mcp"]`, `["mcp", "--timeout", "5"]`, 1)), 0o644))
+	r := s.run("init", "--agent", "claude,codex", "--check")
+	requireExit(t, 1, r)
+	require.Contains(t, r.Stdout+r.Stderr, ".mcp.json")
+	requireExit(t, 0, s.run("init", "--agent", "claude,codex"))
+
+	requireExit(t, 0, s.run("uninit"))
+	got, err = os.ReadFile(s.path(".mcp.json"))
+	require.NoError(t, err)
+	require.Equal(t, user, string(got), "uninit restores the user's file byte for byte")
+	require.NoFileExists(t, s.path(".codex/config.toml"))
+}
