@@ -25,8 +25,11 @@ import (
 // mcpAgent is how one CLI offers agentlock's MCP tools to the model.
 type mcpAgent struct {
 	agent
-	// tool is the name the CLI gives an MCP tool of agentlock's server.
-	tool func(name string) string
+	// tool is the model's call of a tool of agentlock's server, as the
+	// CLI names it.
+	tool func(name string, args map[string]any) mock.Step
+	// offered is what a request declares when the CLI offers the tools.
+	offered string
 	// args adjusts the CLI's arguments and the user configuration so
 	// that the project's MCP server loads and its tools may run.
 	args func(t *testing.T, r *e2eRun, args []string) []string
@@ -35,7 +38,11 @@ type mcpAgent struct {
 var mcpAgents = []mcpAgent{
 	{
 		agent: agents[0], // Claude Code
-		tool:  func(name string) string { return "mcp__agentlock__" + name },
+		// Claude Code names an MCP tool mcp__<server>__<tool>.
+		tool: func(name string, args map[string]any) mock.Step {
+			return mock.Step{Tool: "mcp__agentlock__" + name, Args: args}
+		},
+		offered: `"name":"mcp__agentlock__acquire"`,
 		args: func(t *testing.T, r *e2eRun, args []string) []string {
 			// The user's approval of the project's .mcp.json server, as
 			// Claude Code records it when the user accepts it.
@@ -51,8 +58,17 @@ var mcpAgents = []mcpAgent{
 	},
 	{
 		agent: agents[1], // Codex
-		tool:  func(name string) string { return "mcp__agentlock__" + name },
-		args:  func(t *testing.T, r *e2eRun, args []string) []string { return args },
+		// Codex declares a server's tools in a Responses namespace tool
+		// "mcp__<server>"; the model calls <tool> in that namespace.
+		tool: func(name string, args map[string]any) mock.Step {
+			return mock.Step{Namespace: "mcp__agentlock", Tool: name, Args: args}
+		},
+		offered: `"name":"mcp__agentlock"`,
+		args: func(t *testing.T, r *e2eRun, args []string) []string {
+			// Nothing to add: the project is trusted (codexConfig), and
+			// the entry init wrote approves agentlock's tools.
+			return args
+		},
 	},
 }
 
@@ -70,10 +86,10 @@ func TestE2EMCP(t *testing.T) {
 func e2eMCP(t *testing.T, a mcpAgent, prog string) {
 	r := newE2ERun(t, a.agent)
 	r.start(t, []mock.Step{
-		{Tool: a.tool("acquire"), Args: map[string]any{"paths": []string{"free.txt"}}},
-		{Tool: a.tool("acquire"), Args: map[string]any{"paths": []string{"held.txt"}}},
+		a.tool("acquire", map[string]any{"paths": []string{"free.txt"}}),
+		a.tool("acquire", map[string]any{"paths": []string{"held.txt"}}),
 		shell("agentlock status --json > status.json 2>&1"),
-		{Tool: a.tool("release"), Args: map[string]any{"paths": []string{"free.txt"}}},
+		a.tool("release", map[string]any{"paths": []string{"free.txt"}}),
 		shell("agentlock status --json > after.json 2>&1"),
 	})
 	args, env := a.configure(t, r, "do the scripted work")
@@ -82,8 +98,8 @@ func e2eMCP(t *testing.T, a mcpAgent, prog string) {
 	if res.Code != 0 {
 		t.Fatalf("%s failed: %v\nmodel was told: %q", a.cli.name, res, r.server.ToolResults())
 	}
-	if !r.offered(a.tool("acquire")) {
-		t.Fatalf("%s offered the model no %s tool; it offered %v", a.cli.name, a.tool("acquire"), offeredTools(r))
+	if !r.declared(a.offered) {
+		t.Fatalf("%s offered the model none of agentlock's MCP tools (%s); it offered %v", a.cli.name, a.offered, offeredTools(r))
 	}
 	s := r.harnessSession(t, a.agent)
 
@@ -113,6 +129,18 @@ func e2eMCP(t *testing.T, a mcpAgent, prog string) {
 		t.Errorf("after the MCP release, free.txt's lock is %+v", l)
 	}
 	r.finished(t, s.ID)
+}
+
+// declared reports whether a request's tools declare text (not its
+// conversation, which holds the scripted calls).
+func (r *e2eRun) declared(text string) bool {
+	for _, req := range r.server.Requests() {
+		var doc map[string]json.RawMessage
+		if json.Unmarshal([]byte(req.Body), &doc) == nil && strings.Contains(string(doc["tools"]), text) {
+			return true
+		}
+	}
+	return false
 }
 
 // offeredTools lists the tool names the requests declared, for a failure

@@ -66,9 +66,15 @@ func mcpJSON(bin string) ([]byte, error) {
 		",\n      \"args\": [\"mcp\"]\n    }\n  }\n}\n"), nil
 }
 
-// mcpTOML is the TOML block of agentlock's server.
+// mcpTOML is the TOML block of agentlock's server. Its tools are approved
+// (default_tools_approval_mode): Codex reads a project's config.toml only
+// once the user trusts the project, agentlock's tools change nothing but
+// agentlock's own locks and registry, and codex exec, whose approval
+// policy is "never", refuses every MCP call that needs an approval.
 func mcpTOML(bin string) []byte {
-	return []byte("[mcp_servers." + MCPServerName + "]\ncommand = " + strconv.Quote(bin) + "\nargs = [\"mcp\"]\n")
+	return []byte("[mcp_servers." + MCPServerName + "]\ncommand = " + strconv.Quote(bin) + "\nargs = [\"mcp\"]\n" +
+		"# agentlock's tools change only agentlock's locks and registry: no approval per call.\n" +
+		"default_tools_approval_mode = \"approve\"\n")
 }
 
 // addMCP adds the MCP registration of agents to arts: into an artifact

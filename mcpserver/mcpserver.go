@@ -136,8 +136,16 @@ func (h handlers) call(ctx context.Context, req *mcp.CallToolRequest, args []str
 		}
 		res.Content = []mcp.Content{&mcp.TextContent{Text: text}}
 	default:
-		res.IsError = true
-		res.Content = []mcp.Content{&mcp.TextContent{Text: refusalText(args[0], records, out)}}
+		// No structured content: clients show the model the structured
+		// content in place of the text (Claude Code, Codex), and the text
+		// is what says who holds what and what to do. The records follow
+		// it.
+		res.IsError, res.StructuredContent = true, nil
+		msg := refusalText(args[0], records, out)
+		if text != "" {
+			msg += "\n" + text
+		}
+		res.Content = []mcp.Content{&mcp.TextContent{Text: msg}}
 	}
 	return res, nil, nil
 }

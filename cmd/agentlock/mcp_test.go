@@ -68,11 +68,22 @@ func (m *mcpServer) callParams(p *mcp.CallToolParams) (*mcp.CallToolResult, stri
 			text.WriteString(tc.Text)
 		}
 	}
-	data, err := json.Marshal(res.StructuredContent)
-	require.NoError(m.t, err)
 	var sc struct {
 		Records []map[string]any `json:"records"`
 	}
+	if res.StructuredContent == nil {
+		// A tool error: its text, then the records as JSON lines.
+		require.True(m.t, res.IsError, "%s: a result without structured content", p.Name)
+		for _, line := range strings.Split(text.String(), "\n") {
+			var rec map[string]any
+			if strings.HasPrefix(line, "{") && json.Unmarshal([]byte(line), &rec) == nil {
+				sc.Records = append(sc.Records, rec)
+			}
+		}
+		return res, text.String(), sc.Records
+	}
+	data, err := json.Marshal(res.StructuredContent)
+	require.NoError(m.t, err)
 	require.NoError(m.t, json.Unmarshal(data, &sc), "structured content of %s: %s", p.Name, data)
 	return res, text.String(), sc.Records
 }
