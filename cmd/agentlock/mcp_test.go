@@ -152,6 +152,29 @@ func TestMCPToolsOverStdio(t *testing.T) {
 	}
 	require.Equal(t, cli, viaMCP)
 
+	// Calls in flight together on one server each run their command
+	// alone (a -race run builds the server with the race detector).
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range errs {
+		wg.Go(func() {
+			name := []string{"check", "status", "whoami", "heartbeat"}[i%4]
+			args := map[string]any{}
+			if name == "check" {
+				args["paths"] = []string{"src/a.go"}
+			}
+			res, err := srv.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+			if err == nil && res.IsError {
+				err = fmt.Errorf("%s: %v", name, res.Content)
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+
 	st := srv.ok("status", nil)
 	require.NotEmpty(t, st)
 	hb := srv.ok("heartbeat", nil)
