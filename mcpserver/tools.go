@@ -80,7 +80,9 @@ type tool struct {
 // by h.call. A command line of nil is a refusal already reported in err.
 func newTool[In any](h handlers, name, desc string, refusalOK bool, session func(In) string, build func(In) ([]string, error)) tool {
 	return tool{name: name, add: func(s *mcp.Server) {
-		mcp.AddTool(s, &mcp.Tool{Name: name, Description: desc},
+		no := false
+		ann := &mcp.ToolAnnotations{ReadOnlyHint: readOnly[name], DestructiveHint: &no, OpenWorldHint: &no}
+		mcp.AddTool(s, &mcp.Tool{Name: name, Description: desc, Annotations: ann},
 			func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
 				args, err := build(in)
 				if err != nil {
@@ -94,6 +96,11 @@ func newTool[In any](h handlers, name, desc string, refusalOK bool, session func
 			})
 	}}
 }
+
+// readOnly are the tools that change nothing (annotated readOnlyHint);
+// none of the tools is destructive or reaches outside the project's locks
+// and registry.
+var readOnly = map[string]bool{"check": true, "status": true, "whoami": true}
 
 // splice puts flags after the command name (args[0]) and before its
 // arguments.
