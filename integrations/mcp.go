@@ -167,12 +167,9 @@ func installMCP(text, want []byte) ([]byte, error) {
 	_, tEntry := tServers.value.member(MCPServerName)
 	unit := indentUnit(text)
 	piece := func(s span) []byte { return reindent(want[s.start:s.end], unit) }
-	doc, err := parseJSONC(text)
+	doc, err := parseObject(text)
 	if err != nil {
 		return nil, err
-	}
-	if doc.kind != '{' {
-		return nil, fmt.Errorf("%w: the top level is not an object", errNotJSON)
 	}
 	_, servers := doc.member("mcpServers")
 	if servers == nil {
@@ -214,12 +211,9 @@ func removeMCP(text []byte) ([]byte, error) {
 	if len(bytes.TrimSpace(text)) == 0 {
 		return text, nil
 	}
-	doc, err := parseJSONC(text)
+	doc, err := parseObject(text)
 	if err != nil {
 		return nil, err
-	}
-	if doc.kind != '{' {
-		return nil, fmt.Errorf("%w: the top level is not an object", errNotJSON)
 	}
 	si, servers := doc.member("mcpServers")
 	if servers == nil || servers.value.kind != '{' {

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentlock/agentlock/internal/syncbuf"
 )
 
 // Output is what one command line printed, and its exit code.
@@ -107,11 +109,11 @@ type handlers struct{ cfg Config }
 // tool error (IsError) whose text says who holds what and what to do.
 // refusalOK marks a tool whose exit 1 is a result, not a refusal (check).
 func (h handlers) call(ctx context.Context, req *mcp.CallToolRequest, args []string, refusalOK bool) (*mcp.CallToolResult, any, error) {
-	var live *syncBuffer
+	var live *syncbuf.Buffer
 	var stderr io.Writer
 	stop := func() {}
 	if token := req.Params.GetProgressToken(); token != nil && hasWait(args) {
-		live = &syncBuffer{}
+		live = &syncbuf.Buffer{}
 		stderr = live
 		stop = h.progress(ctx, req, token, live, waitOf(args))
 	}
@@ -152,7 +154,7 @@ func (h handlers) call(ctx context.Context, req *mcp.CallToolRequest, args []str
 
 // progress sends a progress notification every interval while a waiting
 // acquire runs, naming what it waits for; the returned func stops it.
-func (h handlers) progress(ctx context.Context, req *mcp.CallToolRequest, token any, stderr *syncBuffer, total time.Duration) func() {
+func (h handlers) progress(ctx context.Context, req *mcp.CallToolRequest, token any, stderr *syncbuf.Buffer, total time.Duration) func() {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -214,25 +216,6 @@ func parseRecords(stdout []byte) ([]map[string]any, error) {
 		records = append(records, rec)
 	}
 	return records, nil
-}
-
-// syncBuffer is a buffer that a command writes while another goroutine
-// reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // firstLine is the first line of s, trimmed.
