@@ -29,28 +29,28 @@ type MCPFile struct {
 	Trust string
 }
 
-// MCPRegistrar is implemented by an agent whose CLI loads project MCP
-// servers: it names the file. Agents that do not implement it get the
-// entry of MCPFiles, by name.
+// MCPRegistrar is implemented by an agent that names its CLI's project MCP
+// file itself (a manifest's [mcp]); the agents that do not, or name none,
+// get the entry of mcpFiles, by name.
 type MCPRegistrar interface {
 	MCPFile(env Env) (MCPFile, bool)
 }
 
-// MCPFiles are the project MCP files of the agent CLIs, by agent name
+// mcpFiles are the project MCP files of the agent CLIs, by agent name
 // (../shared/research/agent-clis-2026-12.md, table D).
 var mcpFiles = map[string]MCPFile{
-	"claude":  {Path: ".mcp.json", Trust: "Claude Code asks once to approve the project's servers"},
 	"copilot": {Path: ".mcp.json", Trust: "Copilot CLI loads it once the folder is trusted"},
 	"codex":   {Path: ".codex/config.toml", TOML: true, Trust: "Codex reads it in trusted projects only"},
 	"gemini":  {Path: ".gemini/settings.json", Trust: "Gemini CLI asks before each call of an untrusted server's tools"},
-	"qwen":    {Path: ".qwen/settings.json", Trust: "Qwen Code loads it in trusted folders"},
 	"kimi":    {Path: ".kimi-code/mcp.json", Trust: "Kimi Code reads it beside ~/.kimi-code/mcp.json"},
 }
 
 // MCPFileOf returns the project MCP file of agent, if its CLI has one.
 func MCPFileOf(agent Agent, env Env) (MCPFile, bool) {
 	if r, ok := agent.(MCPRegistrar); ok {
-		return r.MCPFile(env)
+		if f, ok := r.MCPFile(env); ok {
+			return f, true
+		}
 	}
 	f, ok := mcpFiles[agent.Name()]
 	return f, ok
