@@ -106,6 +106,10 @@ type Artifact struct {
 	// server entry to merge into the same file: the MCP file as agentlock
 	// would write it alone; nil for none.
 	MCP []byte
+	// MCPOnly marks an artifact that holds nothing but the MCP entry
+	// (a file several agents may read, such as .mcp.json): it does not
+	// make an agent connected.
+	MCPOnly bool
 	// Purpose says in a few words what the artifact is for.
 	Purpose string
 	// Unsupported marks what an older agentlock wrote for a CLI it no

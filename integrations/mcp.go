@@ -118,14 +118,14 @@ func addMCP(arts []Artifact, agents []Agent, planned map[string]bool, env Env) (
 		}
 		if f.TOML {
 			arts = append(arts, Artifact{Path: f.Path, Scope: Project, Kind: TOMLBlock, Content: mcpTOML(env.Bin),
-				Comment: "#", Placement: Bottom, Purpose: purpose})
+				Comment: "#", Placement: Bottom, Purpose: purpose, MCPOnly: true})
 			continue
 		}
 		entry, err := mcpJSON(env.Bin)
 		if err != nil {
 			return nil, err
 		}
-		arts = append(arts, Artifact{Path: f.Path, Scope: Project, Kind: MCPEntry, Content: entry, MCP: entry, Purpose: purpose})
+		arts = append(arts, Artifact{Path: f.Path, Scope: Project, Kind: MCPEntry, Content: entry, MCP: entry, Purpose: purpose, MCPOnly: true})
 	}
 	return arts, nil
 }
