@@ -275,13 +275,18 @@ func TestReleaseNeedsCSRFAndSameOrigin(t *testing.T) {
 	assert.Empty(t, data, "the lock file is emptied in place")
 }
 
-// Only a stale lock, or one whose owner is no working session, is
-// released, and only while it is the lock the page showed.
+// Only a stale lock, or one whose owner's session is finished, is
+// released, and only while it is the lock the page showed. A fresh lock of
+// an unregistered owner is still renewed: never released.
 func TestReleaseOnlyTheStaleOrOrphanedLockShown(t *testing.T) {
 	f := newFixture(t, Options{})
 	f.register(t, "claude-1", "tests")
+	f.register(t, "gone-2", "done")
 	fresh := f.lock(t, "src/fresh.go", "claude-1", 0)
-	orphan := f.lock(t, "src/orphan.go", "never-registered", 0)
+	renewing := f.lock(t, "src/renewing.go", "never-registered", 0)
+	orphan := f.lock(t, "src/orphan.go", "gone-2", 0)
+	_, err := f.ws.Registry().Finish("gone-2")
+	require.NoError(t, err)
 	stale := f.lock(t, "src/stale.go", "claude-1", time.Hour)
 	ask := func(real string) releaseRequest {
 		st := f.stateOf(t, real)
@@ -290,12 +295,18 @@ func TestReleaseOnlyTheStaleOrOrphanedLockShown(t *testing.T) {
 
 	rec := f.release(t, ask(fresh), nil)
 	assert.Equal(t, http.StatusConflict, rec.Code, rec.Body.String())
-	assert.Contains(t, rec.Body.String(), "a working session, and is not stale")
+	assert.Contains(t, rec.Body.String(), "its owner is still renewing it")
 	assert.Equal(t, "claude-1", f.stateOf(t, fresh).Owner)
+	rec = f.release(t, ask(renewing), nil)
+	assert.Equal(t, http.StatusConflict, rec.Code, "an unregistered owner's fresh lock: %s", rec.Body.String())
+	assert.Equal(t, "never-registered", f.stateOf(t, renewing).Owner)
+	page := f.get(t, "/").Body.String()
+	assert.Contains(t, page, "owner still renewing")
+	assert.NotContains(t, page, `data-owner="never-registered"`, "no Release button on a renewed lock")
 
 	// The owner renewed the stale lock after the page showed it.
 	shown := ask(stale)
-	_, err := f.ws.Locker().Heartbeat(stale, "claude-1")
+	_, err = f.ws.Locker().Heartbeat(stale, "claude-1")
 	require.NoError(t, err)
 	rec = f.release(t, shown, nil)
 	assert.Equal(t, http.StatusConflict, rec.Code, rec.Body.String())

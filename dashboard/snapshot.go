@@ -52,28 +52,47 @@ func (s *Server) take() (*Snapshot, error) {
 	return snap, nil
 }
 
-// working returns the ids of the sessions the registry lists as working;
-// ok is false when the registry could not be read, and then no lock is
-// orphaned.
-func (snap *Snapshot) working() (ids map[string]bool, ok bool) {
+// finished returns the ids of the sessions the registry lists as
+// Finished (or whose agent process exited); nil when the registry could
+// not be read.
+func (snap *Snapshot) finished() map[string]bool {
 	if snap.RegistryErr != nil {
-		return nil, false
+		return nil
 	}
-	ids = map[string]bool{}
+	ids := map[string]bool{}
+	for _, a := range snap.Sessions {
+		if a.Status == core.StatusFinished {
+			ids[a.SessionID] = true
+		}
+	}
+	return ids
+}
+
+// working returns the ids of the sessions the registry lists as working.
+func (snap *Snapshot) working() map[string]bool {
+	ids := map[string]bool{}
 	for _, a := range snap.Sessions {
 		if a.Status == core.StatusWorking {
 			ids[a.SessionID] = true
 		}
 	}
-	return ids, true
+	return ids
 }
 
-// Orphaned reports whether a held lock's owner is no working session of
-// the registry: never registered, or finished without releasing it (a
-// crash, or agent-registry 0.2's finish that kept it). Such a lock may be
-// released from the page before it goes stale.
-func orphaned(owner string, working map[string]bool, known bool) bool {
-	return known && owner != "" && !working[owner]
+// orphaned reports whether a held lock's owner is gone: its session is
+// Finished (a crash, or agent-registry 0.2's finish that kept the lock),
+// or its lock is past the project's timeout and the owner is no working
+// session. Only such a lock, or a stale one, may be released from the
+// page. An unregistered owner whose lock is fresh is still renewing it
+// (the command line allows locks without registering): never orphaned.
+func orphaned(st core.State, finished map[string]bool) bool {
+	return st.Owner != "" && (finished[st.Owner] || st.Stale)
+}
+
+// releasable reports whether the page may release a lock: stale, or held
+// by a Finished session.
+func releasable(st core.State, finished map[string]bool) bool {
+	return st.Owner != "" && (st.Stale || finished[st.Owner])
 }
 
 // counts are the lock folder's totals.

@@ -30,6 +30,9 @@ type view struct {
 	Events      []Event  // newest first
 	ReadOnly    bool
 	Timeout     string
+	// OwnTimeout is the server's configured timeout when the project's
+	// is longer and applies instead; empty otherwise.
+	OwnTimeout string
 }
 
 type sessionView struct {
@@ -54,6 +57,10 @@ type lockView struct {
 	Stamp      string // stampString of the record
 	Orphaned   bool
 	Releasable bool
+	// Renewing is set for a fresh lock whose owner is no working session
+	// of the registry (unregistered, or an agent-registry 0.2 agent): its
+	// owner still renews it, so it is not released from the page.
+	Renewing bool
 }
 
 // maxEvents is how many recent events the server keeps and the page shows.
@@ -80,12 +87,16 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 		ReadOnly: s.opts.ReadOnly,
 		Timeout:  report.Human(s.locker.Timeout()),
 	}
+	if own := s.ws.OwnTimeout(); own > 0 && own < s.locker.Timeout() {
+		v.OwnTimeout = report.Human(own)
+	}
 	if snap.RegistryErr != nil {
 		v.RegistryError = snap.RegistryErr.Error()
 	}
-	working, known := snap.working()
+	finished, working := snap.finished(), snap.working()
 	byOwner := map[string][]lockView{}
 	held := map[string]int{}
+	holdsStale := map[string]bool{} // over every lock, not only the ones listed
 	var attention, quiet []lockView
 	for _, l := range snap.Locks {
 		if l.Owner == "" {
@@ -94,19 +105,22 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 		lv := lockView{
 			Path: report.Rel(s.ws.Project, l.Name()), Real: l.Path, File: l.Ref, Owner: l.Owner, State: "locked",
 			Age: report.Human(l.Age), Left: report.Human(max(l.Left, 0)), Stamp: stampString(l.Stamp),
-			Orphaned: orphaned(l.Owner, working, known), Area: l.Area(),
+			Area: l.Area(),
 		}
+		lv.Orphaned = orphaned(l, finished) && !working[l.Owner]
+		lv.Renewing = !l.Stale && !finished[l.Owner] && !working[l.Owner]
 		if lv.Area && !strings.HasSuffix(lv.Path, "/") {
 			lv.Path += "/" // report.Rel cleans the area's trailing slash away
 		}
 		if l.Stale {
 			lv.State, lv.Stale = "stale", true
+			holdsStale[l.Owner] = true
 		}
 		// A record that does not say its path (0.1.0's form) cannot be
 		// named to the engine: agentlock release --force can, by path.
-		lv.Releasable = !s.opts.ReadOnly && l.Path != "" && (l.Stale || lv.Orphaned)
+		lv.Releasable = !s.opts.ReadOnly && l.Path != "" && releasable(l, finished)
 		switch {
-		case l.Stale || lv.Orphaned:
+		case releasable(l, finished):
 			if len(attention) < maxAttention {
 				attention = append(attention, lv)
 			} else {
@@ -135,9 +149,7 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 		if sv.Idle {
 			sv.Status = core.StatusIdle
 		}
-		for _, l := range sv.Locks {
-			sv.HoldsStale = sv.HoldsStale || l.Stale
-		}
+		sv.HoldsStale = holdsStale[a.SessionID]
 		if a.Handoff != "" && s.handoffFile(a.Handoff) != "" {
 			sv.HandoffURL = "handoff?session=" + url.QueryEscape(a.SessionID)
 		}

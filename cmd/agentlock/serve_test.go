@@ -130,3 +130,69 @@ func TestServeReleaseRacesTakeovers(t *testing.T) {
 		assert.Equal(t, releases, strings.Count(r.Stdout, "released "), "round %d: only gone's lock: %s", round, r.Stdout)
 	}
 }
+
+// One staleness rule for every process of a project: the project's
+// timeout, recorded at init. A server started with AGENTLOCK_TIMEOUT=5
+// neither offers nor performs the release of a lock renewed 30 s ago —
+// a working session's or an unregistered owner's — and a process started
+// with the same short timeout cannot take either over; the unregistered
+// owner's fresh lock is "owner still renewing", not "orphaned".
+func TestServeNeverReleasesALiveLock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	p := newProject(t)
+	requireExit(t, 0, p.run("init"))
+	requireExit(t, 0, p.run("register", "--session", "claude-1", "--working-on", "tests"))
+	assert.Equal(t, "2m0s\n", p.read(".agent-registry/timeout"), "init records the project's timeout")
+	locks := filepath.Join(p.dir, ".agent-registry", "locks")
+	sec := time.Now().Add(-30 * time.Second).Unix()
+	paths := map[string]string{"claude-1": "src/a.go", "never-registered": "src/b.go"}
+	for owner, rel := range paths {
+		real := filepath.Join(p.dir, rel)
+		require.NoError(t, os.WriteFile(filepath.Join(locks, lockName(real)), fmt.Appendf(nil, "%s|%d.000000|%s", owner, sec, real), 0o644))
+	}
+	short := append(append([]string{}, p.env...), "AGENTLOCK_TIMEOUT=5")
+	serve := proctest.Start(t, harness(t).Bin, proctest.Cmd{Args: []string{"serve", "--addr", "127.0.0.1:0"}, Env: short, Dir: p.dir})
+	serve.WaitStderr(t, "serving the dashboard", 10*time.Second)
+	link := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(serve.Stderr())
+	require.NotEmpty(t, link)
+	resp, err := http.Get(link)
+	require.NoError(t, err)
+	page, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	assert.NotContains(t, string(page), `class="release"`, "no Release button for a lock renewed within the project's timeout")
+	assert.Contains(t, string(page), "owner still renewing")
+	assert.NotContains(t, string(page), `badge orphaned"`)
+	assert.Contains(t, string(page), "this server was started with 5s")
+	csrf := regexp.MustCompile(`name="csrf-token" content="([0-9a-f]+)"`).FindSubmatch(page)
+	require.NotNil(t, csrf)
+	for owner, rel := range paths {
+		real := filepath.Join(p.dir, rel)
+		body, err := json.Marshal(map[string]string{"path": real, "session_id": owner, "stamp": fmt.Sprint(sec * 1e9)})
+		require.NoError(t, err)
+		req, err := http.NewRequest(http.MethodPost, link+"api/release", strings.NewReader(string(body)))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Origin", strings.TrimSuffix(link, "/"))
+		req.Header.Set("X-CSRF-Token", string(csrf[1]))
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusConflict, resp.StatusCode, "%s: %s", owner, answer)
+		assert.Contains(t, string(answer), "still renewing", owner)
+		// Another process with the same short timeout cannot take it over.
+		r := p.runEnv([]string{"AGENTLOCK_TIMEOUT=5"}, "acquire", "--session", "taker", real)
+		requireExit(t, 1, r)
+		assert.Equal(t, owner, p.owner(rel), "the live lock is kept")
+	}
+	r := p.runEnv([]string{"AGENTLOCK_TIMEOUT=5"}, "status", "--json")
+	requireExit(t, 0, r)
+	for _, rec := range jsonLines(t, r) {
+		assert.Equal(t, "locked", rec["state"], "status judges with the project's timeout: %v", rec)
+	}
+	require.NoError(t, serve.Signal(syscall.SIGTERM))
+	requireExit(t, 0, serve.Wait(t))
+}
