@@ -26,10 +26,7 @@ import (
 // process under test.
 func goBuild(t *testing.T, dir string, flags ...string) string {
 	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("SKIPPED: go is not on PATH; the two-builds version check did not run")
-	}
+	goBin := proctest.Need(t, "go", "the two-builds version check did not run")
 	out := filepath.Join(dir, "agentlock")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

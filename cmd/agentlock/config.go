@@ -17,6 +17,7 @@ import (
 	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/integrations/all"
 	"github.com/agentlock/agentlock/integrations/kimi"
+	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -329,7 +330,7 @@ func boundedDuration(what, s string, def, min, max time.Duration) (time.Duration
 // run anyway (with the default in its place).
 func warnProblems(io *IOStreams, c *config) {
 	for _, p := range c.Problems {
-		fmt.Fprintf(io.ErrOut, "agentlock: warning: %v; using the default here, but other commands refuse to run until it is fixed\n", p)
+		fmt.Fprintln(io.ErrOut, report.Linef("agentlock: warning: %v; using the default here, but other commands refuse to run until it is fixed", p))
 	}
 }
 

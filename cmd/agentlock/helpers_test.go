@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -251,9 +250,5 @@ func (p *project) owner(rel string) string {
 // python3 returns the interpreter, or skips the test loudly when absent.
 func python3(t *testing.T) string {
 	t.Helper()
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("SKIPPED: python3 is not on PATH; the cross-language compatibility check did not run")
-	}
-	return py
+	return proctest.Need(t, "python3", "the cross-language compatibility check did not run")
 }
