@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -274,7 +275,7 @@ func (s *Server) serveHandoff(w http.ResponseWriter, r *http.Request) {
 		if real == "" {
 			break
 		}
-		data, err := os.ReadFile(real)
+		data, truncated, err := readCapped(real, maxHandoff)
 		if err != nil {
 			httpError(w, http.StatusNotFound, 1, "handoff file: "+err.Error())
 			return
@@ -282,9 +283,34 @@ func (s *Server) serveHandoff(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Content-Disposition", "inline")
 		_, _ = w.Write(data)
+		if truncated {
+			fmt.Fprintf(w, "\n\n[agentlock: the handoff file is longer than %d KiB; the rest is not shown: open %s]\n", maxHandoff>>10, report.Escape(real))
+		}
 		return
 	}
 	httpError(w, http.StatusNotFound, 1, "no handoff file inside the project for this session")
+}
+
+// maxHandoff is the most of a handoff file the page shows: a note for the
+// next session, not a data file held in memory whole.
+const maxHandoff = 256 << 10
+
+// readCapped reads at most limit bytes of a file, and whether more is
+// left.
+func readCapped(path string, limit int64) ([]byte, bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s: %w", path, err)
+	}
+	if int64(len(data)) > limit {
+		return data[:limit], true, nil
+	}
+	return data, false, nil
 }
 
 // releaseRequest names the lock the page showed.

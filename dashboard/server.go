@@ -316,7 +316,10 @@ func (s *Server) subscribe() (chan []byte, func()) {
 }
 
 // handoffFile returns the real path of a handoff file that the page may
-// serve: a regular file inside the project. Any other returns "".
+// serve: a regular file inside the project, named in the registry as a
+// session's handoff, outside the workspace's own state, with no dotfile or
+// dot-folder on its way (.env, .git, .ssh) and no name that looks like a
+// secret (see secretName). Any other returns "".
 func (s *Server) handoffFile(handoff string) string {
 	if s.ws.Project == "" || handoff == "" {
 		return ""
@@ -325,23 +328,62 @@ func (s *Server) handoffFile(handoff string) string {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(s.ws.Project, p)
 	}
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return ""
+	// The name as written and the file it resolves to are both checked:
+	// a link named notes.md to .env is refused too.
+	for _, cand := range []string{filepath.Clean(p), ""} {
+		if cand == "" {
+			real, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				return ""
+			}
+			cand = real
+		}
+		rel, err := filepath.Rel(s.ws.Project, cand)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+			return ""
+		}
+		for _, part := range strings.Split(rel, string(filepath.Separator)) {
+			if strings.HasPrefix(part, ".") || secretName(part) {
+				return ""
+			}
+		}
+		// The workspace's own state is not a handoff.
+		for _, state := range []string{s.ws.Home, s.ws.LockDir, s.ws.RegistryPath} {
+			if inside(cand, state) {
+				return ""
+			}
+		}
+		p = cand
 	}
-	rel, err := filepath.Rel(s.ws.Project, real)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return ""
-	}
-	// The workspace's own state is not a handoff.
-	if rel == workspace.HomeDirName || strings.HasPrefix(rel, workspace.HomeDirName+string(filepath.Separator)) {
-		return ""
-	}
-	info, err := os.Stat(real)
+	info, err := os.Stat(p)
 	if err != nil || !info.Mode().IsRegular() {
 		return ""
 	}
-	return real
+	return p
+}
+
+// inside reports whether path is dir or below it.
+func inside(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// secretPatterns are names of files that hold secrets, matched without
+// regard to case against every part of a handoff's path.
+var secretPatterns = []string{
+	"*.env", "env", "*.pem", "*.key", "*.p12", "*.pfx", "*.keystore", "*.jks", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
+	"*secret*", "*credential*", "*password*", "*passwd*", "*token*", "*.kdbx", "shadow", "*.tfstate", "*.tfvars",
+}
+
+// secretName reports whether a file or folder name looks like a secret's.
+func secretName(name string) bool {
+	name = strings.ToLower(name)
+	for _, pat := range secretPatterns {
+		if ok, _ := filepath.Match(pat, name); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // staticFS is the embedded folder of the page's script and style.

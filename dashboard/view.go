@@ -49,7 +49,8 @@ type lockView struct {
 	Path       string // relative to the project when inside it
 	Real       string // real path, sent back to release it
 	File       string
-	Owner      string
+	Owner      string // as shown: escaped (report.Escape)
+	OwnerID    string // exact, sent back to release it
 	State      string // locked, stale
 	Stale      bool
 	Area       bool // an area lock: the folder and everything below it
@@ -80,9 +81,9 @@ const (
 func (s *Server) buildView(snap *Snapshot, events []Event) view {
 	v := view{
 		Taken:    snap.Taken.Local().Format("15:04:05"),
-		Project:  s.ws.Project,
-		LockDir:  s.ws.LockDir,
-		Registry: s.ws.RegistryPath,
+		Project:  report.Escape(s.ws.Project),
+		LockDir:  report.Escape(s.ws.LockDir),
+		Registry: report.Escape(s.ws.RegistryPath),
 		Counts:   snap.counts(),
 		ReadOnly: s.opts.ReadOnly,
 		Timeout:  report.Human(s.locker.Timeout()),
@@ -91,7 +92,7 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 		v.OwnTimeout = report.Human(own)
 	}
 	if snap.RegistryErr != nil {
-		v.RegistryError = snap.RegistryErr.Error()
+		v.RegistryError = report.Escape(snap.RegistryErr.Error())
 	}
 	finished, working := snap.finished(), snap.working()
 	byOwner := map[string][]lockView{}
@@ -103,7 +104,7 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 			continue
 		}
 		lv := lockView{
-			Path: report.Rel(s.ws.Project, l.Name()), Real: l.Path, File: l.Ref, Owner: l.Owner, State: "locked",
+			Path: report.Escape(report.Rel(s.ws.Project, l.Name())), Real: l.Path, File: l.Ref, Owner: report.Escape(l.Owner), OwnerID: l.Owner, State: "locked",
 			Age: report.Human(l.Age), Left: report.Human(max(l.Left, 0)), Stamp: stampString(l.Stamp),
 			Area: l.Area(),
 		}
@@ -137,13 +138,14 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 	}
 	v.Locks = append(attention, quiet...)
 	for _, p := range snap.Problems {
-		v.Corrupt = append(v.Corrupt, p.Error())
+		v.Corrupt = append(v.Corrupt, report.Escape(p.Error()))
 	}
 	for _, a := range snap.Sessions {
+		e := report.Escape
 		sv := sessionView{
-			ID: a.SessionID, Provider: a.Provider, AIVersion: a.AIVersion, StartedAt: a.StartedAt,
-			WorkingOn: a.WorkingOn, Status: a.Status, Issues: a.Issues, Idle: snap.Idle[a.SessionID],
-			Todo: strings.Join(a.Todo.Present, "; "), Handoff: a.Handoff, Locks: byOwner[a.SessionID],
+			ID: e(a.SessionID), Provider: e(a.Provider), AIVersion: e(a.AIVersion), StartedAt: e(a.StartedAt),
+			WorkingOn: e(a.WorkingOn), Status: e(a.Status), Issues: e(a.Issues), Idle: snap.Idle[a.SessionID],
+			Todo: e(strings.Join(a.Todo.Present, "; ")), Handoff: e(a.Handoff), Locks: byOwner[a.SessionID],
 			MoreLocks: max(held[a.SessionID]-maxSessionLocks, 0),
 		}
 		if sv.Idle {
@@ -160,7 +162,9 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 		}
 	}
 	for i := len(events) - 1; i >= 0; i-- {
-		v.Events = append(v.Events, events[i])
+		ev := events[i]
+		ev.Path, ev.SessionID, ev.PreviousOwner = report.Escape(ev.Path), report.Escape(ev.SessionID), report.Escape(ev.PreviousOwner)
+		v.Events = append(v.Events, ev)
 	}
 	return v
 }
