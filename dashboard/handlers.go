@@ -209,16 +209,18 @@ func writeLines[T any](w http.ResponseWriter, records []T) {
 }
 
 // serveEvents streams Server-Sent Events: "lock" events (an Event record)
-// for every change of a lock or session seen, and "change" whenever what
-// the page shows changed. A comment is sent every 15 seconds to keep the
-// connection open.
+// for every change of a lock or session seen, "change" whenever what the
+// page shows changed, "renew" when only renewals did (the new stamps), and
+// "resync" in place of the frames a stream that fell behind by maxPending
+// lost: a stream is never cut for being slow. A comment is sent every 15
+// seconds to keep the connection open.
 func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	flusher, ok := w.(http.Flusher)
 	if !ok {
 		httpError(w, http.StatusInternalServerError, 3, "streaming is not supported")
 		return
 	}
-	ch, stop := s.subscribe()
+	sub, stop := s.subscribe()
 	defer stop()
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -236,12 +238,11 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-keepAlive.C:
 			_, _ = w.Write([]byte(": keep-alive\n\n"))
-		case frame, ok := <-ch:
-			if !ok {
-				return
-			}
-			if _, err := w.Write(frame); err != nil {
-				return
+		case <-sub.wake:
+			for _, frame := range s.nextFrames(sub) {
+				if _, err := w.Write(frame); err != nil {
+					return
+				}
 			}
 		}
 		flusher.Flush()

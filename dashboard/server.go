@@ -87,7 +87,8 @@ type Server struct {
 	snap       *Snapshot // the last snapshot read; nil before the first
 	watching   bool      // Run keeps snap current
 	events     []Event   // the most recent events, oldest first
-	subs       map[chan []byte]struct{}
+	subs       map[*subscriber]struct{}
+	seq        int64 // the number of the last event recorded
 	closing    chan struct{}
 	closed     bool
 }
@@ -124,7 +125,7 @@ func New(opts Options) (*Server, error) {
 	}
 	return &Server{
 		opts: opts, ws: opts.Workspace, locker: opts.Workspace.Locker(), csrf: hex.EncodeToString(nonce[:]),
-		page: page, rules: protocolText(rules), subs: map[chan []byte]struct{}{}, closing: make(chan struct{}),
+		page: page, rules: protocolText(rules), subs: map[*subscriber]struct{}{}, closing: make(chan struct{}),
 	}, nil
 }
 
@@ -248,32 +249,28 @@ func (s *Server) refresh() time.Time {
 	prev := s.snap
 	s.snap = snap
 	events := diff(prev, snap)
-	s.events = append(s.events, events...)
-	if n := len(s.events); n > maxEvents {
-		s.events = append([]Event(nil), s.events[n-maxEvents:]...)
-	}
 	var frames [][]byte
-	for _, e := range events {
-		frames = append(frames, sseFrame("lock", e))
+	for i := range events {
+		s.seq++
+		events[i].Seq = s.seq
+		frames = append(frames, sseFrame("lock", events[i]))
 	}
-	if !same(prev, snap) {
+	switch {
+	case same(prev, snap):
+	case renewedOnly(prev, snap):
+		// A heartbeat changes ages only: the page moves them in place.
+		frames = append(frames, sseFrame("renew", renewals(prev, snap)))
+	default:
 		c := snap.counts()
 		frames = append(frames, sseFrame("change", map[string]any{"kind": "change", "time": snap.Taken.UTC().Format(time.RFC3339Nano),
 			"free": c.Free, "held": c.Held, "stale": c.Stale, "corrupt": c.Corrupt}))
 	}
-subscribers:
-	for ch := range s.subs {
-		for _, f := range frames {
-			select {
-			case ch <- f:
-			default:
-				// A client that does not read is dropped; its browser
-				// reconnects and reads the page again.
-				delete(s.subs, ch)
-				close(ch)
-				continue subscribers
-			}
-		}
+	s.events = append(s.events, events...)
+	if n := len(s.events); n > maxEvents {
+		s.events = append([]Event(nil), s.events[n-maxEvents:]...)
+	}
+	for sub := range s.subs {
+		sub.push(frames)
 	}
 	s.mu.Unlock()
 	return snap.nextExpiry()
@@ -299,18 +296,61 @@ func (s *Server) current() (*Snapshot, []Event, error) {
 	return snap, events, nil
 }
 
-// subscribe registers an event stream.
-func (s *Server) subscribe() (chan []byte, func()) {
-	ch := make(chan []byte, 64)
+// maxPending is how many frames an event stream may fall behind by. A
+// stream further behind is not cut: its queue is replaced by one "resync"
+// frame, after which the page reads everything again.
+const maxPending = 4096
+
+// subscriber is one event stream: the frames not yet written, and a wake
+// signal. Its queue never blocks refresh.
+type subscriber struct {
+	wake    chan struct{} // buffered (1): frames are waiting
+	pending [][]byte      // guarded by Server.mu
+	resync  bool          // frames were dropped: send a resync marker
+	dropped int           // how many
+}
+
+// push queues frames (called with Server.mu held).
+func (sub *subscriber) push(frames [][]byte) {
+	if len(frames) == 0 {
+		return
+	}
+	if sub.resync || len(sub.pending)+len(frames) > maxPending {
+		sub.dropped += len(sub.pending) + len(frames)
+		sub.pending, sub.resync = nil, true
+	} else {
+		sub.pending = append(sub.pending, frames...)
+	}
+	select {
+	case sub.wake <- struct{}{}:
+	default:
+	}
+}
+
+// nextFrames returns the frames waiting for sub, a resync marker first when
+// frames were dropped.
+func (s *Server) nextFrames(sub *subscriber) [][]byte {
 	s.mu.Lock()
-	s.subs[ch] = struct{}{}
+	defer s.mu.Unlock()
+	frames := sub.pending
+	if sub.resync {
+		frames = [][]byte{sseFrame("resync", map[string]any{"kind": "resync", "dropped": sub.dropped,
+			"reason": "this stream fell behind: read /view (or /api/locks and /api/sessions) again"})}
+		sub.resync, sub.dropped = false, 0
+	}
+	sub.pending = nil
+	return frames
+}
+
+// subscribe registers an event stream.
+func (s *Server) subscribe() (*subscriber, func()) {
+	sub := &subscriber{wake: make(chan struct{}, 1)}
+	s.mu.Lock()
+	s.subs[sub] = struct{}{}
 	s.mu.Unlock()
-	return ch, func() {
+	return sub, func() {
 		s.mu.Lock()
-		if _, ok := s.subs[ch]; ok {
-			delete(s.subs, ch)
-			close(ch)
-		}
+		delete(s.subs, sub)
 		s.mu.Unlock()
 	}
 }

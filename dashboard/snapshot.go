@@ -142,6 +142,9 @@ type Event struct {
 	SessionID string `json:"session_id,omitempty"` // the new holder, or the session
 	// PreviousOwner is, for released and taken over, who held the lock.
 	PreviousOwner string `json:"previous_owner,omitempty"`
+	// Seq numbers the events of this server, from 1: a consumer that
+	// sees a gap missed some (after a resync).
+	Seq int64 `json:"seq"`
 }
 
 // The events.
@@ -222,6 +225,47 @@ func same(a, b *Snapshot) bool {
 		}
 	}
 	return slices.EqualFunc(a.Sessions, b.Sessions, sameSession) && mapsEqual(a.Idle, b.Idle)
+}
+
+// renewedOnly reports whether two different snapshots differ only by the
+// stamps of locks kept by the same owners, and nothing went stale: only
+// renewals happened.
+func renewedOnly(a, b *Snapshot) bool {
+	if a == nil || b == nil || len(a.Locks) != len(b.Locks) || len(a.Problems) != len(b.Problems) ||
+		(a.RegistryErr == nil) != (b.RegistryErr == nil) {
+		return false
+	}
+	for i := range a.Locks {
+		x, y := a.Locks[i], b.Locks[i]
+		if x.Ref != y.Ref || x.Owner != y.Owner || x.Stale != y.Stale {
+			return false
+		}
+	}
+	for i := range a.Problems {
+		if a.Problems[i].Error() != b.Problems[i].Error() {
+			return false
+		}
+	}
+	return slices.EqualFunc(a.Sessions, b.Sessions, sameSession) && mapsEqual(a.Idle, b.Idle)
+}
+
+// Renewal is one lock's new stamp, in a "renew" event.
+type Renewal struct {
+	File string `json:"file"` // the lock file, as the page's data-ref
+	// Renewed is the new stamp, milliseconds since the Unix epoch.
+	Renewed int64 `json:"renewed"`
+}
+
+// renewals lists the locks whose stamp changed between two snapshots of
+// the same locks (renewedOnly).
+func renewals(a, b *Snapshot) map[string]any {
+	var out []Renewal
+	for i := range b.Locks {
+		if !a.Locks[i].Stamp.Equal(b.Locks[i].Stamp) {
+			out = append(out, Renewal{File: b.Locks[i].Ref, Renewed: b.Locks[i].Stamp.UnixMilli()})
+		}
+	}
+	return map[string]any{"kind": "renew", "time": b.Taken.UTC().Format(time.RFC3339Nano), "locks": out}
 }
 
 func sameSession(a, b core.Session) bool {

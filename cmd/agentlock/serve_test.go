@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -188,6 +189,105 @@ func TestServeNeverReleasesALiveLock(t *testing.T) {
 	requireExit(t, 0, r)
 	for _, rec := range jsonLines(t, r) {
 		assert.Equal(t, "locked", rec["state"], "status judges with the project's timeout: %v", rec)
+	}
+	require.NoError(t, serve.Signal(syscall.SIGTERM))
+	requireExit(t, 0, serve.Wait(t))
+}
+
+// sseStream reads Server-Sent Events from an open response.
+type sseStream struct {
+	events chan [2]string // event name, data
+	body   io.Closer
+}
+
+func openStream(t *testing.T, url string) *sseStream {
+	t.Helper()
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	st := &sseStream{events: make(chan [2]string, 100000), body: resp.Body}
+	go func() {
+		defer close(st.events)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		var name string
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "event: "):
+				name = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data: "):
+				st.events <- [2]string{name, strings.TrimPrefix(line, "data: ")}
+			}
+		}
+	}()
+	t.Cleanup(func() { resp.Body.Close() })
+	return st
+}
+
+// A burst of 200 lock events — one acquire of 200 paths, then a finish
+// that releases them — keeps every subscriber of a real server connected,
+// and each sees every event, numbered without a gap (or a resync marker,
+// never a silent loss), and still sees the next change after the burst.
+func TestServeBurstKeepsEverySubscriber(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	p := newProject(t)
+	requireExit(t, 0, p.run("init"))
+	requireExit(t, 0, p.run("register", "--session", "burst", "--working-on", "many files"))
+	serve := proctest.Start(t, harness(t).Bin, proctest.Cmd{Args: []string{"serve", "--addr", "127.0.0.1:0", "--read-only"}, Env: p.env, Dir: p.dir})
+	serve.WaitStderr(t, "serving the dashboard", 10*time.Second)
+	link := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(serve.Stderr())
+	require.NotEmpty(t, link)
+	var streams []*sseStream
+	for range 4 {
+		streams = append(streams, openStream(t, link+"api/events"))
+	}
+	args := []string{"acquire", "--session", "burst"}
+	for i := range 200 {
+		args = append(args, fmt.Sprintf("src/f%03d.go", i))
+	}
+	requireExit(t, 0, p.run(args...))
+	requireExit(t, 0, p.run("finish", "--session", "burst"))
+	requireExit(t, 0, p.run("acquire", "--session", "after", "src/after.go"))
+
+	for i, st := range streams {
+		counts, lastSeq, resyncs := map[string]int{}, int64(0), 0
+		deadline := time.After(20 * time.Second)
+	read:
+		for {
+			select {
+			case ev, ok := <-st.events:
+				require.True(t, ok, "stream %d was cut", i)
+				switch ev[0] {
+				case "resync":
+					resyncs++
+				case "lock":
+					var rec struct {
+						Event     string `json:"event"`
+						SessionID string `json:"session_id"`
+						Seq       int64  `json:"seq"`
+					}
+					require.NoError(t, json.Unmarshal([]byte(ev[1]), &rec))
+					if resyncs == 0 {
+						assert.Equal(t, lastSeq+1, rec.Seq, "stream %d: events numbered without a gap", i)
+					}
+					lastSeq = rec.Seq
+					counts[rec.Event+" "+rec.SessionID]++
+					if rec.SessionID == "after" {
+						break read
+					}
+				}
+			case <-deadline:
+				t.Fatalf("stream %d: the change after the burst never came: %v", i, counts)
+			}
+		}
+		if resyncs == 0 {
+			assert.Equal(t, 200, counts["acquired burst"], "stream %d", i)
+			assert.Equal(t, 200, counts["released "], "stream %d: %v", i, counts)
+		}
+		t.Logf("stream %d: %v, %d resync(s)", i, counts, resyncs)
 	}
 	require.NoError(t, serve.Signal(syscall.SIGTERM))
 	requireExit(t, 0, serve.Wait(t))
