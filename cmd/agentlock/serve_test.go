@@ -248,8 +248,27 @@ func TestServeBurstKeepsEverySubscriber(t *testing.T) {
 	for i := range 200 {
 		args = append(args, fmt.Sprintf("src/f%03d.go", i))
 	}
+	// Each step waits until the server has seen it, so that every path
+	// changes between two of its readings: 200 events each way.
+	held := func(want int) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			resp, err := http.Get(link + "api/locks")
+			require.NoError(t, err)
+			data, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			require.NoError(t, err)
+			if n := strings.Count(string(data), `"state":"locked"`); n == want {
+				return
+			} else if time.Now().After(deadline) {
+				t.Fatalf("the server shows %d held locks, not %d", n, want)
+			}
+		}
+	}
 	requireExit(t, 0, p.run(args...))
+	held(200)
 	requireExit(t, 0, p.run("finish", "--session", "burst"))
+	held(0)
 	requireExit(t, 0, p.run("acquire", "--session", "after", "src/after.go"))
 
 	for i, st := range streams {
