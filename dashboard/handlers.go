@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentlock/agentlock/audit"
 	"io"
 	"net"
 	"net/http"
@@ -396,6 +397,9 @@ func (s *Server) serveRelease(w http.ResponseWriter, r *http.Request) {
 	}
 	rec, line := report.ForceReleased(prev)
 	fmt.Fprintln(s.opts.Audit, line)
+	if err := s.ws.Audit().Append(audit.ForceReleased(audit.ActionPageRelease, "dashboard ("+audit.Person()+")", prev)); err != nil {
+		fmt.Fprintf(s.opts.Audit, "agentlock: warning: %v\n", err)
+	}
 	// The change is pushed to every page now, not when the file system
 	// says so.
 	go s.refreshIfWatching()

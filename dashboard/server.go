@@ -113,6 +113,7 @@ func New(opts Options) (*Server, error) {
 	}
 	page, err := template.New("page.html").Funcs(template.FuncMap{
 		"eventTime": eventTime,
+		"brk":       breakable,
 		"rel":       func(p string) string { return report.Rel(opts.Workspace.Project, p) },
 	}).
 		ParseFS(assets, "assets/page.html", "assets/view.html")
@@ -127,6 +128,23 @@ func New(opts Options) (*Server, error) {
 		opts: opts, ws: opts.Workspace, locker: opts.Workspace.Locker(), csrf: hex.EncodeToString(nonce[:]),
 		page: page, rules: protocolText(rules), subs: map[*subscriber]struct{}{}, closing: make(chan struct{}),
 	}, nil
+}
+
+// breakable writes text (escaped for HTML) with a line-break opportunity
+// after every separator of ids and paths (/ - _ . : @), so that a narrow
+// screen breaks "src/auth/login.go" at a slash, never inside a word.
+func breakable(text string) template.HTML {
+	var b strings.Builder
+	start := 0
+	for i := 0; i < len(text); i++ {
+		if strings.IndexByte("/-_.:@", text[i]) >= 0 {
+			b.WriteString(template.HTMLEscapeString(text[start : i+1]))
+			b.WriteString("<wbr>")
+			start = i + 1
+		}
+	}
+	b.WriteString(template.HTMLEscapeString(text[start:]))
+	return template.HTML(b.String()) //nolint:gosec // every piece is escaped above
 }
 
 // protocolText is the protocol block without its HTML comments: the

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"errors"
 	"fmt"
+	"github.com/agentlock/agentlock/audit"
 	"slices"
 	"strconv"
 	"time"
@@ -22,6 +23,8 @@ type Snapshot struct {
 	// are still shown.
 	RegistryErr error
 	Idle        map[string]bool
+	// History is the end of the audit log, oldest first.
+	History []audit.Entry
 }
 
 // take reads the workspace once: the lock folder, then the registry.
@@ -49,6 +52,8 @@ func (s *Server) take() (*Snapshot, error) {
 		}
 	}
 	snap.Idle = s.ws.IdleAmong(snap.Sessions, snap.Locks)
+	// The history is for people: a log that cannot be read shows empty.
+	snap.History, _ = s.ws.Audit().Tail(maxHistory)
 	return snap, nil
 }
 
@@ -224,7 +229,7 @@ func same(a, b *Snapshot) bool {
 			return false
 		}
 	}
-	return slices.EqualFunc(a.Sessions, b.Sessions, sameSession) && mapsEqual(a.Idle, b.Idle)
+	return slices.EqualFunc(a.Sessions, b.Sessions, sameSession) && mapsEqual(a.Idle, b.Idle) && slices.Equal(a.History, b.History)
 }
 
 // renewedOnly reports whether two different snapshots differ only by the
@@ -246,7 +251,7 @@ func renewedOnly(a, b *Snapshot) bool {
 			return false
 		}
 	}
-	return slices.EqualFunc(a.Sessions, b.Sessions, sameSession) && mapsEqual(a.Idle, b.Idle)
+	return slices.EqualFunc(a.Sessions, b.Sessions, sameSession) && mapsEqual(a.Idle, b.Idle) && slices.Equal(a.History, b.History)
 }
 
 // Renewal is one lock's new stamp, in a "renew" event.

@@ -26,16 +26,29 @@ type view struct {
 	// everything).
 	Locks       []lockView
 	HiddenLocks int
-	Corrupt     []string // "file: reason" of the unreadable records
-	Events      []Event  // newest first
+	Corrupt     []string      // "file: reason" of the unreadable records
+	Events      []Event       // newest first
+	History     []historyView // the end of the audit log, newest first
 	ReadOnly    bool
 	Timeout     string
 	// OwnTimeout is the server's configured timeout when the project's
 	// is longer and applies instead; empty otherwise.
 	OwnTimeout string
+	// NowMS and TimeoutMS let the page tick ages between changes: the
+	// snapshot's instant and the timeout, in milliseconds.
+	NowMS, TimeoutMS int64
+}
+
+// historyView is one entry of the audit log, as shown.
+type historyView struct {
+	Time, When, Action, Path, Who, PreviousOwner, SessionID string
 }
 
 type sessionView struct {
+	TodoPast, TodoFuture string
+	AllLocks             []lockView    // every lock it holds, up to maxAllLocks
+	History              []historyView // its entries of the audit log
+
 	ID, Provider, AIVersion, StartedAt, WorkingOn, Status, Issues string
 	Idle, HoldsStale                                              bool
 	Todo                                                          string     // present todos
@@ -56,6 +69,7 @@ type lockView struct {
 	Area       bool // an area lock: the folder and everything below it
 	Age, Left  string
 	Stamp      string // stampString of the record
+	RenewedMS  int64  // the stamp, milliseconds since the Unix epoch: the page ticks ages from it
 	Orphaned   bool
 	Releasable bool
 	// Renewing is set for a fresh lock whose owner is no working session
@@ -75,6 +89,8 @@ const (
 	maxAttention    = 500
 	maxQuiet        = 200
 	maxSessionLocks = 5
+	maxAllLocks     = 200
+	maxHistory      = 100
 )
 
 // buildView turns a snapshot into the page's view.
@@ -87,6 +103,7 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 		Counts:   snap.counts(),
 		ReadOnly: s.opts.ReadOnly,
 		Timeout:  report.Human(s.locker.Timeout()),
+		NowMS:    snap.Taken.UnixMilli(), TimeoutMS: s.locker.Timeout().Milliseconds(),
 	}
 	if own := s.ws.OwnTimeout(); own > 0 && own < s.locker.Timeout() {
 		v.OwnTimeout = report.Human(own)
@@ -98,6 +115,7 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 	byOwner := map[string][]lockView{}
 	held := map[string]int{}
 	holdsStale := map[string]bool{} // over every lock, not only the ones listed
+	allByOwner := map[string][]lockView{}
 	var attention, quiet []lockView
 	for _, l := range snap.Locks {
 		if l.Owner == "" {
@@ -105,7 +123,7 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 		}
 		lv := lockView{
 			Path: report.Escape(report.Rel(s.ws.Project, l.Name())), Real: l.Path, File: l.Ref, Owner: report.Escape(l.Owner), OwnerID: l.Owner, State: "locked",
-			Age: report.Human(l.Age), Left: report.Human(max(l.Left, 0)), Stamp: stampString(l.Stamp),
+			Age: report.Human(l.Age), Left: report.Human(max(l.Left, 0)), Stamp: stampString(l.Stamp), RenewedMS: l.Stamp.UnixMilli(),
 			Area: l.Area(),
 		}
 		lv.Orphaned = orphaned(l, finished) && !working[l.Owner]
@@ -135,11 +153,23 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 		if held[l.Owner]++; held[l.Owner] <= maxSessionLocks {
 			byOwner[l.Owner] = append(byOwner[l.Owner], lv)
 		}
+		if held[l.Owner] <= maxAllLocks {
+			allByOwner[l.Owner] = append(allByOwner[l.Owner], lv)
+		}
 	}
 	v.Locks = append(attention, quiet...)
 	for _, p := range snap.Problems {
 		v.Corrupt = append(v.Corrupt, report.Escape(p.Error()))
 	}
+	history := make([]historyView, 0, len(snap.History))
+	for i := len(snap.History) - 1; i >= 0; i-- {
+		h := snap.History[i]
+		history = append(history, historyView{
+			Time: h.Time, When: historyTime(h.Time), Action: h.Action, Path: report.Escape(report.Rel(s.ws.Project, h.Path)),
+			Who: report.Escape(h.Who), PreviousOwner: report.Escape(h.PreviousOwner), SessionID: report.Escape(h.SessionID),
+		})
+	}
+	v.History = history
 	for _, a := range snap.Sessions {
 		e := report.Escape
 		sv := sessionView{
@@ -152,6 +182,13 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 			sv.Status = core.StatusIdle
 		}
 		sv.HoldsStale = holdsStale[a.SessionID]
+		sv.TodoPast, sv.TodoFuture = e(strings.Join(a.Todo.Past, "; ")), e(strings.Join(a.Todo.Future, "; "))
+		sv.AllLocks = allByOwner[a.SessionID]
+		for _, h := range history {
+			if h.SessionID == sv.ID || h.PreviousOwner == sv.ID {
+				sv.History = append(sv.History, h)
+			}
+		}
 		if a.Handoff != "" && s.handoffFile(a.Handoff) != "" {
 			sv.HandoffURL = "handoff?session=" + url.QueryEscape(a.SessionID)
 		}
@@ -167,6 +204,15 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 		v.Events = append(v.Events, ev)
 	}
 	return v
+}
+
+// historyTime shows an audit entry's time for people.
+func historyTime(rfc string) string {
+	t, err := time.Parse(time.RFC3339Nano, rfc)
+	if err != nil {
+		return rfc
+	}
+	return t.Local().Format("Jan 2 15:04:05")
 }
 
 // eventTime shows an event's time for people.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentlock/agentlock/audit"
 	"time"
 
 	"github.com/agentlock/agentlock/core"
@@ -36,6 +37,7 @@ func (w *Workspace) Acquire(paths []string, session string) ([]core.Lease, *Mirr
 	if err != nil {
 		return nil, nil, err
 	}
+	w.auditTakeovers(session, leases)
 	return leases, w.mirrorLeases(session, leases), nil
 }
 
@@ -49,7 +51,31 @@ func (w *Workspace) AcquireWait(ctx context.Context, paths []string, session str
 	if err != nil {
 		return nil, nil, err
 	}
+	w.auditTakeovers(session, leases)
 	return leases, w.mirrorLeases(session, leases), nil
+}
+
+// auditTakeovers records in the audit log the stale (or expired
+// unreadable) locks that leases took from another session. The log is a
+// record for people: a failure to write it does not undo the acquisition.
+func (w *Workspace) auditTakeovers(session string, leases []core.Lease) {
+	var entries []audit.Entry
+	for _, l := range leases {
+		switch {
+		case l.StaleOwner != "" && l.StaleOwner != session:
+			entries = append(entries, audit.Entry{Action: audit.ActionTakeover, Path: l.Path, SessionID: session, Who: session, PreviousOwner: l.StaleOwner})
+		case l.Corrupt != nil:
+			entries = append(entries, audit.Entry{Action: audit.ActionTakeover, Path: l.Path, SessionID: session, Who: session, PreviousOwner: "(unreadable record)"})
+		}
+	}
+	_ = w.Audit().Append(entries...)
+}
+
+// Audit returns the audit log of the workspace's home (see package audit).
+func (w *Workspace) Audit() *audit.Log {
+	l := audit.In(w.Home)
+	l.Now = w.settings.Now
+	return l
 }
 
 // mirrorLeases lists the paths of leases in the do_not_touch of session
@@ -182,6 +208,9 @@ func (w *Workspace) Finish(id string) (Finished, error) {
 	}
 	released, relErr := w.Locker().ReleaseSession(id)
 	out.Released = released
+	if regErr == nil || len(released) > 0 {
+		_ = w.Audit().Append(audit.Entry{Action: audit.ActionFinish, SessionID: id, Who: id, Released: len(released)})
+	}
 	return out, errors.Join(regErr, relErr)
 }
 

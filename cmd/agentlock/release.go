@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/agentlock/agentlock/audit"
 
 	"github.com/spf13/cobra"
 
@@ -131,6 +132,11 @@ func forceReleaseRun(opts *ReleaseOptions, c *config) error {
 		prev, err := locker.ForceRelease(p)
 		if err != nil {
 			return err
+		}
+		if prev.Owner != "" || prev.Corrupt != nil {
+			if err := ws.Audit().Append(audit.ForceReleased(audit.ActionForceRelease, audit.Person(), prev)); err != nil {
+				fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %v\n", err)
+			}
 		}
 		if err := out.emit(report.ForceReleased(prev)); err != nil {
 			return err

@@ -100,6 +100,7 @@ func topLevelCommands() []topLevelCommand {
 		{name: "finish", build: func(f *Factory) *cobra.Command { return newCmdFinish(f, nil) }},
 		{name: "handoff", build: func(f *Factory) *cobra.Command { return newCmdHandoff(f, nil) }},
 		{name: "show", build: func(f *Factory) *cobra.Command { return newCmdShow(f, nil) }},
+		{name: "log", build: func(f *Factory) *cobra.Command { return newCmdLog(f, nil) }},
 		{name: "init", build: func(f *Factory) *cobra.Command { return newCmdInit(f, nil) }},
 		{name: "uninit", build: func(f *Factory) *cobra.Command { return newCmdUninit(f, nil) }},
 		{name: "doctor", build: func(f *Factory) *cobra.Command { return newCmdDoctor(f, nil) }},
