@@ -127,11 +127,20 @@ func (l *Log) Append(entries ...Entry) error {
 	if err := l.rotateIfFull(); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(l.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(l.Path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("audit: open %s: %w", l.Path, err)
 	}
-	_, err = f.Write(buf.Bytes())
+	// A line torn by a process killed mid-write is ended first, so that
+	// this entry is not glued to it.
+	data := buf.Bytes()
+	if info, err := f.Stat(); err == nil && info.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, info.Size()-1); err == nil && last[0] != '\n' {
+			data = append([]byte("\n"), data...)
+		}
+	}
+	_, err = f.Write(data)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -275,7 +275,7 @@ func TestDashboardRenewalsKeepTheView(t *testing.T) {
 	  Rows: document.querySelectorAll("tr[data-key]").length,
 	  Marked: Array.from(document.querySelectorAll("tr[data-key]")).filter(r => r.__mark === 1).length,
 	  Table: document.querySelector("table.locks").__mark === 1,
-	  Open: document.querySelector('` + details + `').open,
+	  Open: document.querySelector('`+details+`').open,
 	  Focus: document.activeElement.closest("tr") ? document.activeElement.closest("tr").dataset.session : "",
 	}))()`))
 	require.NoError(t, err)

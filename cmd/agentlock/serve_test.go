@@ -311,3 +311,92 @@ func TestServeBurstKeepsEverySubscriber(t *testing.T) {
 	require.NoError(t, serve.Signal(syscall.SIGTERM))
 	requireExit(t, 0, serve.Wait(t))
 }
+
+// The audit log records, from separate processes: the takeover of a stale
+// lock by `agentlock acquire`, a release from the page of a real server,
+// a release --force, and a finish — each with who, what, when and the
+// previous owner — and `agentlock log` prints them, with --json too.
+func TestAuditLogRecordsTakeoversAndReleases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	p := newProject(t)
+	requireExit(t, 0, p.run("init"))
+	locks := filepath.Join(p.dir, ".agent-registry", "locks")
+	plant := func(owner, rel string) string {
+		real := filepath.Join(p.dir, rel)
+		require.NoError(t, os.WriteFile(filepath.Join(locks, lockName(real)), []byte(record(owner, time.Hour, real)), 0o644))
+		return real
+	}
+	plant("gone-1", "src/taken.go")
+	pageLock := plant("gone-2", "src/page.go")
+	plant("gone-3", "src/forced.go")
+	requireExit(t, 0, p.run("register", "--session", "taker", "--working-on", "x"))
+	requireExit(t, 0, p.run("acquire", "--session", "taker", "src/taken.go"))
+
+	serve, link := startServe(t, p)
+	resp, err := http.Get(link)
+	require.NoError(t, err)
+	page, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	csrf := regexp.MustCompile(`name="csrf-token" content="([0-9a-f]+)"`).FindSubmatch(page)
+	stamp := regexp.MustCompile(`data-path="` + regexp.QuoteMeta(pageLock) + `" data-shown="[^"]*" data-owner="gone-2" data-stamp="([0-9]+)"`).FindSubmatch(page)
+	require.NotNil(t, csrf)
+	require.NotNil(t, stamp, "the page offers the stale lock's release")
+	body, err := json.Marshal(map[string]string{"path": pageLock, "session_id": "gone-2", "stamp": string(stamp[1])})
+	require.NoError(t, err)
+	req, err := http.NewRequest(http.MethodPost, link+"api/release", strings.NewReader(string(body)))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", strings.TrimSuffix(link, "/"))
+	req.Header.Set("X-CSRF-Token", string(csrf[1]))
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.NoError(t, serve.Signal(syscall.SIGTERM))
+	requireExit(t, 0, serve.Wait(t))
+
+	requireExit(t, 0, p.run("release", "--force", "src/forced.go"))
+	requireExit(t, 0, p.run("finish", "--session", "taker"))
+
+	r := p.run("log", "--json")
+	requireExit(t, 0, r)
+	entries := jsonLines(t, r)
+	require.Len(t, entries, 4, r.Stdout)
+	want := []struct{ action, path, session, previous string }{
+		{"takeover", "src/taken.go", "taker", "gone-1"},
+		{"page release", "src/page.go", "", "gone-2"},
+		{"force release", "src/forced.go", "", "gone-3"},
+		{"finish", "", "taker", ""},
+	}
+	for i, w := range want {
+		e := entries[i]
+		assert.Equal(t, "audit", e["kind"])
+		assert.Equal(t, w.action, e["action"], "entry %d", i)
+		if w.path != "" {
+			assert.Equal(t, filepath.Join(p.dir, w.path), e["path"], "entry %d", i)
+		}
+		if w.session != "" {
+			assert.Equal(t, w.session, e["session_id"], "entry %d", i)
+		}
+		if w.previous != "" {
+			assert.Equal(t, w.previous, e["previous_owner"], "entry %d", i)
+		}
+		assert.NotEmpty(t, e["who"], "entry %d", i)
+		_, err := time.Parse(time.RFC3339Nano, e["time"].(string))
+		assert.NoError(t, err, "entry %d: when", i)
+	}
+	assert.Contains(t, entries[1]["who"], "dashboard", "a page release says so")
+	assert.NotEmpty(t, entries[2]["previous_renewed"], "a force release says when the owner last renewed")
+
+	r = p.run("log", "--for", "gone-1")
+	requireExit(t, 0, r)
+	assert.Contains(t, r.Stdout, "takeover "+filepath.Join(p.dir, "src/taken.go")+" by taker (held by gone-1)")
+	assert.Equal(t, 1, strings.Count(r.Stdout, "\n"), "only gone-1's entry: %s", r.Stdout)
+	r = p.run("log", "--last", "1")
+	requireExit(t, 0, r)
+	assert.Contains(t, r.Stdout, "finish by taker, 1 lock(s) released")
+	requireExit(t, 2, p.run("log", "--last", "-1"))
+}
