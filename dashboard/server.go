@@ -91,6 +91,11 @@ type Server struct {
 	seq        int64 // the number of the last event recorded
 	closing    chan struct{}
 	closed     bool
+
+	// regMu guards the last reading of the registry (see loadRegistry).
+	regMu  sync.Mutex
+	regKey registryKey
+	regDoc *core.Document
 }
 
 // New returns a Server for opts.Workspace.
@@ -218,8 +223,36 @@ func (s *Server) Run(ctx context.Context) {
 		s.watching = false
 		s.mu.Unlock()
 	}()
-	for s.wait(ctx, changes, s.refresh()) {
+	next := s.refresh()
+	for s.wait(ctx, changes, next) {
+		// Under a steady stream of writes (200 sessions renewing), changes
+		// are coalesced: at most one reading per minGap. The first change
+		// after a quiet spell is read at once (after settle).
+		if gap := time.Until(s.lastRead().Add(minGap)); gap > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(gap):
+			}
+		}
+		next = s.refresh()
 	}
+}
+
+// minGap is the least time between two readings of the workspace while
+// changes keep coming: what a heartbeat costs the server is one reading of
+// the lock folder and the registry, and a fleet renews several times a
+// second.
+const minGap = 400 * time.Millisecond
+
+// lastRead is when the snapshot shown was read.
+func (s *Server) lastRead() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.snap == nil {
+		return time.Time{}
+	}
+	return s.snap.Taken
 }
 
 // wait waits for a change, or for the next held lock to expire (next; zero

@@ -35,7 +35,7 @@ func (s *Server) take() (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list the locks of %s: %w", s.ws.LockDir, err)
 	}
-	doc, err := s.ws.Registry().Load()
+	doc, err := s.loadRegistry()
 	if err != nil {
 		snap.RegistryErr = err
 	} else {
@@ -55,6 +55,37 @@ func (s *Server) take() (*Snapshot, error) {
 	// The history is for people: a log that cannot be read shows empty.
 	snap.History, _ = s.ws.Audit().Tail(maxHistory)
 	return snap, nil
+}
+
+// registryKey says which version of the registry file a reading was of:
+// the file is only ever replaced whole (a new inode), so an unchanged key
+// is an unchanged registry.
+type registryKey struct {
+	ino, size int64
+	mtime     time.Time
+}
+
+// loadRegistry reads the registry, or returns the last reading when the
+// file has not been replaced since: a heartbeat does not write it, and a
+// fleet renews several times a second. A distributed store's registry is
+// read every time.
+func (s *Server) loadRegistry() (core.Document, error) {
+	key, ok := statKey(s.ws.RegistryPath)
+	if ok && s.ws.Store().URL == "" {
+		s.regMu.Lock()
+		cached, hit := s.regDoc, s.regKey == key && s.regDoc != nil
+		s.regMu.Unlock()
+		if hit {
+			return *cached, nil
+		}
+	}
+	doc, err := s.ws.Registry().Load()
+	if err == nil && ok {
+		s.regMu.Lock()
+		s.regKey, s.regDoc = key, &doc
+		s.regMu.Unlock()
+	}
+	return doc, err
 }
 
 // finished returns the ids of the sessions the registry lists as
