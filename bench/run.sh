@@ -18,7 +18,8 @@ CGO_ENABLED=0 go build -trimpath -o "$out/agentlock" ./cmd/agentlock
 go build -o "$out/oneshot" ./bench/oneshot
 if [ "${1:-}" = serve ]; then
   echo "machine: $(uname -srm), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(go version | cut -d' ' -f3)"
-  exec go run ./bench/serveidle -agentlock "$out/agentlock" -for "${2:-60}s"
+  go run ./bench/serveidle -agentlock "$out/agentlock" -for "${2:-60}s"
+  exit 0
 fi
 if [ "${1:-}" = etcd ]; then
   CGO_ENABLED=0 go build -trimpath -tags etcd -o "$out/agentlock-etcd" ./cmd/agentlock
