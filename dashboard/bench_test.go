@@ -22,11 +22,8 @@ const (
 	fleetLocks    = 10000
 )
 
-// writeFleet fills a set-up workspace with fleetSessions working sessions
-// and fleetLocks lock files, 50 per session, one in ten stale.
-func writeFleet(tb testing.TB, ws *workspace.Workspace) { writeFleetOf(tb, ws, fleetLocks) }
-
-// writeFleetOf is writeFleet with n lock files.
+// writeFleetOf fills a set-up workspace with fleetSessions working sessions
+// and n lock files (fleetLocks: 50 per session), one in ten stale.
 func writeFleetOf(tb testing.TB, ws *workspace.Workspace, n int) {
 	tb.Helper()
 	reg := ws.Registry()
