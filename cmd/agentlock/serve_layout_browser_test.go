@@ -44,7 +44,14 @@ func startBrowser(t *testing.T, width, height int) context.Context {
 // startServe starts `agentlock serve` for p and returns the page's URL.
 func startServe(t *testing.T, p *project, args ...string) (*proctest.Proc, string) {
 	t.Helper()
-	serve := proctest.Start(t, harness(t).Bin, proctest.Cmd{Args: append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), Env: p.env, Dir: p.dir})
+	return startServeFor(t, p, 0, args...)
+}
+
+// startServeFor is startServe with a server that may run for limit
+// (zero: proctest.Timeout).
+func startServeFor(t *testing.T, p *project, limit time.Duration, args ...string) (*proctest.Proc, string) {
+	t.Helper()
+	serve := proctest.Start(t, harness(t).Bin, proctest.Cmd{Args: append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), Env: p.env, Dir: p.dir, Limit: limit})
 	serve.WaitStderr(t, "serving the dashboard", 10*time.Second)
 	link := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(serve.Stderr())
 	require.NotEmpty(t, link, serve.Stderr())
@@ -232,7 +239,7 @@ func TestDashboardRenewalsKeepTheView(t *testing.T) {
 		requireExit(t, 0, p.run("register", "--session", id, "--working-on", "task "+id))
 		requireExit(t, 0, p.run("acquire", "--session", id, fmt.Sprintf("src/pkg%02d/file.go", i)))
 	}
-	serve, link := startServe(t, p, "--read-only")
+	serve, link := startServeFor(t, p, run+time.Minute, "--read-only")
 	defer func() {
 		require.NoError(t, serve.Signal(syscall.SIGTERM))
 		requireExit(t, 0, serve.Wait(t))
