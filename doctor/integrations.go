@@ -23,7 +23,11 @@ import (
 // they are trusted.
 func (d *run) integrations() []Check {
 	var checks []Check
-	for _, a := range all.Agents() {
+	agents := d.opts.Agents
+	if agents == nil {
+		agents = all.Agents()
+	}
+	for _, a := range agents {
 		// Global: doctor reads the user-level files too (Kimi Code's
 		// hooks), to say when they are missing; it writes nothing.
 		p, err := setup.Open(d.project.Root, setup.Options{Settings: d.opts.Settings, Agents: []integrations.Agent{a}, Bin: d.opts.Bin,
@@ -50,7 +54,7 @@ func (d *run) integrations() []Check {
 		if hooks, err := hooksInstalled(p); err == nil && hooks {
 			checks = append(checks, d.gating(p, a))
 		}
-		checks = append(checks, drift(p, a))
+		checks = append(checks, drift(p, a, d.opts.Writer))
 		switch a.Name() {
 		case "kimi":
 			if c, legacy := kimiProgram(d.opts.SearchPath); legacy {
@@ -60,6 +64,8 @@ func (d *run) integrations() []Check {
 			checks = append(checks, codexTrustCheck(filepath.Join(p.Root, ".codex", "hooks.json"), d.codexConfig(), d.opts.CodexHome, d.opts.SearchPath, p.Root))
 		case "gemini":
 			checks = append(checks, geminiTrust(p.Root, filepath.Join(d.opts.Settings.UserHome, ".gemini", "trustedFolders.json")))
+		case "qwen":
+			checks = append(checks, qwenTrust(p.Root, filepath.Join(d.opts.Settings.UserHome, ".qwen")))
 		case "copilot":
 			home := d.opts.CopilotHome
 			if home == "" {
@@ -138,8 +144,19 @@ func (d *run) connected(p *setup.Project) (installed bool, legacy string, err er
 
 // drift compares the agent's files with what init writes now. A hook file
 // out of date may gate edits wrongly or not at all: a problem; other files
-// (instructions, skills, wrappers): a warning.
-func drift(p *setup.Project, a integrations.Agent) Check {
+// (instructions, skills, wrappers): a warning. Files another agentlock
+// build wrote are said so, with whether that changes anything.
+func drift(p *setup.Project, a integrations.Agent, current setup.Writer) Check {
+	c := drifted(p, a)
+	if others, err := p.OtherWriters(current); err != nil {
+		c.Detail += "; " + err.Error()
+	} else if len(others) == 1 {
+		c.Detail += "; " + others[0].Note()
+	}
+	return c
+}
+
+func drifted(p *setup.Project, a integrations.Agent) Check {
 	c := Check{Name: "integration-" + a.Name(), Fix: "agentlock init --agent " + a.Name()}
 	plan, err := p.PlanInstall()
 	if err != nil {
@@ -241,17 +258,21 @@ func unquoteKey(q string) string {
 }
 
 // geminiTrust checks Gemini CLI's folder trust for the project root, in
-// trustedFolders.json ({"<folder>": "TRUST_FOLDER" | "TRUST_PARENT" |
-// "DO_NOT_TRUST"}): Gemini runs a project's hooks only in a trusted folder.
-// A folder trusted, or below one trusted (TRUST_PARENT trusts the folder's
-// parent), is trusted; one marked DO_NOT_TRUST is not; one never asked
-// about makes Gemini ask when it starts there.
+// its trustedFolders.json: a folder it is told not to trust runs no
+// project hook (a problem); one it was never told to trust asks at start
+// (a warning).
 func geminiTrust(root, file string) Check {
-	c := Check{Name: "gemini-folder-trust"}
-	fix := "run gemini in " + root + " and trust the folder, or add \"" + root + "\": \"TRUST_FOLDER\" to " + file
+	return folderTrust(Check{Name: "gemini-folder-trust"}, "Gemini CLI", "gemini", root, file)
+}
+
+// folderTrust checks the trustedFolders.json of a Gemini CLI lineage
+// (Gemini CLI, Qwen Code) for the project root: {"<folder>":
+// "TRUST_FOLDER" | "TRUST_PARENT" | "DO_NOT_TRUST"}.
+func folderTrust(c Check, product, command, root, file string) Check {
+	fix := "run " + command + " in " + root + " and trust the folder, or add \"" + root + "\": \"TRUST_FOLDER\" to " + file
 	data, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
-		c.Status, c.Detail, c.Fix = Warn, fmt.Sprintf("Gemini CLI has not been told to trust %s (%s does not exist): it asks at start, and runs no project hook until trusted", root, file), fix
+		c.Status, c.Detail, c.Fix = Warn, fmt.Sprintf("%s has not been told to trust %s (%s does not exist): it asks at start, and runs no project hook until trusted", product, root, file), fix
 		return c
 	}
 	var rules map[string]string
@@ -259,12 +280,12 @@ func geminiTrust(root, file string) Check {
 		err = json.Unmarshal(data, &rules)
 	}
 	if err != nil {
-		c.Status, c.Detail, c.Fix = Warn, fmt.Sprintf("cannot read Gemini CLI's folder trust in %s: %v", file, err), fix
+		c.Status, c.Detail, c.Fix = Warn, fmt.Sprintf("cannot read %s's folder trust in %s: %v", product, file, err), fix
 		return c
 	}
 	for folder, level := range rules {
 		if level == "DO_NOT_TRUST" && filepath.Clean(folder) == root {
-			c.Status, c.Detail, c.Fix = Problem, fmt.Sprintf("Gemini CLI is told not to trust %s (%s): it runs no project hook there, so edits go unchecked", root, file), fix
+			c.Status, c.Detail, c.Fix = Problem, fmt.Sprintf("%s is told not to trust %s (%s): it runs no project hook there, so edits go unchecked", product, root, file), fix
 			return c
 		}
 	}
@@ -278,10 +299,86 @@ func geminiTrust(root, file string) Check {
 			continue
 		}
 		if inside(root, scope) {
-			c.Status, c.Detail = OK, fmt.Sprintf("Gemini CLI trusts %s (%s: %s)", root, folder, level)
+			c.Status, c.Detail = OK, fmt.Sprintf("%s trusts %s (%s: %s)", product, root, folder, level)
 			return c
 		}
 	}
-	c.Status, c.Detail, c.Fix = Warn, fmt.Sprintf("Gemini CLI has not been told to trust %s (%s): it asks at start, and runs no project hook until trusted", root, file), fix
+	c.Status, c.Detail, c.Fix = Warn, fmt.Sprintf("%s has not been told to trust %s (%s): it asks at start, and runs no project hook until trusted", product, root, file), fix
 	return c
+}
+
+// qwenTrust checks what keeps Qwen Code from running the project's hooks,
+// from its user settings (~/.qwen/settings.json): folder trust, off by
+// default, then checked as Gemini CLI's is (~/.qwen/trustedFolders.json);
+// disableAllHooks; and a tools.executionSandbox policy, under which Qwen
+// runs no hook at all.
+func qwenTrust(root, qwenDir string) Check {
+	c := Check{Name: "qwen-project-trust"}
+	file := filepath.Join(qwenDir, "settings.json")
+	var settings struct {
+		DisableAllHooks bool `json:"disableAllHooks"`
+		Security        struct {
+			FolderTrust struct {
+				Enabled bool `json:"enabled"`
+			} `json:"folderTrust"`
+		} `json:"security"`
+		Tools struct {
+			ExecutionSandbox json.RawMessage `json:"executionSandbox"`
+		} `json:"tools"`
+	}
+	data, err := os.ReadFile(file)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		c.Status, c.Detail, c.Fix = Warn, fmt.Sprintf("cannot read Qwen Code's settings %s: %v", file, err), "make "+file+" readable"
+		return c
+	}
+	if err == nil {
+		if err := json.Unmarshal(stripJSONComments(data), &settings); err != nil {
+			c.Status, c.Detail, c.Fix = Warn, fmt.Sprintf("cannot read Qwen Code's settings %s: %v", file, err), "fix the JSON of "+file
+			return c
+		}
+	}
+	switch {
+	case settings.DisableAllHooks:
+		c.Status, c.Detail, c.Fix = Problem, fmt.Sprintf("Qwen Code runs no hook: disableAllHooks is true in %s, so edits go unchecked", file), "remove disableAllHooks from "+file
+		return c
+	case len(settings.Tools.ExecutionSandbox) > 0 && string(settings.Tools.ExecutionSandbox) != "null":
+		c.Status, c.Detail, c.Fix = Problem, fmt.Sprintf("Qwen Code runs no hook under a tools.executionSandbox policy (%s), so edits go unchecked", file), "remove tools.executionSandbox from "+file+", or run Qwen Code without agentlock's gate"
+		return c
+	case !settings.Security.FolderTrust.Enabled:
+		c.Status, c.Detail = OK, "Qwen Code's folder trust is off (its default): it runs the project's hooks in every folder (not under --bare or --safe-mode)"
+		return c
+	}
+	return folderTrust(c, "Qwen Code", "qwen", root, filepath.Join(qwenDir, "trustedFolders.json"))
+}
+
+// stripJSONComments blanks the // and /* */ comments of a JSONC text
+// (Qwen Code's and Gemini CLI's settings allow them), outside strings.
+func stripJSONComments(data []byte) []byte {
+	out := append([]byte(nil), data...)
+	for i := 0; i < len(out); i++ {
+		switch {
+		case out[i] == '"':
+			for i++; i < len(out) && out[i] != '"'; i++ {
+				if out[i] == '\\' {
+					i++
+				}
+			}
+		case out[i] == '/' && i+1 < len(out) && out[i+1] == '/':
+			for ; i < len(out) && out[i] != '\n'; i++ {
+				out[i] = ' '
+			}
+		case out[i] == '/' && i+1 < len(out) && out[i+1] == '*':
+			j := i
+			for ; j < len(out) && !(out[j] == '*' && j+1 < len(out) && out[j+1] == '/' && j > i+1); j++ {
+				if out[j] != '\n' {
+					out[j] = ' '
+				}
+			}
+			for k := j; k < len(out) && k < j+2; k++ {
+				out[k] = ' '
+			}
+			i = j + 1
+		}
+	}
+	return out
 }

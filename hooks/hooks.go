@@ -222,6 +222,7 @@ func readPayload(r io.Reader, agent integrations.Agent) (integrations.HookInput,
 	if err := json.Unmarshal(data, &in); err != nil {
 		return in, fmt.Errorf("the payload is not JSON: %w", err)
 	}
+	in.Raw = data
 	return in, nil
 }
 

@@ -115,6 +115,10 @@ type Denier interface {
 	DenyOutput(reason string) ([]byte, error)
 }
 
+// ErrExitDeny is returned by a Denier for an agent whose harness reads a
+// denial as exit 2 with the reason on stderr, which the caller then does.
+var ErrExitDeny = errors.New("deny with exit 2 and the reason on stderr")
+
 // PermissionDeny is the PreToolUse denial that Claude Code and Codex read
 // on stdout with exit 0: hookSpecificOutput.permissionDecision "deny" with
 // permissionDecisionReason, the only text the model sees.

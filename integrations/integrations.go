@@ -7,7 +7,9 @@
 // from the templates package) and writes nothing. One engine in this
 // package turns a plan into Changes against the files on disk — to
 // install, to uninstall, to show as a diff or to check for drift — and
-// writes them. Adding an agent means one package and one template folder.
+// writes them. Adding an agent means one TOML manifest (package manifest)
+// when its contract is declarative, else one package and one template
+// folder.
 //
 // The engine touches only what agentlock owns: whole files that carry the
 // generated marker, blocks between agentlock's BEGIN/END markers, and hook
@@ -140,6 +142,9 @@ type HookInput struct {
 	// leading "~" in a tool's path (Kimi); not part of the payload, set
 	// by the caller ("" when unknown).
 	UserHome string `json:"-"`
+	// Raw is the whole payload, for agents that read fields of their own
+	// (PayloadDecoder); set by the caller.
+	Raw json.RawMessage `json:"-"`
 }
 
 // PayloadDecoder is implemented by an Agent whose harness names the

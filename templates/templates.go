@@ -59,6 +59,9 @@ type AgentData struct {
 	Provider    string // the vendor recorded in the registry: "anthropic"
 	Wrapper     string // the wrapper script's path in the project
 	PreEditHook bool   // the project installs a pre-edit hook for this agent
+	// SessionIDText, when set, is the "session-id" partial of an agent
+	// described by a manifest (it has no folder of its own in agents/).
+	SessionIDText string
 }
 
 // hookData fills the "hook-command" partial.
@@ -102,11 +105,18 @@ func Render(name string, data AgentData) ([]byte, error) {
 		},
 	})
 	patterns := []string{"integrations/*.tmpl"}
-	if data.Agent != "" {
+	if data.Agent != "" && data.SessionIDText == "" {
 		patterns = append(patterns, "agents/"+data.Agent+"/*.tmpl")
 	}
 	if _, err := t.ParseFS(files, patterns...); err != nil {
 		return nil, fmt.Errorf("templates of %q: %w", data.Agent, err)
+	}
+	if data.SessionIDText != "" {
+		// The text is data, never template code: a manifest cannot run
+		// template actions.
+		if _, err := t.New("session-id").Parse("{{.SessionIDText}}"); err != nil {
+			return nil, fmt.Errorf("templates of %q: %w", data.Agent, err)
+		}
 	}
 	out, err := execute(t, name, data)
 	return []byte(out), err
@@ -121,6 +131,16 @@ func HookCommand(bin, agent, event string) (string, error) {
 		return "", fmt.Errorf("hook command template: %w", err)
 	}
 	return execute(t, "hook-command", hookData{Bin: bin, Agent: agent, Event: event})
+}
+
+// HookLine returns the command line of HookCommand without its sh -c
+// wrapping, for a harness that runs hooks with a POSIX shell itself.
+func HookLine(bin, agent, event string) (string, error) {
+	t, err := template.ParseFS(files, "integrations/hook-command.tmpl")
+	if err != nil {
+		return "", fmt.Errorf("hook command template: %w", err)
+	}
+	return execute(t, "hook-line", hookData{Bin: bin, Agent: agent, Event: event})
 }
 
 // SessionContextData fills the text the session-start hook gives the model.

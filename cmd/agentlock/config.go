@@ -17,7 +17,7 @@ import (
 	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/integrations/all"
 	"github.com/agentlock/agentlock/integrations/kimi"
-	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/integrations/manifest"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -51,7 +51,12 @@ type config struct {
 	// Harness holds, per agent name, the session id its harness exported
 	// (raw, without the agent prefix).
 	Harness map[string]string
-	JSON    bool // --json
+	// Agents are the built-in agents and those of the manifests in the
+	// user's and the project's folders (all.Load); AgentErrors are the
+	// manifests that could not be used, one line each.
+	Agents      all.Set
+	AgentErrors []error
+	JSON        bool // --json
 	// SearchPath is PATH, where hooks and agents find agentlock (init and
 	// doctor check it); CodexHome is $CODEX_HOME, CopilotHome
 	// $COPILOT_HOME and CopilotAllowAll $COPILOT_ALLOW_ALL (doctor).
@@ -153,7 +158,11 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 		CopilotHome:     v.GetString("copilot_home"),
 		CopilotAllowAll: v.GetString("copilot_allow_all"),
 	}
-	c.Harness = all.HarnessSessions(func(name string) string {
+	if home, err := os.UserHomeDir(); err == nil {
+		c.Settings.UserHome = home
+	}
+	c.Agents, c.AgentErrors = all.Load(agentSources(c.Settings.UserHome))
+	c.Harness = c.Agents.HarnessSessions(func(name string) string {
 		key := "harness_" + strings.ToLower(name)
 		if err := v.BindEnv(key, name); err != nil {
 			return ""
@@ -177,19 +186,16 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 	if err := c.absoluteLocations(); err != nil {
 		return nil, err
 	}
-	if home, err := os.UserHomeDir(); err == nil {
-		c.Settings.UserHome = home
-	}
 	if c.AgentDirs, err = agentDirs(v); err != nil {
 		return nil, err
 	}
 	c.Lookup = c.ancestryLookup()
-	c.Identity = resolveSession(flags.Changed("session"), v.GetString("session"), c.Harness, c.Lookup)
+	c.Identity = resolveSession(flags.Changed("session"), v.GetString("session"), c.Agents, c.Harness, c.Lookup)
 	c.Session, c.SessionSource = c.Identity.Session, c.Identity.Source
 	// A --session equal to AGENTLOCK_SESSION (the wrapper's) is the
 	// agent's own, whatever else the context says.
 	if c.SessionSource == identity.SourceFlag && c.Session != v.GetString("session_env") {
-		c.Context = resolveSession(false, "", c.Harness, c.Lookup)
+		c.Context = resolveSession(false, "", c.Agents, c.Harness, c.Lookup)
 	}
 	return c, nil
 }
@@ -230,15 +236,29 @@ func (c *config) ancestryLookup() func() identity.Found {
 // COPILOT_AGENT_SESSION_ID, in that order) mapped to "<agent>-<id>", then the session recorded for the
 // nearest recorded agent process among the ancestors. explicit is the
 // flag-or-AGENTLOCK_SESSION value viper resolved.
-func resolveSession(flagGiven bool, explicit string, harness map[string]string, lookup func() identity.Found) identity.Identity {
+func resolveSession(flagGiven bool, explicit string, agents all.Set, harness map[string]string, lookup func() identity.Found) identity.Identity {
 	in := identity.Inputs{Lookup: lookup}
 	if flagGiven {
 		in.Flag = explicit
 	} else {
 		in.Env = explicit
 	}
-	in.Harness, in.HarnessVar = all.SessionFromHarness(harness)
+	in.Harness, in.HarnessVar = agents.SessionFromHarness(harness)
 	return identity.Resolve(in)
+}
+
+// agentSources are the folders of agent manifests: the user's
+// (~/.config/agentlock/agents) and the one of the working directory's
+// project (.agentlock/agents), where init keeps the manifests given by
+// path.
+func agentSources(home string) all.Sources {
+	src := all.Sources{User: all.UserDir(os.Getenv, home)}
+	if wd, err := workspace.WorkDir(); err == nil {
+		if project := workspace.FindProject(wd); project != "" {
+			src.Project = filepath.Join(project, filepath.FromSlash(manifest.ProjectDir))
+		}
+	}
+	return src
 }
 
 // absoluteLocations makes relative AGENT_REGISTRY_LOCK_DIR, _PATH and
@@ -330,7 +350,7 @@ func boundedDuration(what, s string, def, min, max time.Duration) (time.Duration
 // run anyway (with the default in its place).
 func warnProblems(io *IOStreams, c *config) {
 	for _, p := range c.Problems {
-		fmt.Fprintln(io.ErrOut, report.Linef("agentlock: warning: %v; using the default here, but other commands refuse to run until it is fixed", p))
+		warnf(io, "%v; using the default here, but other commands refuse to run until it is fixed", p)
 	}
 }
 

@@ -252,3 +252,18 @@ func python3(t *testing.T) string {
 	t.Helper()
 	return proctest.Need(t, "python3", "the cross-language compatibility check did not run")
 }
+
+// hookCommand is the first command of a harness's hook event in the JSON
+// settings file rel that init wrote (Claude's and Gemini's shape).
+func (p *project) hookCommand(rel, event string) string {
+	p.t.Helper()
+	var settings struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Command string } `json:"hooks"`
+		} `json:"hooks"`
+	}
+	require.NoError(p.t, json.Unmarshal([]byte(p.read(rel)), &settings), rel)
+	require.NotEmpty(p.t, settings.Hooks[event], "%s has no %s hook", rel, event)
+	require.NotEmpty(p.t, settings.Hooks[event][0].Hooks, "%s has no %s hook", rel, event)
+	return settings.Hooks[event][0].Hooks[0].Command
+}

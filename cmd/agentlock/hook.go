@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -35,10 +36,12 @@ payload on stdin. Events:
                  file's lock cannot be checked, deny the edit with one line
                  saying why and what to do instead: for claude and codex,
                  exit 0 and {"hookSpecificOutput":{"permissionDecision":"deny",
-                 "permissionDecisionReason":...}} on stdout; for gemini, exit 0
-                 and {"decision":"deny","reason":...}; for copilot, exit 0
-                 and {"permissionDecision":"deny","permissionDecisionReason":
-                 ...}; for kimi, exit 2 and the line on stderr
+                 "permissionDecisionReason":...}} on stdout (qwen too); for
+                 gemini, exit 0 and {"decision":"deny","reason":...}; for
+                 copilot, exit 0 and {"permissionDecision":"deny",
+                 "permissionDecisionReason":...}; for kimi, exit 2 and the
+                 line on stderr; for an agent described by a manifest, the
+                 form its [deny] names
   session-start  register the session and tell the model its session id and who
                  holds what
   renew          renew every lock the session holds
@@ -69,22 +72,25 @@ see docs/integrations/README.md for the whole policy.`,
 }
 
 func hookRun(opts *HookOptions) error {
-	agent, ok := all.Lookup(opts.Agent)
-	if !ok {
-		return usagef("unknown agent %q (known: %s)", opts.Agent, strings.Join(all.Names(), ", "))
-	}
-	if !slices.Contains(hooks.Events, opts.Event) {
-		return usagef("unknown hook event %q (known: %s)", opts.Event, strings.Join(hooks.Events, ", "))
-	}
 	c, err := opts.Config()
 	if err != nil {
 		return err
+	}
+	agent, ok := c.Agents.Lookup(opts.Agent)
+	if !ok {
+		for _, e := range c.AgentErrors {
+			fmt.Fprintf(opts.IO.ErrOut, "agentlock: %v\n", e)
+		}
+		return usagef("unknown agent %q (known: %s)", opts.Agent, strings.Join(c.Agents.Names(), ", "))
+	}
+	if !slices.Contains(hooks.Events, opts.Event) {
+		return usagef("unknown hook event %q (known: %s)", opts.Event, strings.Join(hooks.Events, ", "))
 	}
 	// The hook resolves the rest itself (package identity), from the
 	// payload and the workspace of the payload's cwd.
 	req := hooks.Request{Agent: agent, Event: opts.Event, Payload: opts.IO.In, Settings: c.Settings,
 		HarnessSession: c.Harness[agent.Name()], Problems: c.Problems}
-	req.Fallback, _ = all.SessionFromHarness(c.Harness)
+	req.Fallback, _ = c.Agents.SessionFromHarness(c.Harness)
 	if c.SessionSource == identity.SourceFlag || c.SessionSource == identity.SourceEnv {
 		req.Session = c.Session
 	}
@@ -113,6 +119,10 @@ func hookDeny(opts *HookOptions, agent integrations.Agent, reason string) error 
 		}
 		if err == nil {
 			return nil
+		}
+		if errors.Is(err, integrations.ErrExitDeny) {
+			fmt.Fprintln(opts.IO.ErrOut, reason)
+			return errHookDenied
 		}
 		// Exit 2 with the reason still denies in every harness.
 		fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %s pre-edit hook: %v", agent.Name(), err))

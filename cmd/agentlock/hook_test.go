@@ -29,6 +29,14 @@ func claudeEdit(session, cwd, file string) string {
 "tool_input":{"file_path":%q,"old_string":"a","new_string":"b","replace_all":false}}`, session, session, cwd, file)
 }
 
+// qwenEdit is Qwen Code's PreToolUse payload of its edit tool.
+func qwenEdit(session, cwd, file string) string {
+	return fmt.Sprintf(`{"session_id":%q,"transcript_path":"/home/u/.qwen/projects/x/chats/%s.jsonl","cwd":%q,
+"hook_event_name":"PreToolUse","timestamp":"2026-12-01T00:00:00Z","permission_mode":"yolo","prompt_id":"p1",
+"tool_name":"edit","tool_use_id":"call_1","tool_call_id":"call_1",
+"tool_input":{"file_path":%q,"old_string":"a","new_string":"b"}}`, session, session, cwd, file)
+}
+
 func codexPatch(session, cwd string, patch string) string {
 	return fmt.Sprintf(`{"session_id":%q,"transcript_path":null,"cwd":%q,"hook_event_name":"PreToolUse","model":"gpt-5-codex",
 "turn_id":"t1","permission_mode":"default","tool_name":"apply_patch","tool_use_id":"call_1","tool_input":{"command":%s}}`,
@@ -133,9 +141,9 @@ func TestHookRaceOneWinner(t *testing.T) {
 	a := filepath.Join(p.dir, "src/a.go")
 	for round := range raceRounds() {
 		var cmds []proctest.Cmd
-		for i := range 15 {
+		for i := range 18 {
 			var payload, agent string
-			switch i % 5 {
+			switch i % 6 {
 			case 0:
 				agent, payload = "claude", claudeEdit(fmt.Sprintf("r%d-%d", round, i), p.dir, a)
 			case 1:
@@ -145,6 +153,8 @@ func TestHookRaceOneWinner(t *testing.T) {
 			case 3:
 				agent, payload = "copilot", copilotEdit(fmt.Sprintf("r%d-%d", round, i), p.dir, "apply_patch",
 					"*** Begin Patch\n*** Update File: src/a.go\n@@\n-x\n+y\n*** End Patch\n")
+			case 4:
+				agent, payload = "qwen", qwenEdit(fmt.Sprintf("r%d-%d", round, i), p.dir, a)
 			default:
 				agent, payload = "kimi", kimiWrite(fmt.Sprintf("r%d-%d", round, i), p.dir, "src/a.go")
 			}
@@ -171,13 +181,7 @@ func TestHookRaceOneWinner(t *testing.T) {
 func TestGeneratedHookCommandGuardsAMissingBinary(t *testing.T) {
 	p := hookProject(t)
 	requireExit(t, 0, p.run("init", "--agent", "gemini"))
-	var settings struct {
-		Hooks map[string][]struct {
-			Hooks []struct{ Command string } `json:"hooks"`
-		} `json:"hooks"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(p.read(".gemini/settings.json")), &settings))
-	command := settings.Hooks["BeforeTool"][0].Hooks[0].Command
+	command := p.hookCommand(".gemini/settings.json", "BeforeTool")
 	require.Contains(t, command, "agentlock hook gemini pre-edit")
 
 	bin := t.TempDir()
@@ -219,13 +223,7 @@ func TestGeneratedHookCommandsLeakNoFallbackText(t *testing.T) {
 	}
 
 	// Claude's own command line, run by a shell as Claude runs it.
-	var claude struct {
-		Hooks map[string][]struct {
-			Hooks []struct{ Command string } `json:"hooks"`
-		} `json:"hooks"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(p.read(".claude/settings.json")), &claude))
-	command := claude.Hooks["PreToolUse"][0].Hooks[0].Command
+	command := p.hookCommand(".claude/settings.json", "PreToolUse")
 	bin := t.TempDir()
 	require.NoError(t, os.Symlink(harness(t).Bin, filepath.Join(bin, "agentlock")))
 	run := func(payload string) proctest.Result {

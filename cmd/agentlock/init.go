@@ -14,6 +14,7 @@ import (
 	"github.com/agentlock/agentlock/githook"
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/all"
+	"github.com/agentlock/agentlock/integrations/manifest"
 	"github.com/agentlock/agentlock/setup"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -48,7 +49,8 @@ becomes the project (its own .agent-registry/), so that the hooks installed
 there gate its files; init refuses in your home folder and at /, where every
 file below would become the project's.
 
-With --agent (` + strings.Join(all.Names(), ", ") + `, or all), also install what that agent needs:
+With --agent (` + strings.Join(all.Names(), ", ") + `, or all; or the path of an agent
+manifest, x.toml, docs/integrations/plugins.md), also install what that agent needs:
 instructions, the agentlock skill, edit-gating hooks where the harness has them,
 and a wrapper script scripts/agentlock-<agent>. Files agentlock owns carry an
 "agentlock:generated" marker; inside your files (AGENTS.md, GEMINI.md,
@@ -66,6 +68,10 @@ in the folder git runs hooks from (core.hooksPath when set): a commit that
 touches a file another live session holds is refused, naming the holder. An
 existing shell pre-commit hook is kept: the guard goes in a marked block after
 its first line. uninit removes exactly that.
+
+init records which agentlock wrote each agent's files in
+.agent-registry/written-by.json; after an upgrade, init --check and doctor say
+when another version wrote them, and whether this one writes them differently.
 
 The hooks run the agentlock on PATH: init warns (on stderr; with --check, in
 its report) when there is none, or when it is another build than the one
@@ -91,6 +97,7 @@ configured: install it first (init refuses, changing nothing, when it finds none
   agentlock init --agent all --dry-run      # show the diff, write nothing
   agentlock init --agent all --check        # exit 1 when anything would change (CI)
   agentlock init --agent kimi --global      # Kimi Code: its hooks are user-level
+  agentlock init --agent ./tools/mycli.toml # an agent described by a manifest
   agentlock init --git-hook                 # refuse commits of files others hold
   agentlock init --home ~/Desktop/agent-registry   # share agent-registry 0.2's home`,
 		Args: cobra.NoArgs,
@@ -109,7 +116,7 @@ configured: install it first (init refuses, changing nothing, when it finds none
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringSliceVar(&opts.Agents, "agent", nil, "agent to connect: "+strings.Join(all.Names(), ", ")+" or all (repeat or comma-separate)")
+	fl.StringSliceVar(&opts.Agents, "agent", nil, "agent to connect: "+strings.Join(all.Names(), ", ")+", all, or path/to/agent.toml (repeat or comma-separate)")
 	fl.BoolVar(&opts.Global, "global", false, "also write user-level files outside the project (Kimi Code's hooks in ~/.kimi-code/config.toml)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print what would change as a diff; write nothing")
 	fl.BoolVar(&opts.Check, "check", false, "write nothing; exit 1 when anything would change")
@@ -240,8 +247,15 @@ func openProject(opts *InitOptions, names []string, whole, install bool) (*setup
 	if err != nil {
 		return nil, err
 	}
-	agents, err := all.Select(names)
+	for _, e := range c.AgentErrors {
+		fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %v\n", e)
+	}
+	agents, err := c.Agents.Resolve(names)
 	if err != nil {
+		var fe *manifest.FieldError
+		if errors.As(err, &fe) {
+			return nil, err
+		}
 		return nil, usagef("%v", err)
 	}
 	wd, err := workspace.WorkDir()
@@ -383,6 +397,15 @@ func initRun(opts *InitOptions) error {
 		for _, label := range drift {
 			out.change("out-of-date", label, "", "out of date: "+label)
 		}
+		// The record only informs: one that cannot be read is said so,
+		// and the next init replaces it.
+		others, err := p.OtherWriters(thisWriter())
+		if err != nil {
+			out.notes([]string{err.Error()})
+		}
+		for _, o := range others {
+			out.notes([]string{o.Note()})
+		}
 		if binary != "" {
 			// Not drift of the project's files (CI checks those on
 			// machines without agentlock), but the set-up does nothing
@@ -414,6 +437,11 @@ func initRun(opts *InitOptions) error {
 		out.change(setup.InstallVerb(c), c.Artifact.Label(), c.Artifact.Purpose,
 			fmt.Sprintf("%-9s %s: %s", setup.InstallVerb(c), c.Artifact.Label(), c.Artifact.Purpose))
 	}
+	if len(opts.Agents) > 0 {
+		if err := p.RecordWriter(thisWriter()); err != nil {
+			return err
+		}
+	}
 	out.notes(plan.Notes)
 	if opts.GitHook {
 		return gitHookRun(opts, p.Root, true)
@@ -438,6 +466,13 @@ func checkBinary(opts *InitOptions) (string, error) {
 		return "", nil
 	}
 	return b.Detail() + "; " + b.Fix(), nil
+}
+
+// thisWriter is this build, as the record of who wrote an agent's files
+// names it.
+func thisWriter() setup.Writer {
+	v := buildStamp()
+	return setup.Writer{Version: v.Version, Commit: v.Commit}
 }
 
 // sharedHomeFile is where a project records the home it shares, for
@@ -530,6 +565,13 @@ func uninitRun(opts *InitOptions) (err error) {
 			continue
 		}
 		if err := apply(c); err != nil {
+			return err
+		}
+	}
+	// The record of who wrote the agents' files goes with them (and
+	// before the home, which it would otherwise keep).
+	if !opts.DryRun {
+		if err := p.ForgetWriters(); err != nil {
 			return err
 		}
 	}

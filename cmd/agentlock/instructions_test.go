@@ -87,6 +87,16 @@ var instructedAgents = []instructedAgent{
 			return map[string]any{"tool_name": "Edit", "tool_input": map[string]any{"path": rel, "old_string": "a", "new_string": "b"}}
 		},
 	},
+	{
+		// Qwen Code exports its id to hooks and to run_shell_command
+		// (research/harnesses-verified.md).
+		name: "qwen", harnessID: "0c5e-qwen-uuid",
+		shellEnv: []string{"QWEN_CODE_SESSION_ID=0c5e-qwen-uuid"},
+		hookEnv:  []string{"QWEN_CODE_SESSION_ID=0c5e-qwen-uuid"},
+		edit: func(abs, _ string) map[string]any {
+			return map[string]any{"tool_name": "edit", "tool_input": map[string]any{"file_path": abs, "old_string": "a", "new_string": "b"}}
+		},
+	},
 }
 
 // Placeholders of the generated texts, and what the test writes for them.

@@ -73,6 +73,12 @@ func warn(io *IOStreams, w *workspace.MirrorError) {
 	}
 }
 
+// warnf prints a warning line for people on stderr, its arguments escaped
+// (report.Linef).
+func warnf(io *IOStreams, format string, args ...any) {
+	fmt.Fprintln(io.ErrOut, "agentlock: warning: "+report.Linef(format, args...))
+}
+
 // warnLegacy warns once, on stderr, when agent-registry 0.2's default home
 // holds live locks on some of paths while the workspace keeps their locks
 // elsewhere (see workspace.Workspace.LegacyHeld).

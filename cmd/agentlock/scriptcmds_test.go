@@ -562,7 +562,7 @@ func cmdDenied(ts *testscript.TestScript, neg bool, args []string) {
 	stdout, stderr := ts.ReadFile("stdout"), ts.ReadFile("stderr")
 	var reason string
 	switch args[0] {
-	case "claude", "codex":
+	case "claude", "codex", "qwen":
 		var out struct {
 			Specific map[string]string `json:"hookSpecificOutput"`
 		}

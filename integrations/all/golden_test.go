@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/all"
+	"github.com/agentlock/agentlock/integrations/manifest"
 	"github.com/agentlock/agentlock/templates"
 )
 
@@ -153,10 +154,22 @@ func TestRootSkillMatchesTemplate(t *testing.T) {
 	}
 }
 
-// Every agent in the list has a template folder, and every template folder
-// has an agent: adding a fifth agent means one package and one folder.
+// Every agent in the list that is a Go package has a template folder, and
+// every template folder has an agent: adding an agent means one package
+// and one folder, or one manifest. Every embedded manifest is in the list.
 func TestEveryAgentHasTemplates(t *testing.T) {
 	folders, err := templates.Agents()
 	require.NoError(t, err)
-	assert.ElementsMatch(t, folders, all.Names())
+	var compiled, manifests []string
+	for _, a := range all.Agents() {
+		if _, ok := a.(*manifest.Agent); ok {
+			manifests = append(manifests, a.Name())
+		} else {
+			compiled = append(compiled, a.Name())
+		}
+	}
+	assert.ElementsMatch(t, folders, compiled)
+	builtin, err := manifest.BuiltinNames()
+	require.NoError(t, err)
+	assert.ElementsMatch(t, builtin, manifests, "every embedded manifest is one of all.Agents()")
 }

@@ -1,0 +1,208 @@
+package manifest
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	toml "github.com/pelletier/go-toml/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/integrations"
+)
+
+// Every embedded manifest parses, under the name of its file.
+func TestBuiltinManifestsParse(t *testing.T) {
+	names, err := BuiltinNames()
+	require.NoError(t, err)
+	assert.Contains(t, names, "claude")
+	assert.Contains(t, names, "qwen")
+	for _, name := range names {
+		assert.Equal(t, name, Builtin(name).Name())
+	}
+}
+
+const minimal = `
+name = "mini"
+title = "Mini"
+provider = "p"
+command = "mini"
+session_id_text = "from the wrapper"
+[[instructions]]
+path = "MINI.md"
+kind = "block"
+[hooks]
+path = ".mini/hooks.json"
+format = "json"
+[[hooks.events]]
+name = "PreToolUse"
+run = "pre-edit"
+matcher = "edit"
+[payload]
+paths = ["args.path", "args.paths"]
+`
+
+func mini(t *testing.T, extra string) *Agent {
+	t.Helper()
+	a, err := Load([]byte(minimal+extra), "mini.toml")
+	require.NoError(t, err)
+	return a
+}
+
+// A payload field that arrives as an object or as a JSON string holding
+// one is read either way, and a path field may hold several paths.
+func TestPayloadFieldsAreDecodedEitherWay(t *testing.T) {
+	a := mini(t, "")
+	for _, payload := range []string{
+		`{"session_id":"s","cwd":"/r","tool_name":"edit","args":{"path":"a.go"}}`,
+		`{"session_id":"s","cwd":"/r","tool_name":"edit","args":"{\"path\":\"a.go\"}"}`,
+	} {
+		in, err := a.DecodePayload([]byte(payload))
+		require.NoError(t, err)
+		assert.Equal(t, "s", in.SessionID)
+		assert.Equal(t, "/r", in.Cwd)
+		paths, err := a.EditedPaths(in)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"a.go"}, paths, payload)
+	}
+	in, err := a.DecodePayload([]byte(`{"args":{"paths":["a","","b"]}}`))
+	require.NoError(t, err)
+	paths, err := a.EditedPaths(in)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a", "b"}, paths)
+	_, err = a.DecodePayload([]byte(`{not json`))
+	assert.Error(t, err)
+}
+
+// edit_tools limits the tools whose paths are edits.
+func TestEditToolsLimitTheGate(t *testing.T) {
+	a := mini(t, "")
+	a.m.EditTools = []string{"edit"}
+	in, err := a.DecodePayload([]byte(`{"tool_name":"read","args":{"path":"a.go"}}`))
+	require.NoError(t, err)
+	paths, err := a.EditedPaths(in)
+	require.NoError(t, err)
+	assert.Empty(t, paths)
+}
+
+// Each deny form is the output its harness reads.
+func TestDenyForms(t *testing.T) {
+	for form, want := range map[string]string{
+		"claude-json":    `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"a <b> & c"}}` + "\n",
+		"gemini-json":    `{"decision":"deny","reason":"a <b> & c"}` + "\n",
+		"top-level-json": `{"permissionDecision":"deny","permissionDecisionReason":"a <b> & c"}` + "\n",
+	} {
+		a := mini(t, "[deny]\nform = \""+form+"\"\n")
+		out, err := a.DenyOutput("a <b> & c")
+		require.NoError(t, err)
+		assert.Equal(t, want, string(out), form)
+	}
+	_, err := mini(t, "").DenyOutput("x")
+	assert.True(t, errors.Is(err, integrations.ErrExitDeny), "exit2 is the default")
+	out, err := mini(t, "[deny]\nform = \"template\"\ntemplate = '{\"no\":{{json .Reason}}}'\n").DenyOutput(`say "no"`)
+	require.NoError(t, err)
+	assert.Equal(t, `{"no":"say \"no\""}`, string(out))
+}
+
+// The session context forms.
+func TestSessionContextForms(t *testing.T) {
+	out, err := mini(t, "").SessionContext("hi")
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"hi"}}`, string(out))
+	out, err = mini(t, "[session_context]\nform = \"top-level\"\n").SessionContext("hi")
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"additionalContext":"hi"}`, string(out))
+	out, err = mini(t, "[session_context]\nform = \"plain\"\n").SessionContext("hi")
+	require.NoError(t, err)
+	assert.Equal(t, "hi", string(out))
+}
+
+// TOML hooks are a valid TOML block holding each command exactly.
+func TestTOMLHooksAreValidTOML(t *testing.T) {
+	a := mini(t, "")
+	a.m.Hooks.Format, a.m.Hooks.Command = "toml", "{{.Shell}}"
+	arts, _, err := a.Plan(integrations.Env{Bin: "agentlock"})
+	require.NoError(t, err)
+	var hooks []integrations.Artifact
+	for _, art := range arts {
+		if art.Kind == integrations.TOMLBlock {
+			hooks = append(hooks, art)
+		}
+	}
+	require.Len(t, hooks, 1)
+	var doc struct {
+		Hooks []struct{ Event, Matcher, Command string }
+	}
+	require.NoError(t, toml.Unmarshal(hooks[0].Content, &doc), string(hooks[0].Content))
+	require.Len(t, doc.Hooks, 1)
+	assert.Equal(t, "sh -c 'command -v agentlock >/dev/null 2>&1 || exit 0; exec agentlock hook mini pre-edit'", doc.Hooks[0].Command)
+}
+
+// The JSON hooks are what agentlock's engine merges: valid JSON whose
+// commands carry the fingerprint.
+func TestJSONHooksAreValidJSON(t *testing.T) {
+	arts, _, err := mini(t, "").Plan(integrations.Env{Bin: "agentlock"})
+	require.NoError(t, err)
+	for _, art := range arts {
+		if art.Kind == integrations.JSONHooks {
+			var v map[string]map[string][]map[string]any
+			require.NoError(t, json.Unmarshal(art.Content, &v))
+			assert.Contains(t, string(art.Content), "agentlock hook mini pre-edit")
+		}
+	}
+}
+
+// A malformed manifest is refused in one line naming the field.
+func TestMalformedManifestsNameTheField(t *testing.T) {
+	for _, c := range []struct{ from, to, field string }{
+		{`name = "mini"`, `name = "Mini"`, "name"},
+		{`name = "mini"`, `name = "all"`, "name"},
+		{`kind = "block"`, `kind = "chunk"`, "instructions[0].kind"},
+		{`format = "json"`, `format = "yaml"`, "hooks.format"},
+		{`matcher = "edit"`, `matcher = ""`, "hooks.events[0].matcher"},
+		{`paths = ["args.path", "args.paths"]`, `paths = []`, "payload.paths"},
+		{`format = "json"`, "format = \"json\"\ncommand = \"true\"", "hooks.command"},
+		{`command = "mini"`, `command = "mini; rm -rf ~"`, "command"},
+		{`path = "MINI.md"`, `path = "/etc/MINI.md"`, "instructions[0].path"},
+		{`command = "mini"`, "command = \"mini\"\nsession_env = \"HOME\"", "session_env"},
+		{`command = "mini"`, "command = \"mini\"\nsession_env = \"AGENTLOCK_SESSION\"", "session_env"},
+	} {
+		text := strings.Replace(minimal, c.from, c.to, 1)
+		require.NotEqual(t, minimal, text, c.from)
+		_, err := Parse([]byte(text), "mini.toml")
+		var fe *FieldError
+		if assert.True(t, errors.As(err, &fe), "%s: %v", c.to, err) {
+			assert.Equal(t, c.field, fe.Field, "%s: %v", c.to, err)
+			assert.NotContains(t, err.Error(), "\n")
+			assert.Contains(t, err.Error(), "mini.toml")
+		}
+	}
+}
+
+// User-scope hooks are planned only with the user's consent (--global);
+// without it init says so, and the instructions do not claim a gate.
+func TestUserScopeHooksNeedConsent(t *testing.T) {
+	a := mini(t, "")
+	a.m.Hooks.Scope = "user"
+	arts, notes, err := a.Plan(integrations.Env{Bin: "agentlock"})
+	require.NoError(t, err)
+	for _, art := range arts {
+		assert.NotEqual(t, integrations.JSONHooks, art.Kind, "no hooks without --global")
+		assert.NotContains(t, string(art.Content), "hook of this repository also takes the lock")
+	}
+	require.NotEmpty(t, notes)
+	assert.Contains(t, notes[0], "--global")
+	arts, _, err = a.Plan(integrations.Env{Bin: "agentlock", Global: true})
+	require.NoError(t, err)
+	var hooks []integrations.Artifact
+	for _, art := range arts {
+		if art.Kind == integrations.JSONHooks {
+			hooks = append(hooks, art)
+		}
+	}
+	require.Len(t, hooks, 1)
+	assert.Equal(t, integrations.User, hooks[0].Scope)
+	assert.Equal(t, ".mini/hooks.json", hooks[0].Path)
+}
