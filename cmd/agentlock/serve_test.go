@@ -190,6 +190,10 @@ func TestServeNeverReleasesALiveLock(t *testing.T) {
 	for _, rec := range jsonLines(t, r) {
 		assert.Equal(t, "locked", rec["state"], "status judges with the project's timeout: %v", rec)
 	}
+	// A person may still force it, told that the owner is at work.
+	r = p.runEnv([]string{"AGENTLOCK_TIMEOUT=5"}, "release", "--force", "src/a.go")
+	requireExit(t, 0, r)
+	assert.Contains(t, r.Stderr, "within the project's timeout of 2m0s: claude-1 is probably still working on it")
 	require.NoError(t, serve.Signal(syscall.SIGTERM))
 	requireExit(t, 0, serve.Wait(t))
 }
