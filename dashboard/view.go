@@ -35,7 +35,8 @@ type view struct {
 	// is longer and applies instead; empty otherwise.
 	OwnTimeout string
 	// NowMS and TimeoutMS let the page tick ages between changes: the
-	// snapshot's instant and the timeout, in milliseconds.
+	// instant the view is rendered (the page's clock is set by it, not by
+	// the older instant of the snapshot) and the timeout, in milliseconds.
 	NowMS, TimeoutMS int64
 }
 
@@ -103,7 +104,7 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 		Counts:   snap.counts(),
 		ReadOnly: s.opts.ReadOnly,
 		Timeout:  report.Human(s.locker.Timeout()),
-		NowMS:    snap.Taken.UnixMilli(), TimeoutMS: s.locker.Timeout().Milliseconds(),
+		NowMS:    s.now().UnixMilli(), TimeoutMS: s.locker.Timeout().Milliseconds(),
 	}
 	if own := s.ws.OwnTimeout(); own > 0 && own < s.locker.Timeout() {
 		v.OwnTimeout = report.Human(own)
