@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/agentlock/agentlock/audit"
+	"path/filepath"
 	"time"
 
 	"github.com/agentlock/agentlock/core"
@@ -71,9 +72,18 @@ func (w *Workspace) auditTakeovers(session string, leases []core.Lease) {
 	_ = w.Audit().Append(entries...)
 }
 
-// Audit returns the audit log of the workspace's home (see package audit).
+// Audit returns the audit log of the workspace's home (see package audit),
+// or, when the home folder does not exist (the lock folder and the
+// registry are configured elsewhere), of the registry's folder, else of
+// the folder above the lock folder.
 func (w *Workspace) Audit() *audit.Log {
-	l := audit.In(w.Home)
+	dir := w.Home
+	for _, alt := range []string{filepath.Dir(w.RegistryPath), filepath.Dir(w.LockDir)} {
+		if !exists(dir) {
+			dir = alt
+		}
+	}
+	l := audit.In(dir)
 	l.Now = w.settings.Now
 	return l
 }
