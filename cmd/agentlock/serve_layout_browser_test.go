@@ -215,6 +215,24 @@ func TestDashboardKeyboard(t *testing.T) {
 	stale := filepath.Join(p.dir, "src", "legacy", "very_long_module_name_for_the_report_generator.py")
 	owner, _ := p.ownerAndStamp(stale)
 	assert.Equal(t, "aider-session-9", owner, "nothing released without the confirmation")
+
+	// The filters: typed text (a session or a path), a provider, a state.
+	visible := func() []int {
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`[document.querySelectorAll("table.locks tr.lock:not([hidden])").length, document.querySelectorAll("tr.session:not(.finished):not([hidden])").length]`))
+		require.NoError(t, err)
+		return n
+	}
+	assert.Equal(t, []int{7, 4}, visible())
+	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(`#filter-text`), chromedp.KeyEvent("gemini")))
+	assert.Equal(t, []int{1, 1}, visible(), "the text filter keeps gemini-cli-3's rows")
+	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
+	  document.getElementById("filter-text").value = "";
+	  const state = document.getElementById("filter-state");
+	  state.value = "stale";
+	  return state.dispatchEvent(new Event("input"));
+	})()`))
+	require.NoError(t, err)
+	assert.Equal(t, []int{1, 0}, visible(), "the state filter keeps the stale lock")
 }
 
 // 50 working sessions renew their locks (separate `agentlock heartbeat`
