@@ -71,7 +71,7 @@ type registryKey struct {
 // read every time.
 func (s *Server) loadRegistry() (core.Document, error) {
 	key, ok := statKey(s.ws.RegistryPath)
-	if ok && s.ws.Store().URL == "" {
+	if ok && !s.ws.Store().Set() {
 		s.regMu.Lock()
 		cached, hit := s.regDoc, s.regKey == key && s.regDoc != nil
 		s.regMu.Unlock()
