@@ -2,6 +2,8 @@
 # Times whole one-shot agentlock processes against flock(1) on this machine,
 # in one run: every row of issue 13's table, median of interleaved pairs.
 # Usage: bench/run.sh [rounds] (default 40)
+#        bench/run.sh serve [seconds]: the CPU of an idle `agentlock serve`
+#        with one page open while 200 sessions renew (issue 27: < 2% of a core).
 #        bench/run.sh etcd [rounds]: only the etcd rows (issue 16): acquire and
 #        release on a loopback etcd against flock(1) and the lock files, and
 #        the start-up cost of the etcd build.
@@ -20,6 +22,11 @@ if [ "${1:-}" = mcp ]; then
   go build -o "$out/mcpbench" ./bench/mcp
   echo "machine: $(uname -srm), $(nproc) cores, $(go version | cut -d' ' -f3)"
   "$out/mcpbench" -agentlock "$out/agentlock" -n "${2:-40}"
+  exit 0
+fi
+if [ "${1:-}" = serve ]; then
+  echo "machine: $(uname -srm), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(go version | cut -d' ' -f3)"
+  go run ./bench/serveidle -agentlock "$out/agentlock" -for "${2:-60}s"
   exit 0
 fi
 if [ "${1:-}" = etcd ]; then
