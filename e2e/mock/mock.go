@@ -485,6 +485,10 @@ func chatCompletions(w http.ResponseWriter, id string, step *Step, final, shellT
 		finish = "tool_calls"
 	} else if step != nil {
 		name, a := call(step, shellTool, "command")
+		if step.Shell != "" && shellTool == "bash" {
+			// OpenCode's bash tool requires a description.
+			a["description"] = "run the scripted command"
+		}
 		args, _ := json.Marshal(a)
 		toolCall = obj{"id": "call_" + id, "type": "function",
 			"function": obj{"name": name, "arguments": string(args)}}

@@ -1,0 +1,163 @@
+//go:build linux
+
+package e2e
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentlock/agentlock/e2e/mock"
+)
+
+// openCodeCLI is OpenCode: the npm package's program is the native binary
+// of opencode-linux-x64 (no node at run time).
+var openCodeCLI = agentCLI{"opencode", "opencode-ai", "1.18.33", "opencode"}
+
+// openCodePluginSDK is what OpenCode installs into .opencode/ at every
+// start (npm, offline in the tests: from the e2e npm cache, seeded while
+// the network is there).
+const openCodePluginSDK = "@opencode-ai/plugin@1.18.33"
+
+// openCodeAgent drives OpenCode headless (opencode run) against the mock's
+// Chat Completions through an @ai-sdk/openai-compatible provider in the
+// user's opencode.json, offline: no model catalogue fetch, no update
+// check, no sharing, npm offline.
+func openCodeAgent(t *testing.T) agent {
+	npmCache := seedNPMCache(t, openCodePluginSDK)
+	return agent{
+		cli:      openCodeCLI,
+		offline:  true,
+		shellVar: "OPENCODE_SESSION_ID",
+		configure: func(t *testing.T, r *e2eRun, prompt string) ([]string, []string) {
+			model := "mock-model"
+			if r.model != "" {
+				model = r.model
+			}
+			r.write(t, filepath.Join(r.home, ".config", "opencode", "opencode.json"), openCodeConfig(r.server.URL()+"/v1"))
+			return []string{"run", "--model", "mock/" + model, prompt},
+				[]string{"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_SHARE=1",
+					"OPENCODE_DISABLE_LSP_DOWNLOAD=1", "npm_config_offline=true", "npm_config_cache=" + npmCache,
+					"XDG_CONFIG_HOME=" + filepath.Join(r.home, ".config"), "XDG_DATA_HOME=" + filepath.Join(r.home, ".local", "share"),
+					"XDG_CACHE_HOME=" + filepath.Join(r.home, ".cache"), "XDG_STATE_HOME=" + filepath.Join(r.home, ".local", "state")}
+		},
+		edit: func(path, old, new string) ([]mock.Step, mock.Step) {
+			return []mock.Step{{Tool: "read", Args: map[string]any{"filePath": path}}},
+				mock.Step{Tool: "edit", Args: map[string]any{"filePath": path, "oldString": old, "newString": new}}
+		},
+		// Not a bypass: the second edit tool, write, on the other held file.
+		bypass: func(r *e2eRun) ([]mock.Step, mock.Step, string) {
+			path := filepath.Join(r.repo, "held2.txt")
+			return []mock.Step{{Tool: "read", Args: map[string]any{"filePath": path}}},
+				mock.Step{Tool: "write", Args: map[string]any{"filePath": path, "content": "overwritten\n"}}, "write of a held file"
+		},
+	}
+}
+
+// openCodeConfig is the user's opencode.json: one provider, the mock, with
+// a model id without "gpt-" (edit and write) and one with (apply_patch).
+func openCodeConfig(baseURL string) string {
+	return mustJSON(map[string]any{
+		"$schema":    "https://opencode.ai/config.json",
+		"autoupdate": false,
+		"share":      "disabled",
+		"provider": map[string]any{"mock": map[string]any{
+			"npm":     "@ai-sdk/openai-compatible",
+			"name":    "Mock",
+			"options": map[string]any{"baseURL": baseURL, "apiKey": "sk-mock"},
+			"models":  map[string]any{"mock-model": map[string]any{"name": "Mock"}, "gpt-5.5": map[string]any{"name": "Mock GPT"}},
+		}},
+	})
+}
+
+// seedNPMCache returns the e2e npm cache folder, with pkg added to it
+// while the network is there (before offline): the CLI's own npm install
+// then runs offline from it.
+func seedNPMCache(t *testing.T, pkg string) string {
+	t.Helper()
+	cache, err := cacheDir()
+	if err != nil {
+		skipLoudly(t, "%v", err)
+	}
+	dir := filepath.Join(cache, "npm-cache")
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		skipLoudly(t, "cannot seed the npm cache with %s: npm is not on PATH", pkg)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), installTimeout)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, npm, "cache", "add", "--cache", dir, "--prefer-offline", pkg).CombinedOutput(); err != nil {
+		skipLoudly(t, "npm cache add %s: %v\n%s", pkg, err, out)
+	}
+	return dir
+}
+
+// TestE2EOpenCode is TestE2E for OpenCode: the direct run (the plugin
+// alone: a held file denied through edit and through write, a free edit
+// locked by the CLI's session, whoami from OPENCODE_SESSION_ID, session
+// start, exit finishing the session), the wrapper run, and apply_patch
+// (a model id with "gpt-"): a patch of a free and a held file refused whole.
+func TestE2EOpenCode(t *testing.T) {
+	e2eOnly(t)
+	prog := openCodeCLI.install(t)
+	a := openCodeAgent(t)
+	t.Run("session", func(t *testing.T) { offline(t); e2eSession(t, a, prog) })
+	t.Run("wrapper", func(t *testing.T) { offline(t); e2eWrapper(t, a, prog) })
+	t.Run("apply_patch", func(t *testing.T) { offline(t); e2eOpenCodePatch(t, a, prog) })
+}
+
+// e2eOpenCodePatch is OpenCode with a model id containing "gpt-": it gets
+// apply_patch and no edit or write; a patch of a free and a held file
+// (relative paths) is refused whole, a patch of the free file alone goes
+// through under the session's lock.
+func e2eOpenCodePatch(t *testing.T, a agent, prog string) {
+	r := newE2ERun(t, a)
+	both := strings.TrimSuffix(patch("free.txt", freeText, "edited\n"), "\n*** End Patch") + "\n" +
+		strings.TrimPrefix(patch("held.txt", heldText, "changed\n"), "*** Begin Patch\n")
+	r.start(t, []mock.Step{
+		{Tool: "apply_patch", Args: map[string]any{"patchText": both}},
+		shell("cat free.txt > after-refusal.txt"),
+		{Tool: "apply_patch", Args: map[string]any{"patchText": patch("free.txt", freeText, "edited\n")}},
+		shell("agentlock status --json > status.json 2>&1"),
+	})
+	r.heldEdit, r.freeEdit = 0, 2
+	r.model = "gpt-5.5"
+	r.runCLI(t, a, prog, false)
+	if r.offered("edit") || r.offered("write") {
+		t.Errorf("OpenCode offered gpt-5.5 edit or write: the apply_patch case is not the only edit tool any more")
+	}
+	if !r.offered("apply_patch") {
+		t.Fatalf("OpenCode offered gpt-5.5 no apply_patch tool: the case tests nothing; requests: %d", len(r.server.Requests()))
+	}
+	s := r.harnessSession(t, a)
+	r.fileIs(t, "held.txt", heldText, "apply_patch of a free and a held file")
+	r.fileIs(t, "after-refusal.txt", freeText, "apply_patch of a free and a held file: free.txt after the refusal")
+	r.deniedCleanly(t, r.heldEdit, "apply_patch of a free and a held file")
+	r.fileIs(t, "free.txt", "edited\n", "apply_patch of a free file")
+	r.freeLockedThenFinished(t, s.ID)
+	openCodeKeptOutOfGit(t, r, a)
+}
+
+// openCodeKeptOutOfGit checks that what the CLI installed into its config
+// folder at start (package.json, node_modules, a lockfile) is ignored by
+// git, and that it did install something (else the check tests nothing).
+func openCodeKeptOutOfGit(t *testing.T, r *e2eRun, a agent) {
+	t.Helper()
+	dir := "." + a.cli.name
+	if _, err := os.Stat(filepath.Join(r.repo, dir, "package.json")); err != nil {
+		t.Fatalf("%s wrote no %s/package.json at start: the .gitignore check tests nothing (%v)", a.cli.name, dir, err)
+	}
+	out, err := exec.Command("git", "-C", r.repo, "status", "--porcelain", "--untracked-files=all", dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git status: %v: %s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if strings.Contains(line, "node_modules/") || strings.HasSuffix(line, "package.json") || strings.Contains(line, "lock") {
+			t.Errorf("git would commit what %s installed: %s", a.cli.name, line)
+		}
+	}
+	t.Logf("git status of %s after the run:\n%s", dir, out)
+}
