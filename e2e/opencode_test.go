@@ -22,25 +22,45 @@ var openCodeCLI = agentCLI{"opencode", "opencode-ai", "1.18.33", "opencode"}
 // the network is there).
 const openCodePluginSDK = "@opencode-ai/plugin@1.18.33"
 
+// kiloCLI is Kilo Code CLI, OpenCode's fork, at the newest version whose
+// native package (@kilocode/cli-linux-x64) the registry has: 7.8.1's is
+// missing, so its install fails.
+var kiloCLI = agentCLI{"kilo", "@kilocode/cli", "7.7.7", "kilo"}
+
 // openCodeAgent drives OpenCode headless (opencode run) against the mock's
 // Chat Completions through an @ai-sdk/openai-compatible provider in the
 // user's opencode.json, offline: no model catalogue fetch, no update
 // check, no sharing, npm offline.
 func openCodeAgent(t *testing.T) agent {
-	npmCache := seedNPMCache(t, openCodePluginSDK)
+	return openCodeFamily(t, openCodeCLI, "OPENCODE", "opencode.json", openCodePluginSDK)
+}
+
+// kiloAgent drives Kilo Code CLI as openCodeAgent drives OpenCode: its
+// variables are KILO_*, its user config ~/.config/kilo/kilo.json. Its
+// plugin SDK (@kilocode/plugin at its version) is not on the registry: the
+// background install fails, with a warning, and changes nothing.
+func kiloAgent(t *testing.T) agent {
+	return openCodeFamily(t, kiloCLI, "KILO", "kilo.json", "")
+}
+
+// openCodeFamily is the agent of OpenCode or its fork: env is the prefix
+// of its variables, config its user config file's name, sdk the package
+// to seed the npm cache with ("" for none).
+func openCodeFamily(t *testing.T, cli agentCLI, env, config, sdk string) agent {
+	npmCache := seedNPMCache(t, sdk)
 	return agent{
-		cli:      openCodeCLI,
+		cli:      cli,
 		offline:  true,
-		shellVar: "OPENCODE_SESSION_ID",
+		shellVar: env + "_SESSION_ID",
 		configure: func(t *testing.T, r *e2eRun, prompt string) ([]string, []string) {
 			model := "mock-model"
 			if r.model != "" {
 				model = r.model
 			}
-			r.write(t, filepath.Join(r.home, ".config", "opencode", "opencode.json"), openCodeConfig(r.server.URL()+"/v1"))
+			r.write(t, filepath.Join(r.home, ".config", cli.name, config), openCodeConfig(r.server.URL()+"/v1"))
 			return []string{"run", "--model", "mock/" + model, prompt},
-				[]string{"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_SHARE=1",
-					"OPENCODE_DISABLE_LSP_DOWNLOAD=1", "npm_config_offline=true", "npm_config_cache=" + npmCache,
+				[]string{env + "_DISABLE_MODELS_FETCH=1", env + "_DISABLE_AUTOUPDATE=1", env + "_DISABLE_SHARE=1",
+					env + "_DISABLE_LSP_DOWNLOAD=1", "npm_config_offline=true", "npm_config_cache=" + npmCache,
 					"XDG_CONFIG_HOME=" + filepath.Join(r.home, ".config"), "XDG_DATA_HOME=" + filepath.Join(r.home, ".local", "share"),
 					"XDG_CACHE_HOME=" + filepath.Join(r.home, ".cache"), "XDG_STATE_HOME=" + filepath.Join(r.home, ".local", "state")}
 		},
@@ -83,6 +103,9 @@ func seedNPMCache(t *testing.T, pkg string) string {
 		skipLoudly(t, "%v", err)
 	}
 	dir := filepath.Join(cache, "npm-cache")
+	if pkg == "" {
+		return dir
+	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
 		skipLoudly(t, "cannot seed the npm cache with %s: npm is not on PATH", pkg)
@@ -104,6 +127,16 @@ func TestE2EOpenCode(t *testing.T) {
 	e2eOnly(t)
 	prog := openCodeCLI.install(t)
 	a := openCodeAgent(t)
+	t.Run("session", func(t *testing.T) { offline(t); e2eSession(t, a, prog) })
+	t.Run("wrapper", func(t *testing.T) { offline(t); e2eWrapper(t, a, prog) })
+	t.Run("apply_patch", func(t *testing.T) { offline(t); e2eOpenCodePatch(t, a, prog) })
+}
+
+// TestE2EKilo is TestE2EOpenCode for Kilo Code CLI.
+func TestE2EKilo(t *testing.T) {
+	e2eOnly(t)
+	prog := kiloCLI.install(t)
+	a := kiloAgent(t)
 	t.Run("session", func(t *testing.T) { offline(t); e2eSession(t, a, prog) })
 	t.Run("wrapper", func(t *testing.T) { offline(t); e2eWrapper(t, a, prog) })
 	t.Run("apply_patch", func(t *testing.T) { offline(t); e2eOpenCodePatch(t, a, prog) })
@@ -152,7 +185,7 @@ func openCodeKeptOutOfGit(t *testing.T, r *e2eRun, a agent) {
 	if _, err := os.Stat(filepath.Join(r.repo, dir, "package.json")); err == nil {
 		t.Logf("%s installed its plugin SDK into %s during the run", a.cli.name, dir)
 	}
-	for _, name := range []string{"node_modules/@opencode-ai/plugin/package.json", "package.json", "package-lock.json", "bun.lock"} {
+	for _, name := range []string{"node_modules/@opencode-ai/plugin/package.json", "node_modules/@kilocode/plugin/package.json", "package.json", "package-lock.json", "bun.lock"} {
 		path := dir + "/" + name
 		if out, err := exec.Command("git", "-C", r.repo, "check-ignore", "-q", path).CombinedOutput(); err != nil {
 			t.Errorf("git does not ignore %s (%v %s): a commit would take what %s installs", path, err, out, a.cli.name)
