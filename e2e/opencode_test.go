@@ -7,8 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentlock/agentlock/e2e/mock"
 )
@@ -39,8 +39,21 @@ func openCodeAgent(t *testing.T) agent {
 // variables are KILO_*, its user config ~/.config/kilo/kilo.json. Its
 // plugin SDK (@kilocode/plugin at its version) is not on the registry: the
 // background install fails, with a warning, and changes nothing.
+//
+// Kilo 7.7.7 takes about 100 s from start to its first model call in a
+// network namespace without a route out (about 45 s of it before its event
+// stream connects), so a run gets 4 minutes. Telemetry, session ingest,
+// codebase indexing and presence are off.
 func kiloAgent(t *testing.T) agent {
-	return openCodeFamily(t, kiloCLI, "KILO", "kilo.json", "")
+	a := openCodeFamily(t, kiloCLI, "KILO", "kilo.json", "")
+	a.timeout = 4 * time.Minute
+	configure := a.configure
+	a.configure = func(t *testing.T, r *e2eRun, prompt string) ([]string, []string) {
+		args, env := configure(t, r, prompt)
+		return args, append(env, "KILO_TELEMETRY_LEVEL=off", "KILO_DISABLE_SESSION_INGEST=1", "KILO_DISABLE_CODEBASE_INDEXING=1",
+			"KILO_DISABLE_PRESENCE=1")
+	}
+	return a
 }
 
 // openCodeFamily is the agent of OpenCode or its fork: env is the prefix
@@ -123,55 +136,25 @@ func seedNPMCache(t *testing.T, pkg string) string {
 // locked by the CLI's session, whoami from OPENCODE_SESSION_ID, session
 // start, exit finishing the session), the wrapper run, and apply_patch
 // (a model id with "gpt-"): a patch of a free and a held file refused whole.
-func TestE2EOpenCode(t *testing.T) {
-	e2eOnly(t)
-	prog := openCodeCLI.install(t)
-	a := openCodeAgent(t)
-	t.Run("session", func(t *testing.T) { offline(t); e2eSession(t, a, prog) })
-	t.Run("wrapper", func(t *testing.T) { offline(t); e2eWrapper(t, a, prog) })
-	t.Run("apply_patch", func(t *testing.T) { offline(t); e2eOpenCodePatch(t, a, prog) })
-}
+func TestE2EOpenCode(t *testing.T) { e2eOpenCodeFamily(t, openCodeCLI, openCodeAgent) }
 
 // TestE2EKilo is TestE2EOpenCode for Kilo Code CLI.
-func TestE2EKilo(t *testing.T) {
+func TestE2EKilo(t *testing.T) { e2eOpenCodeFamily(t, kiloCLI, kiloAgent) }
+
+// e2eOpenCodeFamily runs the cases of TestE2EOpenCode with cli.
+func e2eOpenCodeFamily(t *testing.T, cli agentCLI, agentOf func(*testing.T) agent) {
 	e2eOnly(t)
-	prog := kiloCLI.install(t)
-	a := kiloAgent(t)
+	prog := cli.install(t)
+	a := agentOf(t)
 	t.Run("session", func(t *testing.T) { offline(t); e2eSession(t, a, prog) })
 	t.Run("wrapper", func(t *testing.T) { offline(t); e2eWrapper(t, a, prog) })
-	t.Run("apply_patch", func(t *testing.T) { offline(t); e2eOpenCodePatch(t, a, prog) })
-}
-
-// e2eOpenCodePatch is OpenCode with a model id containing "gpt-": it gets
-// apply_patch and no edit or write; a patch of a free and a held file
-// (relative paths) is refused whole, a patch of the free file alone goes
-// through under the session's lock.
-func e2eOpenCodePatch(t *testing.T, a agent, prog string) {
-	r := newE2ERun(t, a)
-	both := strings.TrimSuffix(patch("free.txt", freeText, "edited\n"), "\n*** End Patch") + "\n" +
-		strings.TrimPrefix(patch("held.txt", heldText, "changed\n"), "*** Begin Patch\n")
-	r.start(t, []mock.Step{
-		{Tool: "apply_patch", Args: map[string]any{"patchText": both}},
-		shell("cat free.txt > after-refusal.txt"),
-		{Tool: "apply_patch", Args: map[string]any{"patchText": patch("free.txt", freeText, "edited\n")}},
-		shell("agentlock status --json > status.json 2>&1"),
+	t.Run("apply_patch", func(t *testing.T) {
+		offline(t)
+		r := e2ePatchTool(t, a, prog, func(text string) mock.Step {
+			return mock.Step{Tool: "apply_patch", Args: map[string]any{"patchText": text}}
+		}, "edit", "write")
+		openCodeKeptOutOfGit(t, r, a)
 	})
-	r.heldEdit, r.freeEdit = 0, 2
-	r.model = "gpt-5.5"
-	r.runCLI(t, a, prog, false)
-	if r.offered("edit") || r.offered("write") {
-		t.Errorf("OpenCode offered gpt-5.5 edit or write: the apply_patch case is not the only edit tool any more")
-	}
-	if !r.offered("apply_patch") {
-		t.Fatalf("OpenCode offered gpt-5.5 no apply_patch tool: the case tests nothing; requests: %d", len(r.server.Requests()))
-	}
-	s := r.harnessSession(t, a)
-	r.fileIs(t, "held.txt", heldText, "apply_patch of a free and a held file")
-	r.fileIs(t, "after-refusal.txt", freeText, "apply_patch of a free and a held file: free.txt after the refusal")
-	r.deniedCleanly(t, r.heldEdit, "apply_patch of a free and a held file")
-	r.fileIs(t, "free.txt", "edited\n", "apply_patch of a free file")
-	r.freeLockedThenFinished(t, s.ID)
-	openCodeKeptOutOfGit(t, r, a)
 }
 
 // openCodeKeptOutOfGit checks that git ignores what the CLI installs into

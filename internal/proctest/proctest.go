@@ -95,6 +95,10 @@ type Cmd struct {
 	Dir string // working directory; empty for the test's
 	// Stdin is fed to the process (a hook's JSON payload, say).
 	Stdin string
+	// Timeout, when not zero, bounds the process instead of Timeout (a
+	// real agent CLI that is slow to start); the test's deadline still
+	// comes first.
+	Timeout time.Duration
 }
 
 // Result is what one process did.
@@ -155,7 +159,7 @@ func newProc(t testing.TB, display string, c Cmd, bin string, args ...string) *P
 	if c.Env == nil {
 		t.Fatalf("%s: no environment (build one with proctest.Env)", display)
 	}
-	limit := childLimit(t)
+	limit := childLimit(t, c.Timeout)
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	t.Cleanup(cancel)
 	p := &Proc{c: c, display: display, limit: limit, done: make(chan struct{})}
@@ -195,10 +199,13 @@ func (p *Proc) kill() error {
 	return p.cmd.Process.Kill()
 }
 
-// childLimit is how long a child may run: Timeout, or less when the test's
-// deadline comes sooner.
-func childLimit(t testing.TB) time.Duration {
+// childLimit is how long a child may run: own (Timeout when zero), or
+// less when the test's deadline comes sooner.
+func childLimit(t testing.TB, own time.Duration) time.Duration {
 	limit := Timeout
+	if own > 0 {
+		limit = own
+	}
 	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
 		if deadline, ok := d.Deadline(); ok {
 			limit = min(limit, time.Until(deadline)-deadlineMargin)
@@ -304,7 +311,7 @@ func (h *Harness) Race(t testing.TB, cmds []Cmd) []Result {
 	}
 	readyW.Close()
 	gunR.Close()
-	waitReady(t, readyR, len(cmds), childLimit(t))
+	waitReady(t, readyR, len(cmds), childLimit(t, 0))
 	gunW.Close() // fire
 	results := make([]Result, len(cmds))
 	for i, p := range procs {
