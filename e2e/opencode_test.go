@@ -168,7 +168,7 @@ func openCodeKeptOutOfGit(t *testing.T, r *e2eRun, a agent) {
 	if _, err := os.Stat(filepath.Join(r.repo, dir, "package.json")); err == nil {
 		t.Logf("%s installed its plugin SDK into %s during the run", a.cli.name, dir)
 	}
-	for _, name := range []string{"node_modules/@opencode-ai/plugin/package.json", "node_modules/@kilocode/plugin/package.json", "package.json", "package-lock.json", "bun.lock"} {
+	for _, name := range []string{"node_modules/@opencode-ai/plugin/package.json", "node_modules/@kilocode/plugin/package.json", "package.json", "package-lock.json", "bun.lock", "pnpm-lock.yaml", "yarn.lock"} {
 		path := dir + "/" + name
 		if out, err := exec.Command("git", "-C", r.repo, "check-ignore", "-q", path).CombinedOutput(); err != nil {
 			t.Errorf("git does not ignore %s (%v %s): a commit would take what %s installs", path, err, out, a.cli.name)
