@@ -62,7 +62,10 @@ func kiloAgent(t *testing.T) agent {
 func openCodeFamily(t *testing.T, cli agentCLI, env, config, sdk string) agent {
 	npmCache := seedNPMCache(t, sdk)
 	return agent{
-		cli:      cli,
+		cli: cli,
+		// OpenCode takes 20 to 40 s to a finished run here, over a minute
+		// on a loaded machine.
+		timeout:  3 * time.Minute,
 		offline:  true,
 		shellVar: env + "_SESSION_ID",
 		configure: func(t *testing.T, r *e2eRun, prompt string) ([]string, []string) {
