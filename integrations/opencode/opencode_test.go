@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/opencode"
+	"github.com/agentlock/agentlock/internal/proctest"
 )
 
 func TestEditedPaths(t *testing.T) {
@@ -61,10 +62,7 @@ exit 0
 // session variable into the shell, pushes the session-start text into the
 // system prompt, and finishes every session it saw at exit.
 func TestPluginContract(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not on PATH")
-	}
+	node := proctest.Need(t, "node", "the plugin is JavaScript, run as OpenCode runs it")
 	for _, a := range []opencode.Agent{opencode.OpenCode(), opencode.Kilo()} {
 		t.Run(a.Name(), func(t *testing.T) {
 			dir := t.TempDir()
