@@ -266,11 +266,41 @@ func (r *e2eRun) runCLI(t *testing.T, a agent, prog string, wrapper bool) procte
 		bin = filepath.Join(r.repo, "scripts", "agentlock-"+a.cli.name)
 		env = append(env, "AGENTLOCK_AGENT_COMMAND="+prog)
 	}
+	if a.timeout > proctest.Timeout {
+		// A CLI this slow outlives the lock timeout (120 s) before its
+		// first model call: the holder is alive and renews, as a real one
+		// would, or its locks would expire under the test.
+		defer r.holderRenews(t)()
+	}
 	res := proctest.Run(t, bin, proctest.Cmd{Args: args, Env: proctest.Env(r.home, r.tmp, env...), Dir: r.repo, Timeout: a.timeout})
 	if res.Code != 0 {
 		t.Fatalf("%s failed: %v\nmodel was told: %q", a.cli.name, res, r.server.ToolResults())
 	}
 	return res
+}
+
+// holderRenews renews the holder's locks every 20 s until the returned
+// function is called.
+func (r *e2eRun) holderRenews(t *testing.T) (stop func()) {
+	t.Helper()
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Second):
+			}
+			cmd := exec.Command(filepath.Join(r.bin, "agentlock"), "heartbeat", "held.txt", "held2.txt", "--session", holder)
+			cmd.Env, cmd.Dir = r.env(), r.repo
+			cmd.WaitDelay = 10 * time.Second
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("%s's heartbeat during the run: %v: %s", holder, err, out)
+			}
+		}
+	}()
+	return func() { close(done); <-stopped }
 }
 
 // session is one registry entry of `agentlock show --json`.
