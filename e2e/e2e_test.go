@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -292,10 +293,12 @@ func (r *e2eRun) holderRenews(t *testing.T) (stop func()) {
 				return
 			case <-time.After(20 * time.Second):
 			}
-			cmd := exec.Command(filepath.Join(r.bin, "agentlock"), "heartbeat", "held.txt", "held2.txt", "--session", holder)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			cmd := exec.CommandContext(ctx, filepath.Join(r.bin, "agentlock"), "heartbeat", "held.txt", "held2.txt", "--session", holder)
 			cmd.Env, cmd.Dir = r.env(), r.repo
-			cmd.WaitDelay = 10 * time.Second
-			if out, err := cmd.CombinedOutput(); err != nil {
+			out, err := cmd.CombinedOutput()
+			cancel()
+			if err != nil {
 				t.Errorf("%s's heartbeat during the run: %v: %s", holder, err, out)
 			}
 		}
