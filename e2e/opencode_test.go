@@ -139,13 +139,15 @@ func seedNPMCache(t *testing.T, pkg string) string {
 // locked by the CLI's session, whoami from OPENCODE_SESSION_ID, session
 // start, exit finishing the session), the wrapper run, and apply_patch
 // (a model id with "gpt-"): a patch of a free and a held file refused whole.
-func TestE2EOpenCode(t *testing.T) { e2eOpenCodeFamily(t, openCodeCLI, openCodeAgent) }
+func TestE2EOpenCode(t *testing.T) { e2eOpenCodeFamily(t, openCodeCLI, openCodeAgent, "edit", "write") }
 
-// TestE2EKilo is TestE2EOpenCode for Kilo Code CLI.
-func TestE2EKilo(t *testing.T) { e2eOpenCodeFamily(t, kiloCLI, kiloAgent) }
+// TestE2EKilo is TestE2EOpenCode for Kilo Code CLI, whose gpt- model ids
+// get write beside apply_patch (no edit).
+func TestE2EKilo(t *testing.T) { e2eOpenCodeFamily(t, kiloCLI, kiloAgent, "edit") }
 
-// e2eOpenCodeFamily runs the cases of TestE2EOpenCode with cli.
-func e2eOpenCodeFamily(t *testing.T, cli agentCLI, agentOf func(*testing.T) agent) {
+// e2eOpenCodeFamily runs the cases of TestE2EOpenCode with cli; notPatch
+// are the edit tools a gpt- model id is not offered.
+func e2eOpenCodeFamily(t *testing.T, cli agentCLI, agentOf func(*testing.T) agent, notPatch ...string) {
 	e2eOnly(t)
 	prog := cli.install(t)
 	a := agentOf(t)
@@ -155,7 +157,7 @@ func e2eOpenCodeFamily(t *testing.T, cli agentCLI, agentOf func(*testing.T) agen
 		offline(t)
 		r := e2ePatchTool(t, a, prog, func(text string) mock.Step {
 			return mock.Step{Tool: "apply_patch", Args: map[string]any{"patchText": text}}
-		}, "edit", "write")
+		}, notPatch...)
 		openCodeKeptOutOfGit(t, r, a)
 	})
 }
