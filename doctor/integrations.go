@@ -72,6 +72,8 @@ func (d *run) integrations() []Check {
 				home = filepath.Join(d.opts.Settings.UserHome, ".copilot")
 			}
 			checks = append(checks, copilotTrust(p.Root, home, d.opts.CopilotAllowAll))
+		case "opencode", "kilo":
+			checks = append(checks, openCodePlugin(a, d.opts.PluginsOff[a.Name()]))
 		}
 	}
 	if len(checks) == 0 {

@@ -71,7 +71,7 @@ func doctorRun(opts *DoctorOptions) error {
 		return err
 	}
 	checks, err := doctor.Run(doctor.Options{Dir: wd, Settings: c.Settings, SearchPath: c.SearchPath, Self: self, CodexHome: c.CodexHome,
-		CopilotHome: c.CopilotHome, CopilotAllowAll: c.CopilotAllowAll, AgentDirs: c.AgentDirs, Writer: thisWriter(), Agents: c.Agents})
+		CopilotHome: c.CopilotHome, CopilotAllowAll: c.CopilotAllowAll, PluginsOff: c.PluginsOff, AgentDirs: c.AgentDirs, Writer: thisWriter(), Agents: c.Agents})
 	if errors.Is(err, workspace.ErrUnknownScheme) || errors.Is(err, workspace.ErrNoRemote) {
 		// The store setting, or the build that serves it, is what is
 		// wrong: a check, not a crash.

@@ -97,6 +97,27 @@ var instructedAgents = []instructedAgent{
 			return map[string]any{"tool_name": "edit", "tool_input": map[string]any{"file_path": abs, "old_string": "a", "new_string": "b"}}
 		},
 	},
+	{
+		// OpenCode runs no shell hooks: agentlock's plugin spawns
+		// `agentlock hook opencode <event>` itself, with the session id
+		// from OpenCode and no session variable, and sets
+		// OPENCODE_SESSION_ID in the model's shell (shell.env).
+		name: "opencode", harnessID: "ses_1f0c6d1effe-opencode",
+		shellEnv: []string{"OPENCODE_SESSION_ID=ses_1f0c6d1effe-opencode"},
+		edit: func(abs, _ string) map[string]any {
+			return map[string]any{"tool_name": "edit", "tool_input": map[string]any{"filePath": abs, "oldString": "a", "newString": "b"}}
+		},
+	},
+	{
+		// Kilo Code CLI, OpenCode's fork, the same way; apply_patch (a
+		// model id with "gpt-") with a path relative to the project.
+		name: "kilo", harnessID: "ses_2a7dfe04ffe-kilo",
+		shellEnv: []string{"KILO_SESSION_ID=ses_2a7dfe04ffe-kilo"},
+		edit: func(_, rel string) map[string]any {
+			patch := "*** Begin Patch\n*** Update File: " + rel + "\n@@\n-a\n+b\n*** End Patch"
+			return map[string]any{"tool_name": "apply_patch", "tool_input": map[string]any{"patchText": patch}}
+		},
+	},
 }
 
 // Placeholders of the generated texts, and what the test writes for them.
@@ -473,6 +494,22 @@ func hookCommands(t *testing.T, agent, project, home string) map[string]string {
 			}
 			var v any
 			switch filepath.Ext(p) {
+			case ".js":
+				// A plugin (OpenCode's): the command it spawns for each event it names.
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				bin := regexp.MustCompile(`const bin = "([^"]+)";`).FindSubmatch(data)
+				if bin == nil || !strings.Contains(string(data), `["hook", "`+agent+`", event]`) {
+					return nil
+				}
+				for _, ev := range []string{"session-start", "pre-edit", "renew", "session-end"} {
+					if strings.Contains(string(data), `hook("`+ev+`"`) {
+						cmds[ev] = string(bin[1]) + " hook " + agent + " " + ev
+					}
+				}
+				return nil
 			case ".json":
 				data, err := os.ReadFile(p)
 				if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/agentlock/agentlock/integrations/gemini"
 	"github.com/agentlock/agentlock/integrations/kimi"
 	"github.com/agentlock/agentlock/integrations/manifest"
+	"github.com/agentlock/agentlock/integrations/opencode"
 )
 
 // Agents returns the built-in integrations, in the order of the session-id
@@ -24,6 +25,8 @@ func Agents() []integrations.Agent {
 		kimi.Agent{},
 		copilot.Agent{},
 		manifest.Builtin("qwen"),
+		opencode.OpenCode(),
+		opencode.Kilo(),
 	}
 }
 
