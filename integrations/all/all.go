@@ -24,6 +24,8 @@ func Agents() []integrations.Agent {
 		kimi.Agent{},
 		copilot.Agent{},
 		manifest.Builtin("qwen"),
+		manifest.Builtin("crush"),
+		manifest.Builtin("droid"),
 	}
 }
 
