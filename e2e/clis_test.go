@@ -73,6 +73,13 @@ func skipLoudly(t *testing.T, format string, args ...any) {
 // missing or the install fails, the test is skipped loudly.
 func (c agentCLI) install(t *testing.T) string {
 	t.Helper()
+	return c.installWith(t)
+}
+
+// installWith is install, with extra npm packages installed beside the
+// CLI ("name@version": a binary package the CLI's own pins miss).
+func (c agentCLI) installWith(t *testing.T, extra ...string) string {
+	t.Helper()
 	e2eOnly(t)
 	if p := os.Getenv("AGENTLOCK_E2E_" + strings.ToUpper(c.name)); p != "" {
 		return p
@@ -104,8 +111,9 @@ func (c agentCLI) install(t *testing.T) string {
 	defer cancel()
 	// npm runs in the developer's environment: its cache (~/.npm), proxy
 	// and registry settings are what make the download work.
-	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", tmp, "--no-audit", "--no-fund",
-		"--prefer-offline", "--save-exact", c.pkg+"@"+c.version)
+	args := append([]string{"install", "--prefix", tmp, "--no-audit", "--no-fund",
+		"--prefer-offline", "--save-exact", c.pkg + "@" + c.version}, extra...)
+	cmd := exec.CommandContext(ctx, npm, args...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		skipLoudly(t, "npm install %s@%s failed: %v\n%s", c.pkg, c.version, err, out)
