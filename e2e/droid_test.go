@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentlock/agentlock/e2e/mock"
+	"github.com/agentlock/agentlock/internal/proctest"
 )
 
 // droidCLI is Factory Droid, pinned: @factory/cli 0.225.1 (the launcher,
@@ -64,5 +65,46 @@ func TestE2EDroid(t *testing.T) {
 	prog := droidProgram(t)
 	t.Run("session", func(t *testing.T) { offline(t); e2eSession(t, droidAgent, prog) })
 	t.Run("wrapper", func(t *testing.T) { offline(t); e2eWrapper(t, droidAgent, prog) })
+	t.Run("ApplyPatch", func(t *testing.T) { offline(t); e2eDroidApplyPatch(t, droidAgent, prog) })
 }
 
+
+// e2eDroidApplyPatch is Droid with a custom model of provider openai
+// (the Responses API), to which Droid offers ApplyPatch, the edit tool of
+// OpenAI models: a patch of a held file is denied whole and the file is
+// byte-identical; a patch of a free file goes through under the session's
+// lock.
+func e2eDroidApplyPatch(t *testing.T, a agent, prog string) {
+	r := newE2ERun(t, a)
+	held, free := filepath.Join(r.repo, "held.txt"), filepath.Join(r.repo, "free.txt")
+	r.start(t, []mock.Step{
+		{Tool: "ApplyPatch", Input: patch(held, heldText, "changed\n") + "\n"},
+		{Tool: "ApplyPatch", Input: patch(free, freeText, "edited\n") + "\n"},
+		// The mock's Responses shell is Codex's exec_command: name Droid's.
+		{Tool: "Execute", Args: map[string]any{"command": "agentlock status --json > status.json 2>&1", "summary": "status",
+			"riskLevelReason": "reads the locks", "riskLevel": "low"}},
+	})
+	r.heldEdit, r.freeEdit = 0, 1
+	args, env := a.configure(t, r, "do the scripted work")
+	r.write(t, filepath.Join(r.home, ".factory", "settings.json"), mustJSON(map[string]any{
+		"customModels": []any{map[string]any{"model": "gpt-5.5", "displayName": "Mock", "baseUrl": r.server.URL() + "/v1",
+			"apiKey": "sk-mock", "provider": "openai", "maxOutputTokens": 4096}},
+	}))
+	for i, arg := range args {
+		if arg == "custom:mock-model" {
+			args[i] = "custom:gpt-5.5"
+		}
+	}
+	res := proctest.Run(t, prog, proctest.Cmd{Args: args, Env: proctest.Env(r.home, r.tmp, append(env, "PATH="+r.bin+":"+systemPath)...), Dir: r.repo})
+	if res.Code != 0 {
+		t.Fatalf("droid failed: %v\nmodel was told: %q", res, r.server.ToolResults())
+	}
+	if !r.offered("ApplyPatch") {
+		t.Fatalf("Droid offered the model no ApplyPatch tool: the case tests nothing; requests: %d", len(r.server.Requests()))
+	}
+	s := r.harnessSession(t, a)
+	r.fileIs(t, "held.txt", heldText, "ApplyPatch of a held file")
+	r.deniedCleanly(t, r.heldEdit, "ApplyPatch of a held file")
+	r.fileIs(t, "free.txt", "edited\n", "ApplyPatch of a free file")
+	r.freeLockedThenFinished(t, s.ID)
+}
