@@ -68,7 +68,6 @@ func TestE2EDroid(t *testing.T) {
 	t.Run("ApplyPatch", func(t *testing.T) { offline(t); e2eDroidApplyPatch(t, droidAgent, prog) })
 }
 
-
 // e2eDroidApplyPatch is Droid with a custom model of provider openai
 // (the Responses API), to which Droid offers ApplyPatch, the edit tool of
 // OpenAI models: a patch of a held file is denied whole and the file is
