@@ -29,6 +29,11 @@ var (
 	geminiCLI = agentCLI{"gemini", "@google/gemini-cli", "0.61.0", "gemini"}
 )
 
+// installNotes say why the install of a CLI may fail, for its skip line.
+var installNotes = map[string]string{
+	"crush": " (its postinstall downloads the crush binary from GitHub releases, not from the npm registry; set AGENTLOCK_E2E_CRUSH to a crush binary)",
+}
+
 // installTimeout bounds one npm install (a cold cache downloads a few
 // hundred MB).
 const installTimeout = 10 * time.Minute
@@ -116,7 +121,7 @@ func (c agentCLI) installWith(t *testing.T, extra ...string) string {
 	cmd := exec.CommandContext(ctx, npm, args...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		skipLoudly(t, "npm install %s@%s failed: %v\n%s", c.pkg, c.version, err, out)
+		skipLoudly(t, "npm install %s@%s failed%s: %v\n%s", c.pkg, c.version, installNotes[c.name], err, out)
 	}
 	if _, err := os.Stat(filepath.Join(tmp, "node_modules", ".bin", c.bin)); err != nil {
 		skipLoudly(t, "npm install %s@%s installed no %s: %v", c.pkg, c.version, c.bin, err)
