@@ -30,7 +30,8 @@ check — ok, warn or problem — with what to do:
       OneDrive or Google Drive syncs)
   agentlock-on-path   the agentlock that hooks and agents run is this build
   integration-<agent>  each connected agent CLI's files are up to date
-  codex-hook-trust, gemini-folder-trust, qwen-project-trust
+  codex-hook-trust, gemini-folder-trust, qwen-project-trust, droid-hooks,
+  crush-hooks
                       the harness runs agentlock's hooks
   kimi-legacy         the kimi on PATH is Kimi Code, not the unsupported legacy
       kimi-cli, and no file is left for kimi-cli
