@@ -67,14 +67,7 @@ func TestE2ECrush(t *testing.T) {
 // e2eCrushGate is the direct run: the hook alone.
 func e2eCrushGate(t *testing.T, a agent, prog string) {
 	r := newE2ERun(t, a)
-	held, free := filepath.Join(r.repo, "held.txt"), filepath.Join(r.repo, "free.txt")
-	var steps []mock.Step
-	pre, edit := a.edit(held, heldText, "changed\n")
-	steps = append(append(steps, pre...), edit)
-	r.heldEdit = len(steps) - 1
-	pre, edit = a.edit(free, freeText, "edited\n")
-	steps = append(append(steps, pre...), edit)
-	r.freeEdit = len(steps) - 1
+	steps := r.edits(a, nil)
 	steps = append(steps, shell("agentlock status --json > status.json 2>&1; agentlock whoami > whoami.txt 2>&1"))
 	_, bypass, what := a.bypass(r)
 	steps = append(steps, bypass)

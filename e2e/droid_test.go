@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/agentlock/agentlock/e2e/mock"
-	"github.com/agentlock/agentlock/internal/proctest"
 )
 
 // droidCLI is Factory Droid, pinned: @factory/cli 0.225.1 (the launcher,
@@ -94,16 +93,5 @@ func e2eDroidApplyPatch(t *testing.T, a agent, prog string) {
 			args[i] = "custom:gpt-5.5"
 		}
 	}
-	res := proctest.Run(t, prog, proctest.Cmd{Args: args, Env: proctest.Env(r.home, r.tmp, append(env, "PATH="+r.bin+":"+systemPath)...), Dir: r.repo})
-	if res.Code != 0 {
-		t.Fatalf("droid failed: %v\nmodel was told: %q", res, r.server.ToolResults())
-	}
-	if !r.offered("ApplyPatch") {
-		t.Fatalf("Droid offered the model no ApplyPatch tool: the case tests nothing; requests: %d", len(r.server.Requests()))
-	}
-	s := r.harnessSession(t, a)
-	r.fileIs(t, "held.txt", heldText, "ApplyPatch of a held file")
-	r.deniedCleanly(t, r.heldEdit, "ApplyPatch of a held file")
-	r.fileIs(t, "free.txt", "edited\n", "ApplyPatch of a free file")
-	r.freeLockedThenFinished(t, s.ID)
+	r.patchToolRun(t, a, prog, args, env, "ApplyPatch")
 }
