@@ -304,7 +304,7 @@ func (a *Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
 		}
 		paths := codex.PatchPaths([]string{text})
 		if len(paths) == 0 {
-			return nil, fmt.Errorf("the patch in %s names no file agentlock can read", field)
+			return nil, fmt.Errorf("%w: the patch in %s names no file agentlock can read (want *** Begin Patch, then *** Add File:, *** Update File: or *** Delete File: lines)", integrations.ErrUncheckable, field)
 		}
 		return paths, nil
 	}
