@@ -20,8 +20,9 @@ var crushCLI = agentCLI{"crush", "@charmland/crush", "0.96.1", "crush"}
 
 // crushAgent drives Crush headless (crush run) against the mock's Chat
 // Completions: an openai-compat provider in the user's crush.json, the
-// default providers and their auto-update off, metrics off, --yolo (no
-// permission prompt in a run without a terminal).
+// default providers and their auto-update off, metrics off, and the tools
+// the script uses allowed (no permission prompt in a run without a
+// terminal; --yolo is not a flag of crush run).
 var crushAgent = agent{
 	cli:     crushCLI,
 	offline: true,
@@ -29,13 +30,14 @@ var crushAgent = agent{
 		r.write(t, filepath.Join(r.home, ".config", "crush", "crush.json"), mustJSON(map[string]any{
 			"options": map[string]any{"disable_default_providers": true, "disable_provider_auto_update": true,
 				"disable_metrics": true},
+			"permissions": map[string]any{"allowed_tools": []string{"view", "edit", "multiedit", "write", "bash", "download"}},
 			"providers": map[string]any{"mock": map[string]any{"type": "openai-compat", "base_url": r.server.URL() + "/v1",
 				"api_key": "sk-mock", "models": []any{map[string]any{"id": "mock-model", "name": "Mock",
 					"context_window": 128000, "default_max_tokens": 4096}}}},
 			"models": map[string]any{"large": map[string]any{"provider": "mock", "model": "mock-model"},
 				"small": map[string]any{"provider": "mock", "model": "mock-model"}},
 		}))
-		return []string{"--yolo", "run", "--quiet", prompt},
+		return []string{"run", "--quiet", prompt},
 			[]string{"CRUSH_DISABLE_METRICS=1", "DO_NOT_TRACK=1", "CRUSH_DISABLE_PROVIDER_AUTO_UPDATE=1"}
 	},
 	// edit refuses a file not viewed in the session.

@@ -328,10 +328,14 @@ type obj = map[string]any
 
 // call is the tool name and arguments of step, the shell tool being
 // shell(command). Factory Droid's Execute refuses a call without its
-// risk classification, so the mock gives one.
+// risk classification, and Crush's bash one without a description, so the
+// mock gives them.
 func call(step *Step, shellTool, shellArg string) (string, map[string]any) {
 	if step.Shell != "" && shellTool == "Execute" {
 		return shellTool, obj{shellArg: step.Shell, "summary": "run a command", "riskLevelReason": "a command the test scripted", "riskLevel": "low"}
+	}
+	if step.Shell != "" && shellTool == "bash" {
+		return shellTool, obj{shellArg: step.Shell, "description": "run a command"}
 	}
 	if step.Shell != "" {
 		return shellTool, obj{shellArg: step.Shell}
