@@ -90,6 +90,7 @@ func e2eCrushGate(t *testing.T, a agent, prog string) {
 	if !strings.HasPrefix(l.Session, "crush-") || l.State != "locked" {
 		t.Errorf("during the run, free.txt's lock is %+v, want locked by a crush- session", l)
 	}
+	r.readInstructions(t, "CRUSH.md")
 	// What Crush cannot give: the shell has no session id (documented in
 	// docs/integrations/crush.md; the wrapper gives one).
 	if data, _ := os.ReadFile(filepath.Join(r.repo, "whoami.txt")); !strings.Contains(string(data), "no session id") {

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentlock/agentlock/e2e/mock"
@@ -94,4 +95,17 @@ func e2eDroidApplyPatch(t *testing.T, a agent, prog string) {
 		}
 	}
 	r.patchToolRun(t, a, prog, args, env, "ApplyPatch")
+	r.readInstructions(t, ".factory/AGENTS.md")
+}
+
+// readInstructions checks that a request to the model holds the
+// instructions init wrote into file.
+func (r *e2eRun) readInstructions(t *testing.T, file string) {
+	t.Helper()
+	for _, req := range r.server.Requests() {
+		if strings.Contains(req.Body, "agentlock: coordinate with the other agents in this repository") {
+			return
+		}
+	}
+	t.Errorf("no request to the model holds the instructions of %s", file)
 }
