@@ -1,8 +1,16 @@
 // Makes the npm packages of a release from GoReleaser's archives, the way
 // esbuild and Biome ship native tools: one package per platform carrying
-// its binaries (agentlock-linux-x64, ...: os and cpu set, so npm installs
-// only the one that fits), and the package "agentlock" that names them all
-// as optional dependencies and links the native binary onto PATH.
+// its binaries (@agentlock/agentlock-linux-x64, ...: os and cpu set, so npm
+// installs only the one that fits), and the package @agentlock/agentlock
+// that names them all as optional dependencies and links the native binary
+// onto PATH.
+//
+// All live in the scope @agentlock: the bare name "agentlock" on the npm
+// registry belongs to another publisher's unrelated package, so nothing
+// here, and no message or document, may name it. The main package's
+// unscoped part, agentlock, is also the name of its first bin: that is the
+// one `npx @agentlock/agentlock ...` runs (npm exec picks the bin named
+// like the package when a package has several).
 //
 //   node npm/pack.mjs [DIST [OUT]]     # default: dist, dist/npm
 //
@@ -17,9 +25,15 @@ import { fileURLToPath } from "node:url";
 
 // The npm package name, and the binaries each archive holds (see
 // .goreleaser.yaml: drop agentlock-etcd here if the etcd build goes).
-const NAME = "agentlock";
+const SCOPE = "@agentlock";
+const BASE = "agentlock";
+const NAME = `${SCOPE}/${BASE}`;
 const BINARIES = ["agentlock", "agentlock-etcd"];
 const CPU = { amd64: "x64", arm64: "arm64" };
+// npx runs the bin named like the unscoped part of the package name.
+if (!BINARIES.includes(BASE)) {
+  throw new Error(`${NAME} has no bin named ${BASE}: npx ${NAME} would not know which bin to run`);
+}
 const REPOSITORY = { type: "git", url: "git+https://github.com/agentlock/agentlock.git" };
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -58,8 +72,9 @@ const optionalDependencies = {};
 for (const a of archives) {
   const os = a.goos;
   const cpu = CPU[a.goarch];
-  const name = `${NAME}-${os}-${cpu}`;
-  const dir = path.join(out, name);
+  const base = `${BASE}-${os}-${cpu}`;
+  const name = `${SCOPE}/${base}`;
+  const dir = path.join(out, base);
   fs.mkdirSync(path.join(dir, "bin"), { recursive: true });
   execFileSync("tar", ["-xzf", path.resolve(a.path), "-C", path.join(dir, "bin"), ...BINARIES]);
   for (const bin of BINARIES) {
@@ -68,25 +83,27 @@ for (const a of archives) {
   writeJSON(path.join(dir, "package.json"), {
     name,
     version,
-    description: `The agentlock binaries for ${os} ${cpu} (installed by the agentlock package)`,
+    description: `The agentlock binaries for ${os} ${cpu} (installed by the package ${NAME})`,
     repository: REPOSITORY,
+    publishConfig: { access: "public" },
     os: [os],
     cpu: [cpu],
     files: ["bin"],
     preferUnplugged: true,
   });
-  fs.writeFileSync(path.join(dir, "README.md"), `# ${name}\n\nThe native \`agentlock\` binaries for ${os} ${cpu}, from the release archive ${a.name}. Install the \`${NAME}\` package, not this one: \`npm install -g ${NAME}\`.\n`);
+  fs.writeFileSync(path.join(dir, "README.md"), `# ${name}\n\nThe native \`agentlock\` binaries for ${os} ${cpu}, from the release archive ${a.name}. Install the \`${NAME}\` package, not this one: \`npm install -g ${NAME}\`. (The unscoped npm package \`agentlock\` is another publisher's, not agentlock: do not install it.)\n`);
   optionalDependencies[name] = version;
   tarballs.push(pack(dir));
 }
 
-const main = path.join(out, NAME);
+const main = path.join(out, BASE);
 fs.cpSync(path.join(here, "agentlock"), main, { recursive: true });
 writeJSON(path.join(main, "package.json"), {
   name: NAME,
   version,
   description: "Locks that let several AI coding agents share one repository without overwriting each other's files",
   repository: REPOSITORY,
+  publishConfig: { access: "public" },
   bin: Object.fromEntries(BINARIES.map((b) => [b, `bin/${b}`])),
   scripts: { postinstall: "node install.js" },
   optionalDependencies,

@@ -69,11 +69,11 @@ func (b Binary) Fix() string {
 	switch b.State {
 	case BinaryMissing:
 		return "install it where PATH finds it: go install ./cmd/agentlock (in the agentlock repository) puts it in $(go env GOBIN), " +
-			"else $(go env GOPATH)/bin; add that folder to PATH. Without Go: npm install -g agentlock, or a release archive (docs/install.md)"
+			"else $(go env GOPATH)/bin; add that folder to PATH. Without Go: npm install -g " + npmPackage + ", or a release archive (docs/install.md)"
 	case BinaryOther:
 		return "install this build there (go install ./cmd/agentlock, or the channel you installed it from: docs/install.md), or use the " + b.Name + " on PATH"
 	case BinaryTemporary:
-		return "install it for good: npm install -g agentlock (docs/install.md)"
+		return "install it for good: npm install -g " + npmPackage + " (docs/install.md)"
 	}
 	return ""
 }
@@ -183,10 +183,20 @@ func isNpxCache(file string) bool {
 // launcherMarker is in the npm package's sh launcher (npm/agentlock/bin).
 const launcherMarker = "# agentlock-npm-launcher:"
 
+// npmScope is the npm scope of agentlock's packages (npm/pack.mjs): the
+// package npmPackage, and its platform packages npmScope/agentlock-<os>-<cpu>.
+// The bare name agentlock on the npm registry is another publisher's
+// package: no message may tell anyone to install it.
+const (
+	npmScope   = "@agentlock"
+	npmPackage = npmScope + "/agentlock"
+)
+
 // launcherTarget returns the native binary that file, the npm package's
 // sh launcher, executes — found as the launcher finds it: the platform
-// package under the package's node_modules, or beside the package — or
-// "" when file is no launcher or finds none.
+// package (@agentlock/agentlock-<os>-<cpu>) under the package's
+// node_modules, or beside the package in its scope folder — or "" when
+// file is no launcher or finds none.
 func launcherTarget(file string) string {
 	f, err := os.Open(file)
 	if err != nil {
@@ -204,8 +214,8 @@ func launcherTarget(file string) string {
 	}
 	cpu := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
 	platform := "agentlock-" + runtime.GOOS + "-" + cpu
-	pkg := filepath.Dir(filepath.Dir(real))
-	for _, dir := range []string{filepath.Join(pkg, "node_modules", platform), filepath.Join(pkg, "..", platform)} {
+	pkg := filepath.Dir(filepath.Dir(real)) // node_modules/@agentlock/agentlock
+	for _, dir := range []string{filepath.Join(pkg, "node_modules", npmScope, platform), filepath.Join(filepath.Dir(pkg), platform)} {
 		p := filepath.Join(dir, "bin", filepath.Base(real))
 		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
 			return p

@@ -23,6 +23,9 @@ import (
 type InitOptions struct {
 	IO     *IOStreams
 	Config func() (*config, error)
+	// Args is the whole command line, handed over to the etcd build when
+	// a store is recorded (see delegate).
+	Args []string
 
 	Agents []string // names, comma lists or "all"
 	Global bool     // consent to user-wide files
@@ -38,7 +41,7 @@ type InitOptions struct {
 }
 
 func newCmdInit(f *Factory, runF func(*InitOptions) error) *cobra.Command {
-	opts := &InitOptions{IO: f.IO, Config: f.Config}
+	opts := &InitOptions{IO: f.IO, Config: f.Config, Args: f.Args}
 	cmd := &cobra.Command{
 		Use:   "init [--agent NAME]... [--global] [--git-hook] [--dry-run | --check]",
 		Short: "Set up agentlock in this project, and connect agent CLIs to it",
@@ -205,7 +208,7 @@ func recordStore(opts *InitOptions) error {
 }
 
 func newCmdUninit(f *Factory, runF func(*InitOptions) error) *cobra.Command {
-	opts := &InitOptions{IO: f.IO, Config: f.Config}
+	opts := &InitOptions{IO: f.IO, Config: f.Config, Args: f.Args}
 	cmd := &cobra.Command{
 		Use:   "uninit [--agent NAME]... [--global] [--dry-run]",
 		Short: "Remove what init added",
@@ -317,7 +320,7 @@ func initRun(opts *InitOptions) error {
 			// The rest of init needs the etcd store: the etcd build
 			// runs it (and records the same store again, changing
 			// nothing).
-			delegate(os.Args[1:])
+			delegate(opts.Args)
 		}
 	}
 	p, err := openProject(opts, opts.Agents, true, true)

@@ -1,5 +1,7 @@
-// Postinstall of the agentlock npm package: put the native binaries of the
-// platform package (agentlock-<os>-<cpu>, an optional dependency) in place
+// Postinstall of the npm package @agentlock/agentlock: put the native
+// binaries of the platform package (@agentlock/agentlock-<os>-<cpu>, an
+// optional dependency; the scope because the bare name agentlock on the npm
+// registry is another publisher's package) in place
 // of bin/agentlock and bin/agentlock-etcd, the shell launchers npm links
 // onto PATH. Hooks then run the native agentlock itself: no Node and no
 // shell between an agent's edit and the lock check. When this script does
@@ -20,7 +22,7 @@ function main() {
     console.error(`agentlock: no native build for ${process.platform} ${process.arch}: agentlock runs on linux and darwin, x64 and arm64`);
     return;
   }
-  const platform = `agentlock-${os}-${cpu}`;
+  const platform = `@agentlock/agentlock-${os}-${cpu}`;
   let dir;
   try {
     dir = path.dirname(require.resolve(`${platform}/package.json`));
