@@ -66,6 +66,10 @@ func (d *run) integrations() []Check {
 			checks = append(checks, geminiTrust(p.Root, filepath.Join(d.opts.Settings.UserHome, ".gemini", "trustedFolders.json")))
 		case "qwen":
 			checks = append(checks, qwenTrust(p.Root, filepath.Join(d.opts.Settings.UserHome, ".qwen")))
+		case "droid":
+			checks = append(checks, droidHooks(p.Root, filepath.Join(d.opts.Settings.UserHome, ".factory")))
+		case "crush":
+			checks = append(checks, crushHooks(p.Root, filepath.Join(d.opts.Settings.UserHome, ".config")))
 		case "copilot":
 			home := d.opts.CopilotHome
 			if home == "" {

@@ -277,16 +277,17 @@ func removeItem(text []byte, c *jnode, i int) []byte {
 
 // ownHookGroup reports whether a hook group (an element of an event's
 // array) is agentlock's: one of its hooks runs a command containing
-// fingerprint.
+// fingerprint. A group with a "command" of its own is a hook of the flat
+// layout (Crush's), with no "hooks" array.
 func ownHookGroup(text []byte, group *jnode, fingerprint string) bool {
 	if group.kind != '{' {
 		return false
 	}
-	_, hooks := group.member("hooks")
-	if hooks == nil || hooks.value.kind != '[' {
-		return false
+	entries := []*jnode{group}
+	if _, hooks := group.member("hooks"); hooks != nil && hooks.value.kind == '[' {
+		entries = hooks.value.elems
 	}
-	for _, h := range hooks.value.elems {
+	for _, h := range entries {
 		if h.kind != '{' {
 			continue
 		}

@@ -31,7 +31,8 @@ check — ok, warn or problem — with what to do:
   agentlock-on-path   the agentlock that hooks and agents run is this build
   integration-<agent>  each connected agent CLI's files are up to date, and
       which agentlock wrote them when another version did (and whether it matters)
-  codex-hook-trust, gemini-folder-trust, qwen-project-trust
+  codex-hook-trust, gemini-folder-trust, qwen-project-trust, droid-hooks,
+  crush-hooks
                       the harness runs agentlock's hooks
   mcp-server          agentlock mcp starts and lists its tools (docs/mcp.md)
   kimi-legacy         the kimi on PATH is Kimi Code, not the unsupported legacy

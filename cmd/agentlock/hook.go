@@ -41,10 +41,10 @@ payload on stdin. Events:
                  file's lock cannot be checked, deny the edit with one line
                  saying why and what to do instead: for claude and codex,
                  exit 0 and {"hookSpecificOutput":{"permissionDecision":"deny",
-                 "permissionDecisionReason":...}} on stdout (qwen too); for
+                 "permissionDecisionReason":...}} on stdout (qwen, droid too); for
                  gemini, exit 0 and {"decision":"deny","reason":...}; for
                  copilot, exit 0 and {"permissionDecision":"deny",
-                 "permissionDecisionReason":...}; for kimi, exit 2 and the
+                 "permissionDecisionReason":...}; for kimi and crush, exit 2 and the
                  line on stderr; for an agent described by a manifest, the
                  form its [deny] names
   session-start  register the session and tell the model its session id and who

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -40,6 +41,11 @@ type instructedAgent struct {
 	// camelCase: the payload's own members are sessionId and cwd
 	// (Copilot CLI's), not session_id, cwd and hook_event_name.
 	camelCase bool
+	// wrapperOnly: the harness has no session-start hook and no session
+	// variable in the model's shell (Crush), so nothing but the wrapper
+	// gives the model's commands a session: its instructions say so, and
+	// only the wrapped run can follow them.
+	wrapperOnly bool
 }
 
 var instructedAgents = []instructedAgent{
@@ -118,6 +124,26 @@ var instructedAgents = []instructedAgent{
 			return map[string]any{"tool_name": "apply_patch", "tool_input": map[string]any{"patchText": patch}}
 		},
 	},
+	{
+		// Crush: one PreToolUse hook, CRUSH_SESSION_ID in hooks only, no
+		// session variable in its bash tool, no session start or end
+		// (docs/integrations/crush.md).
+		name: "crush", harnessID: "3139-crush-session", wrapperOnly: true,
+		hookEnv: []string{"CRUSH_SESSION_ID=3139-crush-session"},
+		edit: func(abs, _ string) map[string]any {
+			return map[string]any{"tool_name": "multiedit", "tool_input": map[string]any{"file_path": abs,
+				"edits": []any{map[string]any{"old_string": "a", "new_string": "b"}}}}
+		},
+	},
+	{
+		// Factory Droid: Claude Code's payload; no session variable in its
+		// Execute tool (found through the droid process the session-start
+		// hook recorded).
+		name: "droid", harnessID: "8280a752-droid-session",
+		edit: func(abs, _ string) map[string]any {
+			return map[string]any{"tool_name": "Create", "tool_input": map[string]any{"file_path": abs, "content": "b"}}
+		},
+	},
 }
 
 // Placeholders of the generated texts, and what the test writes for them.
@@ -134,6 +160,9 @@ func TestFollowTheInstructions(t *testing.T) {
 	require.NoError(t, err, "TestMain installs fakeagent on PATH")
 	for _, a := range instructedAgents {
 		for _, wrapped := range []bool{false, true} {
+			if a.wrapperOnly && !wrapped {
+				continue
+			}
 			name := a.name
 			if wrapped {
 				name += "/wrapper"
@@ -176,7 +205,11 @@ func followInstructions(t *testing.T, h *proctest.Harness, fake string, a instru
 
 	texts := generatedTexts(t, project, home)
 	hooks := hookCommands(t, a.name, project, home)
-	for _, event := range []string{"session-start", "pre-edit"} {
+	events := []string{"session-start", "pre-edit"}
+	if a.wrapperOnly {
+		events = events[1:]
+	}
+	for _, event := range events {
 		require.Contains(t, hooks, event, "init --agent %s installs a %s hook", a.name, event)
 	}
 
@@ -196,11 +229,14 @@ func followInstructions(t *testing.T, h *proctest.Harness, fake string, a instru
 
 	// The session starts: the harness runs its session-start hook, whose
 	// output (the session context) is one more generated text.
-	steps := []fakeagent.Step{{Hook: hooks["session-start"], Payload: payload("SessionStart", nil), Env: a.hookEnv}}
-	first := runFakeAgent(t, h, fake, project, env, wrapped, steps)
-	require.Len(t, first, 1)
-	require.Equal(t, 0, first[0].Code, "session-start hook: %+v", first[0])
-	texts["SessionStart context"] = contextText(first[0].Stdout)
+	var start []fakeagent.Step
+	if _, ok := hooks["session-start"]; ok {
+		start = []fakeagent.Step{{Hook: hooks["session-start"], Payload: payload("SessionStart", nil), Env: a.hookEnv}}
+		first := runFakeAgent(t, h, fake, project, env, wrapped, start)
+		require.Len(t, first, 1)
+		require.Equal(t, 0, first[0].Code, "session-start hook: %+v", first[0])
+		texts["SessionStart context"] = contextText(first[0].Stdout)
+	}
 
 	commands := instructedCommands(t, texts)
 	// Ending commands go last, after the checks that need the lock held,
@@ -223,7 +259,7 @@ func followInstructions(t *testing.T, h *proctest.Harness, fake string, a instru
 	require.Contains(t, ending, "agentlock finish")
 	t.Logf("%d commands from %d texts: %q", len(commands), len(texts), commands)
 
-	steps = []fakeagent.Step{{Hook: hooks["session-start"], Payload: payload("SessionStart", nil), Env: a.hookEnv}}
+	steps := slices.Clone(start)
 	for _, c := range work {
 		steps = append(steps, fakeagent.Step{Shell: c, Env: a.shellEnv})
 	}
@@ -238,7 +274,7 @@ func followInstructions(t *testing.T, h *proctest.Harness, fake string, a instru
 	results := runFakeAgent(t, h, fake, project, env, wrapped, steps)
 	require.Len(t, results, len(steps), "every step ran")
 
-	n := 1
+	n := len(start)
 	var whoami string
 	for _, c := range work {
 		res := results[n]

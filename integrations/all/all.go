@@ -27,6 +27,8 @@ func Agents() []integrations.Agent {
 		manifest.Builtin("qwen"),
 		opencode.OpenCode(),
 		opencode.Kilo(),
+		manifest.Builtin("crush"),
+		manifest.Builtin("droid"),
 	}
 }
 
