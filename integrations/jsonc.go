@@ -270,6 +270,11 @@ func ownHookGroup(text []byte, group *jnode, fingerprint string) bool {
 	if group.kind != '{' {
 		return false
 	}
+	// Cursor's layout: the element is the hook itself, {"command": …}.
+	if _, cmd := group.member("command"); cmd != nil && cmd.value.kind == '"' {
+		var s string
+		return json.Unmarshal(text[cmd.value.start:cmd.value.end], &s) == nil && strings.Contains(s, fingerprint)
+	}
 	_, hooks := group.member("hooks")
 	if hooks == nil || hooks.value.kind != '[' {
 		return false
@@ -373,7 +378,7 @@ func removeHooks(text []byte, fingerprint string) ([]byte, error) {
 		}
 		if len(hooks.value.members) == 0 && removed {
 			text = removeItem(text, doc, hi)
-			if doc, err = parseJSONC(text); err == nil && len(doc.members) == 0 {
+			if doc, err = parseJSONC(text); err == nil && (len(doc.members) == 0 || onlyVersion(text, doc)) {
 				return nil, nil
 			}
 			return text, err
@@ -403,4 +408,15 @@ func removeHooks(text []byte, fingerprint string) ([]byte, error) {
 		}
 		removed = true
 	}
+}
+
+// onlyVersion reports whether a hooks file holds nothing but its schema
+// version ({"version": 1}, Cursor's layout): what agentlock's own file is
+// once its hooks are gone, and nothing of the user's.
+func onlyVersion(text []byte, doc *jnode) bool {
+	if len(doc.members) != 1 {
+		return false
+	}
+	_, v := doc.member("version")
+	return v != nil && string(bytes.TrimSpace(text[v.value.start:v.value.end])) == "1"
 }

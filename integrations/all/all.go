@@ -6,6 +6,7 @@ import (
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/codex"
 	"github.com/agentlock/agentlock/integrations/copilot"
+	"github.com/agentlock/agentlock/integrations/cursor"
 	"github.com/agentlock/agentlock/integrations/gemini"
 	"github.com/agentlock/agentlock/integrations/kimi"
 	"github.com/agentlock/agentlock/integrations/manifest"
@@ -24,6 +25,7 @@ func Agents() []integrations.Agent {
 		kimi.Agent{},
 		copilot.Agent{},
 		manifest.Builtin("qwen"),
+		cursor.Agent{},
 	}
 }
 
