@@ -4,6 +4,7 @@ package all
 
 import (
 	"github.com/agentlock/agentlock/integrations"
+	"github.com/agentlock/agentlock/integrations/cline"
 	"github.com/agentlock/agentlock/integrations/codex"
 	"github.com/agentlock/agentlock/integrations/copilot"
 	"github.com/agentlock/agentlock/integrations/cursor"
@@ -26,6 +27,7 @@ func Agents() []integrations.Agent {
 		copilot.Agent{},
 		manifest.Builtin("qwen"),
 		cursor.Agent{},
+		cline.Agent{},
 	}
 }
 
