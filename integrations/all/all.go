@@ -11,6 +11,7 @@ import (
 	"github.com/agentlock/agentlock/integrations/gemini"
 	"github.com/agentlock/agentlock/integrations/kimi"
 	"github.com/agentlock/agentlock/integrations/manifest"
+	"github.com/agentlock/agentlock/integrations/pi"
 )
 
 // Agents returns the built-in integrations, in the order of the session-id
@@ -28,6 +29,7 @@ func Agents() []integrations.Agent {
 		manifest.Builtin("qwen"),
 		cursor.Agent{},
 		cline.Agent{},
+		pi.Agent{},
 	}
 }
 
