@@ -1,7 +1,7 @@
 // Package cline integrates the Cline CLI (npm cline) with agentlock: a
 // rule in .clinerules/agentlock.md, one executable per hook event in
-// .clinerules/hooks/ (PreToolUse, TaskStart, TaskComplete, TaskCancel,
-// SessionShutdown: each a tiny sh script running `agentlock hook cline
+// .clinerules/hooks/ (TaskStart, PreToolUse, PostToolUse, TaskComplete,
+// TaskCancel, TaskError, SessionShutdown: each a tiny sh script running `agentlock hook cline
 // <event>` with the payload on stdin), and a wrapper script.
 //
 // Cline 3.x (its @cline/core) sends every hook the base payload — taskId,
@@ -53,13 +53,16 @@ const (
 )
 
 // Hooks maps Cline's hook files to agentlock's events. TaskComplete and
-// TaskCancel end a task; SessionShutdown ends the CLI's session.
+// TaskCancel and TaskError end a task (a task a hook cancelled ends in
+// TaskCancel or TaskError); SessionShutdown ends the CLI's session. Cline
+// runs all but PreToolUse and PostToolUse detached, ignoring their output.
 var Hooks = []struct{ File, Event string }{
 	{"TaskStart", "session-start"},
 	{"PreToolUse", "pre-edit"},
 	{"PostToolUse", "renew"},
 	{"TaskComplete", "session-end"},
 	{"TaskCancel", "session-end"},
+	{"TaskError", "session-end"},
 	{"SessionShutdown", "session-end"},
 }
 
