@@ -34,6 +34,10 @@ func (Agent) Title() string { return "Pi" }
 // SessionEnvVar implements integrations.Agent.
 func (Agent) SessionEnvVar() string { return "PI_SESSION_ID" }
 
+// AgentDirVar moves Pi's user folder (default ~/.pi/agent), where its
+// trust.json and settings.json are.
+const AgentDirVar = "PI_CODING_AGENT_DIR"
+
 // Where the files go in the project.
 const (
 	ExtensionFile    = ".pi/extensions/agentlock.ts"
