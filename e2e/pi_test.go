@@ -5,9 +5,11 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentlock/agentlock/e2e/mock"
+	"github.com/agentlock/agentlock/internal/proctest"
 )
 
 // piCLI is Pi, pinned: the version the facts of docs/integrations/pi.md
@@ -65,4 +67,23 @@ func TestE2EPi(t *testing.T) {
 	prog := piProgram(t)
 	t.Run("session", func(t *testing.T) { offline(t); e2eSession(t, piAgent, prog) })
 	t.Run("wrapper", func(t *testing.T) { offline(t); e2eWrapper(t, piAgent, prog) })
+	t.Run("no-agentlock", func(t *testing.T) { offline(t); e2ePiNoAgentlock(t, piAgent, prog) })
+}
+
+// e2ePiNoAgentlock: with no agentlock on Pi's PATH the extension cannot
+// check an edit, so it blocks it (fails closed) and says why; the file is
+// byte-identical.
+func e2ePiNoAgentlock(t *testing.T, a agent, prog string) {
+	r := newE2ERun(t, a)
+	_, edit := a.edit(filepath.Join(r.repo, "free.txt"), freeText, "edited\n")
+	r.start(t, []mock.Step{edit})
+	args, env := a.configure(t, r, "do the scripted work")
+	res := proctest.Run(t, prog, proctest.Cmd{Args: args, Env: proctest.Env(r.home, r.tmp, append(env, "PATH="+systemPath)...), Dir: r.repo})
+	if res.Code != 0 {
+		t.Fatalf("pi failed: %v", res)
+	}
+	r.fileIs(t, "free.txt", freeText, "edit with agentlock missing")
+	if text := r.told(t, 0); !strings.Contains(text, "agentlock could not check this edit") {
+		t.Errorf("the model read %q, want the edit blocked because agentlock could not run", text)
+	}
 }
