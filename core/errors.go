@@ -26,7 +26,8 @@ var (
 	// store waits (see BusyError) — stopped or stuck inside a critical
 	// section. Nothing was changed; the caller may retry later.
 	ErrBusy = store.ErrBusy
-	// ErrInvalidPath: a path that no file can have (it holds a NUL byte).
+	// ErrInvalidPath: a path that no file can have (it holds a NUL byte,
+	// or is longer than MaxPathLen).
 	ErrInvalidPath = errors.New("invalid path")
 	// ErrNoAreas: an area lock asked of a store that cannot hold one
 	// (see store.Areas).
@@ -73,9 +74,17 @@ func (e *HeldError) Is(target error) bool { return target == ErrLocked }
 type NotOwnerError struct {
 	Path  string // real path
 	Owner string // session that holds the lock
+	// Via is set when the record of Path is still the asking session's
+	// but went stale, and Owner then took Via, a lock it covers or an area
+	// that covers it: renewing it would make two live locks cover the
+	// same files, so it is lost (acquire it again once Via is released).
+	Via string
 }
 
 func (e *NotOwnerError) Error() string {
+	if e.Via != "" {
+		return fmt.Sprintf("%s: not owner (the lock went stale and %s took %s meanwhile)", e.Path, e.Owner, e.Via)
+	}
 	return fmt.Sprintf("%s: not owner (the lock is held by %s)", e.Path, e.Owner)
 }
 
@@ -95,4 +104,41 @@ func roundDuration(d time.Duration) time.Duration {
 		d = 0
 	}
 	return d.Round(100 * time.Millisecond)
+}
+
+// IndexRepairedError is a notice of RenewSession (and Lease.Unindexed), not
+// a failure: the session's index of its locks (see store.Index) could not
+// be used, or did not list every lock the session holds, so the locks were
+// found by a scan and renewed all the same. Missed is how many the index did not list; Err
+// is why the index could not be used (then it is not rewritten: a folder or
+// a symbolic link in its place is left for a person to move away).
+type IndexRepairedError struct {
+	Session string
+	Missed  int
+	Err     error
+}
+
+func (e *IndexRepairedError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("the index of the locks of %s cannot be used (%v): renewals find its locks by a scan instead; move the index file away and the next lock writes a new one", e.Session, e.Err)
+	}
+	return fmt.Sprintf("the index of the locks of %s did not list %d of them (damaged, or they were taken by another tool): found by a scan and listed again", e.Session, e.Missed)
+}
+
+func (e *IndexRepairedError) Unwrap() error { return e.Err }
+
+// Notices splits the errors joined in err into notices (an
+// *IndexRepairedError: the operation did all it was asked) and the rest,
+// joined again (nil when none).
+func Notices(err error) (notices []error, rest error) {
+	var others []error
+	for _, e := range unjoin(err) {
+		var n *IndexRepairedError
+		if errors.As(e, &n) {
+			notices = append(notices, n)
+		} else {
+			others = append(others, e)
+		}
+	}
+	return notices, errors.Join(others...)
 }

@@ -116,7 +116,7 @@ func decodeFrontmatter(front string) (Document, error) {
 	// Aliases are followed when values are read and copied when they are
 	// written back: a few lines of nested aliases (a "billion laughs")
 	// would expand to billions of nodes and hang every command.
-	if budget := maxExpandedNodes; !expandsWithin(root, &budget, 0) {
+	if budget := maxExpandedNodes; !expandsWithin(root, &budget, 0, false) {
 		return Document{}, fmt.Errorf("the frontmatter's aliases expand to more than %d values (an alias bomb?)", maxExpandedNodes)
 	}
 	var doc Document
@@ -126,24 +126,31 @@ func decodeFrontmatter(front string) (Document, error) {
 	return doc, nil
 }
 
-// maxExpandedNodes bounds the size of a frontmatter with its aliases
-// expanded: a registry holds a few hundred values.
+// maxExpandedNodes bounds how many values the frontmatter's aliases
+// expand to, beyond the values written out: a registry's aliases, when it
+// has any, stand for a few values each. The values written out are
+// bounded by the registry's size, not by this: a registry of thousands of
+// sessions, written by another tool, loads.
 const maxExpandedNodes = 100_000
 
-// expandsWithin reports whether n, every alias expanded, has no more nodes
-// than *budget, which it spends. It stops as soon as the budget is spent.
-func expandsWithin(n *yaml.Node, budget *int, depth int) bool {
-	if *budget--; *budget < 0 {
-		return false
+// expandsWithin reports whether the aliases below n, every one expanded,
+// stand for no more nodes than *budget, which it spends on the nodes
+// reached through an alias (aliased is set below one). It stops as soon as
+// the budget is spent.
+func expandsWithin(n *yaml.Node, budget *int, depth int, aliased bool) bool {
+	if aliased {
+		if *budget--; *budget < 0 {
+			return false
+		}
 	}
 	if depth > 200 {
 		return true // expandAliases cuts deeper nesting
 	}
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
-		return expandsWithin(n.Alias, budget, depth+1)
+		return expandsWithin(n.Alias, budget, depth+1, true)
 	}
 	for _, c := range n.Content {
-		if !expandsWithin(c, budget, depth+1) {
+		if !expandsWithin(c, budget, depth+1, aliased) {
 			return false
 		}
 	}

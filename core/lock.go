@@ -82,6 +82,11 @@ type Lease struct {
 	// (left, for one, by a process killed in the middle of a write). It
 	// says what was there.
 	Corrupt *CorruptError
+	// Unindexed is set when the lock was taken but the session's index of
+	// its locks (store.Index) could not list it — a folder or a symbolic
+	// link in the index file's place: renewals then find the session's
+	// locks by a scan and report the index (IndexRepairedError).
+	Unindexed *IndexRepairedError
 }
 
 // State is what the store says about a lock at one instant.
@@ -353,7 +358,11 @@ func (l *Locker) AcquireAll(paths []string, session string) ([]Lease, error) {
 	// stamped.
 	if idx, ok := l.store.(store.Index); ok {
 		if err := idx.Note(session, keys); err != nil {
-			return nil, fmt.Errorf("acquire: the locks were taken, but the session's index of them was not updated, so renewing the session's locks would miss them (acquire again): %w", err)
+			// The locks are taken all the same: renewals that cannot use
+			// the index find them by a scan (eachIndexed).
+			for i := range leases {
+				leases[i].Unindexed = &IndexRepairedError{Session: session, Err: err}
+			}
 		}
 	}
 	out := make([]Lease, len(paths))
@@ -593,28 +602,95 @@ func (l *Locker) ForceReleaseIf(path string, allow func(State) error) (State, er
 // again from zero. It fails with ErrNoLock when the path has no lock (and
 // creates nothing), and with a *NotOwnerError when another session holds it.
 // A session may renew its own lock even after it went stale, as long as no
-// other session has taken it over.
+// other session has taken it over, nor taken a lock it covers or an area
+// that covers it (then a *NotOwnerError with Via: see renewStale).
 func (l *Locker) Heartbeat(path, session string) (Lease, error) {
 	if err := ValidateExistingSession(session); err != nil {
 		return Lease{}, err
 	}
-	var lease Lease
-	err := l.edit(path, func(s State) (*store.Record, error) {
-		switch s.Owner {
-		case "":
-			return nil, fmt.Errorf("%s: %w", s.Path, ErrNoLock)
-		case session:
-			now := l.now()
-			lease = Lease{Path: s.Path, Session: session, Stamp: now, Renewed: true}
-			return &store.Record{Session: session, Stamp: now, Path: s.Path}, nil
-		default:
-			return nil, &NotOwnerError{Path: s.Path, Owner: s.Owner}
-		}
-	})
+	k, err := l.key(path)
 	if err != nil {
-		return Lease{}, fmt.Errorf("heartbeat: %w", err)
+		return Lease{}, fmt.Errorf("heartbeat: %s: %w", path, err)
 	}
-	return lease, nil
+	s, stamp, err := l.renewKey(k, session)
+	switch {
+	case err != nil:
+		return Lease{}, fmt.Errorf("heartbeat: %w", err)
+	case s.Owner == "":
+		return Lease{}, fmt.Errorf("heartbeat: %s: %w", s.Path, ErrNoLock)
+	case s.Owner != session:
+		return Lease{}, fmt.Errorf("heartbeat: %w", &NotOwnerError{Path: s.Path, Owner: s.Owner})
+	}
+	return Lease{Path: s.Path, Session: session, Stamp: stamp, Renewed: true}, nil
+}
+
+// errRecheck stops the plain renewal of a stale record: renewStale judges
+// it with the records around it.
+var errRecheck = errors.New("a stale record is renewed with the records around it")
+
+// renewKey renews the record k when session owns it, and returns its
+// state before and the stamp it now holds. A record session does not
+// own is returned as it is, unchanged, with a zero stamp. A stale record of session is
+// renewed only when no other session took, meanwhile, a lock it covers or
+// an area that covers it (see renewStale): else a *NotOwnerError with Via.
+func (l *Locker) renewKey(k store.Key, session string) (State, time.Time, error) {
+	var got State
+	var stamp time.Time
+	err := l.editKey(k, func(now State) (*store.Record, error) {
+		got, stamp = now, time.Time{}
+		if now.Owner != session {
+			return nil, nil
+		}
+		if _, areas := l.store.(store.Areas); areas && now.Stale && now.Path != "" {
+			return nil, errRecheck
+		}
+		stamp = l.now()
+		return &store.Record{Session: session, Stamp: stamp, Path: now.Path}, nil
+	})
+	if errors.Is(err, errRecheck) {
+		return l.renewStale(store.Key{Path: got.Path, Ref: got.Ref}, session)
+	}
+	if err != nil {
+		return State{}, time.Time{}, err
+	}
+	return got, stamp, nil
+}
+
+// renewStale renews session's stale record k in one transaction with the
+// records that exclude it through an area, as an acquisition would: once
+// an area went stale, another session may take a file inside it (nothing
+// needs freeing for that), and the area, renewed, would cover a live lock
+// of another session. Then it is refused with a *NotOwnerError naming the
+// other lock (Via), and nothing is written.
+func (l *Locker) renewStale(k store.Key, session string) (State, time.Time, error) {
+	var got State
+	var stamp time.Time
+	decide := func(slots, related []store.Slot) ([]*store.Record, []store.Slot, error) {
+		now := l.now()
+		if slots[0].Err != nil {
+			return nil, nil, slots[0].Err
+		}
+		got, stamp = l.state(slots[0], now), time.Time{}
+		if got.Owner != session {
+			return []*store.Record{nil}, nil, nil
+		}
+		release, refusals, err := l.judgeRelated([]store.Key{k}, related, session, now)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, r := range refusals {
+			var held *HeldError
+			if errors.As(r, &held) {
+				return nil, nil, &NotOwnerError{Path: got.Path, Owner: held.Owner, Via: held.Via}
+			}
+		}
+		stamp = now
+		return []*store.Record{{Session: session, Stamp: now, Path: got.Path}}, release, nil
+	}
+	if err := l.store.(store.Areas).TransactAreas(store.Create, []store.Key{k}, decide); err != nil {
+		return State{}, time.Time{}, err
+	}
+	return got, stamp, nil
 }
 
 // edit runs one read-decide-write of the lock of path. decide sees the
@@ -775,7 +851,18 @@ func (l *Locker) List() ([]State, []error, error) {
 // returns what it released. Locks of other sessions are never touched; a
 // corrupt record is reported in the error and skipped.
 func (l *Locker) ReleaseSession(session string) ([]State, error) {
-	released, err := l.eachOwned(session, func(State) *store.Record { return &store.Record{} })
+	released, err := l.eachOwned(session, func(k store.Key) (*State, error) {
+		var got *State
+		err := l.editKey(k, func(now State) (*store.Record, error) {
+			got = nil
+			if now.Owner != session {
+				return nil, nil
+			}
+			got = &now
+			return &store.Record{}, nil
+		})
+		return got, err
+	})
 	if idx, ok := l.store.(store.Index); ok && err == nil {
 		// The session's index lists none of what was just released, so
 		// that it stays as short as what the session holds.
@@ -799,8 +886,12 @@ func (l *Locker) ReleaseSession(session string) ([]State, error) {
 // owners renew them their own way); ReleaseSession still finds them.
 // Without an index, every record is read, like ReleaseSession.
 func (l *Locker) RenewSession(session string) ([]State, error) {
-	renew := func(s State) *store.Record {
-		return &store.Record{Session: session, Stamp: l.now(), Path: s.Path}
+	renew := func(k store.Key) (*State, error) {
+		s, _, err := l.renewKey(k, session)
+		if err != nil || s.Owner != session {
+			return nil, err
+		}
+		return &s, nil
 	}
 	var renewed []State
 	var err error
@@ -809,15 +900,18 @@ func (l *Locker) RenewSession(session string) ([]State, error) {
 	} else {
 		renewed, err = l.eachOwned(session, renew)
 	}
+	// Notices stay at the top of the joined error, for Notices to find.
+	notices, err := Notices(err)
 	if err != nil {
-		return renewed, fmt.Errorf("renew locks of %s: %w", session, err)
+		err = fmt.Errorf("renew locks of %s: %w", session, err)
 	}
-	return renewed, nil
+	return renewed, errors.Join(append(notices, err)...)
 }
 
-// eachOwned writes next(state) into every record that session owns, each
-// in its own transaction, and returns the states it changed.
-func (l *Locker) eachOwned(session string, next func(State) *store.Record) ([]State, error) {
+// eachOwned runs apply on every record that session owns (apply re-judges
+// it in its own transaction and returns its state when it changed it) and
+// returns the states it changed.
+func (l *Locker) eachOwned(session string, apply func(store.Key) (*State, error)) ([]State, error) {
 	if err := ValidateExistingSession(session); err != nil {
 		return nil, err
 	}
@@ -837,15 +931,7 @@ func (l *Locker) eachOwned(session string, next func(State) *store.Record) ([]St
 		}
 		// Re-judged in its own transaction: the scan is only a hint. A
 		// store may run the decision more than once: only the last counts.
-		var got *State
-		err := l.editKey(slot.Key, func(now State) (*store.Record, error) {
-			got = nil
-			if now.Owner != session {
-				return nil, nil
-			}
-			got = &now
-			return next(now), nil
-		})
+		got, err := apply(slot.Key)
 		if err != nil {
 			problems = append(problems, err)
 		} else if got != nil {
@@ -862,13 +948,15 @@ func (l *Locker) eachOwned(session string, next func(State) *store.Record) ([]St
 // changed. A record that cannot be read stays listed and is reported. The
 // first time (the index is not complete), the records are found by a scan,
 // as eachOwned does, and the index lists what it found.
-func (l *Locker) eachIndexed(idx store.Index, session string, next func(State) *store.Record) ([]State, error) {
+func (l *Locker) eachIndexed(idx store.Index, session string, apply func(store.Key) (*State, error)) ([]State, error) {
 	if err := ValidateExistingSession(session); err != nil {
 		return nil, err
 	}
 	var changed []State
 	var problems []error
+	visited := false
 	err := idx.Noted(session, func(keys []store.Key, complete bool) ([]store.Key, error) {
+		visited = true
 		if !complete {
 			owned, unread, err := l.ownedKeys(session)
 			if err != nil {
@@ -877,35 +965,42 @@ func (l *Locker) eachIndexed(idx store.Index, session string, next func(State) *
 			problems = append(problems, unread...)
 			// What the index already names (acquired since) plus what the
 			// scan found, each verified below.
+			missed := 0
 			for _, k := range owned {
 				if !containsRef(keys, k.Ref) {
 					keys = append(keys, store.Key{Ref: k.Ref})
+					missed++
 				}
+			}
+			if missed > 0 && len(keys) > missed {
+				// It listed some, not all (a first renewal of locks taken
+				// only by agent-registry 0.2 lists none: no damage).
+				problems = append(problems, &IndexRepairedError{Session: session, Missed: missed})
 			}
 		}
 		var keep []store.Key
 		for _, k := range keys {
-			var got *State
-			err := l.editKey(k, func(now State) (*store.Record, error) {
-				got = nil
-				if now.Owner != session {
-					return nil, nil
-				}
-				got = &now
-				return next(now), nil
-			})
+			got, err := apply(k)
 			owned := got != nil && err == nil
-			if err != nil {
+			switch {
+			case err != nil:
+				// Unreadable, or lost to a lock it would cover: kept and
+				// reported at every renewal while it is so.
 				problems = append(problems, err)
-			} else if owned {
+				keep = append(keep, k)
+			case owned:
 				changed = append(changed, *got)
-			}
-			if owned || err != nil {
 				keep = append(keep, k)
 			}
 		}
 		return keep, nil
 	})
+	if err != nil && !visited {
+		// The index itself cannot be used (a folder or a symbolic link in
+		// its place, say): the session's locks are still its to keep.
+		changed, serr := l.eachOwned(session, apply)
+		return changed, errors.Join(&IndexRepairedError{Session: session, Err: err}, serr)
+	}
 	if err != nil {
 		problems = append(problems, err)
 	}

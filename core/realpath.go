@@ -21,7 +21,8 @@ import (
 //     file before creating it);
 //   - a symbolic-link loop is not an error: the looping part is kept as is.
 //
-// A path holding a NUL byte is refused with ErrInvalidPath.
+// A path holding a NUL byte, or longer than MaxPathLen (given or
+// resolved), is refused with ErrInvalidPath.
 //
 // RealPath reads the file system (lstat and readlink) but never writes it.
 func RealPath(path, cwd string) (string, error) {
@@ -45,12 +46,31 @@ func RealPath(path, cwd string) (string, error) {
 		// link before ".." applies, exactly as Python does.
 		path = cwd + string(filepath.Separator) + path
 	}
+	if len(path) > MaxPathLen {
+		return "", tooLong(path)
+	}
 	r := resolver{seen: map[string]string{}}
 	resolved, _, err := r.join(string(filepath.Separator), path)
 	if err != nil {
 		return "", fmt.Errorf("real path of %s: %w", path, err)
 	}
+	if len(resolved) > MaxPathLen {
+		return "", tooLong(resolved)
+	}
 	return resolved, nil
+}
+
+// MaxPathLen is the longest real path agentlock locks, in bytes: Linux's
+// PATH_MAX, past which no system call takes the path whole (macOS's is
+// shorter). With it, the longest lock record (a 4,096-byte session id, a
+// stamp, the path) stays far below what the stores read of a record, so
+// every lock that can be taken can be renewed, released and checked.
+const MaxPathLen = 4096
+
+// tooLong is the error of a path longer than MaxPathLen, naming its start.
+func tooLong(path string) error {
+	return fmt.Errorf("real path of %s... (%d bytes): %w: longer than %d bytes, the longest path a file can be opened by",
+		path[:60], len(path), ErrInvalidPath, MaxPathLen)
 }
 
 // resolver carries the symbolic links met so far, to detect loops the way

@@ -223,19 +223,30 @@ func keyName(k *yaml.Node) string {
 }
 
 // text converts the value v of a string field key: a scalar is its text,
-// null is empty, a list of scalars is their texts joined by ", " (older
-// agentlock versions wrote issues and handoff as lists). Anything else is
-// kept as found.
+// null is empty, a list of scalars is their texts joined by ", ". A list is
+// kept as found (written back unchanged while the field keeps that text),
+// but for issues and handoff, which older agentlock versions wrote as lists
+// and which are written as text from then on; so is a scalar that is not a
+// string (a number, a boolean). Anything else is kept as found too: a
+// wrong-typed value never changes type, and a session_id never its
+// identity, because agentlock read it.
 func (f *foreign) text(key string, v *yaml.Node) string {
 	r := resolve(v)
 	switch {
 	case r.Kind == yaml.ScalarNode && r.ShortTag() == "!!null":
 		return ""
 	case r.Kind == yaml.ScalarNode:
+		if r.ShortTag() != "!!str" {
+			f.keep(key, v, r.Value)
+		}
 		return r.Value
 	}
 	if items, ok := scalarItems(r); ok {
-		return strings.Join(items, ", ")
+		joined := strings.Join(items, ", ")
+		if key != "issues" && key != "handoff" {
+			f.keep(key, v, joined)
+		}
+		return joined
 	}
 	view := yamlText(r)
 	f.keep(key, v, view)

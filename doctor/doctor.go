@@ -64,6 +64,9 @@ type Options struct {
 	// AgentDirs are agent CLIs' user folders moved by their variables
 	// (KIMI_CODE_HOME, ...; integrations.Env.AgentDirs).
 	AgentDirs map[string]string
+	// Writer is the running build, compared with the one that wrote each
+	// agent's files (setup.WrittenByFile).
+	Writer setup.Writer
 	// Skew is how far in the future a lock stamp may be before the clock
 	// check reports it; zero means DefaultSkew.
 	Skew time.Duration
@@ -179,7 +182,7 @@ func (d *run) binary() Check {
 	switch b.State {
 	case setup.BinaryMissing:
 		c.Status = Problem
-	case setup.BinaryOther:
+	case setup.BinaryOther, setup.BinaryTemporary:
 		c.Status = Warn
 	default:
 		c.Status = OK

@@ -56,7 +56,7 @@ func (d *run) integrations() []Check {
 		if hooks, err := hooksInstalled(p); err == nil && hooks {
 			checks = append(checks, d.gating(p, a))
 		}
-		checks = append(checks, drift(p, a))
+		checks = append(checks, drift(p, a, d.opts.Writer))
 		switch a.Name() {
 		case "kimi":
 			if c, legacy := kimiProgram(d.opts.SearchPath); legacy {
@@ -154,8 +154,19 @@ func (d *run) connected(p *setup.Project) (installed bool, legacy string, err er
 
 // drift compares the agent's files with what init writes now. A hook file
 // out of date may gate edits wrongly or not at all: a problem; other files
-// (instructions, skills, wrappers): a warning.
-func drift(p *setup.Project, a integrations.Agent) Check {
+// (instructions, skills, wrappers): a warning. Files another agentlock
+// build wrote are said so, with whether that changes anything.
+func drift(p *setup.Project, a integrations.Agent, current setup.Writer) Check {
+	c := drifted(p, a)
+	if others, err := p.OtherWriters(current); err != nil {
+		c.Detail += "; " + err.Error()
+	} else if len(others) == 1 {
+		c.Detail += "; " + others[0].Note()
+	}
+	return c
+}
+
+func drifted(p *setup.Project, a integrations.Agent) Check {
 	c := Check{Name: "integration-" + a.Name(), Fix: "agentlock init --agent " + a.Name()}
 	plan, err := p.PlanInstall()
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentlock/agentlock/internal/proctest"
 )
 
 // agentCLI is one pinned agent CLI from npm.
@@ -64,7 +66,7 @@ func skipLoudly(t *testing.T, format string, args ...any) {
 	t.Helper()
 	msg := fmt.Sprintf(format, args...)
 	fmt.Fprintf(os.Stderr, "E2E SKIPPED %s: %s\n", t.Name(), msg)
-	t.Skip(msg)
+	proctest.Unavailable(t, "%s", msg)
 }
 
 // install returns the path of the CLI's program: $AGENTLOCK_E2E_<NAME> when

@@ -16,6 +16,7 @@ import (
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/manifest"
 	"github.com/agentlock/agentlock/internal/procs"
+	"github.com/agentlock/agentlock/internal/proctest"
 	"github.com/agentlock/agentlock/internal/store/filestore"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -125,7 +126,7 @@ func TestSessionStartRecordsTheNearestNonShellAncestor(t *testing.T) {
 	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
 	harness, err := procs.Get(child.Process.Pid)
 	if err != nil {
-		t.Skipf("processes cannot be read here: %v", err)
+		proctest.Unavailable(t, "processes cannot be read here: %v", err)
 	}
 	chain := []procs.Process{{PID: 99999998, Name: "agentlock"}, {PID: 99999997, Name: "sh"}, harness, {PID: 1, Name: "init"}}
 	start := func(chain []procs.Process) Result {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/internal/procs"
+	"github.com/agentlock/agentlock/internal/proctest"
 )
 
 // sleeper starts a long-lived child and returns it as read from the system.
@@ -22,7 +23,7 @@ func sleeper(t *testing.T) procs.Process {
 	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
 	p, err := procs.Get(child.Process.Pid)
 	if err != nil {
-		t.Skipf("processes cannot be read here: %v", err)
+		proctest.Unavailable(t, "processes cannot be read here: %v", err)
 	}
 	return p
 }

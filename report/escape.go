@@ -10,8 +10,11 @@ import (
 
 // Escape makes s safe to print on a terminal for people: every control
 // character (C0, DEL, C1 — a newline, a carriage return, an ESC that would
-// start a terminal sequence) and every byte that is not UTF-8 is written as
-// a Go escape (\n, \r, \x1b, \u0085). Other text, backslashes included, is
+// start a terminal sequence), every bidirectional control (U+202A-202E,
+// U+2066-2069, U+200E, U+200F, U+061C: they reorder the text around them,
+// so that a line could show another owner or path than it holds), the line
+// and paragraph separators U+2028 and U+2029, and every byte that is not
+// UTF-8 is written as a Go escape (\n, \r, \x1b, \u0085, \u202e). Other text, backslashes included, is
 // kept as it is, so that Escape of an escaped string changes nothing. JSON
 // output never goes through it: it stays exact.
 func Escape(s string) string {
@@ -27,6 +30,8 @@ func Escape(s string) string {
 		case unicode.IsControl(r):
 			q := strconv.QuoteRune(r) // e.g. '\n', '\x1b', '\u0085'
 			b.WriteString(q[1 : len(q)-1])
+		case reorders(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteString(s[i : i+size])
 		}
@@ -55,7 +60,7 @@ func needsEscape(s string) bool {
 		}
 	}
 	for _, r := range s[i:] {
-		if r == utf8.RuneError || unicode.IsControl(r) {
+		if r == utf8.RuneError || unicode.IsControl(r) || reorders(r) {
 			return true
 		}
 	}
@@ -84,3 +89,10 @@ func linef(format string, args ...any) string {
 
 // Linef is linef for the front ends' own lines (hook denials, say).
 func Linef(format string, args ...any) string { return linef(format, args...) }
+
+// reorders reports whether r changes how a terminal lays out the text
+// around it without being a control character: a bidirectional control, or
+// a line or paragraph separator.
+func reorders(r rune) bool {
+	return unicode.Is(unicode.Bidi_Control, r) || r == '\u2028' || r == '\u2029'
+}

@@ -176,8 +176,12 @@ func Renewed(name string) (Heartbeat, string) {
 // RenewRefused reports a renewal refused to session because another session
 // holds the lock.
 func RenewRefused(e *core.NotOwnerError, session string) (Heartbeat, string) {
-	return Heartbeat{Kind: KindLock, Path: e.Path, SessionID: e.Owner, Error: "not owner", CurrentOwner: e.Owner},
-		linef("agentlock: %s is locked by %s, not by %s: not renewed.", e.Path, e.Owner, session)
+	hb := Heartbeat{Kind: KindLock, Path: e.Path, SessionID: e.Owner, Error: "not owner", CurrentOwner: e.Owner}
+	if e.Via != "" {
+		return hb, linef("agentlock: the lock of %s on %s went stale and %s took %s meanwhile: not renewed (it would cover a live lock of another session); acquire it again once that is released.",
+			session, e.Path, e.Owner, e.Via)
+	}
+	return hb, linef("agentlock: %s is locked by %s, not by %s: not renewed.", e.Path, e.Owner, session)
 }
 
 // RenewNoLock reports a renewal of a path that has no lock.

@@ -71,6 +71,12 @@ type Error struct {
 type Version struct {
 	Kind    string `json:"kind"` // "version"
 	Version string `json:"version"`
+	// Commit is the git commit the binary was built from and Date that
+	// commit's date (RFC 3339): stamped by the release build, else from
+	// the Go build information; "" when unknown (go install pkg@version
+	// records none).
+	Commit string `json:"commit"`
+	Date   string `json:"date"`
 }
 
 // MarshalJSON writes the record with its kind, "version".

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 )
@@ -22,6 +23,9 @@ const (
 	// BinaryOther: the command on PATH is another build or another
 	// program: hooks and agents run it, not this one.
 	BinaryOther
+	// BinaryTemporary: the command on PATH is npx's copy in npm's cache,
+	// on PATH only while npx runs: hooks run later will not find it.
+	BinaryTemporary
 )
 
 // Binary is the result of CheckBinary.
@@ -37,6 +41,10 @@ type Binary struct {
 	// version, the VCS revision and the link flags they were built with;
 	// FoundVersion says when Found is not a Go program.
 	SelfVersion, FoundVersion string
+	// Launches is the native binary that Found, the npm package's sh
+	// launcher (left when npm ran no install script), executes; "" when
+	// Found is no launcher.
+	Launches string
 }
 
 // Detail says, in one line for people, what was found.
@@ -47,6 +55,11 @@ func (b Binary) Detail() string {
 	case BinaryOther:
 		return fmt.Sprintf("the %s on PATH (%s: %s) is not this one (%s: %s): the hooks and agents run the one on PATH",
 			b.Name, b.Found, b.FoundVersion, b.Self, b.SelfVersion)
+	case BinaryTemporary:
+		return fmt.Sprintf("the %s on PATH (%s) is npx's temporary copy, on PATH only while npx runs: the hooks, run later, will not find it", b.Name, b.Found)
+	}
+	if b.Launches != "" {
+		return fmt.Sprintf("%s on PATH is %s, npm's sh launcher of %s (%s): npm ran no install script, so each hook starts sh first", b.Name, b.Found, b.Launches, b.SelfVersion)
 	}
 	return fmt.Sprintf("%s on PATH is %s (%s)", b.Name, b.Found, b.SelfVersion)
 }
@@ -56,9 +69,11 @@ func (b Binary) Fix() string {
 	switch b.State {
 	case BinaryMissing:
 		return "install it where PATH finds it: go install ./cmd/agentlock (in the agentlock repository) puts it in $(go env GOBIN), " +
-			"else $(go env GOPATH)/bin; add that folder to PATH"
+			"else $(go env GOPATH)/bin; add that folder to PATH. Without Go: npm install -g " + npmPackage + ", or a release archive (docs/install.md)"
 	case BinaryOther:
-		return "install this build there (go install ./cmd/agentlock), or use the " + b.Name + " on PATH"
+		return "install this build there (go install ./cmd/agentlock, or the channel you installed it from: docs/install.md), or use the " + b.Name + " on PATH"
+	case BinaryTemporary:
+		return "install it for good: npm install -g " + npmPackage + " (docs/install.md)"
 	}
 	return ""
 }
@@ -76,12 +91,20 @@ func CheckBinary(name, searchPath, self string) Binary {
 		b.State = BinaryMissing
 		return b
 	}
-	b.FoundVersion = describeBuild(b.Found)
-	if sameFile(b.Found, self) {
+	if isNpxCache(b.Found) {
+		b.State = BinaryTemporary
+		return b
+	}
+	target := b.Found
+	if t := launcherTarget(b.Found); t != "" {
+		b.Launches, target = t, t
+	}
+	b.FoundVersion = describeBuild(target)
+	if sameFile(target, self) {
 		return b
 	}
 	mine, errMine := buildinfo.ReadFile(self)
-	theirs, errTheirs := buildinfo.ReadFile(b.Found)
+	theirs, errTheirs := buildinfo.ReadFile(target)
 	if errMine != nil || errTheirs != nil || buildKey(mine) != buildKey(theirs) {
 		b.State = BinaryOther
 	}
@@ -149,4 +172,54 @@ func describeBuild(file string) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// isNpxCache reports whether file lies in the cache where npx (npm exec)
+// installs the packages it runs: ~/.npm/_npx/<hash>/node_modules.
+func isNpxCache(file string) bool {
+	return strings.Contains(filepath.ToSlash(file), "/_npx/")
+}
+
+// launcherMarker is in the npm package's sh launcher (npm/agentlock/bin).
+const launcherMarker = "# agentlock-npm-launcher:"
+
+// npmScope is the npm scope of agentlock's packages (npm/pack.mjs): the
+// package npmPackage, and its platform packages npmScope/agentlock-<os>-<cpu>.
+// The bare name agentlock on the npm registry is another publisher's
+// package: no message may tell anyone to install it.
+const (
+	npmScope   = "@agentlock"
+	npmPackage = npmScope + "/agentlock"
+)
+
+// launcherTarget returns the native binary that file, the npm package's
+// sh launcher, executes — found as the launcher finds it: the platform
+// package (@agentlock/agentlock-<os>-<cpu>) under the package's
+// node_modules, or beside the package in its scope folder — or "" when
+// file is no launcher or finds none.
+func launcherTarget(file string) string {
+	f, err := os.Open(file)
+	if err != nil {
+		return ""
+	}
+	head := make([]byte, 256)
+	n, _ := f.Read(head)
+	f.Close()
+	if !strings.Contains(string(head[:n]), launcherMarker) {
+		return ""
+	}
+	real, err := filepath.EvalSymlinks(file)
+	if err != nil {
+		return ""
+	}
+	cpu := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
+	platform := "agentlock-" + runtime.GOOS + "-" + cpu
+	pkg := filepath.Dir(filepath.Dir(real)) // node_modules/@agentlock/agentlock
+	for _, dir := range []string{filepath.Join(pkg, "node_modules", npmScope, platform), filepath.Join(filepath.Dir(pkg), platform)} {
+		p := filepath.Join(dir, "bin", filepath.Base(real))
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
 }

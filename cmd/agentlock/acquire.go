@@ -104,8 +104,11 @@ func acquireRun(opts *AcquireOptions) error {
 	}
 	for _, l := range leases {
 		if l.Corrupt != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: took over an unreadable lock record nobody had written for longer than the timeout: %v\n", l.Corrupt)
+			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: took over an unreadable lock record nobody had written for longer than the timeout: %v", l.Corrupt))
 		}
+	}
+	if len(leases) > 0 && leases[0].Unindexed != nil {
+		fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %v", leases[0].Unindexed))
 	}
 	for _, l := range leases {
 		if err := out.emit(report.Acquired(l)); err != nil {

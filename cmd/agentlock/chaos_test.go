@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -199,15 +198,12 @@ func TestChaosKillStorm(t *testing.T) {
 // (a call that never happens lets it finish).
 func straceKill(t *testing.T, p *project, syscallName string, when int, args ...string) bool {
 	t.Helper()
-	strace, err := exec.LookPath("strace")
-	if err != nil {
-		t.Skip("SKIPPED: strace is not on PATH; the kill-at-a-syscall chaos tests did not run (.ci/run installs it)")
-	}
+	strace := proctest.Need(t, "strace", "the kill-at-a-syscall chaos tests did not run (.ci/run installs it)")
 	sargs := append([]string{"-f", "-qq", "-o", "/dev/null", "-e", "trace=" + syscallName,
 		"-e", fmt.Sprintf("inject=%s:signal=SIGKILL:when=%d", syscallName, when), harness(t).Bin}, args...)
 	r := proctest.Run(t, strace, proctest.Cmd{Args: sargs, Env: p.env, Dir: p.dir})
 	if strings.Contains(r.Stderr, "ptrace") && strings.Contains(r.Stderr, "Operation not permitted") {
-		t.Skipf("SKIPPED: strace cannot trace here: %s", r.Stderr)
+		proctest.Unavailable(t, "strace cannot trace here: %s", r.Stderr)
 	}
 	return r.Code != 0
 }

@@ -67,6 +67,10 @@ func checkRun(opts *CheckOptions) error {
 			return typedMismatch(opts.Command, c, opts.Paths[1], opts.Paths[:1])
 		}
 		session, opts.Paths = opts.Paths[1], opts.Paths[:1]
+	}
+	// However the session is given (positional, --session, the
+	// environment), an id no lock record can hold is refused alike.
+	if session != "" {
 		if err := core.ValidateExistingSession(session); err != nil {
 			return usagef("%v", err)
 		}
@@ -86,7 +90,7 @@ func checkRun(opts *CheckOptions) error {
 		blocked = blocked || !chk.OK
 		if chk.Corrupt != nil {
 			// Not an owner, so not in the line for people: say it aside.
-			fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %s\n", chk.Warning)
+			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %s", chk.Warning))
 		}
 		if err := out.emit(report.Checked(chk)); err != nil {
 			return err

@@ -7,7 +7,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
+	"testing"
 	"time"
+
+	"github.com/agentlock/agentlock/internal/proctest"
 )
 
 // buildChild builds this package as agentlock into a new folder and
@@ -21,7 +25,11 @@ import (
 // 14 ms a process). The tests start thousands of children. The binary is
 // built as it is installed (static, cgo off), with the test binary's own
 // -race and -tags, so that a race-detector run also watches the children
-// and the etcd build's tests run the etcd build.
+// and the etcd build's tests run the etcd build. When coverage of the
+// children is asked for ($AGENTLOCK_TEST_COVERDIR, see proctest.CoverEnv),
+// they are built with -cover over every package of the module (in the
+// test binary's cover mode, when it has one), so that what the scripts and
+// races run counts in the total .ci/run prints.
 func buildChild() (string, error) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -34,6 +42,12 @@ func buildChild() (string, error) {
 	args := []string{"build", "-trimpath", "-o", filepath.Join(dir, "agentlock")}
 	env := append(os.Environ(), "CGO_ENABLED=0")
 	if info, ok := debug.ReadBuildInfo(); ok {
+		if os.Getenv(proctest.CoverEnv) != "" {
+			args = append(args, "-cover", "-coverpkg="+info.Main.Path+"/...")
+			if mode := testing.CoverMode(); mode != "" {
+				args = append(args, "-covermode="+mode)
+			}
+		}
 		for _, s := range info.Settings {
 			switch {
 			case s.Key == "-race" && s.Value == "true":
@@ -54,4 +68,26 @@ func buildChild() (string, error) {
 		return "", fmt.Errorf("go %v: %w\n%s", args, err, out)
 	}
 	return dir, nil
+}
+
+// When the agentlock binary cannot be built (here: no go command on PATH),
+// the test binary runs no test and fails, saying why, rather than running
+// the children on itself; AGENTLOCK_TEST_CHILD=test-binary asks for that.
+func TestChildBuildFailureFailsTheRun(t *testing.T) {
+	run := func(extra ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestNothingAtAll$")
+		cmd.Env = append([]string{"PATH=" + t.TempDir(), "HOME=" + t.TempDir()}, extra...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := run()
+	if err == nil || !strings.Contains(out, "FAIL: the tests' agentlock binary cannot be built, so no test ran") {
+		t.Fatalf("with no go command, the test binary ran: %v\n%s", err, out)
+	}
+	out, err = run("AGENTLOCK_TEST_CHILD=test-binary")
+	if err != nil || !strings.Contains(out, "the tests' child processes run the test binary") {
+		t.Fatalf("AGENTLOCK_TEST_CHILD=test-binary: %v\n%s", err, out)
+	}
 }

@@ -351,7 +351,7 @@ func boundedDuration(what, s string, def, min, max time.Duration) (time.Duration
 // run anyway (with the default in its place).
 func warnProblems(io *IOStreams, c *config) {
 	for _, p := range c.Problems {
-		fmt.Fprintf(io.ErrOut, "agentlock: warning: %v; using the default here, but other commands refuse to run until it is fixed\n", p)
+		warnf(io, "%v; using the default here, but other commands refuse to run until it is fixed", p)
 	}
 }
 

@@ -66,7 +66,7 @@ func finishRun(opts *FinishOptions) error {
 	done, err := ws.Finish(opts.Session)
 	if !done.Registered {
 		if len(done.Released) > 0 || err != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "agentlock: released %d lock(s) of %s\n", len(done.Released), opts.Session)
+			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: released %d lock(s) of %s", len(done.Released), opts.Session))
 		}
 		return err
 	}

@@ -127,7 +127,7 @@ func guardRun(opts *GuardOptions) error {
 		}
 		fmt.Fprintf(opts.IO.ErrOut, "agentlock: %s is locked by session %s (renewed %s ago); this commit (%s) must not include it: "+
 			"unstage it (git restore --staged %s), or wait until %s releases it\n",
-			report.Escape(rel(top, p)), report.Escape(chk.Owner), report.Human(chk.Age), who, report.ShellArg(rel(top, p)), report.Escape(chk.Owner))
+			report.Escape(rel(top, p)), report.Escape(chk.Owner), report.Human(chk.Age), report.Escape(who), report.Escape(report.ShellArg(rel(top, p))), report.Escape(chk.Owner))
 		refused++
 	}
 	if refused > 0 {

@@ -39,7 +39,9 @@ func newCmdHeartbeat(f *Factory, runF func(*HeartbeatOptions) error) *cobra.Comm
 		Short: "Renew the session's locks so they do not expire",
 		Long: `Renew the session's lock on each path: its age starts again from zero.
 Only the owner can renew (exit 1, "not owner"); a path with no lock is not
-created (exit 1, "lock not found").
+created (exit 1, "lock not found"). A lock that went stale is renewed only if
+no other session took, meanwhile, a lock it would cover (a file inside a
+stale area) or an area around it: else it is lost (exit 1, "not owner").
 
 With --every, keep renewing at that interval until a lock is lost, the agent
 process exits, or the command is interrupted. The agent process is the one
@@ -182,6 +184,10 @@ func watchedAgent(opts *HeartbeatOptions, c *config, ws *workspace.Workspace, se
 // more.
 func renewOwned(out printer, locker *core.Locker, session string, verbose bool) error {
 	renewed, err := locker.RenewSession(session)
+	notices, err := core.Notices(err)
+	for _, n := range notices {
+		fmt.Fprintf(out.io.ErrOut, "agentlock: warning: %s\n", report.Escape(n.Error()))
+	}
 	if !verbose {
 		return err
 	}
@@ -191,7 +197,7 @@ func renewOwned(out printer, locker *core.Locker, session string, verbose bool) 
 		}
 	}
 	if len(renewed) == 0 && !out.json {
-		fmt.Fprintf(out.io.Out, "no lock of %s to renew\n", session)
+		fmt.Fprintln(out.io.Out, report.Linef("no lock of %s to renew", session))
 	}
 	return err
 }

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -251,9 +250,20 @@ func (p *project) owner(rel string) string {
 // python3 returns the interpreter, or skips the test loudly when absent.
 func python3(t *testing.T) string {
 	t.Helper()
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("SKIPPED: python3 is not on PATH; the cross-language compatibility check did not run")
+	return proctest.Need(t, "python3", "the cross-language compatibility check did not run")
+}
+
+// hookCommand is the first command of a harness's hook event in the JSON
+// settings file rel that init wrote (Claude's and Gemini's shape).
+func (p *project) hookCommand(rel, event string) string {
+	p.t.Helper()
+	var settings struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Command string } `json:"hooks"`
+		} `json:"hooks"`
 	}
-	return py
+	require.NoError(p.t, json.Unmarshal([]byte(p.read(rel)), &settings), rel)
+	require.NotEmpty(p.t, settings.Hooks[event], "%s has no %s hook", rel, event)
+	require.NotEmpty(p.t, settings.Hooks[event][0].Hooks, "%s has no %s hook", rel, event)
+	return settings.Hooks[event][0].Hooks[0].Command
 }

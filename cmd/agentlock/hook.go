@@ -102,7 +102,7 @@ func hookRun(opts *HookOptions) error {
 		return hookDeny(opts, agent, report.Escape(res.Deny))
 	}
 	if _, err := opts.IO.Out.Write(res.Output); err != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %s %s hook: %v\n", agent.Name(), opts.Event, err)
+		fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %s %s hook: %v", agent.Name(), opts.Event, err))
 	}
 	return nil
 }
@@ -132,7 +132,7 @@ func hookDeny(opts *HookOptions, agent integrations.Agent, reason string) error 
 			return errHookDenied
 		}
 		// Exit 2 with the reason still denies in every harness.
-		fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %s pre-edit hook: %v\n", agent.Name(), err)
+		fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %s pre-edit hook: %v", agent.Name(), err))
 	}
 	fmt.Fprintln(opts.IO.ErrOut, reason)
 	return errHookDenied

@@ -181,13 +181,7 @@ func TestHookRaceOneWinner(t *testing.T) {
 func TestGeneratedHookCommandGuardsAMissingBinary(t *testing.T) {
 	p := hookProject(t)
 	requireExit(t, 0, p.run("init", "--agent", "gemini"))
-	var settings struct {
-		Hooks map[string][]struct {
-			Hooks []struct{ Command string } `json:"hooks"`
-		} `json:"hooks"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(p.read(".gemini/settings.json")), &settings))
-	command := settings.Hooks["BeforeTool"][0].Hooks[0].Command
+	command := p.hookCommand(".gemini/settings.json", "BeforeTool")
 	require.Contains(t, command, "agentlock hook gemini pre-edit")
 
 	bin := t.TempDir()
@@ -229,13 +223,7 @@ func TestGeneratedHookCommandsLeakNoFallbackText(t *testing.T) {
 	}
 
 	// Claude's own command line, run by a shell as Claude runs it.
-	var claude struct {
-		Hooks map[string][]struct {
-			Hooks []struct{ Command string } `json:"hooks"`
-		} `json:"hooks"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(p.read(".claude/settings.json")), &claude))
-	command := claude.Hooks["PreToolUse"][0].Hooks[0].Command
+	command := p.hookCommand(".claude/settings.json", "PreToolUse")
 	bin := t.TempDir()
 	require.NoError(t, os.Symlink(harness(t).Bin, filepath.Join(bin, "agentlock")))
 	run := func(payload string) proctest.Result {

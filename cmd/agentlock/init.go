@@ -69,6 +69,10 @@ touches a file another live session holds is refused, naming the holder. An
 existing shell pre-commit hook is kept: the guard goes in a marked block after
 its first line. uninit removes exactly that.
 
+init records which agentlock wrote each agent's files in
+.agent-registry/written-by.json; after an upgrade, init --check and doctor say
+when another version wrote them, and whether this one writes them differently.
+
 The hooks run the agentlock on PATH: init warns (on stderr; with --check, in
 its report) when there is none, or when it is another build than the one
 running init. agentlock doctor checks it too.
@@ -393,6 +397,15 @@ func initRun(opts *InitOptions) error {
 		for _, label := range drift {
 			out.change("out-of-date", label, "", "out of date: "+label)
 		}
+		// The record only informs: one that cannot be read is said so,
+		// and the next init replaces it.
+		others, err := p.OtherWriters(thisWriter())
+		if err != nil {
+			out.notes([]string{err.Error()})
+		}
+		for _, o := range others {
+			out.notes([]string{o.Note()})
+		}
 		if binary != "" {
 			// Not drift of the project's files (CI checks those on
 			// machines without agentlock), but the set-up does nothing
@@ -424,6 +437,11 @@ func initRun(opts *InitOptions) error {
 		out.change(setup.InstallVerb(c), c.Artifact.Label(), c.Artifact.Purpose,
 			fmt.Sprintf("%-9s %s: %s", setup.InstallVerb(c), c.Artifact.Label(), c.Artifact.Purpose))
 	}
+	if len(opts.Agents) > 0 {
+		if err := p.RecordWriter(thisWriter()); err != nil {
+			return err
+		}
+	}
 	out.notes(plan.Notes)
 	if opts.GitHook {
 		return gitHookRun(opts, p.Root, true)
@@ -448,6 +466,13 @@ func checkBinary(opts *InitOptions) (string, error) {
 		return "", nil
 	}
 	return b.Detail() + "; " + b.Fix(), nil
+}
+
+// thisWriter is this build, as the record of who wrote an agent's files
+// names it.
+func thisWriter() setup.Writer {
+	v := buildStamp()
+	return setup.Writer{Version: v.Version, Commit: v.Commit}
 }
 
 // sharedHomeFile is where a project records the home it shares, for
@@ -540,6 +565,13 @@ func uninitRun(opts *InitOptions) (err error) {
 			continue
 		}
 		if err := apply(c); err != nil {
+			return err
+		}
+	}
+	// The record of who wrote the agents' files goes with them (and
+	// before the home, which it would otherwise keep).
+	if !opts.DryRun {
+		if err := p.ForgetWriters(); err != nil {
 			return err
 		}
 	}

@@ -11,8 +11,9 @@ import (
 )
 
 // TestMain puts agentlock on PATH for the tests to run as real processes —
-// the package built as it is installed (see buildChild), or this test
-// binary when that cannot be built — and this test binary as fakeagent, a
+// the package built as it is installed (see buildChild); when that cannot
+// be built, the tests fail, unless AGENTLOCK_TEST_CHILD=test-binary asks
+// for this test binary instead — and this test binary as fakeagent, a
 // stand-in for an agent harness (see package fakeagent). It is the only
 // TestMain of the package: the tests themselves are black-box tests in
 // package main_test, which run scripts and find agentlock on PATH.
@@ -34,10 +35,18 @@ func withTeamStore(m *testing.M) teamM { return teamM{m: m} }
 // Run implements testscript.TestingM.
 func (t teamM) Run() int {
 	// The children run the real binary (see buildChild), found first on
-	// the PATH that testscript.Main set; if it cannot be built, they run
-	// this test binary, as testscript.Main installed it.
-	if bin, err := buildChild(); err != nil {
-		fmt.Fprintf(os.Stderr, "NOTE: the tests' child processes run the test binary as agentlock (slower): %v\n", err)
+	// the PATH that testscript.Main set. If it cannot be built, nothing
+	// runs: the test binary, which testscript.Main installed, is another
+	// program (it links the tests, and not -cover's children), and a run
+	// on it would pass for one of the real binary. Only when asked
+	// (AGENTLOCK_TEST_CHILD=test-binary: no go command where the tests
+	// run) do the children run the test binary.
+	if os.Getenv("AGENTLOCK_TEST_CHILD") == "test-binary" {
+		fmt.Fprintln(os.Stderr, "NOTE: AGENTLOCK_TEST_CHILD=test-binary: the tests' child processes run the test binary as agentlock")
+	} else if bin, err := buildChild(); err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: the tests' agentlock binary cannot be built, so no test ran "+
+			"(AGENTLOCK_TEST_CHILD=test-binary runs the children on the test binary instead): %v\n", err)
+		return 1
 	} else {
 		defer os.RemoveAll(bin)
 		os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))

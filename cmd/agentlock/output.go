@@ -31,22 +31,22 @@ type printer struct {
 func newPrinter(io *IOStreams, c *config) printer { return printer{io: io, json: c.JSON} }
 
 // emit prints a result: its record as a JSON line with --json, else its
-// line for people, on stdout.
+// line for people (escaped: see report.Escape), on stdout.
 func (p printer) emit(rec any, line string) error {
 	if p.json {
 		return writeJSON(p.io.Out, rec)
 	}
-	_, err := fmt.Fprintln(p.io.Out, line)
+	_, err := fmt.Fprintln(p.io.Out, report.EscapeLines(line))
 	return err
 }
 
 // diagnose prints a refusal: its record on stdout with --json, else its
-// line for people on stderr.
+// line for people (escaped) on stderr.
 func (p printer) diagnose(rec any, line string) error {
 	if p.json {
 		return writeJSON(p.io.Out, rec)
 	}
-	_, err := fmt.Fprintln(p.io.ErrOut, line)
+	_, err := fmt.Fprintln(p.io.ErrOut, report.EscapeLines(line))
 	return err
 }
 
@@ -71,6 +71,12 @@ func warn(io *IOStreams, w *workspace.MirrorError) {
 	if w != nil {
 		fmt.Fprintf(io.ErrOut, "agentlock: warning: %s\n", report.Escape(w.Error()))
 	}
+}
+
+// warnf prints a warning line for people on stderr, its arguments escaped
+// (report.Linef).
+func warnf(io *IOStreams, format string, args ...any) {
+	fmt.Fprintln(io.ErrOut, "agentlock: warning: "+report.Linef(format, args...))
 }
 
 // warnLegacy warns once, on stderr, when agent-registry 0.2's default home

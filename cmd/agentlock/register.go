@@ -152,7 +152,7 @@ func claimSpace(io *IOStreams, c *config, ws *workspace.Workspace, s core.Sessio
 	}
 	leases, warning, err := ws.Acquire(areas, s.SessionID)
 	if errors.Is(err, core.ErrLocked) {
-		fmt.Fprintf(io.ErrOut, "agentlock: registered %s, but its space was not claimed:\n", s.SessionID)
+		fmt.Fprintln(io.ErrOut, report.Linef("agentlock: registered %s, but its space was not claimed:", s.SessionID))
 		return reportRefusal(out, areas, err, 0)
 	}
 	if err != nil {

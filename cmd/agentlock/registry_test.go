@@ -165,7 +165,7 @@ func TestPythonYAMLReadsTheRegistry(t *testing.T) {
 	py := python3(t)
 	s, reg := registrySandbox(t)
 	if proctest.Run(t, py, proctest.Cmd{Args: []string{"-c", "import yaml"}, Env: s.env}).Code != 0 {
-		t.Skip("SKIPPED: PyYAML is not installed; the agent-registry reader check did not run")
+		proctest.Unavailable(t, "PyYAML is not installed (Debian: python3-yaml); the agent-registry reader check did not run")
 	}
 	requireExit(t, 0, register(s, "claude-1", "a|b,c", "task: with colon"))
 	requireExit(t, 0, s.run("handoff", "claude-1", "notes #1.md"))

@@ -92,7 +92,7 @@ func releaseRun(opts *ReleaseOptions) error {
 	if opts.All {
 		results, warning, err = ws.ReleaseAll(session)
 		if len(results) == 0 && err == nil && !c.JSON {
-			fmt.Fprintf(opts.IO.Out, "no lock of %s to release\n", session)
+			fmt.Fprintln(opts.IO.Out, report.Linef("no lock of %s to release", session))
 		}
 	} else {
 		results, warning, err = ws.Release(paths, session)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,9 +58,14 @@ func runScripts(t *testing.T, dir string, setup func(*testscript.Env) error) {
 		Deadline:            deadline,
 		Cmds:                scriptCmds,
 		// [etcd]: the test binary is the etcd build (-tags etcd).
+		// [need:PROGRAM]: PROGRAM is on PATH; under CI=true a missing one
+		// fails the script instead of skipping it (proctest.NeedCondition).
 		Condition: func(cond string) (bool, error) {
 			if cond == "etcd" {
 				return etcdTestBuild, nil
+			}
+			if program, ok := strings.CutPrefix(cond, "need:"); ok {
+				return proctest.NeedCondition(program)
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -87,5 +93,35 @@ func scriptEnv(env *testscript.Env) error {
 	env.Setenv("HOME", home)
 	env.Setenv("LANG", "C")
 	env.Setenv("GORACE", proctest.GORACE())
+	if dir := proctest.CoverDir(); dir != "" {
+		env.Setenv("GOCOVERDIR", dir) // where -cover children write (buildChild)
+	}
 	return nil
+}
+
+// A script skips for a missing program through [!need:PROGRAM], never
+// testscript's [!exec:PROGRAM], which would skip in CI too, where .ci/run
+// installs every program (proctest.NeedCondition).
+func TestScriptsNeedProgramsThroughNeed(t *testing.T) {
+	err := filepath.WalkDir(scriptDir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(path) != ".txtar" {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(line, "-- ") {
+				break // the files of the archive
+			}
+			if strings.Contains(line, "[!exec:") {
+				t.Errorf("%s:%d: %q: write [!need:...], which fails under CI=true instead of skipping", path, i+1, line)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -38,7 +38,7 @@ func skipLoudly(t *testing.T, format string, args ...any) {
 	t.Helper()
 	msg := "BROWSER TESTS SKIPPED: " + fmt.Sprintf(format, args...)
 	fmt.Fprintln(os.Stderr, msg)
-	t.Skip(msg)
+	proctest.Unavailable(t, "%s", msg)
 }
 
 // ownerAndStamp reads the record of a lock file of the project.

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -68,10 +67,7 @@ func TestServeReleaseRacesTakeovers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server per round")
 	}
-	curl, err := exec.LookPath("curl")
-	if err != nil {
-		t.Skip("needs curl to post releases from separate processes")
-	}
+	curl := proctest.Need(t, "curl", "it posts releases from separate processes")
 	rounds := max(raceRounds()/10, 3)
 	for round := range rounds {
 		p := newProject(t)

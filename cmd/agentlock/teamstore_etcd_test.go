@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentlock/agentlock/internal/etcdtest"
+	"github.com/agentlock/agentlock/internal/proctest"
 )
 
 // sharedEtcd is the embedded etcd of the test binary, started on first use
@@ -35,7 +36,7 @@ func teamStore(t testing.TB) []string {
 	}
 	team.once.Do(func() { team.cluster, team.err = etcdtest.StartIn(dir, 1) })
 	if team.err != nil {
-		t.Skipf("ETCD SKIPPED: %v", team.err)
+		proctest.Unavailable(t, "ETCD SKIPPED: %v", team.err)
 	}
 	return []string{fmt.Sprintf("AGENTLOCK_STORE=%s?repo=test", team.cluster.URL(fmt.Sprintf("p%d", team.n.Add(1))))}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -41,15 +40,6 @@ func (s seconds) Set(v string) error {
 // secondsVar defines a duration flag that accepts plain seconds too.
 func secondsVar(fs *pflag.FlagSet, d *time.Duration, name, usage string) {
 	fs.Var(seconds{d: d}, name, usage)
-}
-
-// moduleVersion is the version of the agentlock module this binary was
-// built from, or "devel" for a build from a work tree.
-func moduleVersion() string {
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		return info.Main.Version
-	}
-	return "devel"
 }
 
 // unknownCommand is the usage error of a command line whose first word

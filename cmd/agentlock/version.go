@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/report"
@@ -17,8 +19,10 @@ func newCmdVersion(f *Factory, runF func(*VersionOptions) error) *cobra.Command 
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version of agentlock (also: agentlock --version)",
-		Long: `Print the version of the agentlock module this binary was built from, or
-"devel" for a binary built from a work tree.`,
+		Long: `Print the version of this binary — the release version (v1.2.3), the module
+version of a go install ...@v1.2.3, or "devel" for a build from a work tree —
+with the git commit it was built from and that commit's date, when known. A
+bug report should quote this line. With --json: version, commit and date.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -35,6 +39,22 @@ func versionRun(opts *VersionOptions) error {
 		return err
 	}
 	warnProblems(opts.IO, c)
-	v := moduleVersion()
-	return newPrinter(opts.IO, c).emit(report.Version{Version: v}, "agentlock "+v)
+	v := buildStamp()
+	return newPrinter(opts.IO, c).emit(v, versionLine(v))
+}
+
+// versionLine is the version record for people: "agentlock v1.2.3
+// (commit 0123456789ab, 2026-12-01T22:00:00Z)", without what is unknown.
+func versionLine(v report.Version) string {
+	var extra []string
+	if v.Commit != "" {
+		extra = append(extra, "commit "+v.Commit[:min(12, len(v.Commit))])
+	}
+	if v.Date != "" {
+		extra = append(extra, v.Date)
+	}
+	if len(extra) == 0 {
+		return "agentlock " + v.Version
+	}
+	return "agentlock " + v.Version + " (" + strings.Join(extra, ", ") + ")"
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentlock/agentlock/internal/proctest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -31,10 +32,7 @@ func TestAFifthAgentNeedsOnePackage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and tests a copy of the module (several seconds): skipped with -short")
 	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command on PATH")
-	}
+	goBin := proctest.Need(t, "go", "the fifth-agent build did not run")
 	work := t.TempDir()
 	mod := filepath.Join(work, "module")
 	root, err := filepath.Abs(filepath.Join("..", ".."))

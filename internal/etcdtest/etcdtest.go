@@ -3,16 +3,21 @@
 package etcdtest
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
+
+	"github.com/agentlock/agentlock/internal/proctest"
 )
 
 // Member is one etcd member started by a test.
@@ -45,34 +50,72 @@ func freePort() (int, error) {
 
 // Start starts a cluster of n members in the test's temporary folder and
 // waits until it serves; the members are stopped when the test ends. A
-// cluster that cannot start skips the test, loudly.
+// cluster that cannot start skips the test, loudly — and fails it under
+// CI=true, where nothing stops it from starting (proctest.Unavailable).
 func Start(t testing.TB, n int) *Cluster {
 	t.Helper()
 	c, err := StartIn(t.TempDir(), n)
 	if err != nil {
-		t.Skipf("ETCD SKIPPED: cannot start an embedded etcd: %v", err)
+		proctest.Unavailable(t, "ETCD SKIPPED: cannot start an embedded etcd: %v", err)
 	}
 	t.Cleanup(c.Stop)
 	return c
 }
 
+// portAttempts bounds how often StartIn picks new ports after losing one.
+const portAttempts = 10
+
 // StartIn starts a cluster of n members with their data in dir and waits
 // until it serves. The caller stops it.
+//
+// The ports are picked by the kernel (freePort) before etcd binds them,
+// since every member must know its peers' ports: another process may take
+// one in between. A member that then cannot bind its port is no failure
+// of the test: the cluster is stopped, its data removed, and started again
+// on new ports, so a lost race costs a retry, never a skip.
 func StartIn(dir string, n int) (*Cluster, error) {
+	return startRetrying(dir, n, freePort)
+}
+
+// startRetrying is StartIn with the ports picked by pick.
+func startRetrying(dir string, n int, pick func() (int, error)) (*Cluster, error) {
+	for attempt := 1; ; attempt++ {
+		c, err := startIn(dir, n, pick)
+		if err == nil || !isAddrInUse(err) || attempt == portAttempts {
+			return c, err
+		}
+		for i := range n {
+			if err := os.RemoveAll(filepath.Join(dir, memberName(i))); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+// memberName is the name, and the folder in dir, of member i.
+func memberName(i int) string { return fmt.Sprintf("m%d", i) }
+
+// isAddrInUse reports whether err is a bind to a port another process took.
+func isAddrInUse(err error) bool {
+	return errors.Is(err, syscall.EADDRINUSE) || strings.Contains(err.Error(), "address already in use")
+}
+
+// startIn is one attempt of StartIn.
+func startIn(dir string, n int, pick func() (int, error)) (*Cluster, error) {
 	c := &Cluster{}
 	var peers []string
 	for i := range n {
-		cp, err := freePort()
+		cp, err := pick()
 		if err != nil {
 			return nil, err
 		}
-		pp, err := freePort()
+		pp, err := pick()
 		if err != nil {
 			return nil, err
 		}
 		m := &Member{
-			Name:       fmt.Sprintf("m%d", i),
-			Dir:        filepath.Join(dir, fmt.Sprintf("m%d", i)),
+			Name:       memberName(i),
+			Dir:        filepath.Join(dir, memberName(i)),
 			ClientURL:  url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", cp)},
 			PeerURL:    url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", pp)},
 			state:      embed.ClusterStateFlagNew,

@@ -59,19 +59,37 @@ func Installed(program string) (*Harness, error) {
 }
 
 // Env returns the whole environment of a child: PATH (the test's own),
-// HOME=home, TMPDIR=tmp, LANG=C, the Go runtime's GORACE and GOCOVERDIR, then
-// extra (KEY=value; a later entry wins). Nothing else of the developer's
-// environment reaches a child.
+// HOME=home, TMPDIR=tmp, LANG=C, the Go runtime's GORACE and GOCOVERDIR
+// (see CoverDir), then extra (KEY=value; a later entry wins). Nothing else
+// of the developer's environment reaches a child.
 //
 // GORACE matters for race-enabled children: without atexit_sleep_ms, each
 // one sleeps a second before exiting. The developer's GORACE, when set, is
 // kept.
 func Env(home, tmp string, extra ...string) []string {
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + tmp, "LANG=C", "GORACE=" + GORACE()}
-	if dir := os.Getenv("GOCOVERDIR"); dir != "" {
+	if dir := CoverDir(); dir != "" {
 		env = append(env, "GOCOVERDIR="+dir)
 	}
 	return append(env, extra...)
+}
+
+// CoverEnv names the folder where the children of a coverage run write
+// their counters: set, the tests build the program under test with -cover
+// (see cmd/agentlock's buildChild) and every child gets it as GOCOVERDIR.
+// It is not GOCOVERDIR itself because go test -cover sets that, for the
+// test binary, to a folder of its own that only the test binary's own
+// counters are read from; .ci/run sets both to one folder (GOCOVERDIR
+// through -test.gocoverdir) and reads the total from it.
+const CoverEnv = "AGENTLOCK_TEST_COVERDIR"
+
+// CoverDir is where a child writes its coverage counters: $CoverEnv, else
+// the test's own GOCOVERDIR; "" when coverage is off.
+func CoverDir() string {
+	if dir := os.Getenv(CoverEnv); dir != "" {
+		return dir
+	}
+	return os.Getenv("GOCOVERDIR")
 }
 
 // GORACE is the race detector setting for children: the developer's, or no

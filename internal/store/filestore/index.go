@@ -117,8 +117,23 @@ type index struct {
 }
 
 // indexHeader is the first line of an index file that lists every lock
-// its session acquired since a scan found the ones before.
+// its session acquired since a scan found the ones before, followed by a
+// space and the digest of the names listed (namesDigest): a file that lost
+// or changed names no longer matches it and is read as not complete, so
+// the next renewal finds the session's locks by a scan again and rewrites
+// it. (A header without a digest, or with another, is damage too.)
 const indexHeader = "# agentlock session index: complete"
+
+// namesDigest is the digest of an index's names that its header carries:
+// their number and the first 16 hexadecimal digits of the SHA-256 of the
+// names, one a line.
+func namesDigest(names []string) string {
+	h := sha256.New()
+	for _, n := range names {
+		h.Write([]byte(n + "\n"))
+	}
+	return fmt.Sprintf("%d-%s", len(names), hex.EncodeToString(h.Sum(nil)[:8]))
+}
 
 // editIndex runs one read-modify-write of the index file of session in
 // dir under its exclusive flock: change gets what it lists and returns
@@ -176,10 +191,11 @@ const maxIndexSize = 1 << 20
 // reader verifies.
 func parseIndex(data []byte) index {
 	var ix index
+	digest, headed := "", false
 	for line := range bytes.Lines(data) {
 		n := string(bytes.TrimSpace(line))
-		if n == indexHeader {
-			ix.complete = true
+		if d, ok := strings.CutPrefix(n, indexHeader); ok && !headed {
+			digest, headed = strings.TrimSpace(d), true
 			continue
 		}
 		if n == "" || filepath.Ext(n) != ".lock" || filepath.Base(n) != n || slices.Contains(ix.names, n) {
@@ -187,6 +203,7 @@ func parseIndex(data []byte) index {
 		}
 		ix.names = append(ix.names, n)
 	}
+	ix.complete = headed && digest == namesDigest(ix.names)
 	return ix
 }
 
@@ -194,7 +211,7 @@ func parseIndex(data []byte) index {
 func (ix index) encode() []byte {
 	var buf bytes.Buffer
 	if ix.complete {
-		buf.WriteString(indexHeader + "\n")
+		buf.WriteString(indexHeader + " " + namesDigest(ix.names) + "\n")
 	}
 	for _, n := range ix.names {
 		buf.WriteString(n)

@@ -237,6 +237,14 @@ func parseContent(data []byte, ref string, k store.Key) (store.Record, error) {
 	if rec.Path != "" && k.Path != "" && rec.Path != k.Path {
 		return store.Record{}, corrupt(fmt.Sprintf("records path %s, not %s", rec.Path, k.Path))
 	}
+	// A lock file's name is the hash of the path it guards, so a record
+	// read without a path to compare (a scan) still proves its path: one
+	// that does not hash to the name is damage — most often a record torn
+	// by a kill between its write and its cut, the tail of a longer one
+	// after it — never a lock on that bogus path.
+	if rec.Path != "" && LockFileName(rec.Path) != filepath.Base(ref) {
+		return store.Record{}, corrupt(fmt.Sprintf("records path %s, which is not the path of this lock file (a torn or moved record)", clip(rec.Path)))
+	}
 	return rec, nil
 }
 
