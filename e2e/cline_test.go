@@ -51,13 +51,7 @@ var clineAgent = agent{
 // a node >= 22.19 first in PATH and runs the installed CLI.
 func clineProgram(t *testing.T) string {
 	t.Helper()
-	prog := clineCLI.install(t)
-	node := node22(t)
-	script := filepath.Join(t.TempDir(), "cline")
-	body := "#!/bin/sh\nPATH=" + node + ":$PATH\nexport PATH\nexec " + prog + " \"$@\"\n"
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	script := clineCLI.onNode22(t)
 	clineProgramPath = script
 	return script
 }

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,14 +47,7 @@ var piAgent = agent{
 // node >= 22.19 first in PATH and runs the installed CLI.
 func piProgram(t *testing.T) string {
 	t.Helper()
-	prog := piCLI.install(t)
-	node := node22(t)
-	script := filepath.Join(t.TempDir(), "pi")
-	body := "#!/bin/sh\nPATH=" + node + ":$PATH\nexport PATH\nexec " + prog + " \"$@\"\n"
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return script
+	return piCLI.onNode22(t)
 }
 
 // TestE2EPi is TestE2E for Pi: the direct run (the extension alone: a held
