@@ -5,6 +5,8 @@
 #        bench/run.sh etcd [rounds]: only the etcd rows (issue 16): acquire and
 #        release on a loopback etcd against flock(1) and the lock files, and
 #        the start-up cost of the etcd build.
+#        bench/run.sh mcp [rounds]: only the MCP rows (issue 28): agentlock mcp's
+#        start and one tool call against the one-shot command.
 #
 # The binary is built as it is installed: static (CGO_ENABLED=0), so that
 # no process loads ld.so and libc before doing its work.
@@ -14,6 +16,12 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 CGO_ENABLED=0 go build -trimpath -o "$out/agentlock" ./cmd/agentlock
 go build -o "$out/oneshot" ./bench/oneshot
+if [ "${1:-}" = mcp ]; then
+  go build -o "$out/mcpbench" ./bench/mcp
+  echo "machine: $(uname -srm), $(nproc) cores, $(go version | cut -d' ' -f3)"
+  "$out/mcpbench" -agentlock "$out/agentlock" -n "${2:-40}"
+  exit 0
+fi
 if [ "${1:-}" = etcd ]; then
   CGO_ENABLED=0 go build -trimpath -tags etcd -o "$out/agentlock-etcd" ./cmd/agentlock
   go build -tags etcd -o "$out/etcdserver" ./bench/etcdserver

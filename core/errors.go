@@ -132,7 +132,7 @@ func (e *IndexRepairedError) Unwrap() error { return e.Err }
 // joined again (nil when none).
 func Notices(err error) (notices []error, rest error) {
 	var others []error
-	for _, e := range unjoin(err) {
+	for _, e := range Unjoin(err) {
 		var n *IndexRepairedError
 		if errors.As(e, &n) {
 			notices = append(notices, n)

@@ -198,6 +198,27 @@ func (l *Locker) state(slot store.Slot, now time.Time) State {
 	if s.Path == "" {
 		s.Path = rec.Path // a listing learns the path from the record
 	}
+	if live := slot.Liveness; live != nil {
+		// The store judges (etcd: the lease), never the stamp: the
+		// engine forges no stamp and second-guesses no store.
+		if !live.Renewed.IsZero() && live.Renewed.After(rec.Stamp) {
+			s.Stamp = live.Renewed
+		}
+		until := live.Until
+		if until.IsZero() {
+			until = s.Stamp.Add(l.timeout)
+		}
+		s.Age, s.Left, s.Stale = max(now.Sub(s.Stamp), 0), until.Sub(now), !live.Fresh
+		switch {
+		case s.Stale:
+			s.Left = min(s.Left, 0)
+		case s.Left <= 0:
+			// Fresh by the store's word past the time it expected: the
+			// lease was kept alive since, or the clocks differ.
+			s.Left = time.Millisecond
+		}
+		return s
+	}
 	s.Age, s.Left, s.Stale = l.age(rec.Stamp, now)
 	return s
 }
@@ -437,7 +458,7 @@ func (l *Locker) AcquireAllWait(ctx context.Context, paths []string, session str
 		// Refused through an area: its record is the one whose release
 		// frees the path, so it is watched too (watching starts again).
 		more := false
-		for _, e := range unjoin(err) {
+		for _, e := range Unjoin(err) {
 			var held *HeldError
 			if errors.As(e, &held) && held.Via != "" && !slices.Contains(watched, held.Via) {
 				watched = append(watched, held.Via)
@@ -470,8 +491,12 @@ func (l *Locker) AcquireAllWait(ctx context.Context, paths []string, session str
 	}
 }
 
-// unjoin returns the errors joined in err, or err alone.
-func unjoin(err error) []error {
+// Unjoin returns the errors joined in err (errors.Join), err alone, or
+// none for nil: the one reading of a joined error every front end uses.
+func Unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		return j.Unwrap()
 	}
@@ -884,7 +909,9 @@ func (l *Locker) ReleaseSession(session string) ([]State, error) {
 // session's id holds without being in the index — written by
 // agent-registry 0.2, which keeps none — are then not renewed (their
 // owners renew them their own way); ReleaseSession still finds them.
-// Without an index, every record is read, like ReleaseSession.
+// A store that renews a whole session at once (store.SessionRenewer: etcd's
+// leases) does it in a constant number of requests. Otherwise every
+// record is read, like ReleaseSession.
 func (l *Locker) RenewSession(session string) ([]State, error) {
 	renew := func(k store.Key) (*State, error) {
 		s, _, err := l.renewKey(k, session)
@@ -895,7 +922,19 @@ func (l *Locker) RenewSession(session string) ([]State, error) {
 	}
 	var renewed []State
 	var err error
-	if idx, ok := l.store.(store.Index); ok {
+	if r, ok := l.store.(store.SessionRenewer); ok {
+		if err := ValidateExistingSession(session); err != nil {
+			return nil, err
+		}
+		var slots []store.Slot
+		slots, err = r.RenewSession(session)
+		now := l.now()
+		for _, slot := range slots {
+			if slot.Err == nil && slot.Record.Session == session {
+				renewed = append(renewed, l.state(slot, now))
+			}
+		}
+	} else if idx, ok := l.store.(store.Index); ok {
 		renewed, err = l.eachIndexed(idx, session, renew)
 	} else {
 		renewed, err = l.eachOwned(session, renew)

@@ -207,6 +207,40 @@ func (r *Registry) Register(s Session) (Session, error) {
 	return s, nil
 }
 
+// Start registers s as working, once, in one write section (the registry
+// is read inside it, so that two starts of one session cannot both
+// register it): an entry already working is left as it is; a finished one
+// is marked working again, with s's do_not_touch when s has one; a new one
+// is registered as Register does. It reports whether anything changed.
+func (r *Registry) Start(s Session) (bool, error) {
+	if err := ValidateSession(s.SessionID); err != nil {
+		return false, err
+	}
+	s.Status = StatusWorking
+	s.StartedAt = r.now().Format(time.RFC3339)
+	s.foreign, s.Todo.foreign, s.opaque = foreign{}, foreign{}, nil
+	changed := false
+	err := r.edit(func(d *Document) error {
+		changed = false // the store may run this again (compare-and-swap)
+		if old, ok := d.Find(s.SessionID); ok {
+			if old.Status == StatusWorking {
+				return nil
+			}
+			old.Status, changed = StatusWorking, true
+			if s.DoNotTouch != nil {
+				old.DoNotTouch = slices.Clone(s.DoNotTouch)
+			}
+			return nil
+		}
+		d.Agents, changed = append(d.Agents, s), true
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("start %s: %w", s.SessionID, err)
+	}
+	return changed, nil
+}
+
 // Update applies change to the session id inside the critical section and
 // returns the result. It fails with ErrNoSession, changing nothing, when
 // the session is not registered.

@@ -185,12 +185,18 @@ func (s *Server) close() {
 }
 
 // Run keeps the server's snapshot current until ctx is done: it reads the
-// workspace whenever the lock folder or the registry's folder changes
-// (fsnotify; polling every Options.Poll when they cannot be watched), and
+// workspace whenever its store's change feed says so (etcd), or the lock
+// folder or the registry's folder changes (fsnotify; polling every
+// Options.Poll when they cannot be watched), and
 // when the next held lock goes stale, and pushes the events it finds to
 // the event streams.
 func (s *Server) Run(ctx context.Context) {
-	changes, _ := Watch(ctx, []string{s.ws.LockDir, filepath.Dir(s.ws.RegistryPath)}, s.opts.Poll)
+	// A store with a change feed (etcd) tells of every change, made on
+	// any machine; the lock files are watched in their folders.
+	changes, fed, err := s.ws.Changes(ctx)
+	if !fed || err != nil {
+		changes, _ = Watch(ctx, []string{s.ws.LockDir, filepath.Dir(s.ws.RegistryPath)}, s.opts.Poll)
+	}
 	s.mu.Lock()
 	s.watching = true
 	s.mu.Unlock()

@@ -325,7 +325,14 @@ func (h run) preEdit() {
 		h.deny("%v", err)
 		return
 	}
-	for _, group := range h.byWorkspace(paths) {
+	groups, err := h.byWorkspace(paths)
+	if err != nil {
+		// The path's own store decides; one that cannot be used (no etcd
+		// in this build, unreadable settings) is no reason to use another.
+		h.deny("%v", err)
+		return
+	}
+	for _, group := range groups {
 		if !h.acquire(group.ws, group.paths) {
 			return
 		}
@@ -346,14 +353,15 @@ type pathGroup struct {
 
 // byWorkspace groups real paths by the workspace their real path belongs
 // to, in the order first met: an alias's lock lives in its target's
-// project.
-func (h run) byWorkspace(paths []string) []pathGroup {
+// project. A workspace that cannot be opened is an error: its path cannot
+// be checked.
+func (h run) byWorkspace(paths []string) ([]pathGroup, error) {
 	var groups []pathGroup
 	index := map[string]int{}
 	for _, p := range paths {
 		ws, err := h.ws.Of(p)
 		if err != nil {
-			ws = h.ws
+			return nil, err
 		}
 		i, ok := index[ws.LockDir]
 		if !ok {
@@ -363,7 +371,7 @@ func (h run) byWorkspace(paths []string) []pathGroup {
 		}
 		groups[i].paths = append(groups[i].paths, p)
 	}
-	return groups
+	return groups, nil
 }
 
 // acquire takes the locks of paths in ws, all or none, and reports whether
@@ -443,20 +451,9 @@ func (h run) renew() {
 // session the registry does not know is not a problem here.
 func (h run) sessionEnd() {
 	_, err := h.ws.Finish(h.session)
-	for _, e := range unjoin(err) {
+	for _, e := range core.Unjoin(err) {
 		if !errors.Is(e, core.ErrNoSession) {
 			h.res.warnf("%s session-end hook: %v", h.req.Agent.Name(), e)
 		}
 	}
-}
-
-// unjoin returns the errors joined in err, err alone, or none.
-func unjoin(err error) []error {
-	if err == nil {
-		return nil
-	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
 }

@@ -185,26 +185,22 @@ func (w *Workspace) Finish(id string) (Finished, error) {
 	return out, errors.Join(regErr, relErr)
 }
 
-// StartSession registers s as working, once: a session already working is
-// left as it is, a finished one is marked working again, and a new one is
-// registered (see core.Registry.Register).
+// StartSession registers s as working, once, in one write section of the
+// registry (core.Registry.Start): a session already working is left as it
+// is, a finished one is marked working again, and a new one is registered,
+// each listing the locks the session holds as its do_not_touch.
 func (w *Workspace) StartSession(s core.Session) error {
 	if err := w.ensureOwnHome(w.RegistryPath); err != nil {
 		return err
 	}
-	reg := w.Registry()
-	doc, err := reg.Load()
+	// The locks the session already holds (taken by a hook before it
+	// registered, or before it finished) are listed, as Register does.
+	held, err := w.heldBy(s.SessionID)
 	if err != nil {
 		return err
 	}
-	if old, ok := doc.Find(s.SessionID); ok {
-		if old.Status == core.StatusWorking {
-			return nil
-		}
-		_, err := reg.Update(s.SessionID, func(old *core.Session) { old.Status = core.StatusWorking })
-		return err
-	}
-	_, err = reg.Register(s)
+	s.DoNotTouch = held
+	_, err = w.Registry().Start(s)
 	return err
 }
 

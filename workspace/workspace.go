@@ -71,8 +71,9 @@ type Settings struct {
 	// Store names a distributed store for every project (AGENTLOCK_STORE
 	// and its options); its fields override the project's store file.
 	Store StoreSpec
-	// Remote opens distributed stores; nil in builds without one.
-	Remote Remote
+	// Backends open the stores other than the lock files, by URL scheme
+	// (NewBackends); nil opens none.
+	Backends *Backends
 	// NewProject is a real folder in no project that init sets up as one:
 	// its paths are located as if it held .agent-registry already, so that
 	// the home init creates is the one its hooks and commands then find.

@@ -289,3 +289,35 @@ func TestShareHomeMovesOnlyAnUnusedHome(t *testing.T) {
 	assert.False(t, back.Shared())
 	assert.Equal(t, filepath.Join(root, HomeDirName), back.Home)
 }
+
+// A session started by a hook after it already took locks (a pre-edit
+// hook runs before the session-start one can have registered it) lists
+// them, as register does; a second start changes nothing (issue 23).
+func TestStartSessionListsTheLocksItHolds(t *testing.T) {
+	root, ws := newProject(t)
+	file := filepath.Join(root, "a.go")
+	_, _, err := ws.Acquire([]string{file}, "s")
+	require.NoError(t, err)
+	s := core.Session{SessionID: "s", Provider: "p", AIVersion: "m", WorkingOn: "w"}
+	require.NoError(t, ws.StartSession(s))
+	doc, err := ws.Registry().Load()
+	require.NoError(t, err)
+	require.Len(t, doc.Agents, 1)
+	assert.Equal(t, core.StatusWorking, doc.Agents[0].Status)
+	assert.Equal(t, []string{file}, doc.Agents[0].DoNotTouch)
+	require.NoError(t, ws.StartSession(s))
+	doc, err = ws.Registry().Load()
+	require.NoError(t, err)
+	require.Len(t, doc.Agents, 1)
+
+	// Finished, then started again: working, listing what it holds.
+	_, err = ws.Finish("s")
+	require.NoError(t, err)
+	_, _, err = ws.Acquire([]string{file}, "s")
+	require.NoError(t, err)
+	require.NoError(t, ws.StartSession(s))
+	doc, err = ws.Registry().Load()
+	require.NoError(t, err)
+	assert.Equal(t, core.StatusWorking, doc.Agents[0].Status)
+	assert.Equal(t, []string{file}, doc.Agents[0].DoNotTouch)
+}

@@ -241,6 +241,10 @@ func runEtcd(bin, etcdBin, url string, n int) error {
 		{name: "flock(1) true", cmd: []string{flockBin, filepath.Join(dir, "baseline.lock"), "true"}},
 		{name: "files: acquire", env: files, setup: [][]string{{bin, "release", target, solo}}, cmd: []string{bin, "acquire", target, solo}},
 		{name: "files: release", env: files, setup: [][]string{{bin, "acquire", target, solo}}, cmd: []string{bin, "release", target, solo}},
+		// One binary that links etcd and dials it only for a project on
+		// etcd (issue 23): the same lock-file calls, run by the etcd build.
+		{name: "files: acquire, etcd linked", env: files, setup: [][]string{{etcdBin, "release", target, solo}}, cmd: []string{etcdBin, "acquire", target, solo}},
+		{name: "files: release, etcd linked", env: files, setup: [][]string{{etcdBin, "acquire", target, solo}}, cmd: []string{etcdBin, "release", target, solo}},
 		{name: "etcd: acquire", env: etcd, setup: [][]string{{etcdBin, "release", target, solo}}, cmd: []string{etcdBin, "acquire", target, solo}},
 		{name: "etcd: release", env: etcd, setup: [][]string{{etcdBin, "acquire", target, solo}}, cmd: []string{etcdBin, "release", target, solo}},
 		{name: "etcd: acquire via agentlock", env: etcd, setup: [][]string{{etcdBin, "release", target, solo}}, cmd: []string{bin, "acquire", target, solo}},

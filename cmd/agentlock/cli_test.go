@@ -108,7 +108,11 @@ func TestOneCommandTreeMatchesWholeTree(t *testing.T) {
 		requireExit(t, 0, alone)
 		assert.Equal(t, whole.Stdout, alone.Stdout, "%s --help", name)
 		bad := p.run(name, "--no-such-flag")
-		assert.Equal(t, 2, bad.Code, "%s --no-such-flag", name)
+		want := 2
+		if name == "hook" {
+			want = 1 // a malformed hook line is no deny (exit 2 would be)
+		}
+		assert.Equal(t, want, bad.Code, "%s --no-such-flag", name)
 		assert.Contains(t, bad.Stderr, "see 'agentlock "+name+" --help'", name)
 	}
 }

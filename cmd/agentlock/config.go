@@ -111,7 +111,9 @@ func selfProgram() (string, error) {
 // configuration with Problems (a usage error naming the first); Lenient
 // returns it with the defaults in their place, for the commands that must
 // run whatever the configuration (hooks, doctor, version, whoami, env).
-func lazyConfig(flags *pflag.FlagSet, now func() time.Time) (strict, lenient func() (*config, error)) {
+// done closes what the configuration opened (the stores' connections)
+// once the command is done.
+func lazyConfig(flags *pflag.FlagSet, now func() time.Time) (strict, lenient func() (*config, error), done func() error) {
 	var c *config
 	var err error
 	lenient = func() (*config, error) {
@@ -127,7 +129,13 @@ func lazyConfig(flags *pflag.FlagSet, now func() time.Time) (strict, lenient fun
 		}
 		return c, err
 	}
-	return strict, lenient
+	done = func() error {
+		if c == nil {
+			return nil
+		}
+		return c.Settings.Backends.Close()
+	}
+	return strict, lenient, done
 }
 
 // loadConfig resolves the configuration with a new viper instance:
@@ -151,7 +159,7 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 			Home:         v.GetString("home"),
 			Now:          now,
 			Store:        workspace.StoreSpec{URL: v.GetString("store")},
-			Remote:       newRemote(),
+			Backends:     workspace.NewBackends(),
 		},
 		JSON:            v.GetBool("json"),
 		SearchPath:      v.GetString("search_path"),

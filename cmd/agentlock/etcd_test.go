@@ -7,10 +7,14 @@ package main_test
 // sharing one cluster, started by the test (embedded etcd).
 
 import (
+	"bufio"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -209,4 +213,116 @@ func TestEtcdDoctorChecksTheStore(t *testing.T) {
 	r = e.run(e.a, "doctor", "--json")
 	requireExit(t, 1, r)
 	require.Contains(t, r.Stdout, `"name":"store-reachable","status":"problem"`, "%s", r)
+}
+
+// TestEtcdPathDecidesTheStoreFromOutsideTheCheckout: commands and the
+// pre-edit hook run outside the checkout, on absolute paths inside it, use
+// the checkout's etcd (its store file), not lock files (issue 23).
+func TestEtcdPathDecidesTheStoreFromOutsideTheCheckout(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	root, checkout, outside := storeCheckout(t, c.URL("outside"))
+	env := hermeticEnv(t, root, "AGENTLOCK_TIMEOUT=30")
+	run := func(dir string, args ...string) proctest.Result {
+		return harness(t).Run(t, proctest.Cmd{Args: args, Env: env, Dir: dir})
+	}
+	file := filepath.Join(checkout, "src", "f.py")
+	requireExit(t, 0, run(checkout, "acquire", "src/f.py", "--session", "alice"))
+	r := run(outside, "acquire", file, "--session", "bob")
+	requireExit(t, 1, r)
+	require.Contains(t, r.Stderr, "alice", "%s", r)
+	r = run(outside, "check", file, "--session", "bob", "--json")
+	requireExit(t, 1, r)
+	require.Equal(t, "alice", jsonLines(t, r)[0]["session_id"], "%s", r)
+	r = run(outside, "release", file, "--session", "bob")
+	requireExit(t, 1, r)
+	require.NotContains(t, r.Stdout+r.Stderr, "not locked", "%s", r)
+
+	payload := fmt.Sprintf(`{"session_id":"hooked","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":%q,"content":"x"}}`,
+		outside, file)
+	r = harness(t).Run(t, proctest.Cmd{Args: []string{"hook", "claude", "pre-edit"}, Env: env, Dir: outside, Stdin: payload})
+	require.Contains(t, r.Stdout, `"deny"`, "%s", r)
+	require.Contains(t, r.Stdout, "alice", "%s", r)
+
+	// A lock taken from outside is the checkout's.
+	other := filepath.Join(checkout, "src", "g.py")
+	requireExit(t, 0, run(outside, "acquire", other, "--session", "bob"))
+	r = run(checkout, "check", "src/g.py", "--session", "carol", "--json")
+	requireExit(t, 1, r)
+	require.Equal(t, "bob", jsonLines(t, r)[0]["session_id"], "%s", r)
+	_, err := os.Stat(filepath.Join(checkout, ".agent-registry", "locks"))
+	require.True(t, os.IsNotExist(err), "no lock file was written in the checkout")
+}
+
+// TestEtcdRepoIDIgnoresCaseOnGitHub: https://github.com/Acme/API and
+// git@github.com:acme/api.git are one repository, one lock space; doctor
+// and status name it (issue 23).
+func TestEtcdRepoIDIgnoresCaseOnGitHub(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	root := realTempDir(t)
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	for dir, url := range map[string]string{a: "https://github.com/Acme/API", b: "git@github.com:acme/api.git"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "config"), []byte("[remote \"origin\"]\n\turl = "+url+"\n"), 0o644))
+	}
+	env := hermeticEnv(t, root, "AGENTLOCK_STORE="+c.URL("case"), "AGENTLOCK_TIMEOUT=30")
+	run := func(dir string, args ...string) proctest.Result {
+		return harness(t).Run(t, proctest.Cmd{Args: args, Env: env, Dir: dir})
+	}
+	requireExit(t, 0, run(a, "acquire", "f.go", "--session", "alice"))
+	r := run(b, "acquire", "f.go", "--session", "bob")
+	requireExit(t, 1, r)
+	require.Contains(t, r.Stderr, "alice", "%s", r)
+	r = run(b, "status")
+	requireExit(t, 0, r)
+	require.Contains(t, r.Stdout, "repository github.com/acme/api", "%s", r)
+	r = run(b, "doctor", "--json")
+	require.Contains(t, r.Stdout, `"name":"store-repo"`, "%s", r)
+	require.Contains(t, r.Stdout, "github.com/acme/api", "%s", r)
+}
+
+// TestEtcdRemoteAcquireReachesTheDashboard: a lock taken through another
+// checkout (another machine) reaches the event stream of a dashboard
+// served on this one within a second, through the store's change feed
+// (issue 23: the dashboard watched the local lock folder, which on etcd
+// never changes).
+func TestEtcdRemoteAcquireReachesTheDashboard(t *testing.T) {
+	e := newEtcdTeam(t, 1, "30")
+	serve := proctest.Start(t, harness(t).Bin, e.cmd(e.a, "serve", "--addr", "127.0.0.1:0", "--read-only"))
+	serve.WaitStderr(t, "serving the dashboard", 10*time.Second)
+	link := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(serve.Stderr())
+	require.NotEmpty(t, link, serve.Stderr())
+	client := &http.Client{Timeout: 20 * time.Second}
+	stream, err := client.Get(link + "api/events")
+	require.NoError(t, err)
+	defer stream.Body.Close()
+	lines := make(chan string, 64)
+	go func() {
+		sc := bufio.NewScanner(stream.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	// The stream is open once its greeting arrives.
+	for line := range lines {
+		if strings.HasPrefix(line, ": agentlock dashboard") {
+			break
+		}
+	}
+	requireExit(t, 0, e.run(e.b, "acquire", "src/remote.go", "--session", "far-away"))
+	deadline := time.After(time.Second)
+	for {
+		select {
+		case line, ok := <-lines:
+			require.True(t, ok, "the stream ended")
+			if strings.Contains(line, "far-away") {
+				require.NoError(t, serve.Signal(syscall.SIGTERM))
+				serve.Wait(t)
+				return
+			}
+		case <-deadline:
+			t.Fatalf("the remote acquire did not reach the dashboard within 1 s")
+		}
+	}
 }

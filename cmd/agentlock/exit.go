@@ -16,6 +16,9 @@ const (
 	// exitDeny is the hook's refusal of an edit: the code every harness
 	// reads as "block this tool call".
 	exitDeny = 2
+	// exitHookLine is a malformed hook command line: an error every
+	// harness reports without blocking the tool call (never exitDeny).
+	exitHookLine = 1
 )
 
 // usageError is a mistake in the command line; the usage is printed with it.

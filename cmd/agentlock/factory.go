@@ -27,4 +27,10 @@ type Factory struct {
 	// configuration: invalid settings are in config.Problems, their
 	// defaults in place.
 	Lenient func() (*config, error)
+	// Args is the invocation's command line, without the program name:
+	// what a command hands over to another build of agentlock (see
+	// delegate); set by execute.
+	Args []string
+	// closeConfig closes what Config opened; set with Config.
+	closeConfig func() error
 }

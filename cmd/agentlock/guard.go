@@ -96,11 +96,7 @@ func guardRun(opts *GuardOptions) error {
 		refused++
 	}
 	for _, p := range coordinated {
-		pws, err := ws.Of(p)
-		if err != nil {
-			pws = ws
-		}
-		chk, err := pws.Locker().CheckAndWarn(p, c.Session)
+		chk, err := ws.Locker().CheckAndWarn(p, c.Session)
 		if err != nil {
 			fmt.Fprintf(opts.IO.ErrOut, "agentlock: cannot check the lock of %s (%s), so the commit is refused\n", report.Escape(rel(top, p)), report.Escape(err.Error()))
 			refused++

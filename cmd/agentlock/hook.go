@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -19,12 +21,15 @@ import (
 type HookOptions struct {
 	IO     *IOStreams
 	Config func() (*config, error)
+	// Args is the whole command line, handed over with the payload when
+	// the hook needs the etcd build (see hookHandOver).
+	Args []string
 
 	Agent, Event string
 }
 
 func newCmdHook(f *Factory, runF func(*HookOptions) error) *cobra.Command {
-	opts := &HookOptions{IO: f.IO, Config: f.Lenient}
+	opts := &HookOptions{IO: f.IO, Config: f.Lenient, Args: f.Args}
 	return &cobra.Command{
 		Use:   "hook <agent> <event>",
 		Short: "Run one agent hook: the stable command that generated hooks call",
@@ -88,13 +93,23 @@ func hookRun(opts *HookOptions) error {
 	}
 	// The hook resolves the rest itself (package identity), from the
 	// payload and the workspace of the payload's cwd.
-	req := hooks.Request{Agent: agent, Event: opts.Event, Payload: opts.IO.In, Settings: c.Settings,
+	// The payload is kept, so that a hook that needs the etcd build (a
+	// path of a checkout on etcd, edited from outside it) hands it over.
+	var payload bytes.Buffer
+	in := opts.IO.In
+	if in != nil {
+		in = io.TeeReader(in, &payload)
+	}
+	req := hooks.Request{Agent: agent, Event: opts.Event, Payload: in, Settings: c.Settings,
 		HarnessSession: c.Harness[agent.Name()], Problems: c.Problems}
 	req.Fallback, _ = c.Agents.SessionFromHarness(c.Harness)
 	if c.SessionSource == identity.SourceFlag || c.SessionSource == identity.SourceEnv {
 		req.Session = c.Session
 	}
 	res := hooks.Run(req)
+	if res.Deny != "" {
+		hookHandOver(c, opts.Args, payload.Bytes())
+	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %s\n", report.Escape(w))
 	}

@@ -23,6 +23,9 @@ import (
 type InitOptions struct {
 	IO     *IOStreams
 	Config func() (*config, error)
+	// Args is the whole command line, handed over to the etcd build when
+	// a store is recorded (see delegate).
+	Args []string
 
 	Agents []string // names, comma lists or "all"
 	Global bool     // consent to user-wide files
@@ -31,6 +34,8 @@ type InitOptions struct {
 	Home   string // init only: the home to share (--home); "" keeps the current one
 	// GitHook installs (init) or removes (uninit) the git pre-commit guard.
 	GitHook bool
+	// NoMCP leaves the agents' project MCP files alone (init only).
+	NoMCP bool
 	// Store is the distributed store to record (init only: --store and
 	// its options); StoreGiven is set when --store was given.
 	Store      workspace.StoreSpec
@@ -38,7 +43,7 @@ type InitOptions struct {
 }
 
 func newCmdInit(f *Factory, runF func(*InitOptions) error) *cobra.Command {
-	opts := &InitOptions{IO: f.IO, Config: f.Config}
+	opts := &InitOptions{IO: f.IO, Config: f.Config, Args: f.Args}
 	cmd := &cobra.Command{
 		Use:   "init [--agent NAME]... [--global] [--git-hook] [--dry-run | --check]",
 		Short: "Set up agentlock in this project, and connect agent CLIs to it",
@@ -122,6 +127,7 @@ configured: install it first (init refuses, changing nothing, when it finds none
 	fl.BoolVar(&opts.Check, "check", false, "write nothing; exit 1 when anything would change")
 	fl.StringVar(&opts.Home, "home", "", "keep the registry and locks in this folder, shared (agent-registry 0.2's home, say)")
 	fl.BoolVar(&opts.GitHook, "git-hook", false, "also install git's pre-commit guard (agentlock guard --staged), chained into an existing hook")
+	fl.BoolVar(&opts.NoMCP, "no-mcp", false, "do not register agentlock mcp in the agents' project MCP files (.mcp.json, .codex/config.toml, ...)")
 	fl.StringVar(&opts.Store.URL, "store", "", "keep locks and registry in etcd: etcd://host:2379[,host2:2379]/prefix (\"files\": back to lock files); see docs/teams.md")
 	fl.StringVar(&opts.Store.CACert, "cacert", "", "with --store: the CA bundle that verifies the etcd servers (TLS)")
 	fl.StringVar(&opts.Store.Cert, "cert", "", "with --store: this client's TLS certificate")
@@ -205,7 +211,7 @@ func recordStore(opts *InitOptions) error {
 }
 
 func newCmdUninit(f *Factory, runF func(*InitOptions) error) *cobra.Command {
-	opts := &InitOptions{IO: f.IO, Config: f.Config}
+	opts := &InitOptions{IO: f.IO, Config: f.Config, Args: f.Args}
 	cmd := &cobra.Command{
 		Use:   "uninit [--agent NAME]... [--global] [--dry-run]",
 		Short: "Remove what init added",
@@ -272,7 +278,7 @@ func openProject(opts *InitOptions, names []string, whole, install bool) (*setup
 		}
 		settings.NewProject = wd
 	}
-	return setup.Open(wd, setup.Options{Settings: settings, Agents: agents, Global: opts.Global, Whole: whole, AgentDirs: c.AgentDirs})
+	return setup.Open(wd, setup.Options{Settings: settings, Agents: agents, Global: opts.Global, Whole: whole, AgentDirs: c.AgentDirs, MCP: install && !opts.NoMCP})
 }
 
 // newProjectAllowed refuses to make a project of a folder that holds
@@ -317,7 +323,7 @@ func initRun(opts *InitOptions) error {
 			// The rest of init needs the etcd store: the etcd build
 			// runs it (and records the same store again, changing
 			// nothing).
-			delegate(os.Args[1:])
+			delegate(opts.Args)
 		}
 	}
 	p, err := openProject(opts, opts.Agents, true, true)

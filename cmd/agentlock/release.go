@@ -56,14 +56,17 @@ func releaseRun(opts *ReleaseOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.All && opts.Force {
+		// Refused before anything is released: --force with a path
+		// would otherwise empty it whoever holds it.
+		return usagef("--all and --force do not go together")
+	}
 	if opts.Force {
 		return forceReleaseRun(opts, c)
 	}
 	var paths []string
 	session := c.Session
 	switch {
-	case opts.All && opts.Force:
-		return usagef("--all and --force do not go together")
 	case opts.All && len(opts.Args) > 1:
 		return usagef("--all takes no paths")
 	case opts.All && len(opts.Args) == 1:

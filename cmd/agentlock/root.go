@@ -55,7 +55,7 @@ programs that ignore it.`,
 		return pflag.NormalizedName(name)
 	})
 	root.SetFlagErrorFunc(flagError)
-	f.Config, f.Lenient = lazyConfig(flags, f.Now)
+	f.Config, f.Lenient, f.closeConfig = lazyConfig(flags, f.Now)
 
 	if build := onlyCommand(args); build != nil {
 		// A command line that names its command builds that command
@@ -105,6 +105,7 @@ func topLevelCommands() []topLevelCommand {
 		{name: "doctor", build: func(f *Factory) *cobra.Command { return newCmdDoctor(f, nil) }},
 		{name: "hook", build: func(f *Factory) *cobra.Command { return newCmdHook(f, nil) }},
 		{name: "guard", build: func(f *Factory) *cobra.Command { return newCmdGuard(f, nil) }},
+		{name: "mcp", build: newCmdMCP},
 		{name: "whoami", build: func(f *Factory) *cobra.Command { return newCmdWhoami(f, nil) }},
 		{name: "env", build: func(f *Factory) *cobra.Command { return newCmdEnv(f, nil) }},
 		{name: "version", build: func(f *Factory) *cobra.Command { return newCmdVersion(f, nil) }},
@@ -149,9 +150,15 @@ func usageArgs(cmd *cobra.Command) {
 // execute runs the command line args and returns the exit code. Errors are
 // printed as one line on stderr; a usage error is followed by where its usage is.
 func execute(f *Factory, args []string) int {
+	f.Args = args
 	root := newRootCmd(f, args)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
+	if f.closeConfig != nil {
+		if cerr := f.closeConfig(); cerr != nil {
+			fmt.Fprintf(f.IO.ErrOut, "agentlock: warning: %s\n", report.Escape(cerr.Error()))
+		}
+	}
 	code := exitCode(err)
 	switch {
 	case err == nil, printed(err):
@@ -159,6 +166,14 @@ func execute(f *Factory, args []string) int {
 		// A refusal that names the command to run instead is the whole
 		// message: one line.
 		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n", report.Escape(unprefixed(err.Error())))
+	case code == exitUsage && cmd != nil && cmd.Name() == "hook":
+		// A malformed hook line (a mistyped agent or event, a flag too
+		// many) is agentlock's own problem, not a refusal: exit 2 is what
+		// harnesses read as "deny this tool call", which would block every
+		// edit with a message about a command line the model never wrote.
+		code = exitHookLine
+		fmt.Fprintf(f.IO.ErrOut, "agentlock: malformed hook command (%s): nothing is checked until it is fixed; run 'agentlock init --check' to see the hooks agentlock writes\n%s\n",
+			report.Escape(unprefixed(err.Error())), helpHint(cmd))
 	case code == exitUsage:
 		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n%s\n", report.Escape(unprefixed(err.Error())), helpHint(cmd))
 	default:

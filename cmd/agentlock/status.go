@@ -70,7 +70,15 @@ func statusRun(opts *StatusOptions) error {
 	// One write for the whole listing, not one per cell: among 10,000
 	// locks the unbuffered table took 100,000 write calls.
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
-	if err := writeStatus(out, c.JSON, records, ws.LockDir, ws.Project); err != nil {
+	where := ws.LockDir
+	if w, ok := ws.LockStore().(interface{ Where() string }); ok {
+		// A distributed store: which lock space this checkout uses.
+		where = w.Where()
+		if !c.JSON && len(records) > 0 {
+			fmt.Fprintf(out, "locks of %s\n", report.Escape(where))
+		}
+	}
+	if err := writeStatus(out, c.JSON, records, where, ws.Project); err != nil {
 		return err
 	}
 	if err := out.Flush(); err != nil {

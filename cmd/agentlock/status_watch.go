@@ -28,7 +28,10 @@ func statusWatch(opts *StatusOptions, ws *workspace.Workspace) error {
 	keepCollecting()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	changes, _ := dashboard.Watch(ctx, []string{ws.LockDir}, time.Second)
+	changes, fed, err := ws.Changes(ctx)
+	if !fed || err != nil {
+		changes, _ = dashboard.Watch(ctx, []string{ws.LockDir}, time.Second)
+	}
 	redraw := time.NewTicker(watchRedraw)
 	defer redraw.Stop()
 	locker := ws.Locker()

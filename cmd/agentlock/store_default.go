@@ -15,42 +15,82 @@ import (
 // etcdBuild is true in the build that links the etcd store.
 const etcdBuild = false
 
-// newRemote returns nil: this build has no distributed store.
-func newRemote() workspace.Remote { return nil }
-
 // etcdBinary is the build with the etcd store that this one hands over to.
 const etcdBinary = "agentlock-etcd"
 
 // delegate hands the whole command line over to agentlock-etcd (beside this
-// program, else on PATH) when an etcd store is configured here:
-// AGENTLOCK_STORE, or the store file of the working directory's project.
-// The default build does not link the etcd client, which would slow down
-// every start (every hook runs agentlock). When there is no
-// agentlock-etcd, the command goes on and fails where it opens the
-// workspace, naming what to install (a hook denies the edit).
+// program, else on PATH) when an etcd store is configured for it:
+// AGENTLOCK_STORE, or the store file of the project of the working
+// directory or of a path among the arguments — a path's project decides
+// its store, wherever the command runs. The default build does not link
+// the etcd client, which would slow down every start (every hook runs
+// agentlock; docs/speed.md). When there is no agentlock-etcd, the command
+// goes on and fails where it opens that store, naming what to install (a
+// hook denies the edit).
 func delegate(args []string) {
-	if !storeConfigured() {
+	if storeConfigured(args) {
+		handOver(args, nil)
+	}
+}
+
+// handOver runs agentlock-etcd in place of this process with args and, when
+// stdin is not nil, those bytes as its standard input (a hook's payload,
+// already read). It returns only when there is no agentlock-etcd.
+func handOver(args []string, stdin []byte) {
+	bin := etcdProgram()
+	if bin == "" {
 		return
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return
-	}
-	bin := filepath.Join(filepath.Dir(self), etcdBinary)
-	if info, err := os.Stat(bin); err != nil || info.IsDir() {
-		if bin, err = exec.LookPath(etcdBinary); err != nil {
-			return
+	if stdin != nil {
+		if err := replaceStdin(stdin); err != nil {
+			fmt.Fprintf(os.Stderr, "agentlock: hand over to %s: %v\n", bin, err)
+			os.Exit(exitEnvError)
 		}
 	}
+	self, _ := os.Executable()
 	env := append(os.Environ(), frontVar+"="+self)
-	err = syscall.Exec(bin, append([]string{bin}, args...), env)
+	err := syscall.Exec(bin, append([]string{bin}, args...), env)
 	fmt.Fprintf(os.Stderr, "agentlock: run %s: %v\n", bin, err)
 	os.Exit(exitEnvError)
 }
 
+// replaceStdin makes data this process's standard input: an unlinked
+// temporary file holding it, so that the program exec'd next reads it.
+func replaceStdin(data []byte) error {
+	f, err := os.CreateTemp("", "agentlock-payload-")
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := os.Remove(f.Name()); err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		return err
+	}
+	return dupStdin(f)
+}
+
+// etcdProgram returns agentlock-etcd beside this program, else on PATH;
+// "" when there is none.
+func etcdProgram() string {
+	if self, err := os.Executable(); err == nil {
+		bin := filepath.Join(filepath.Dir(self), etcdBinary)
+		if info, err := os.Stat(bin); err == nil && !info.IsDir() {
+			return bin
+		}
+	}
+	bin, _ := exec.LookPath(etcdBinary)
+	return bin
+}
+
 // storeConfigured reports whether a distributed store is configured for
-// the working directory, cheaply: a variable, or a few stat calls.
-func storeConfigured() bool {
+// the working directory or a path among args, cheaply: a variable, or a
+// few stat calls per project met.
+func storeConfigured(args []string) bool {
 	if os.Getenv(storeVar) != "" {
 		return true
 	}
@@ -58,21 +98,42 @@ func storeConfigured() bool {
 	if err != nil {
 		return false
 	}
-	project := workspace.FindProject(wd)
-	if project == "" {
-		return false
+	seen := map[string]bool{}
+	hasStore := func(path string) bool {
+		project := workspace.FindProject(path)
+		if project == "" || seen[project] {
+			return false
+		}
+		seen[project] = true
+		_, err := os.Stat(filepath.Join(project, workspace.HomeDirName, workspace.StoreFile))
+		return err == nil
 	}
-	_, err = os.Stat(filepath.Join(project, workspace.HomeDirName, workspace.StoreFile))
-	return err == nil
-}
-
-// haveEtcdBuild reports whether delegate would find agentlock-etcd.
-func haveEtcdBuild() bool {
-	if self, err := os.Executable(); err == nil {
-		if info, err := os.Stat(filepath.Join(filepath.Dir(self), etcdBinary)); err == nil && !info.IsDir() {
+	if hasStore(wd) {
+		return true
+	}
+	for _, a := range args {
+		if a == "" || a[0] == '-' {
+			continue
+		}
+		if !filepath.IsAbs(a) {
+			a = filepath.Join(wd, a)
+		}
+		if hasStore(a) {
 			return true
 		}
 	}
-	_, err := exec.LookPath(etcdBinary)
-	return err == nil
+	return false
 }
+
+// hookHandOver runs the hook again in agentlock-etcd, with the payload it
+// read, when it needed the etcd store (a path of a checkout on etcd,
+// edited from outside it) and agentlock-etcd is installed. It returns only
+// when it did not hand over.
+func hookHandOver(c *config, args []string, payload []byte) {
+	if c.Settings.Backends.Missing("etcd") {
+		handOver(args, payload)
+	}
+}
+
+// haveEtcdBuild reports whether delegate would find agentlock-etcd.
+func haveEtcdBuild() bool { return etcdProgram() != "" }

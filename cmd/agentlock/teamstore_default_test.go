@@ -10,3 +10,6 @@ func teamStore(testing.TB) []string { return nil }
 
 // etcdTestBuild tells scripts ([etcd]) whether this is the etcd build.
 const etcdTestBuild = false
+
+// conformanceBackends are the stores of this build: the lock files.
+func conformanceBackends(*testing.T) []backend { return []backend{filesBackend} }

@@ -3,14 +3,20 @@
 package main_test
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/internal/etcdtest"
 	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/internal/store/etcdstore"
 )
 
 // sharedEtcd is the embedded etcd of the test binary, started on first use
@@ -43,3 +49,36 @@ func teamStore(t testing.TB) []string {
 
 // etcdTestBuild tells scripts ([etcd]) whether this is the etcd build.
 const etcdTestBuild = true
+
+// conformanceBackends are the stores of this build: the lock files, and an
+// etcd started for the test.
+func conformanceBackends(t *testing.T) []backend {
+	// Started for the whole suite: a cluster started by a subtest would
+	// stop when that subtest ends.
+	cluster := etcdtest.Start(t, 1)
+	var n atomic.Int64
+	prefix := func() string { return fmt.Sprintf("conform%d", n.Add(1)) }
+	url := map[string]string{} // checkout -> its store URL
+	etcd := backend{
+		name: "etcd",
+		open: func(t *testing.T, root, dir, timeout string) []string {
+			url[dir] = cluster.URL(prefix())
+			return hermeticEnv(t, root, "AGENTLOCK_STORE="+url[dir]+"?repo=conform", "AGENTLOCK_TIMEOUT="+timeout)
+		},
+		corrupt: func(t *testing.T, dir, path string) {
+			cfg, err := etcdstore.ParseURL(url[dir])
+			require.NoError(t, err)
+			conn := etcdstore.NewConn(cfg)
+			defer conn.Close()
+			cli, err := conn.Client()
+			require.NoError(t, err)
+			rel, err := filepath.Rel(dir, path)
+			require.NoError(t, err)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_, err = cli.Put(ctx, cfg.Prefix+"/locks/conform/"+filepath.ToSlash(rel), "garbage without fields")
+			require.NoError(t, err)
+		},
+	}
+	return []backend{filesBackend, etcd}
+}

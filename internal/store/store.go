@@ -17,6 +17,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -75,6 +76,24 @@ type Slot struct {
 	// content that nobody has written for longer than the timeout is not a
 	// live lock, whatever it says.
 	Written time.Time
+	// Liveness is whether the record is fresh, as its store judges it, for
+	// a store whose records live on something else than their stamp
+	// (etcd: a lease). Nil for the lock files, whose freshness is their
+	// stamp plus the timeout, judged by the engine.
+	Liveness *Liveness
+}
+
+// Liveness is a store's own verdict on a record's freshness.
+type Liveness struct {
+	// Fresh is true while the record is held (its lease is alive).
+	Fresh bool
+	// Renewed is when the record was last kept alive (a lease's last
+	// keep-alive); zero when the store does not know, then the record's
+	// stamp stands.
+	Renewed time.Time
+	// Until is when the record stops being fresh unless renewed again;
+	// zero when unknown (then Renewed, or the stamp, plus the timeout).
+	Until time.Time
 }
 
 // Decide sees the slots of a transaction, in the order of the keys, and
@@ -131,6 +150,28 @@ type Index interface {
 	// (taken by an older version, or by agent-registry 0.2 for the same
 	// id), so visit should find the session's records by a Scan.
 	Noted(session string, visit func(keys []Key, complete bool) (keep []Key, err error)) error
+}
+
+// Feed is implemented by the stores that publish their changes: a value
+// whenever a record or the document of the workspace may have changed,
+// made anywhere (another machine's acquire, a lease that expired). The
+// lock files have none of their own: their folders are watched instead.
+type Feed interface {
+	// Changes sends on its channel (a buffered channel of one, so that
+	// changes coalesce) until ctx is done; a value after a lost watch too,
+	// so that the reader reads everything again.
+	Changes(ctx context.Context) (<-chan struct{}, error)
+}
+
+// SessionRenewer is implemented by the lock stores that keep every record
+// of a session alive at once (etcd: the session's leases), so that
+// renewing a session costs a constant number of requests whatever the
+// number of its locks.
+type SessionRenewer interface {
+	// RenewSession keeps every record session holds alive for another
+	// whole timeout, without rewriting them, and returns them as they
+	// were read. A record whose lease already expired is not renewed.
+	RenewSession(session string) ([]Slot, error)
 }
 
 // Document keeps one document: the registry's markdown file.

@@ -27,6 +27,9 @@ func (s *Locks) TransactAreas(mode store.Mode, keys []store.Key, decide store.De
 	if err != nil {
 		return err
 	}
+	if len(keys) > MaxPaths {
+		return &TooManyError{Paths: len(keys)}
+	}
 	items := make([]item, len(keys))
 	seen := map[string]bool{}
 	for i, k := range keys {

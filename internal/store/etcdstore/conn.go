@@ -15,6 +15,7 @@ import (
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -39,6 +40,9 @@ type Config struct {
 	// DialTimeout bounds the connection and every request
 	// (DefaultDialTimeout when zero).
 	DialTimeout time.Duration
+	// DialOptions are more gRPC options of the connection (tests count
+	// requests with an interceptor); none from a store URL.
+	DialOptions []grpc.DialOption
 }
 
 // ParseURL reads a store URL, etcd://host:2379[,host2:2379...]/prefix, into
@@ -124,6 +128,7 @@ func (c *Conn) dial() (*clientv3.Client, error) {
 		Username:    c.cfg.User,
 		Password:    c.cfg.Password,
 		Logger:      zap.NewNop(),
+		DialOptions: c.cfg.DialOptions,
 	}
 	if c.cfg.User != "" && c.cfg.Password == "" {
 		if name, pass, ok := strings.Cut(c.cfg.User, ":"); ok {

@@ -53,8 +53,15 @@ func (s *Locks) Diagnose() []store.Diagnosis {
 	default:
 		reach.Detail = "serving: " + strings.Join(ok, ", ")
 	}
-	out := []store.Diagnosis{reach, s.clockSkew(), s.leaseTTL()}
+	out := []store.Diagnosis{reach, s.repoID(), s.clockSkew(), s.leaseTTL()}
 	return out
+}
+
+// repoID says which repository's lock space this checkout uses: every
+// checkout of one repository must show the same id.
+func (s *Locks) repoID() store.Diagnosis {
+	return store.Diagnosis{Name: "store-repo", Detail: "repository id " + s.Repo + " (the same in every checkout of this repository: " +
+		"the origin remote, normalised, or repo-id in .agent-registry/store)"}
 }
 
 // clockSkew compares this machine's clock with the Date header of a

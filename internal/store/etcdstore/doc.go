@@ -6,7 +6,9 @@
 //
 //	<prefix>/locks/<repo>/<path>     a lock: "session|stamp|writer's real path", attached to the owner's lease
 //	<prefix>/last/<repo>/<path>      the same record without a lease: who held an expired lock
-//	<prefix>/leases/<session>        the session's lease id, attached to that lease
+//	<prefix>/leases/<repo>/<session>/<ttl>  "lease id|last keep-alive (µs)" of the session's
+//	                                      locks in repo at that timeout (seconds), attached
+//	                                      to that lease
 //	<prefix>/sessions/<repo>         the registry: registry.md as a whole, replaced by compare-and-swap
 //
 // <repo> is the repository's id (configured, or its normalised origin URL)

@@ -23,6 +23,26 @@ import (
 	"github.com/agentlock/agentlock/internal/store"
 )
 
+// maxTxnOps is etcd's default bound on the operations of one transaction
+// (etcd --max-txn-ops): a transaction over more is refused by the server.
+const maxTxnOps = 128
+
+// MaxPaths is how many records one transaction may name: each takes two
+// reads and, written, two puts and two comparisons, and room is left for
+// the session's lease.
+const MaxPaths = (maxTxnOps - 8) / 2
+
+// TooManyError refuses a transaction over more records than one etcd
+// transaction can hold.
+type TooManyError struct {
+	Paths int
+}
+
+func (e *TooManyError) Error() string {
+	return fmt.Sprintf("%d paths in one step are more than one etcd transaction holds (at most %d paths, fewer in deep folders: etcd --max-txn-ops %d): "+
+		"take them in smaller groups, or lock their folder as an area (a path ending in /)", e.Paths, MaxPaths, maxTxnOps)
+}
+
 // maxAttempts bounds how many times a transaction re-reads after another
 // process changed one of its keys between its read and its write.
 const maxAttempts = 64
@@ -45,8 +65,10 @@ type Locks struct {
 }
 
 var (
-	_ store.Locks   = (*Locks)(nil)
-	_ store.Watcher = (*Locks)(nil)
+	_ store.Locks          = (*Locks)(nil)
+	_ store.Watcher        = (*Locks)(nil)
+	_ store.SessionRenewer = (*Locks)(nil)
+	_ store.Feed           = (*Locks)(nil)
 )
 
 func (s *Locks) now() time.Time {
@@ -54,6 +76,12 @@ func (s *Locks) now() time.Time {
 		return s.Now()
 	}
 	return time.Now()
+}
+
+// Where names the lock space for people: the repository id and the
+// cluster (agentlock status shows it).
+func (s *Locks) Where() string {
+	return "repository " + s.Repo + " on " + s.Conn.cfg.Where() + " " + s.Conn.cfg.Prefix
 }
 
 // escape makes a repository id one key segment.
@@ -68,19 +96,48 @@ func (s *Locks) lastPrefix() string {
 	return s.Conn.cfg.Prefix + "/last/" + escape(s.Repo) + "/"
 }
 
+// leaseKey is where the lease of a session's locks in this repository,
+// at this timeout, is published: one lease per (repository, session,
+// timeout), so that a lock taken with a long timeout never rides on a
+// short lease granted for another lock, and no other repository's user
+// can shorten this one's.
 func (s *Locks) leaseKey(session string) string {
-	return s.Conn.cfg.Prefix + "/leases/" + session
+	return s.leasePrefix() + session + "/" + strconv.FormatInt(s.ttl(), 10)
+}
+
+// leasePrefix is the prefix of the repository's lease keys.
+func (s *Locks) leasePrefix() string {
+	return s.Conn.cfg.Prefix + "/leases/" + escape(s.Repo) + "/"
+}
+
+// leaseValue is a lease key's value: the lease id and when it was last
+// kept alive, so that a listing learns every session's last renewal in the
+// request that reads the locks.
+func leaseValue(id clientv3.LeaseID, renewed time.Time) string {
+	return strconv.FormatInt(int64(id), 16) + "|" + strconv.FormatInt(renewed.UnixMicro(), 10)
+}
+
+// leaseRenewals returns, per lease, when it was last kept alive, from the
+// lease keys kvs (a key written by an older build, without the time, is
+// left out: its records' stamps stand).
+func leaseRenewals(kvs []*mvccpb.KeyValue) map[int64]time.Time {
+	out := map[int64]time.Time{}
+	for _, kv := range kvs {
+		_, at, ok := strings.Cut(string(kv.Value), "|")
+		us, err := strconv.ParseInt(at, 10, 64)
+		if !ok || err != nil || kv.Lease == 0 {
+			continue
+		}
+		if t := time.UnixMicro(us); t.After(out[kv.Lease]) {
+			out[kv.Lease] = t
+		}
+	}
+	return out
 }
 
 // ttl is the lease length in whole seconds.
 func (s *Locks) ttl() int64 {
 	return max(1, int64(math.Ceil(s.Timeout.Seconds())))
-}
-
-// margin is how far inside or outside the timeout a stamp is moved so that
-// the engine judges a record as the lease does.
-func (s *Locks) margin() time.Duration {
-	return min(s.Timeout/10, 500*time.Millisecond)
 }
 
 // rel returns the key suffix of a key: the path relative to the root, or
@@ -146,12 +203,12 @@ type item struct {
 	live, last *mvccpb.KeyValue
 }
 
-// slot presents an item to the engine. A live key is fresh (its stamp moved
-// inside the timeout if the writer's clock says otherwise: the lease
-// decides). A key whose lease expired, known from its last record, is
-// stale with its owner — except in Update mode, where the session lost it:
-// renewing or releasing finds no lock.
-func (s *Locks) slot(k store.Key, it item, mode store.Mode, now time.Time, renewed map[int64]time.Time) store.Slot {
+// slot presents an item to the engine with the lease's verdict
+// (store.Liveness): a live key is fresh, whatever its stamp and the clocks
+// say; a key whose lease expired, known from its last record, is stale
+// with its owner — except in Update mode, where the session lost it:
+// renewing or releasing finds no lock. Stamps are never rewritten.
+func (s *Locks) slot(k store.Key, it item, mode store.Mode, renewed map[int64]time.Time) store.Slot {
 	k.Ref = s.LockPrefix() + it.rel
 	sl := store.Slot{Key: k}
 	path := s.localPath(it.rel)
@@ -163,26 +220,18 @@ func (s *Locks) slot(k store.Key, it item, mode store.Mode, now time.Time, renew
 			return sl
 		}
 		rec.Path = path
-		if at, ok := renewed[it.live.Lease]; ok && at.After(rec.Stamp) {
-			rec.Stamp = at // the lease was kept alive since the record was written
+		live := &store.Liveness{Fresh: true}
+		if at, ok := renewed[it.live.Lease]; ok {
+			live.Renewed, live.Until = at, at.Add(s.Timeout)
 		}
-		if oldest := now.Add(-s.Timeout + s.margin()); rec.Stamp.Before(oldest) {
-			rec.Stamp = oldest
-		}
-		if rec.Stamp.After(now) {
-			rec.Stamp = now
-		}
-		sl.Record = rec
+		sl.Record, sl.Liveness = rec, live
 	case it.last != nil && mode != store.Update:
 		rec, err := decode(s.lastPrefix()+it.rel, it.last.Value)
 		if err != nil {
 			return sl // a lock that expired: nothing live to protect
 		}
 		rec.Path = path
-		if newest := now.Add(-s.Timeout - s.margin()); rec.Stamp.After(newest) {
-			rec.Stamp = newest
-		}
-		sl.Record = rec
+		sl.Record, sl.Liveness = rec, &store.Liveness{Fresh: false}
 	}
 	return sl
 }
@@ -203,6 +252,9 @@ func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide)
 	cli, err := s.Conn.Client()
 	if err != nil {
 		return err
+	}
+	if len(keys) > MaxPaths {
+		return &TooManyError{Paths: len(keys)}
 	}
 	items := make([]item, len(keys))
 	seen := map[string]int{}
@@ -250,9 +302,19 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 		rel = s.relatedOps(items)
 		ops = append(ops, rel.ops...)
 	}
+	if mode == store.Read {
+		// The sessions' last renewals, in the same request.
+		ops = append(ops, clientv3.OpGet(s.leasePrefix(), clientv3.WithPrefix()))
+	}
+	if len(ops) > maxTxnOps {
+		return false, &TooManyError{Paths: len(items)}
+	}
 	ctx, cancel := s.Conn.ctx()
 	resp, err := cli.Txn(ctx).Then(ops...).Commit()
 	cancel()
+	if errors.Is(err, rpctypes.ErrTooManyOps) {
+		return false, &TooManyError{Paths: len(items)}
+	}
 	if err != nil {
 		return false, s.Conn.wrap("read locks", err)
 	}
@@ -267,21 +329,16 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 		relatedKVs, cmps = rel.results(s, resp, items)
 	}
 	if mode == store.Read {
-		live := slices.Clone(relatedKVs)
-		for _, it := range items {
-			live = append(live, it.live)
-		}
-		renewed = s.renewals(cli, live)
+		renewed = leaseRenewals(resp.Responses[len(resp.Responses)-1].GetResponseRange().Kvs)
 	}
-	now := s.now()
 	slots := make([]store.Slot, len(items))
 	for i := range items {
-		slots[i] = s.slot(keys[i], items[i], mode, now, renewed)
+		slots[i] = s.slot(keys[i], items[i], mode, renewed)
 	}
 	related := make([]store.Slot, 0, len(relatedKVs))
 	for _, kv := range relatedKVs {
 		r := strings.TrimPrefix(string(kv.Key), s.LockPrefix())
-		related = append(related, s.slot(store.Key{Path: s.localPath(r)}, item{rel: r, live: kv}, store.Read, now, renewed))
+		related = append(related, s.slot(store.Key{Path: s.localPath(r)}, item{rel: r, live: kv}, store.Read, renewed))
 	}
 	next, release, err := decide(slots, related)
 	if err != nil || mode == store.Read {
@@ -291,6 +348,9 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 		return false, fmt.Errorf("lock store: %d records decided for %d keys", len(next), len(items))
 	}
 	var writes []clientv3.Op
+	// expect is what each written lock key holds once the write applied
+	// ("" when deleted), to tell, when the answer is lost, whether it did.
+	expect := map[string]string{}
 	for _, r := range release {
 		writes = append(writes, clientv3.OpDelete(r.Key.Ref))
 	}
@@ -305,6 +365,7 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 		case rec.Free():
 			if it.live != nil {
 				writes = append(writes, clientv3.OpDelete(lk))
+				expect[lk] = ""
 			}
 			if it.last != nil {
 				writes = append(writes, clientv3.OpDelete(lastk))
@@ -325,6 +386,7 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 			}
 			v := encode(w)
 			writes = append(writes, clientv3.OpPut(lk, v, clientv3.WithLease(id)), clientv3.OpPut(lastk, v))
+			expect[lk] = v
 		}
 	}
 	if len(writes) == 0 {
@@ -332,16 +394,66 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 	}
 	cmps = append(cmps, leases.cmps...)
 	writes = append(writes, leases.puts...)
+	if len(cmps) > maxTxnOps || len(writes) > maxTxnOps {
+		leases.revokeGranted()
+		return false, &TooManyError{Paths: len(items)}
+	}
 	ctx, cancel = s.Conn.ctx()
 	tr, err := cli.Txn(ctx).If(cmps...).Then(writes...).Commit()
 	cancel()
-	if err != nil {
+	if errors.Is(err, rpctypes.ErrTooManyOps) {
 		leases.revokeGranted()
+		return false, &TooManyError{Paths: len(items)}
+	}
+	if err != nil {
+		// The answer may be lost while the write applied (a leader
+		// change, a stall): read again before answering, so that a lock
+		// taken is never reported as failed (and left held), nor a lock
+		// not taken as taken.
+		applied, rerr := s.applied(cli, expect)
+		if rerr == nil && applied {
+			return true, nil
+		}
+		leases.revokeGranted()
+		if rerr != nil {
+			return false, s.Conn.wrap("write locks (and read them again to see whether the write applied)", errors.Join(err, rerr))
+		}
 		return false, s.Conn.wrap("write locks", err)
 	}
 	if !tr.Succeeded {
 		leases.revokeGranted()
 		return false, nil
+	}
+	return true, nil
+}
+
+// applied reports whether every lock key of expect holds what the write
+// put there ("" for a key it deleted), read in one request. A value holds
+// the session and a stamp to the microsecond: no other write gives it.
+func (s *Locks) applied(cli *clientv3.Client, expect map[string]string) (bool, error) {
+	if len(expect) == 0 {
+		return false, nil
+	}
+	keys := make([]string, 0, len(expect))
+	ops := make([]clientv3.Op, 0, len(expect))
+	for k := range expect {
+		keys = append(keys, k)
+		ops = append(ops, clientv3.OpGet(k))
+	}
+	ctx, cancel := s.Conn.ctx()
+	defer cancel()
+	resp, err := cli.Txn(ctx).Then(ops...).Commit()
+	if err != nil {
+		return false, err
+	}
+	for i, k := range keys {
+		got := ""
+		if kv := first(resp.Responses[i].GetResponseRange().Kvs); kv != nil {
+			got = string(kv.Value)
+		}
+		if got != expect[k] {
+			return false, nil
+		}
 	}
 	return true, nil
 }
@@ -371,14 +483,10 @@ type leaseSet struct {
 }
 
 // forRecord returns the lease a record is written with, kept alive for a
-// whole timeout from now: the lease the key has when its owner stays the
-// same, else the session's lease (granted when the session has none).
-func (l *leaseSet) forRecord(rec store.Record, live *mvccpb.KeyValue) (clientv3.LeaseID, error) {
-	if live != nil && live.Lease != 0 {
-		if old, err := decode("", live.Value); err == nil && old.Session == rec.Session {
-			return l.renew(clientv3.LeaseID(live.Lease))
-		}
-	}
+// whole timeout from now: the session's lease for this repository and
+// timeout (granted when there is none). A lock its owner takes again with
+// another timeout moves to that timeout's lease.
+func (l *leaseSet) forRecord(rec store.Record, _ *mvccpb.KeyValue) (clientv3.LeaseID, error) {
 	if id, ok := l.session[rec.Session]; ok {
 		return id, nil
 	}
@@ -396,6 +504,7 @@ func (l *leaseSet) forRecord(rec store.Record, live *mvccpb.KeyValue) (clientv3.
 		id, err := l.renew(clientv3.LeaseID(kv.Lease))
 		if err == nil {
 			l.session[rec.Session] = id
+			l.puts = append(l.puts, clientv3.OpPut(key, leaseValue(id, l.s.now()), clientv3.WithLease(id)))
 		}
 		return id, err
 	}
@@ -408,7 +517,7 @@ func (l *leaseSet) forRecord(rec store.Record, live *mvccpb.KeyValue) (clientv3.
 	l.granted = append(l.granted, g.ID)
 	l.session[rec.Session] = g.ID
 	l.cmps = append(l.cmps, clientv3.Compare(clientv3.ModRevision(key), "=", rev(first(resp.Kvs))))
-	l.puts = append(l.puts, clientv3.OpPut(key, strconv.FormatInt(int64(g.ID), 16), clientv3.WithLease(g.ID)))
+	l.puts = append(l.puts, clientv3.OpPut(key, leaseValue(g.ID, l.s.now()), clientv3.WithLease(g.ID)))
 	return g.ID, nil
 }
 
@@ -456,6 +565,7 @@ func (s *Locks) Scan() ([]store.Slot, error) {
 	resp, err := cli.Txn(ctx).Then(
 		clientv3.OpGet(s.LockPrefix(), clientv3.WithPrefix()),
 		clientv3.OpGet(s.lastPrefix(), clientv3.WithPrefix()),
+		clientv3.OpGet(s.leasePrefix(), clientv3.WithPrefix()),
 	).Commit()
 	if err != nil {
 		return nil, s.Conn.wrap("list locks", err)
@@ -477,38 +587,86 @@ func (s *Locks) Scan() ([]store.Slot, error) {
 	for _, kv := range resp.Responses[1].GetResponseRange().Kvs {
 		get(strings.TrimPrefix(string(kv.Key), s.lastPrefix())).last = kv
 	}
-	renewed := s.renewals(cli, resp.Responses[0].GetResponseRange().Kvs)
-	now := s.now()
+	renewed := leaseRenewals(resp.Responses[2].GetResponseRange().Kvs)
 	slots := make([]store.Slot, 0, len(order))
 	for _, rel := range order {
-		slots = append(slots, s.slot(store.Key{}, *byRel[rel], store.Read, now, renewed))
+		slots = append(slots, s.slot(store.Key{}, *byRel[rel], store.Read, renewed))
 	}
 	return slots, nil
 }
 
-// renewals returns, per lease of the live keys kvs, when it was last kept
-// alive, as its remaining time says (to the second): a session's renewal
-// keeps all its locks alive without rewriting their records, so that
-// listings and checks show the age the lease gives. One request per lease;
-// a lease that cannot be read is left out (its records' stamps stand).
-func (s *Locks) renewals(cli *clientv3.Client, kvs []*mvccpb.KeyValue) map[int64]time.Time {
-	out := map[int64]time.Time{}
-	for _, kv := range kvs {
-		if kv == nil || kv.Lease == 0 {
-			continue
-		}
-		if _, done := out[kv.Lease]; done {
-			continue
-		}
-		ctx, cancel := s.Conn.ctx()
-		ttl, err := cli.TimeToLive(ctx, clientv3.LeaseID(kv.Lease))
-		cancel()
-		if err != nil || ttl.TTL <= 0 {
-			continue
-		}
-		out[kv.Lease] = s.now().Add(-time.Duration(ttl.GrantedTTL-ttl.TTL) * time.Second)
+// RenewSession implements store.SessionRenewer in three requests whatever
+// the number of locks: one read of the repository's live locks and the
+// session's lease keys, one keep-alive per lease the session's locks are
+// attached to (one per timeout it used; usually one), and one write that
+// publishes the renewal on the lease keys. Records are not rewritten: the
+// lease keeps them, and listings show the age of the last renewal.
+func (s *Locks) RenewSession(session string) ([]store.Slot, error) {
+	cli, err := s.Conn.Client()
+	if err != nil {
+		return nil, err
 	}
-	return out
+	ctx, cancel := s.Conn.ctx()
+	resp, err := cli.Txn(ctx).Then(
+		clientv3.OpGet(s.LockPrefix(), clientv3.WithPrefix()),
+		clientv3.OpGet(s.leasePrefix()+session+"/", clientv3.WithPrefix()),
+	).Commit()
+	cancel()
+	if err != nil {
+		return nil, s.Conn.wrap("list locks", err)
+	}
+	var owned []*mvccpb.KeyValue
+	var leases []clientv3.LeaseID
+	for _, kv := range resp.Responses[0].GetResponseRange().Kvs {
+		rec, err := decode("", kv.Value)
+		if err != nil || rec.Session != session || kv.Lease == 0 {
+			continue
+		}
+		owned = append(owned, kv)
+		if id := clientv3.LeaseID(kv.Lease); !slices.Contains(leases, id) {
+			leases = append(leases, id)
+		}
+	}
+	alive := map[int64]time.Time{}
+	var problems []error
+	for _, id := range leases {
+		ctx, cancel := s.Conn.ctx()
+		_, err := cli.KeepAliveOnce(ctx, id)
+		cancel()
+		switch {
+		case errors.Is(err, rpctypes.ErrLeaseNotFound):
+			// Expired since the read: its locks are gone.
+		case err != nil:
+			problems = append(problems, s.Conn.wrap("renew the lease", err))
+		default:
+			alive[int64(id)] = s.now()
+		}
+	}
+	// The renewal is published on the session's lease keys, for
+	// listings (one write for all of them).
+	var puts []clientv3.Op
+	for _, kv := range resp.Responses[1].GetResponseRange().Kvs {
+		if at, ok := alive[kv.Lease]; ok {
+			puts = append(puts, clientv3.OpPut(string(kv.Key), leaseValue(clientv3.LeaseID(kv.Lease), at), clientv3.WithLease(clientv3.LeaseID(kv.Lease))))
+		}
+	}
+	if len(puts) > 0 {
+		ctx, cancel := s.Conn.ctx()
+		_, err := cli.Txn(ctx).Then(puts...).Commit()
+		cancel()
+		if err != nil {
+			problems = append(problems, s.Conn.wrap("publish the renewal", err))
+		}
+	}
+	var slots []store.Slot
+	for _, kv := range owned {
+		if _, ok := alive[kv.Lease]; !ok {
+			continue
+		}
+		r := strings.TrimPrefix(string(kv.Key), s.LockPrefix())
+		slots = append(slots, s.slot(store.Key{Path: s.localPath(r)}, item{rel: r, live: kv}, store.Read, alive))
+	}
+	return slots, errors.Join(problems...)
 }
 
 // Watch implements store.Watcher with etcd watches on the lock keys: a
@@ -548,4 +706,36 @@ func (s *Locks) Watch(keys []store.Key) (<-chan struct{}, func(), error) {
 		}()
 	}
 	return changes, sync.OnceFunc(func() { cancel(); wg.Wait() }), nil
+}
+
+// Changes implements store.Feed with one etcd watch on the repository's
+// locks (live and last records) and one on its registry: every put and
+// delete, an expired lease's included, is a change.
+func (s *Locks) Changes(ctx context.Context) (<-chan struct{}, error) {
+	cli, err := s.Conn.Client()
+	if err != nil {
+		return nil, err
+	}
+	changes := make(chan struct{}, 1)
+	send := func() {
+		select {
+		case changes <- struct{}{}:
+		default:
+		}
+	}
+	ctx = clientv3.WithRequireLeader(ctx)
+	for _, w := range []clientv3.WatchChan{
+		cli.Watch(ctx, s.LockPrefix(), clientv3.WithPrefix()),
+		cli.Watch(ctx, s.lastPrefix(), clientv3.WithPrefix()),
+		cli.Watch(ctx, s.Conn.cfg.Prefix+"/sessions/"+escape(s.Repo), clientv3.WithPrefix()),
+	} {
+		go func() {
+			for resp := range w {
+				if resp.Err() != nil || len(resp.Events) > 0 {
+					send()
+				}
+			}
+		}()
+	}
+	return changes, nil
 }

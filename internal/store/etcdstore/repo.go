@@ -14,7 +14,8 @@ import (
 // RepoID returns the id of the repository checked out at root: the URL of
 // its "origin" remote, normalised so that every clone names it alike
 // (git@github.com:Org/Repo.git, https://github.com/Org/Repo and
-// ssh://git@github.com/Org/Repo all give github.com/Org/Repo). It reads the
+// ssh://git@github.com/Org/Repo all give github.com/org/repo; see
+// NormalizeRemote). It reads the
 // git configuration itself (no git process: every hook pays for this).
 func RepoID(root string) (string, error) {
 	cfg, err := gitConfigFile(root)
@@ -87,9 +88,21 @@ func originURL(data []byte) string {
 	return ""
 }
 
-// NormalizeRemote reduces a git remote URL to host/path: no scheme, user,
-// port separator of scp-like syntax, trailing ".git" or '/'; the host in
-// lower case.
+// caseInsensitiveHosts are the forges whose repository paths name one
+// repository whatever their case (github.com/Acme/API is github.com/acme/api),
+// by their canonical host; the hosts of their ssh-over-443 endpoints map
+// to it.
+var caseInsensitiveHosts = map[string]string{
+	"github.com": "github.com", "ssh.github.com": "github.com",
+	"gitlab.com": "gitlab.com", "altssh.gitlab.com": "gitlab.com",
+}
+
+// NormalizeRemote reduces a git remote URL to host/path the way the forge
+// treats it: no scheme, user, port separator of scp-like syntax, trailing
+// ".git" or '/'; the host in lower case, and on GitHub and GitLab (see
+// caseInsensitiveHosts) the path too, so that
+// https://github.com/Acme/API and git@github.com:acme/api.git are one
+// repository.
 func NormalizeRemote(u string) string {
 	u = strings.TrimSpace(u)
 	if scheme, rest, ok := strings.Cut(u, "://"); ok && !strings.Contains(scheme, "/") {
@@ -106,6 +119,9 @@ func NormalizeRemote(u string) string {
 		host = h
 	}
 	host = strings.ToLower(host)
+	if canonical, ok := caseInsensitiveHosts[host]; ok {
+		host, path = canonical, strings.ToLower(path)
+	}
 	if path == "" {
 		return host
 	}

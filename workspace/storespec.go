@@ -20,37 +20,20 @@ import (
 // .agent-registry folder. The project then holds the file
 // .agent-registry/store, written by `agentlock init --store URL`: one
 // "name=value" per line, the URL first. AGENTLOCK_STORE (Settings.Store)
-// names a store for every project instead. Only builds with a distributed
-// store (Settings.Remote; the etcd build) can use one; the others refuse
-// with ErrNoRemote rather than lock files nobody else sees.
+// names a store for every project instead. The URL's scheme picks the
+// backend (Backends: "file:" is the lock files, "etcd://" the etcd
+// store); a build that does not link it (the default one, for etcd)
+// refuses with ErrNoRemote rather than lock files nobody else sees.
 
 // StoreFile is the file, inside a project's HomeDirName folder, that names
 // the project's distributed store.
 const StoreFile = "store"
 
-// StoreSpec names a distributed store and how to reach it. The option
-// names are etcdctl's.
-type StoreSpec struct {
-	// URL is etcd://host:2379[,host2:2379...]/prefix; empty for the lock
-	// files.
-	URL string
-	// CACert, Cert and Key are PEM files for TLS.
-	CACert, Cert, Key string
-	// User is the user name, or name:password; Password the password.
-	User, Password string
-	// RepoID is the repository's id; empty for the normalised URL of the
-	// checkout's origin remote.
-	RepoID string
-	// DialTimeout bounds the connection and each request; zero for the
-	// store's default (2 s).
-	DialTimeout time.Duration
-}
+// StoreSpec names a project's store and how to reach it (see store.Spec).
+type StoreSpec = store.Spec
 
-// Set reports whether a distributed store is named.
-func (s StoreSpec) Set() bool { return s.URL != "" }
-
-// over returns s with the fields that o sets replaced by o's.
-func (s StoreSpec) over(o StoreSpec) StoreSpec {
+// overSpec returns s with the fields that o sets replaced by o's.
+func overSpec(s, o StoreSpec) StoreSpec {
 	pick := func(a *string, b string) {
 		if b != "" {
 			*a = b
@@ -69,8 +52,8 @@ func (s StoreSpec) over(o StoreSpec) StoreSpec {
 	return s
 }
 
-// fields are the names of the store file, in the order written.
-func (s *StoreSpec) fields() []struct {
+// specFields are the names of the store file, in the order written.
+func specFields(s *StoreSpec) []struct {
 	name string
 	v    *string
 } {
@@ -104,7 +87,7 @@ func ReadStoreSpec(project string) (StoreSpec, error) {
 		name, value, ok := strings.Cut(line, "=")
 		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
 		known := false
-		for _, f := range s.fields() {
+		for _, f := range specFields(&s) {
 			if f.name == name {
 				*f.v, known = value, true
 			}
@@ -142,7 +125,7 @@ func WriteStoreSpec(project string, spec StoreSpec) (bool, error) {
 	}
 	var b strings.Builder
 	b.WriteString("# agentlock: this project's locks and registry live in this store (agentlock init --store)\n")
-	for _, f := range spec.fields() {
+	for _, f := range specFields(&spec) {
 		if *f.v != "" {
 			fmt.Fprintf(&b, "%s=%s\n", f.name, *f.v)
 		}
@@ -162,16 +145,6 @@ func WriteStoreSpec(project string, spec StoreSpec) (bool, error) {
 	return true, nil
 }
 
-// Remote opens the stores of a distributed store. Builds that link one
-// (the etcd build) set Settings.Remote; it is shared by every workspace of
-// an invocation, so that they share one connection.
-type Remote interface {
-	// Open returns the lock store and the registry of the checkout at
-	// project (a real path) on the store of spec; registry is this
-	// machine's copy of the registry. Nothing is dialled yet.
-	Open(spec StoreSpec, project, registry string, timeout time.Duration, now func() time.Time) (store.Locks, store.Document, error)
-}
-
 // ErrNoRemote is the error of Open for a workspace configured for a
 // distributed store in a build that has none.
 var ErrNoRemote = errors.New("this agentlock build has no etcd store")
@@ -187,21 +160,22 @@ func (s Settings) storeOf(project string) (StoreSpec, error) {
 	if err != nil {
 		return spec, err
 	}
-	return spec.over(s.Store), nil
+	return overSpec(spec, s.Store), nil
 }
 
 // openRemote sets the stores of a workspace whose spec names a
-// distributed store.
+// distributed store: the backend of its URL's scheme opens them.
 func (w *Workspace) openRemote(spec StoreSpec) error {
 	w.spec = spec
-	if scheme, _, _ := strings.Cut(spec.URL, "://"); scheme != "etcd" || !strings.Contains(spec.URL, "://") {
+	locks, doc, err := w.settings.Backends.open(spec, store.Checkout{
+		Root: w.Project, Registry: w.RegistryPath, Timeout: w.settings.timeout(), Now: w.settings.Now})
+	if errors.Is(err, ErrUnknownScheme) {
 		return fmt.Errorf("%s keeps its locks in %q: %w %q (the one known scheme is etcd://host:2379/prefix; check AGENTLOCK_STORE or %s)",
-			w.Project, spec.URL, ErrUnknownScheme, scheme, filepath.Join(HomeDirName, StoreFile))
+			w.Project, spec.URL, ErrUnknownScheme, spec.Scheme(), filepath.Join(HomeDirName, StoreFile))
 	}
-	if w.settings.Remote == nil {
-		return fmt.Errorf("%s keeps its locks in %s: %w; install agentlock-etcd (go build -tags etcd -o agentlock-etcd ./cmd/agentlock) beside agentlock or on PATH, and agentlock runs it", w.Project, spec.URL, ErrNoRemote)
+	if errors.Is(err, ErrNoRemote) {
+		return fmt.Errorf("%s keeps its locks in %s: %w; install agentlock-etcd (go build -tags etcd -o agentlock-etcd ./cmd/agentlock) beside agentlock or on PATH, and agentlock runs it", w.Project, spec.URL, err)
 	}
-	locks, doc, err := w.settings.Remote.Open(spec, w.Project, w.RegistryPath, w.settings.timeout(), w.settings.Now)
 	if err != nil {
 		return err
 	}
@@ -215,15 +189,16 @@ func (w *Workspace) Store() StoreSpec { return w.spec }
 
 // LockStore returns the workspace's lock store, for checks that need the
 // store itself (agentlock doctor).
-func (w *Workspace) LockStore() store.Locks { return w.lockStore() }
-
-// lockStore is the store behind Locker.
-func (w *Workspace) lockStore() store.Locks {
+func (w *Workspace) LockStore() store.Locks {
 	if w.locks != nil {
 		return w.locks
 	}
 	return &filestore.Locks{DirFor: w.settings.lockDirFor, ScanDir: w.LockDir, Wait: w.settings.LockWait}
 }
+
+// lockStore is the store behind Locker: each path's project decides (see
+// router).
+func (w *Workspace) lockStore() store.Locks { return newRouter(w) }
 
 // timeout is the staleness timeout, core.DefaultTimeout when unset.
 func (s Settings) timeout() time.Duration {

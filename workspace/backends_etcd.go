@@ -1,0 +1,13 @@
+//go:build etcd
+
+package workspace
+
+import (
+	"github.com/agentlock/agentlock/internal/store"
+	"github.com/agentlock/agentlock/internal/store/etcdstore"
+)
+
+// linked are the backends of this build: etcd.
+func linked() map[string]store.Backend {
+	return map[string]store.Backend{"etcd": etcdstore.NewBackend()}
+}
