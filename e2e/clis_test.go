@@ -224,3 +224,18 @@ func versionLess(a, b [3]int) bool {
 	}
 	return false
 }
+
+// onNode22 returns a program that runs the installed CLI with a node >=
+// 22.19 first in PATH (the system's may be older): for the CLIs whose
+// program starts with "#!/usr/bin/env node".
+func (c agentCLI) onNode22(t *testing.T) string {
+	t.Helper()
+	prog := c.install(t)
+	node := node22(t)
+	script := filepath.Join(t.TempDir(), c.name)
+	body := "#!/bin/sh\nPATH=" + node + ":$PATH\nexport PATH\nexec " + prog + " \"$@\"\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return script
+}

@@ -129,6 +129,13 @@ func hookRun(opts *HookOptions) error {
 func hookDeny(opts *HookOptions, agent integrations.Agent, reason string) error {
 	if d, ok := agent.(integrations.Denier); ok {
 		out, err := d.DenyOutput(reason)
+		if errors.Is(err, integrations.ErrExitDenyWithOutput) {
+			if _, werr := opts.IO.Out.Write(out); werr != nil {
+				fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %s pre-edit hook: %v\n", agent.Name(), werr)
+			}
+			fmt.Fprintln(opts.IO.ErrOut, reason)
+			return errHookDenied
+		}
 		if err == nil {
 			_, err = opts.IO.Out.Write(out)
 		}

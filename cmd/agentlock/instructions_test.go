@@ -46,6 +46,9 @@ type instructedAgent struct {
 	// gives the model's commands a session: its instructions say so, and
 	// only the wrapped run can follow them.
 	wrapperOnly bool
+	// base, when set, is the payload's own members (Cline's taskId and
+	// workspaceRoots, Cursor's conversation_id), in place of those.
+	base func(id, project, event string) map[string]any
 }
 
 var instructedAgents = []instructedAgent{
@@ -144,6 +147,38 @@ var instructedAgents = []instructedAgent{
 			return map[string]any{"tool_name": "Create", "tool_input": map[string]any{"file_path": abs, "content": "b"}}
 		},
 	},
+	{
+		// Cursor CLI: conversation_id and workspace_roots (its documented
+		// payload); no session variable in its shell.
+		name: "cursor", harnessID: "2c9e-cursor-conversation",
+		base: func(id, project, event string) map[string]any {
+			return map[string]any{"conversation_id": id, "generation_id": "g1", "hook_event_name": event, "workspace_roots": []string{project}}
+		},
+		edit: func(abs, _ string) map[string]any {
+			return map[string]any{"tool_name": "Write", "tool_input": map[string]any{"file_path": abs, "contents": "b"}}
+		},
+	},
+	{
+		// Cline CLI 3.x: taskId and workspaceRoots, the tool in
+		// tool_call; no session variable in its shell (docs/integrations/cline.md).
+		name: "cline", harnessID: "conv_1796168877483_mlo32s3",
+		base: func(id, project, event string) map[string]any {
+			return map[string]any{"taskId": id, "hookName": event, "workspaceRoots": []string{project}, "clineVersion": "3.0.65"}
+		},
+		edit: func(abs, _ string) map[string]any {
+			return map[string]any{"tool_call": map[string]any{"id": "c1", "name": "editor", "input": map[string]any{"path": abs, "old_text": "a", "new_text": "b"}}}
+		},
+	},
+	{
+		// Pi: what its extension hands agentlock; Pi sets PI_SESSION_ID in
+		// its bash tool, and the extension in the hook's environment.
+		name: "pi", harnessID: "01a23400-ffff-7436-91f0-9f93e2b53a8e",
+		shellEnv: []string{"PI_SESSION_ID=01a23400-ffff-7436-91f0-9f93e2b53a8e"},
+		hookEnv:  []string{"PI_SESSION_ID=01a23400-ffff-7436-91f0-9f93e2b53a8e"},
+		edit: func(abs, _ string) map[string]any {
+			return map[string]any{"tool_name": "edit", "tool_input": map[string]any{"path": abs, "edits": []any{}}}
+		},
+	},
 }
 
 // Placeholders of the generated texts, and what the test writes for them.
@@ -218,6 +253,9 @@ func followInstructions(t *testing.T, h *proctest.Harness, fake string, a instru
 		p := map[string]any{"session_id": a.harnessID, "cwd": project, "hook_event_name": event}
 		if a.camelCase {
 			p = map[string]any{"sessionId": a.harnessID, "cwd": project, "timestamp": 1764626400000}
+		}
+		if a.base != nil {
+			p = a.base(a.harnessID, project, event)
 		}
 		for k, v := range extra {
 			p[k] = v
@@ -543,6 +581,35 @@ func hookCommands(t *testing.T, agent, project, home string) map[string]string {
 				for _, ev := range []string{"session-start", "pre-edit", "renew", "session-end"} {
 					if strings.Contains(string(data), `hook("`+ev+`"`) {
 						cmds[ev] = string(bin[1]) + " hook " + agent + " " + ev
+					}
+				}
+				return nil
+			case "":
+				// Cline: one executable per event, run as it is.
+				if filepath.Base(filepath.Dir(p)) == "hooks" && filepath.Base(filepath.Dir(filepath.Dir(p))) == ".clinerules" {
+					data, err := os.ReadFile(p)
+					if err != nil {
+						return err
+					}
+					for _, ev := range []string{"session-start", "pre-edit", "renew", "session-end"} {
+						if strings.Contains(string(data), "hook "+agent+" "+ev+"\n") {
+							cmds[ev] = p
+						}
+					}
+				}
+				return nil
+			case ".ts":
+				// Pi's extension spawns agentlock hook <agent> <event>, the
+				// payload on stdin: the command it runs.
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				if strings.Contains(string(data), `spawnSync("agentlock", ["hook", "`+agent+`", event]`) {
+					for _, ev := range []string{"session-start", "pre-edit", "renew", "session-end"} {
+						if strings.Contains(string(data), `hook("`+ev+`"`) {
+							cmds[ev] = "agentlock hook " + agent + " " + ev
+						}
 					}
 				}
 				return nil

@@ -454,7 +454,7 @@ func streams(doc any) bool {
 
 // shellTools are the names CLIs give their shell tool, in the order the
 // mock prefers them (Factory Droid's is "Execute").
-var shellTools = []string{"Bash", "run_shell_command", "bash", "shell", "exec_command", "Execute"}
+var shellTools = []string{"Bash", "run_shell_command", "bash", "shell", "exec_command", "Execute", "run_commands"}
 
 // shellTool is the shell tool of a Chat Completions request: the script's,
 // else the first of shellTools that the request offers, else "Bash".
