@@ -277,6 +277,9 @@ type Workspace struct {
 	// repo is set in repository scope: the home is shared by every
 	// worktree of the repository, and paths are mapped (see repoScope).
 	repo *repoScope
+	// ownTimeout is the process's configured timeout; settings.Timeout
+	// holds it raised to the project's (see TimeoutFile).
+	ownTimeout time.Duration
 	// spec, locks and doc are set when the workspace uses a distributed
 	// store (see StoreFile).
 	spec  StoreSpec
@@ -297,8 +300,10 @@ func Open(realPath string, s Settings) (*Workspace, error) {
 		origin := loc
 		s.origin = &origin
 	}
+	own := s.timeout()
+	s.Timeout = s.effectiveTimeout(loc.home)
 	w := &Workspace{Project: loc.project, Home: loc.home, LockDir: loc.lockDir, RegistryPath: loc.registry,
-		shared: loc.shared, settings: s}
+		shared: loc.shared, settings: s, ownTimeout: own}
 	if loc.repo {
 		common := GitCommonDir(loc.project)
 		w.repo = &repoScope{common: common, root: canonicalRoot(common), tree: loc.project}
@@ -404,6 +409,11 @@ func (w *Workspace) Setup() error {
 	if err := os.MkdirAll(w.LockDir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", w.LockDir, err)
 	}
+	if w.doc == nil && exists(w.Home) {
+		if err := w.settings.recordTimeout(w.Home); err != nil {
+			return err
+		}
+	}
 	if _, err := w.Registry().Create(); err != nil {
 		return err
 	}
@@ -433,7 +443,7 @@ func (w *Workspace) ensureOwnHome(target string) error {
 	if err := os.WriteFile(filepath.Join(w.Home, HomeIgnoreFile), []byte(homeIgnore), 0o644); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Join(w.Home, HomeIgnoreFile), err)
 	}
-	return nil
+	return w.settings.recordTimeout(w.Home)
 }
 
 // KeptError explains why Teardown kept the home.
