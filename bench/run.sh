@@ -7,6 +7,8 @@
 #        bench/run.sh etcd [rounds]: only the etcd rows (issue 16): acquire and
 #        release on a loopback etcd against flock(1) and the lock files, and
 #        the start-up cost of the etcd build.
+#        bench/run.sh mcp [rounds]: only the MCP rows (issue 28): agentlock mcp's
+#        start and one tool call against the one-shot command.
 #
 # The binary is built as it is installed: static (CGO_ENABLED=0), so that
 # no process loads ld.so and libc before doing its work.
@@ -19,6 +21,12 @@ go build -o "$out/oneshot" ./bench/oneshot
 if [ "${1:-}" = serve ]; then
   echo "machine: $(uname -srm), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(go version | cut -d' ' -f3)"
   go run ./bench/serveidle -agentlock "$out/agentlock" -for "${2:-60}s"
+  exit 0
+fi
+if [ "${1:-}" = mcp ]; then
+  go build -o "$out/mcpbench" ./bench/mcp
+  echo "machine: $(uname -srm), $(nproc) cores, $(go version | cut -d' ' -f3)"
+  "$out/mcpbench" -agentlock "$out/agentlock" -n "${2:-40}"
   exit 0
 fi
 if [ "${1:-}" = etcd ]; then

@@ -135,7 +135,9 @@ func (d *run) connected(p *setup.Project) (installed bool, legacy string, err er
 		}
 		if c.Artifact.Unsupported {
 			old = append(old, c.Artifact.Label())
-		} else if c.Artifact.Scope == integrations.Project {
+		} else if c.Artifact.Scope == integrations.Project && !c.Artifact.MCPOnly {
+			// An MCP file alone (.mcp.json, which Claude Code and
+			// Copilot CLI share) connects no agent.
 			installed = true
 		}
 	}

@@ -206,6 +206,18 @@ func (p *jparser) container(open, close byte) (*jnode, error) {
 	}
 }
 
+// parseObject parses a settings file whose top level must be an object.
+func parseObject(text []byte) (*jnode, error) {
+	doc, err := parseJSONC(text)
+	if err != nil {
+		return nil, err
+	}
+	if doc.kind != '{' {
+		return nil, fmt.Errorf("%w: the top level is not an object", errNotJSON)
+	}
+	return doc, nil
+}
+
 // indentUnit guesses the file's indentation from its first indented line.
 func indentUnit(text []byte) string {
 	for _, line := range bytes.Split(text, []byte("\n")) {
@@ -306,12 +318,9 @@ func installHooks(text, want []byte, fingerprint string) ([]byte, error) {
 	piece := func(s span) []byte { return reindent(want[s.start:s.end], unit) }
 	for _, tEvent := range tHooks.value.members {
 		wantGroup := piece(span{tEvent.value.elems[0].start, tEvent.value.elems[0].end})
-		doc, err := parseJSONC(text)
+		doc, err := parseObject(text)
 		if err != nil {
 			return nil, err
-		}
-		if doc.kind != '{' {
-			return nil, fmt.Errorf("%w: the top level is not an object", errNotJSON)
 		}
 		_, hooks := doc.member("hooks")
 		if hooks == nil {
@@ -360,12 +369,9 @@ func removeHooks(text []byte, fingerprint string) ([]byte, error) {
 	}
 	removed := false // empty containers are removed only when agentlock emptied them
 	for {
-		doc, err := parseJSONC(text)
+		doc, err := parseObject(text)
 		if err != nil {
 			return nil, err
-		}
-		if doc.kind != '{' {
-			return nil, fmt.Errorf("%w: the top level is not an object", errNotJSON)
 		}
 		hi, hooks := doc.member("hooks")
 		if hooks == nil || hooks.value.kind != '{' {

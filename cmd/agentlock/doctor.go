@@ -33,6 +33,7 @@ check — ok, warn or problem — with what to do:
       which agentlock wrote them when another version did (and whether it matters)
   codex-hook-trust, gemini-folder-trust, qwen-project-trust
                       the harness runs agentlock's hooks
+  mcp-server          agentlock mcp starts and lists its tools (docs/mcp.md)
   kimi-legacy         the kimi on PATH is Kimi Code, not the unsupported legacy
       kimi-cli, and no file is left for kimi-cli
   agent-registry-0.2  no live 0.2 lock that this project's agents do not see

@@ -106,6 +106,7 @@ func topLevelCommands() []topLevelCommand {
 		{name: "doctor", build: func(f *Factory) *cobra.Command { return newCmdDoctor(f, nil) }},
 		{name: "hook", build: func(f *Factory) *cobra.Command { return newCmdHook(f, nil) }},
 		{name: "guard", build: func(f *Factory) *cobra.Command { return newCmdGuard(f, nil) }},
+		{name: "mcp", build: newCmdMCP},
 		{name: "whoami", build: func(f *Factory) *cobra.Command { return newCmdWhoami(f, nil) }},
 		{name: "env", build: func(f *Factory) *cobra.Command { return newCmdEnv(f, nil) }},
 		{name: "version", build: func(f *Factory) *cobra.Command { return newCmdVersion(f, nil) }},

@@ -56,6 +56,10 @@ type Step struct {
 	// Responses or Chat Completions: Codex's and Copilot's apply_patch)
 	// with this text.
 	Input string
+	// Namespace, with Tool, is the namespace of a tool the CLI declares
+	// inside a Responses "namespace" tool (Codex's MCP tools: namespace
+	// "mcp__<server>", Tool the server's tool name).
+	Namespace string
 }
 
 // steps is the script as tool calls.
@@ -383,6 +387,9 @@ func responses(w http.ResponseWriter, id string, step *Step, final string) {
 		args, _ := json.Marshal(a)
 		item = obj{"type": "function_call", "id": "fc_" + id, "call_id": "call_" + id,
 			"name": name, "arguments": string(args), "status": "completed"}
+		if step.Namespace != "" {
+			item["namespace"] = step.Namespace
+		}
 	} else {
 		item = obj{"type": "message", "id": "msg_" + id, "role": "assistant", "status": "completed",
 			"content": []any{obj{"type": "output_text", "text": final, "annotations": []any{}}}}

@@ -72,6 +72,15 @@ func (a *Agent) Provider() string { return a.m.Provider }
 // SessionEnvVar implements integrations.Agent.
 func (a *Agent) SessionEnvVar() string { return a.m.SessionEnv }
 
+// MCPFile implements integrations.MCPRegistrar: the manifest's [mcp].
+func (a *Agent) MCPFile(integrations.Env) (integrations.MCPFile, bool) {
+	mc := a.m.MCP
+	if mc == nil {
+		return integrations.MCPFile{}, false
+	}
+	return integrations.MCPFile{Path: mc.Path, TOML: mc.Format == "toml", Trust: mc.Trust}, true
+}
+
 // Plan implements integrations.Agent.
 func (a *Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
 	m := a.m

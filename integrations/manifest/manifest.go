@@ -51,6 +51,21 @@ type Manifest struct {
 	EditTools      []string       `toml:"edit_tools"`
 	Deny           Deny           `toml:"deny"`
 	SessionContext SessionContext `toml:"session_context"`
+	// MCP is the project file where the CLI reads MCP servers, for the
+	// entry of agentlock mcp that init writes; nil when it reads none.
+	MCP *MCP `toml:"mcp"`
+}
+
+// MCP names a CLI's project MCP file.
+type MCP struct {
+	// Path is relative to the project; the same file as hooks.path is
+	// fine (the entry is merged beside the hooks).
+	Path string `toml:"path"`
+	// Format is "json" (an "mcpServers" object) or "toml"
+	// ([mcp_servers.<name>] tables).
+	Format string `toml:"format"`
+	// Trust says in a few words how the CLI lets a project's server run.
+	Trust string `toml:"trust"`
 }
 
 // Instruction is one file of instructions for the model.
@@ -280,6 +295,20 @@ func (m *Manifest) check() *FieldError {
 		}
 		if in.Kind == "block" && in.Template != "" && in.Template != "instructions" {
 			return fieldErr(f+".template", "a block holds the instructions template only")
+		}
+	}
+	if mc := m.MCP; mc != nil {
+		if err := checkPath("mcp.path", mc.Path); err != nil {
+			return err
+		}
+		if seen[mc.Path] {
+			return fieldErr("mcp.path", "%q is also an instructions file", mc.Path)
+		}
+		if !slices.Contains([]string{"json", "toml"}, mc.Format) {
+			return fieldErr("mcp.format", "%q: want json or toml", mc.Format)
+		}
+		if h := m.Hooks; h != nil && h.Path == mc.Path && h.Format != mc.Format {
+			return fieldErr("mcp.format", "%q: the file is hooks.path, whose format is %q", mc.Format, h.Format)
 		}
 	}
 	if h := m.Hooks; h != nil {

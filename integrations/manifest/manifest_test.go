@@ -206,3 +206,36 @@ func TestUserScopeHooksNeedConsent(t *testing.T) {
 	assert.Equal(t, integrations.User, hooks[0].Scope)
 	assert.Equal(t, ".mini/hooks.json", hooks[0].Path)
 }
+
+// A manifest's [mcp] names the file where init registers agentlock mcp,
+// beside the hooks when it is the same file; a bad one is a field error.
+func TestManifestMCPFile(t *testing.T) {
+	a := mini(t, "[mcp]\npath = \".mini/hooks.json\"\nformat = \"json\"\ntrust = \"always\"\n")
+	f, ok := a.MCPFile(integrations.Env{})
+	require.True(t, ok)
+	require.Equal(t, integrations.MCPFile{Path: ".mini/hooks.json", Trust: "always"}, f)
+	arts, _, err := integrations.Setup{Env: integrations.Env{Bin: "agentlock"}, Agents: []integrations.Agent{a}, MCP: true}.Plan()
+	require.NoError(t, err)
+	merged := false
+	for _, art := range arts {
+		if art.Path == ".mini/hooks.json" {
+			merged = art.Kind == integrations.JSONHooks && art.MCP != nil
+		}
+	}
+	require.True(t, merged, "the entry goes into the hooks artifact: %+v", arts)
+
+	_, ok = mini(t, "").MCPFile(integrations.Env{})
+	require.False(t, ok, "no [mcp], no file")
+
+	for _, c := range []struct{ mcp, field string }{
+		{"[mcp]\npath = \"/abs.json\"\nformat = \"json\"\n", "mcp.path"},
+		{"[mcp]\npath = \"m.json\"\nformat = \"yaml\"\n", "mcp.format"},
+		{"[mcp]\npath = \".mini/hooks.json\"\nformat = \"toml\"\n", "mcp.format"},
+	} {
+		_, err := Parse([]byte(minimal+c.mcp), "mini.toml")
+		var fe *FieldError
+		if assert.True(t, errors.As(err, &fe), "%s: %v", c.mcp, err) {
+			assert.Equal(t, c.field, fe.Field)
+		}
+	}
+}

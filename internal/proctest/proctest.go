@@ -16,18 +16,18 @@
 package proctest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentlock/agentlock/internal/syncbuf"
 )
 
 // Timeout bounds every child process; a child of a test whose own deadline
@@ -151,7 +151,7 @@ type Proc struct {
 	display        string // the command line, for messages
 	limit          time.Duration
 	killed         atomic.Bool // killed at its deadline
-	stdout, stderr syncBuffer
+	stdout, stderr syncbuf.Buffer
 	done           chan struct{} // closed when the process has exited
 	err            error         // Wait's error, set before done is closed
 }
@@ -363,22 +363,4 @@ func waitReady(t testing.TB, r *os.File, n int, limit time.Duration) {
 		}
 		got += k
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe to read while a process writes to it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
