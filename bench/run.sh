@@ -18,15 +18,15 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 CGO_ENABLED=0 go build -trimpath -o "$out/agentlock" ./cmd/agentlock
 go build -o "$out/oneshot" ./bench/oneshot
-if [ "${1:-}" = serve ]; then
-  echo "machine: $(uname -srm), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(go version | cut -d' ' -f3)"
-  go run ./bench/serveidle -agentlock "$out/agentlock" -for "${2:-60}s"
-  exit 0
-fi
 if [ "${1:-}" = mcp ]; then
   go build -o "$out/mcpbench" ./bench/mcp
   echo "machine: $(uname -srm), $(nproc) cores, $(go version | cut -d' ' -f3)"
   "$out/mcpbench" -agentlock "$out/agentlock" -n "${2:-40}"
+  exit 0
+fi
+if [ "${1:-}" = serve ]; then
+  echo "machine: $(uname -srm), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(go version | cut -d' ' -f3)"
+  go run ./bench/serveidle -agentlock "$out/agentlock" -for "${2:-60}s"
   exit 0
 fi
 if [ "${1:-}" = etcd ]; then

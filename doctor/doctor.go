@@ -61,6 +61,10 @@ type Options struct {
 	// CopilotAllowAll is $COPILOT_ALLOW_ALL, which trusts every folder for
 	// the Copilot CLI sessions started with it when exactly "true".
 	CopilotAllowAll string
+	// PluginsOff are, by agent name (opencode, kilo), the variables set in
+	// the environment that keep that CLI from loading the project's
+	// plugins, as NAME=value.
+	PluginsOff map[string][]string
 	// AgentDirs are agent CLIs' user folders moved by their variables
 	// (KIMI_CODE_HOME, ...; integrations.Env.AgentDirs).
 	AgentDirs map[string]string

@@ -63,33 +63,10 @@ func copilotEnv(t *testing.T, r *e2eRun, model string) []string {
 }
 
 // e2eCopilotPatchTool is Copilot with a GPT-5 model id, which gets no edit
-// or create, only apply_patch: a patch of a free and a held file is
-// refused whole (neither changes), a patch of the free file alone goes
-// through under the session's lock.
+// or create, only apply_patch (the freeform tool: the patch is its raw
+// input); see e2ePatchTool.
 func e2eCopilotPatchTool(t *testing.T, a agent, prog string) {
-	r := newE2ERun(t, a)
-	r.start(t, []mock.Step{
-		{Tool: "apply_patch", Input: strings.TrimSuffix(patch("free.txt", freeText, "edited\n"), "\n*** End Patch") + "\n" +
-			strings.TrimPrefix(patch("held.txt", heldText, "changed\n"), "*** Begin Patch\n")},
-		shell("cat free.txt > after-refusal.txt"),
-		{Tool: "apply_patch", Input: patch("free.txt", freeText, "edited\n")},
-		shell("agentlock status --json > status.json 2>&1"),
-	})
-	r.heldEdit, r.freeEdit = 0, 2
-	r.model = "gpt-5.5"
-	r.runCLI(t, a, prog, false)
-	if r.offered("edit") || r.offered("create") {
-		t.Errorf("Copilot offered gpt-5.5 edit or create: the apply_patch case is not the only edit tool any more")
-	}
-	if !r.offered("apply_patch") {
-		t.Fatalf("Copilot offered gpt-5.5 no apply_patch tool: the case tests nothing; requests: %d", len(r.server.Requests()))
-	}
-	s := r.harnessSession(t, a)
-	r.fileIs(t, "held.txt", heldText, "apply_patch of a free and a held file")
-	r.fileIs(t, "after-refusal.txt", freeText, "apply_patch of a free and a held file: free.txt after the refusal")
-	r.deniedCleanly(t, r.heldEdit, "apply_patch of a free and a held file")
-	r.fileIs(t, "free.txt", "edited\n", "apply_patch of a free file")
-	r.freeLockedThenFinished(t, s.ID)
+	r := e2ePatchTool(t, a, prog, func(text string) mock.Step { return mock.Step{Tool: "apply_patch", Input: text} }, "edit", "create")
 	copilotReadsInstructions(t, r)
 }
 

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -77,6 +78,8 @@ type agent struct {
 	// initArgs are extra arguments of `agentlock init --agent <name>`
 	// (Kimi's hooks are user-level: --global).
 	initArgs []string
+	// timeout bounds one run of the CLI; zero means proctest.Timeout.
+	timeout time.Duration
 }
 
 // isolate gives the calling test the network of a's runs.
@@ -264,11 +267,43 @@ func (r *e2eRun) runCLI(t *testing.T, a agent, prog string, wrapper bool) procte
 		bin = filepath.Join(r.repo, "scripts", "agentlock-"+a.cli.name)
 		env = append(env, "AGENTLOCK_AGENT_COMMAND="+prog)
 	}
-	res := proctest.Run(t, bin, proctest.Cmd{Args: args, Env: proctest.Env(r.home, r.tmp, env...), Dir: r.repo})
+	if a.timeout > proctest.Timeout {
+		// A CLI this slow outlives the lock timeout (120 s) before its
+		// first model call: the holder is alive and renews, as a real one
+		// would, or its locks would expire under the test.
+		defer r.holderRenews(t)()
+	}
+	res := proctest.Run(t, bin, proctest.Cmd{Args: args, Env: proctest.Env(r.home, r.tmp, env...), Dir: r.repo, Limit: a.timeout})
 	if res.Code != 0 {
 		t.Fatalf("%s failed: %v\nmodel was told: %q", a.cli.name, res, r.server.ToolResults())
 	}
 	return res
+}
+
+// holderRenews renews the holder's locks every 20 s until the returned
+// function is called.
+func (r *e2eRun) holderRenews(t *testing.T) (stop func()) {
+	t.Helper()
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Second):
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			cmd := exec.CommandContext(ctx, filepath.Join(r.bin, "agentlock"), "heartbeat", "held.txt", "held2.txt", "--session", holder)
+			cmd.Env, cmd.Dir = r.env(), r.repo
+			out, err := cmd.CombinedOutput()
+			cancel()
+			if err != nil {
+				t.Errorf("%s's heartbeat during the run: %v: %s", holder, err, out)
+			}
+		}
+	}()
+	return func() { close(done); <-stopped }
 }
 
 // session is one registry entry of `agentlock show --json`.
@@ -450,14 +485,7 @@ func TestE2E(t *testing.T) {
 // e2eSession is the direct run: hooks alone.
 func e2eSession(t *testing.T, a agent, prog string) {
 	r := newE2ERun(t, a)
-	held, free := filepath.Join(r.repo, "held.txt"), filepath.Join(r.repo, "free.txt")
-	steps := []mock.Step{shell("agentlock whoami --json > whoami.json 2>&1")}
-	pre, edit := a.edit(held, heldText, "changed\n")
-	steps = append(append(steps, pre...), edit)
-	r.heldEdit = len(steps) - 1
-	pre, edit = a.edit(free, freeText, "edited\n")
-	steps = append(append(steps, pre...), edit)
-	r.freeEdit = len(steps) - 1
+	steps := r.edits(a, []mock.Step{shell("agentlock whoami --json > whoami.json 2>&1")})
 	steps = append(steps, shell("agentlock status --json > status.json 2>&1; agentlock acquire extra.txt > acquire.txt 2>&1"))
 	pre, bypass, bypassWhat := a.bypass(r)
 	steps = append(append(steps, pre...), bypass)
@@ -525,6 +553,18 @@ func e2eSession(t *testing.T, a agent, prog string) {
 	}
 }
 
+// edits appends to steps the CLI's edit of held.txt and then of free.txt
+// (with the steps each needs first), and records where they are.
+func (r *e2eRun) edits(a agent, steps []mock.Step) []mock.Step {
+	pre, edit := a.edit(filepath.Join(r.repo, "held.txt"), heldText, "changed\n")
+	steps = append(append(steps, pre...), edit)
+	r.heldEdit = len(steps) - 1
+	pre, edit = a.edit(filepath.Join(r.repo, "free.txt"), freeText, "edited\n")
+	steps = append(append(steps, pre...), edit)
+	r.freeEdit = len(steps) - 1
+	return steps
+}
+
 // e2eWrapper is the run through scripts/agentlock-<agent>: the wrapper's
 // session is the one the hooks and the shell use.
 func e2eWrapper(t *testing.T, a agent, prog string) {
@@ -564,18 +604,62 @@ func e2eCodexPatchTool(t *testing.T, a agent, prog string) {
 	}
 	// gpt-5.5 is in Codex 0.171's bundled catalog.
 	r.write(t, config, strings.Replace(string(data), `model = "mock-model"`, `model = "gpt-5.5"`, 1))
+	r.patchToolRun(t, a, prog, args, env, "apply_patch")
+}
+
+// patchToolRun runs the CLI once with args and env (a patch tool's
+// model), after steps 0 and 1 patched held.txt and free.txt with tool: the
+// patch of the held file is denied, the file byte-identical; the free one
+// is patched under the session's lock, which ends Finished.
+func (r *e2eRun) patchToolRun(t *testing.T, a agent, prog string, args, env []string, tool string) {
+	t.Helper()
 	res := proctest.Run(t, prog, proctest.Cmd{Args: args, Env: proctest.Env(r.home, r.tmp, append(env, "PATH="+r.bin+":"+systemPath)...), Dir: r.repo})
 	if res.Code != 0 {
-		t.Fatalf("codex failed: %v\nmodel was told: %q", res, r.server.ToolResults())
+		t.Fatalf("%s failed: %v\nmodel was told: %q", a.cli.name, res, r.server.ToolResults())
 	}
-	if !r.offered("apply_patch") {
-		t.Fatalf("Codex offered gpt-5.5 no apply_patch tool: the case tests nothing; requests: %d", len(r.server.Requests()))
+	if !r.offered(tool) {
+		t.Fatalf("%s offered the model no %s tool: the case tests nothing; requests: %d", a.cli.name, tool, len(r.server.Requests()))
 	}
 	s := r.harnessSession(t, a)
-	r.fileIs(t, "held.txt", heldText, "apply_patch of a held file")
-	r.deniedCleanly(t, r.heldEdit, "apply_patch of a held file")
+	r.fileIs(t, "held.txt", heldText, tool+" of a held file")
+	r.deniedCleanly(t, r.heldEdit, tool+" of a held file")
+	r.fileIs(t, "free.txt", "edited\n", tool+" of a free file")
+	r.freeLockedThenFinished(t, s.ID)
+}
+
+// e2ePatchTool is a CLI with the model id gpt-5.5, which gets apply_patch
+// (step makes its call of a patch text) and none of the tools others: a
+// patch of a free and a held file (relative paths) is refused whole
+// (neither changes), a patch of the free file alone goes through under
+// the session's lock.
+func e2ePatchTool(t *testing.T, a agent, prog string, step func(patch string) mock.Step, others ...string) *e2eRun {
+	t.Helper()
+	r := newE2ERun(t, a)
+	r.start(t, []mock.Step{
+		step(strings.TrimSuffix(patch("free.txt", freeText, "edited\n"), "\n*** End Patch") + "\n" +
+			strings.TrimPrefix(patch("held.txt", heldText, "changed\n"), "*** Begin Patch\n")),
+		shell("cat free.txt > after-refusal.txt"),
+		step(patch("free.txt", freeText, "edited\n")),
+		shell("agentlock status --json > status.json 2>&1"),
+	})
+	r.heldEdit, r.freeEdit = 0, 2
+	r.model = "gpt-5.5"
+	r.runCLI(t, a, prog, false)
+	for _, tool := range others {
+		if r.offered(tool) {
+			t.Errorf("%s offered gpt-5.5 %s: the apply_patch case is not the only edit tool any more", a.cli.name, tool)
+		}
+	}
+	if !r.offered("apply_patch") {
+		t.Fatalf("%s offered gpt-5.5 no apply_patch tool: the case tests nothing; requests: %d", a.cli.name, len(r.server.Requests()))
+	}
+	s := r.harnessSession(t, a)
+	r.fileIs(t, "held.txt", heldText, "apply_patch of a free and a held file")
+	r.fileIs(t, "after-refusal.txt", freeText, "apply_patch of a free and a held file: free.txt after the refusal")
+	r.deniedCleanly(t, r.heldEdit, "apply_patch of a free and a held file")
 	r.fileIs(t, "free.txt", "edited\n", "apply_patch of a free file")
 	r.freeLockedThenFinished(t, s.ID)
+	return r
 }
 
 // freeLockedThenFinished checks that free.txt was locked by session id

@@ -277,16 +277,17 @@ func removeItem(text []byte, c *jnode, i int) []byte {
 
 // ownHookGroup reports whether a hook group (an element of an event's
 // array) is agentlock's: one of its hooks runs a command containing
-// fingerprint.
+// fingerprint. A group with a "command" of its own is a hook of the flat
+// layout (Crush's and Cursor's), with no "hooks" array.
 func ownHookGroup(text []byte, group *jnode, fingerprint string) bool {
 	if group.kind != '{' {
 		return false
 	}
-	_, hooks := group.member("hooks")
-	if hooks == nil || hooks.value.kind != '[' {
-		return false
+	entries := []*jnode{group}
+	if _, hooks := group.member("hooks"); hooks != nil && hooks.value.kind == '[' {
+		entries = hooks.value.elems
 	}
-	for _, h := range hooks.value.elems {
+	for _, h := range entries {
 		if h.kind != '{' {
 			continue
 		}
@@ -379,7 +380,7 @@ func removeHooks(text []byte, fingerprint string) ([]byte, error) {
 		}
 		if len(hooks.value.members) == 0 && removed {
 			text = removeItem(text, doc, hi)
-			if doc, err = parseJSONC(text); err == nil && len(doc.members) == 0 {
+			if doc, err = parseJSONC(text); err == nil && (len(doc.members) == 0 || onlyVersion(text, doc)) {
 				return nil, nil
 			}
 			return text, err
@@ -409,4 +410,15 @@ func removeHooks(text []byte, fingerprint string) ([]byte, error) {
 		}
 		removed = true
 	}
+}
+
+// onlyVersion reports whether a hooks file holds nothing but its schema
+// version ({"version": 1}, Cursor's layout): what agentlock's own file is
+// once its hooks are gone, and nothing of the user's.
+func onlyVersion(text []byte, doc *jnode) bool {
+	if len(doc.members) != 1 {
+		return false
+	}
+	_, v := doc.member("version")
+	return v != nil && string(bytes.TrimSpace(text[v.value.start:v.value.end])) == "1"
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/agentlock/agentlock/integrations/all"
 	"github.com/agentlock/agentlock/integrations/kimi"
 	"github.com/agentlock/agentlock/integrations/manifest"
+	"github.com/agentlock/agentlock/integrations/pi"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -61,6 +62,10 @@ type config struct {
 	// doctor check it); CodexHome is $CODEX_HOME, CopilotHome
 	// $COPILOT_HOME and CopilotAllowAll $COPILOT_ALLOW_ALL (doctor).
 	SearchPath, CodexHome, CopilotHome, CopilotAllowAll string
+	// PluginsOff are, by agent (opencode, kilo), the variables set in the
+	// environment that stop that CLI from loading the project's plugins
+	// ("OPENCODE_PURE=1"): doctor warns.
+	PluginsOff map[string][]string
 	// Problems are the settings whose values are invalid, each naming the
 	// variable (or flag) and its allowed range; their defaults stand in.
 	Problems []error
@@ -79,6 +84,10 @@ var envBindings = [][2]string{
 	{"codex_home", "CODEX_HOME"},
 	{"copilot_home", "COPILOT_HOME"},
 	{"copilot_allow_all", "COPILOT_ALLOW_ALL"},
+	{"opencode_pure", "OPENCODE_PURE"},
+	{"opencode_disable_project_config", "OPENCODE_DISABLE_PROJECT_CONFIG"},
+	{"kilo_pure", "KILO_PURE"},
+	{"kilo_disable_project_config", "KILO_DISABLE_PROJECT_CONFIG"},
 	{"store", storeVar},
 }
 
@@ -165,6 +174,14 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 		CodexHome:       v.GetString("codex_home"),
 		CopilotHome:     v.GetString("copilot_home"),
 		CopilotAllowAll: v.GetString("copilot_allow_all"),
+		PluginsOff:      map[string][]string{},
+	}
+	for _, b := range [][3]string{{"opencode", "opencode_pure", "OPENCODE_PURE"}, {"opencode", "opencode_disable_project_config", "OPENCODE_DISABLE_PROJECT_CONFIG"},
+		{"kilo", "kilo_pure", "KILO_PURE"}, {"kilo", "kilo_disable_project_config", "KILO_DISABLE_PROJECT_CONFIG"}} {
+		// OpenCode reads a flag variable as on when it is "true" or "1".
+		if val := strings.ToLower(v.GetString(b[1])); val == "true" || val == "1" {
+			c.PluginsOff[b[0]] = append(c.PluginsOff[b[0]], b[2]+"="+v.GetString(b[1]))
+		}
 	}
 	if home, err := os.UserHomeDir(); err == nil {
 		c.Settings.UserHome = home
@@ -396,7 +413,7 @@ func workConfig(get func() (*config, error)) (*config, *workspace.Workspace, err
 }
 
 // agentDirVars are the variables that move an agent CLI's user folder.
-var agentDirVars = []string{kimi.KimiCodeHomeVar, kimi.KimiShareDirVar}
+var agentDirVars = []string{kimi.KimiCodeHomeVar, kimi.KimiShareDirVar, pi.AgentDirVar}
 
 // agentDirs reads agentDirVars, made absolute; unset ones are left out.
 func agentDirs(v *viper.Viper) (map[string]string, error) {

@@ -31,7 +31,8 @@ check — ok, warn or problem — with what to do:
   agentlock-on-path   the agentlock that hooks and agents run is this build
   integration-<agent>  each connected agent CLI's files are up to date, and
       which agentlock wrote them when another version did (and whether it matters)
-  codex-hook-trust, gemini-folder-trust, qwen-project-trust
+  codex-hook-trust, gemini-folder-trust, qwen-project-trust, droid-hooks,
+  crush-hooks
                       the harness runs agentlock's hooks
   mcp-server          agentlock mcp starts and lists its tools (docs/mcp.md)
   kimi-legacy         the kimi on PATH is Kimi Code, not the unsupported legacy
@@ -71,7 +72,7 @@ func doctorRun(opts *DoctorOptions) error {
 		return err
 	}
 	checks, err := doctor.Run(doctor.Options{Dir: wd, Settings: c.Settings, SearchPath: c.SearchPath, Self: self, CodexHome: c.CodexHome,
-		CopilotHome: c.CopilotHome, CopilotAllowAll: c.CopilotAllowAll, AgentDirs: c.AgentDirs, Writer: thisWriter(), Agents: c.Agents})
+		CopilotHome: c.CopilotHome, CopilotAllowAll: c.CopilotAllowAll, PluginsOff: c.PluginsOff, AgentDirs: c.AgentDirs, Writer: thisWriter(), Agents: c.Agents})
 	if errors.Is(err, workspace.ErrUnknownScheme) || errors.Is(err, workspace.ErrNoRemote) {
 		// The store setting, or the build that serves it, is what is
 		// wrong: a check, not a crash.

@@ -94,6 +94,11 @@ type Hooks struct {
 	Format string `toml:"format"`
 	// Scope is "project" (default) or "user" (written only with --global).
 	Scope string `toml:"scope"`
+	// Layout of a JSON hook entry: "nested" (default, Claude Code's:
+	// {"matcher": …, "hooks": [{"type": "command", "command": …}]}) or
+	// "flat" (Crush's: {"name": …, "matcher": …, "command": …,
+	// "timeout": …} straight in the event's array).
+	Layout string `toml:"layout"`
 	// Command is the text/template of each hook's command line: .Line is
 	// the guarded "agentlock hook <agent> <event>" line for a harness that
 	// runs it with a POSIX shell, .Shell the same wrapped in sh -c '…' for
@@ -137,6 +142,12 @@ type Payload struct {
 	// Paths are tried in order; the first that holds a string, or an
 	// array of strings, is the edited path or paths.
 	Paths []string `toml:"paths"`
+	// Patches are fields holding the text of an apply_patch patch
+	// ("*** Begin Patch" … "*** End Patch", Codex's format): every file
+	// the patch adds, updates, deletes or moves to is an edited path, all
+	// locked or none. A patch naming no file is refused. Tried before
+	// Paths.
+	Patches []string `toml:"patches"`
 }
 
 // Deny is how a pre-edit hook refuses an edit.
@@ -324,6 +335,12 @@ func (m *Manifest) check() *FieldError {
 		if !slices.Contains([]string{"", "project", "user"}, h.Scope) {
 			return fieldErr("hooks.scope", "%q: want project or user", h.Scope)
 		}
+		if !slices.Contains([]string{"", "nested", "flat"}, h.Layout) {
+			return fieldErr("hooks.layout", "%q: want nested or flat", h.Layout)
+		}
+		if h.Layout != "" && h.Format != "json" {
+			return fieldErr("hooks.layout", "only JSON hooks have a layout")
+		}
 		if _, err := template.New("command").Parse(h.Command); err != nil {
 			return fieldErr("hooks.command", "not a template: %v", err)
 		}
@@ -343,7 +360,7 @@ func (m *Manifest) check() *FieldError {
 				return fieldErr(f+".matcher", "missing: a pre-edit hook must name the edit tools it gates")
 			}
 		}
-		if m.preEdit() && len(m.Payload.Paths) == 0 {
+		if m.preEdit() && len(m.Payload.Paths) == 0 && len(m.Payload.Patches) == 0 {
 			return fieldErr("payload.paths", "missing: a pre-edit hook must know where the payload names the edited path")
 		}
 		cmd, err := m.hookCommand("pre-edit", "agentlock")
@@ -357,6 +374,11 @@ func (m *Manifest) check() *FieldError {
 	for i, p := range m.Payload.Paths {
 		if p == "" {
 			return fieldErr(fmt.Sprintf("payload.paths[%d]", i), "empty")
+		}
+	}
+	for i, p := range m.Payload.Patches {
+		if p == "" {
+			return fieldErr(fmt.Sprintf("payload.patches[%d]", i), "empty")
 		}
 	}
 	switch m.Deny.Form {

@@ -239,3 +239,51 @@ func TestManifestMCPFile(t *testing.T) {
 		}
 	}
 }
+
+// A patch field (Droid's ApplyPatch input) names every file of the patch,
+// relative paths included; a patch that names no file is refused, not let
+// through.
+func TestPatchFieldsNameEveryFile(t *testing.T) {
+	a := mini(t, "patches = [\"args.patch\"]\n")
+	patch := "*** Begin Patch\n*** Update File: /r/a.go\n@@\n-a\n+b\n*** Add File: b.go\n+x\n*** End Patch\n"
+	data, err := json.Marshal(map[string]any{"session_id": "s", "cwd": "/r", "tool_name": "edit", "args": map[string]any{"patch": patch}})
+	require.NoError(t, err)
+	in, err := a.DecodePayload(data)
+	require.NoError(t, err)
+	paths, err := a.EditedPaths(in)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"/r/a.go", "b.go"}, paths)
+
+	in, err = a.DecodePayload([]byte(`{"session_id":"s","cwd":"/r","tool_name":"edit","args":{"patch":"rewrite a.go please"}}`))
+	require.NoError(t, err)
+	_, err = a.EditedPaths(in)
+	assert.ErrorContains(t, err, "names no file")
+
+	// No patch field: the path fields still apply.
+	in, err = a.DecodePayload([]byte(`{"session_id":"s","cwd":"/r","tool_name":"edit","args":{"path":"c.go"}}`))
+	require.NoError(t, err)
+	paths, err = a.EditedPaths(in)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"c.go"}, paths)
+}
+
+// The flat layout writes each hook straight into its event's array.
+func TestFlatHookLayout(t *testing.T) {
+	a := mini(t, "")
+	a.m.Hooks.Layout = "flat"
+	a.m.Hooks.Events[0].Label = "agentlock"
+	data, err := a.jsonHooks("agentlock")
+	require.NoError(t, err)
+	var doc struct {
+		Hooks map[string][]map[string]any `json:"hooks"`
+	}
+	require.NoError(t, json.Unmarshal(data, &doc), "%s", data)
+	entry := doc.Hooks["PreToolUse"][0]
+	assert.Equal(t, "agentlock", entry["name"])
+	assert.Equal(t, "edit", entry["matcher"])
+	assert.Contains(t, entry["command"], "agentlock hook mini pre-edit")
+	assert.NotContains(t, entry, "hooks")
+
+	_, err = Load([]byte(strings.Replace(minimal, `format = "json"`, "format = \"json\"\nlayout = \"sideways\"", 1)), "mini.toml")
+	assert.ErrorContains(t, err, "field hooks.layout")
+}
