@@ -455,7 +455,7 @@ func TestEventsStreamPushesChanges(t *testing.T) {
 	require.Len(t, data, 2)
 	var ev Event
 	require.NoError(t, json.Unmarshal([]byte(data[0]), &ev))
-	assert.Equal(t, Event{Kind: "event", Event: EventAcquired, Time: ev.Time, Path: real, SessionID: "claude-1"}, ev)
+	assert.Equal(t, Event{Kind: "event", Event: EventAcquired, Time: ev.Time, Path: real, SessionID: "claude-1", Seq: 1}, ev, "the first event of the server")
 	assert.Contains(t, data[1], `"kind":"change"`)
 	assert.Contains(t, data[1], `"held":1`)
 }
