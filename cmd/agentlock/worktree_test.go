@@ -281,6 +281,12 @@ func TestWorktreeRemovedWithAgentRunningExpires(t *testing.T) {
 		t.Skip("waits on real time")
 	}
 	w := newWorktrees(t, "repository")
+	// The project's timeout (recorded in the shared home) is the floor of
+	// every process's: 1 s here.
+	timeoutFile := filepath.Join(w.dirs[0], ".git", "agentlock", "timeout")
+	_, err := os.Stat(timeoutFile)
+	require.NoError(t, err, "the shared home records the project's timeout")
+	require.NoError(t, os.WriteFile(timeoutFile, []byte("1s\n"), 0o644))
 	env := append(append([]string{}, w.env...), "AGENTLOCK_TIMEOUT=1")
 	c := w.cmd(2, "acquire", "--session", "s-c", "src/x.py")
 	c.Env = env
