@@ -2,9 +2,13 @@
 # Times whole one-shot agentlock processes against flock(1) on this machine,
 # in one run: every row of issue 13's table, median of interleaved pairs.
 # Usage: bench/run.sh [rounds] (default 40)
+#        bench/run.sh serve [seconds]: the CPU of an idle `agentlock serve`
+#        with one page open while 200 sessions renew (issue 27: < 2% of a core).
 #        bench/run.sh etcd [rounds]: only the etcd rows (issue 16): acquire and
 #        release on a loopback etcd against flock(1) and the lock files, and
 #        the start-up cost of the etcd build.
+#        bench/run.sh mcp [rounds]: only the MCP rows (issue 28): agentlock mcp's
+#        start and one tool call against the one-shot command.
 #
 # The binary is built as it is installed: static (CGO_ENABLED=0), so that
 # no process loads ld.so and libc before doing its work.
@@ -14,6 +18,17 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 CGO_ENABLED=0 go build -trimpath -o "$out/agentlock" ./cmd/agentlock
 go build -o "$out/oneshot" ./bench/oneshot
+if [ "${1:-}" = mcp ]; then
+  go build -o "$out/mcpbench" ./bench/mcp
+  echo "machine: $(uname -srm), $(nproc) cores, $(go version | cut -d' ' -f3)"
+  "$out/mcpbench" -agentlock "$out/agentlock" -n "${2:-40}"
+  exit 0
+fi
+if [ "${1:-}" = serve ]; then
+  echo "machine: $(uname -srm), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(go version | cut -d' ' -f3)"
+  go run ./bench/serveidle -agentlock "$out/agentlock" -for "${2:-60}s"
+  exit 0
+fi
 if [ "${1:-}" = etcd ]; then
   CGO_ENABLED=0 go build -trimpath -tags etcd -o "$out/agentlock-etcd" ./cmd/agentlock
   go build -tags etcd -o "$out/etcdserver" ./bench/etcdserver

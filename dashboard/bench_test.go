@@ -22,9 +22,9 @@ const (
 	fleetLocks    = 10000
 )
 
-// writeFleet fills a set-up workspace with fleetSessions working sessions
-// and fleetLocks lock files, 50 per session, one in ten stale.
-func writeFleet(tb testing.TB, ws *workspace.Workspace) {
+// writeFleetOf fills a set-up workspace with fleetSessions working sessions
+// and n lock files (fleetLocks: 50 per session), one in ten stale.
+func writeFleetOf(tb testing.TB, ws *workspace.Workspace, n int) {
 	tb.Helper()
 	reg := ws.Registry()
 	for i := range fleetSessions {
@@ -36,7 +36,7 @@ func writeFleet(tb testing.TB, ws *workspace.Workspace) {
 	if err := os.MkdirAll(ws.LockDir, 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	for i := range fleetLocks {
+	for i := range n {
 		path := filepath.Join(ws.Project, fmt.Sprintf("pkg%03d", i%fleetSessions), fmt.Sprintf("file%05d.go", i))
 		stamp := time.Now()
 		if i%10 == 0 {
@@ -50,7 +50,10 @@ func writeFleet(tb testing.TB, ws *workspace.Workspace) {
 }
 
 // fleetServer is a Server on a fleet, its snapshot kept as Run keeps it.
-func fleetServer(b *testing.B, watching bool) *Server {
+func fleetServer(b *testing.B, watching bool) *Server { return fleetServerOf(b, watching, fleetLocks) }
+
+// fleetServerOf is fleetServer with n lock files.
+func fleetServerOf(b *testing.B, watching bool, n int) *Server {
 	b.Helper()
 	root, err := filepath.EvalSymlinks(b.TempDir())
 	if err != nil {
@@ -66,7 +69,7 @@ func fleetServer(b *testing.B, watching bool) *Server {
 	if err := ws.Setup(); err != nil {
 		b.Fatal(err)
 	}
-	writeFleet(b, ws)
+	writeFleetOf(b, ws, n)
 	srv, err := New(Options{Workspace: ws})
 	if err != nil {
 		b.Fatal(err)
@@ -114,6 +117,16 @@ func BenchmarkAPILocks10k(b *testing.B) {
 
 // BenchmarkRefresh10k is the work of one change seen: read the lock folder
 // and the registry, diff, push. It runs once per burst of writes.
+// BenchmarkRefresh200 reads 200 working sessions holding one lock each
+// again, as after one heartbeat: what the idle server spends per renewal
+// (bench/serveidle measures the whole).
+func BenchmarkRefresh200(b *testing.B) {
+	srv := fleetServerOf(b, true, fleetSessions)
+	for b.Loop() {
+		srv.refresh()
+	}
+}
+
 func BenchmarkRefresh10k(b *testing.B) {
 	srv := fleetServer(b, true)
 	for b.Loop() {

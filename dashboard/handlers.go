@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentlock/agentlock/audit"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -208,16 +210,18 @@ func writeLines[T any](w http.ResponseWriter, records []T) {
 }
 
 // serveEvents streams Server-Sent Events: "lock" events (an Event record)
-// for every change of a lock or session seen, and "change" whenever what
-// the page shows changed. A comment is sent every 15 seconds to keep the
-// connection open.
+// for every change of a lock or session seen, "change" whenever what the
+// page shows changed, "renew" when only renewals did (the new stamps), and
+// "resync" in place of the frames a stream that fell behind by maxPending
+// lost: a stream is never cut for being slow. A comment is sent every 15
+// seconds to keep the connection open.
 func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	flusher, ok := w.(http.Flusher)
 	if !ok {
 		httpError(w, http.StatusInternalServerError, 3, "streaming is not supported")
 		return
 	}
-	ch, stop := s.subscribe()
+	sub, stop := s.subscribe()
 	defer stop()
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -235,12 +239,11 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-keepAlive.C:
 			_, _ = w.Write([]byte(": keep-alive\n\n"))
-		case frame, ok := <-ch:
-			if !ok {
-				return
-			}
-			if _, err := w.Write(frame); err != nil {
-				return
+		case <-sub.wake:
+			for _, frame := range s.nextFrames(sub) {
+				if _, err := w.Write(frame); err != nil {
+					return
+				}
 			}
 		}
 		flusher.Flush()
@@ -274,7 +277,7 @@ func (s *Server) serveHandoff(w http.ResponseWriter, r *http.Request) {
 		if real == "" {
 			break
 		}
-		data, err := os.ReadFile(real)
+		data, truncated, err := readCapped(real, maxHandoff)
 		if err != nil {
 			httpError(w, http.StatusNotFound, 1, "handoff file: "+err.Error())
 			return
@@ -282,9 +285,34 @@ func (s *Server) serveHandoff(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Content-Disposition", "inline")
 		_, _ = w.Write(data)
+		if truncated {
+			fmt.Fprintf(w, "\n\n[agentlock: the handoff file is longer than %d KiB; the rest is not shown: open %s]\n", maxHandoff>>10, report.Escape(real))
+		}
 		return
 	}
 	httpError(w, http.StatusNotFound, 1, "no handoff file inside the project for this session")
+}
+
+// maxHandoff is the most of a handoff file the page shows: a note for the
+// next session, not a data file held in memory whole.
+const maxHandoff = 256 << 10
+
+// readCapped reads at most limit bytes of a file, and whether more is
+// left.
+func readCapped(path string, limit int64) ([]byte, bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s: %w", path, err)
+	}
+	if int64(len(data)) > limit {
+		return data[:limit], true, nil
+	}
+	return data, false, nil
 }
 
 // releaseRequest names the lock the page showed.
@@ -347,15 +375,15 @@ func (s *Server) serveRelease(w http.ResponseWriter, r *http.Request) {
 	// The registry is read before the lock's critical section (a registry
 	// write takes its own lock and may list the lock folder): "orphaned"
 	// is judged on this reading, everything else on the record itself.
-	working, known := snap.working()
+	finished := snap.finished()
 	prev, err := s.locker.ForceReleaseIf(req.Path, func(now core.State) error {
 		switch {
 		case now.Owner != req.SessionID || !now.Stamp.Equal(stamp):
 			return &refusal{fmt.Sprintf("not released: the lock on %s changed since the page showed it (now %s); look again", now.Name(), describe(now))}
-		case now.Stale, orphaned(now.Owner, working, known):
+		case releasable(now, finished):
 			return nil
 		default:
-			return &refusal{fmt.Sprintf("not released: %s is held by %s, a working session, and is not stale", now.Name(), now.Owner)}
+			return &refusal{fmt.Sprintf("not released: %s is held by %s, whose session is not finished, and was renewed %s ago, within the project's timeout of %s: its owner is still renewing it", now.Name(), now.Owner, report.Human(now.Age), report.Human(s.locker.Timeout()))}
 		}
 	})
 	var refused *refusal
@@ -369,6 +397,9 @@ func (s *Server) serveRelease(w http.ResponseWriter, r *http.Request) {
 	}
 	rec, line := report.ForceReleased(prev)
 	fmt.Fprintln(s.opts.Audit, line)
+	if err := s.ws.Audit().Append(audit.ForceReleased(audit.ActionPageRelease, "dashboard ("+audit.Person()+")", prev)); err != nil {
+		fmt.Fprintf(s.opts.Audit, "agentlock: warning: %v\n", err)
+	}
 	// The change is pushed to every page now, not when the file system
 	// says so.
 	go s.refreshIfWatching()

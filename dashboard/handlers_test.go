@@ -5,12 +5,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"github.com/agentlock/agentlock/internal/store/filestore"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -275,13 +278,18 @@ func TestReleaseNeedsCSRFAndSameOrigin(t *testing.T) {
 	assert.Empty(t, data, "the lock file is emptied in place")
 }
 
-// Only a stale lock, or one whose owner is no working session, is
-// released, and only while it is the lock the page showed.
+// Only a stale lock, or one whose owner's session is finished, is
+// released, and only while it is the lock the page showed. A fresh lock of
+// an unregistered owner is still renewed: never released.
 func TestReleaseOnlyTheStaleOrOrphanedLockShown(t *testing.T) {
 	f := newFixture(t, Options{})
 	f.register(t, "claude-1", "tests")
+	f.register(t, "gone-2", "done")
 	fresh := f.lock(t, "src/fresh.go", "claude-1", 0)
-	orphan := f.lock(t, "src/orphan.go", "never-registered", 0)
+	renewing := f.lock(t, "src/renewing.go", "never-registered", 0)
+	orphan := f.lock(t, "src/orphan.go", "gone-2", 0)
+	_, err := f.ws.Registry().Finish("gone-2")
+	require.NoError(t, err)
 	stale := f.lock(t, "src/stale.go", "claude-1", time.Hour)
 	ask := func(real string) releaseRequest {
 		st := f.stateOf(t, real)
@@ -290,12 +298,18 @@ func TestReleaseOnlyTheStaleOrOrphanedLockShown(t *testing.T) {
 
 	rec := f.release(t, ask(fresh), nil)
 	assert.Equal(t, http.StatusConflict, rec.Code, rec.Body.String())
-	assert.Contains(t, rec.Body.String(), "a working session, and is not stale")
+	assert.Contains(t, rec.Body.String(), "its owner is still renewing it")
 	assert.Equal(t, "claude-1", f.stateOf(t, fresh).Owner)
+	rec = f.release(t, ask(renewing), nil)
+	assert.Equal(t, http.StatusConflict, rec.Code, "an unregistered owner's fresh lock: %s", rec.Body.String())
+	assert.Equal(t, "never-registered", f.stateOf(t, renewing).Owner)
+	page := f.get(t, "/").Body.String()
+	assert.Contains(t, page, "owner still renewing")
+	assert.NotContains(t, page, `data-owner="never-registered"`, "no Release button on a renewed lock")
 
 	// The owner renewed the stale lock after the page showed it.
 	shown := ask(stale)
-	_, err := f.ws.Locker().Heartbeat(stale, "claude-1")
+	_, err = f.ws.Locker().Heartbeat(stale, "claude-1")
 	require.NoError(t, err)
 	rec = f.release(t, shown, nil)
 	assert.Equal(t, http.StatusConflict, rec.Code, rec.Body.String())
@@ -329,8 +343,17 @@ func TestHandoffServedOnlyInsideTheProject(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "secret.txt")
 	require.NoError(t, os.WriteFile(outside, []byte("secret"), 0o644))
 	require.NoError(t, os.Symlink(outside, filepath.Join(f.root, "alias.md")))
+	require.NoError(t, os.MkdirAll(filepath.Join(f.root, "config", ".hidden"), 0o755))
+	for _, name := range []string{".env", "config/.env", "config/.hidden/notes.md", "config/prod.env", "deploy.pem", "api-token.txt", "Secrets.md"} {
+		require.NoError(t, os.WriteFile(filepath.Join(f.root, name), []byte("secret=1"), 0o644))
+	}
+	require.NoError(t, os.Symlink(filepath.Join(f.root, ".env"), filepath.Join(f.root, "env-alias.md")))
+	big := bytes.Repeat([]byte("x"), maxHandoff+4096)
+	require.NoError(t, os.WriteFile(filepath.Join(f.root, "big.md"), big, 0o644))
 	for id, handoff := range map[string]string{
 		"in": "notes.md", "abs": outside, "up": "../secret.txt", "alias": "alias.md", "state": ".agent-registry/registry.md",
+		"dotenv": ".env", "nested-dotenv": "config/.env", "dot-folder": "config/.hidden/notes.md", "prod-env": "config/prod.env",
+		"pem": "deploy.pem", "token": "api-token.txt", "secrets": "Secrets.md", "env-alias": "env-alias.md", "big": "big.md",
 	} {
 		f.register(t, id, "w")
 		_, err := f.ws.Registry().Update(id, func(s *core.Session) { s.Handoff = handoff })
@@ -340,11 +363,15 @@ func TestHandoffServedOnlyInsideTheProject(t *testing.T) {
 	require.Equal(t, http.StatusOK, rec.Code)
 	assert.Equal(t, "next: the tests", rec.Body.String())
 	assert.Equal(t, "text/plain; charset=utf-8", rec.Header().Get("Content-Type"))
-	for _, id := range []string{"abs", "up", "alias", "state", "nobody"} {
+	for _, id := range []string{"abs", "up", "alias", "state", "nobody", "dotenv", "nested-dotenv", "dot-folder", "prod-env", "pem", "token", "secrets", "env-alias"} {
 		rec := f.get(t, "/handoff?session="+id)
 		assert.Equal(t, http.StatusNotFound, rec.Code, id)
-		assert.NotContains(t, rec.Body.String(), "secret")
+		assert.NotContains(t, rec.Body.String(), "secret", id)
 	}
+	rec = f.get(t, "/handoff?session=big")
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.Less(t, rec.Body.Len(), maxHandoff+1024, "a handoff is cut at the cap")
+	assert.Contains(t, rec.Body.String(), "the rest is not shown")
 	page := f.get(t, "/").Body.String()
 	assert.Contains(t, page, `href="handoff?session=in"`)
 	assert.NotContains(t, page, `href="handoff?session=abs"`)
@@ -444,7 +471,7 @@ func TestAreaLockShownAndReleased(t *testing.T) {
 	require.NoError(t, err)
 	area := leases[0].Path
 	require.True(t, strings.HasSuffix(area, "/"), area)
-	page := f.get(t, "/").Body.String()
+	page := strings.ReplaceAll(f.get(t, "/").Body.String(), "<wbr>", "")
 	assert.Contains(t, page, `<code class="path">src/auth/</code>`)
 	assert.Contains(t, page, `class="badge area"`)
 	st := f.stateOf(t, area)
@@ -487,4 +514,28 @@ func TestExitedAgentsSessionShownFinished(t *testing.T) {
 	require.NoError(t, err)
 	gone, _ := doc.Find("kimi-gone")
 	assert.Equal(t, core.StatusWorking, gone.Status, "the dashboard only shows it; a command finishes it")
+}
+
+// Bidirectional controls in ids, paths and texts are shown escaped: a name
+// cannot pose as another ("claude-exe.png" from "claude-\u202egnp.exe").
+func TestPageEscapesBidiControls(t *testing.T) {
+	f := newFixture(t, Options{})
+	id := "claude-\u202egnp.exe" // written by hand or by another tool: register refuses it
+	f.register(t, "codex-1", "fix \u2066the\u2069 tests")
+	real := filepath.Join(f.root, "src", "\u202eevil.go")
+	stamp := time.Now().Add(-time.Hour).Unix()
+	require.NoError(t, os.WriteFile(filepath.Join(f.ws.LockDir, filestore.LockFileName(real)), fmt.Appendf(nil, "%s|%d|%s", id, stamp, real), 0o644))
+	page := f.get(t, "/").Body.String()
+	// The release still names the exact owner and path, in attributes
+	// never shown.
+	assert.Contains(t, page, `data-owner="`+id+`"`)
+	page = regexp.MustCompile(`data-[a-z]+="[^"]*"`).ReplaceAllString(page, "")
+	page = strings.ReplaceAll(page, "<wbr>", "")
+	for _, r := range []string{"\u202e", "\u2066", "\u2069"} {
+		assert.NotContains(t, page, r, "%q reaches the page", r)
+	}
+	assert.Contains(t, page, `claude-\u202egnp.exe`)
+	assert.Contains(t, page, `src/\u202eevil.go`)
+	rec := f.release(t, releaseRequest{Path: real, SessionID: id, Stamp: fmt.Sprint(stamp * 1e9)}, nil)
+	assert.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 }

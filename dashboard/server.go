@@ -87,9 +87,15 @@ type Server struct {
 	snap       *Snapshot // the last snapshot read; nil before the first
 	watching   bool      // Run keeps snap current
 	events     []Event   // the most recent events, oldest first
-	subs       map[chan []byte]struct{}
+	subs       map[*subscriber]struct{}
+	seq        int64 // the number of the last event recorded
 	closing    chan struct{}
 	closed     bool
+
+	// regMu guards the last reading of the registry (see loadRegistry).
+	regMu  sync.Mutex
+	regKey registryKey
+	regDoc *core.Document
 }
 
 // New returns a Server for opts.Workspace.
@@ -112,6 +118,7 @@ func New(opts Options) (*Server, error) {
 	}
 	page, err := template.New("page.html").Funcs(template.FuncMap{
 		"eventTime": eventTime,
+		"brk":       breakable,
 		"rel":       func(p string) string { return report.Rel(opts.Workspace.Project, p) },
 	}).
 		ParseFS(assets, "assets/page.html", "assets/view.html")
@@ -124,8 +131,25 @@ func New(opts Options) (*Server, error) {
 	}
 	return &Server{
 		opts: opts, ws: opts.Workspace, locker: opts.Workspace.Locker(), csrf: hex.EncodeToString(nonce[:]),
-		page: page, rules: protocolText(rules), subs: map[chan []byte]struct{}{}, closing: make(chan struct{}),
+		page: page, rules: protocolText(rules), subs: map[*subscriber]struct{}{}, closing: make(chan struct{}),
 	}, nil
+}
+
+// breakable writes text (escaped for HTML) with a line-break opportunity
+// after every separator of ids and paths (/ - _ . : @), so that a narrow
+// screen breaks "src/auth/login.go" at a slash, never inside a word.
+func breakable(text string) template.HTML {
+	var b strings.Builder
+	start := 0
+	for i := 0; i < len(text); i++ {
+		if strings.IndexByte("/-_.:@", text[i]) >= 0 {
+			b.WriteString(template.HTMLEscapeString(text[start : i+1]))
+			b.WriteString("<wbr>")
+			start = i + 1
+		}
+	}
+	b.WriteString(template.HTMLEscapeString(text[start:]))
+	return template.HTML(b.String()) //nolint:gosec // every piece is escaped above
 }
 
 // protocolText is the protocol block without its HTML comments: the
@@ -205,8 +229,36 @@ func (s *Server) Run(ctx context.Context) {
 		s.watching = false
 		s.mu.Unlock()
 	}()
-	for s.wait(ctx, changes, s.refresh()) {
+	next := s.refresh()
+	for s.wait(ctx, changes, next) {
+		// Under a steady stream of writes (200 sessions renewing), changes
+		// are coalesced: at most one reading per minGap. The first change
+		// after a quiet spell is read at once (after settle).
+		if gap := time.Until(s.lastRead().Add(minGap)); gap > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(gap):
+			}
+		}
+		next = s.refresh()
 	}
+}
+
+// minGap is the least time between two readings of the workspace while
+// changes keep coming: what a heartbeat costs the server is one reading of
+// the lock folder and the registry, and a fleet renews several times a
+// second.
+const minGap = 400 * time.Millisecond
+
+// lastRead is when the snapshot shown was read.
+func (s *Server) lastRead() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.snap == nil {
+		return time.Time{}
+	}
+	return s.snap.Taken
 }
 
 // wait waits for a change, or for the next held lock to expire (next; zero
@@ -254,32 +306,28 @@ func (s *Server) refresh() time.Time {
 	prev := s.snap
 	s.snap = snap
 	events := diff(prev, snap)
-	s.events = append(s.events, events...)
-	if n := len(s.events); n > maxEvents {
-		s.events = append([]Event(nil), s.events[n-maxEvents:]...)
-	}
 	var frames [][]byte
-	for _, e := range events {
-		frames = append(frames, sseFrame("lock", e))
+	for i := range events {
+		s.seq++
+		events[i].Seq = s.seq
+		frames = append(frames, sseFrame("lock", events[i]))
 	}
-	if !same(prev, snap) {
+	switch {
+	case same(prev, snap):
+	case renewedOnly(prev, snap):
+		// A heartbeat changes ages only: the page moves them in place.
+		frames = append(frames, sseFrame("renew", renewals(prev, snap)))
+	default:
 		c := snap.counts()
 		frames = append(frames, sseFrame("change", map[string]any{"kind": "change", "time": snap.Taken.UTC().Format(time.RFC3339Nano),
 			"free": c.Free, "held": c.Held, "stale": c.Stale, "corrupt": c.Corrupt}))
 	}
-subscribers:
-	for ch := range s.subs {
-		for _, f := range frames {
-			select {
-			case ch <- f:
-			default:
-				// A client that does not read is dropped; its browser
-				// reconnects and reads the page again.
-				delete(s.subs, ch)
-				close(ch)
-				continue subscribers
-			}
-		}
+	s.events = append(s.events, events...)
+	if n := len(s.events); n > maxEvents {
+		s.events = append([]Event(nil), s.events[n-maxEvents:]...)
+	}
+	for sub := range s.subs {
+		sub.push(frames)
 	}
 	s.mu.Unlock()
 	return snap.nextExpiry()
@@ -305,24 +353,70 @@ func (s *Server) current() (*Snapshot, []Event, error) {
 	return snap, events, nil
 }
 
-// subscribe registers an event stream.
-func (s *Server) subscribe() (chan []byte, func()) {
-	ch := make(chan []byte, 64)
+// maxPending is how many frames an event stream may fall behind by. A
+// stream further behind is not cut: its queue is replaced by one "resync"
+// frame, after which the page reads everything again.
+const maxPending = 4096
+
+// subscriber is one event stream: the frames not yet written, and a wake
+// signal. Its queue never blocks refresh.
+type subscriber struct {
+	wake    chan struct{} // buffered (1): frames are waiting
+	pending [][]byte      // guarded by Server.mu
+	resync  bool          // frames were dropped: send a resync marker
+	dropped int           // how many
+}
+
+// push queues frames (called with Server.mu held).
+func (sub *subscriber) push(frames [][]byte) {
+	if len(frames) == 0 {
+		return
+	}
+	if sub.resync || len(sub.pending)+len(frames) > maxPending {
+		sub.dropped += len(sub.pending) + len(frames)
+		sub.pending, sub.resync = nil, true
+	} else {
+		sub.pending = append(sub.pending, frames...)
+	}
+	select {
+	case sub.wake <- struct{}{}:
+	default:
+	}
+}
+
+// nextFrames returns the frames waiting for sub, a resync marker first when
+// frames were dropped.
+func (s *Server) nextFrames(sub *subscriber) [][]byte {
 	s.mu.Lock()
-	s.subs[ch] = struct{}{}
+	defer s.mu.Unlock()
+	frames := sub.pending
+	if sub.resync {
+		frames = [][]byte{sseFrame("resync", map[string]any{"kind": "resync", "dropped": sub.dropped,
+			"reason": "this stream fell behind: read /view (or /api/locks and /api/sessions) again"})}
+		sub.resync, sub.dropped = false, 0
+	}
+	sub.pending = nil
+	return frames
+}
+
+// subscribe registers an event stream.
+func (s *Server) subscribe() (*subscriber, func()) {
+	sub := &subscriber{wake: make(chan struct{}, 1)}
+	s.mu.Lock()
+	s.subs[sub] = struct{}{}
 	s.mu.Unlock()
-	return ch, func() {
+	return sub, func() {
 		s.mu.Lock()
-		if _, ok := s.subs[ch]; ok {
-			delete(s.subs, ch)
-			close(ch)
-		}
+		delete(s.subs, sub)
 		s.mu.Unlock()
 	}
 }
 
 // handoffFile returns the real path of a handoff file that the page may
-// serve: a regular file inside the project. Any other returns "".
+// serve: a regular file inside the project, named in the registry as a
+// session's handoff, outside the workspace's own state, with no dotfile or
+// dot-folder on its way (.env, .git, .ssh) and no name that looks like a
+// secret (see secretName). Any other returns "".
 func (s *Server) handoffFile(handoff string) string {
 	if s.ws.Project == "" || handoff == "" {
 		return ""
@@ -331,23 +425,62 @@ func (s *Server) handoffFile(handoff string) string {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(s.ws.Project, p)
 	}
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return ""
+	// The name as written and the file it resolves to are both checked:
+	// a link named notes.md to .env is refused too.
+	for _, cand := range []string{filepath.Clean(p), ""} {
+		if cand == "" {
+			real, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				return ""
+			}
+			cand = real
+		}
+		rel, err := filepath.Rel(s.ws.Project, cand)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+			return ""
+		}
+		for _, part := range strings.Split(rel, string(filepath.Separator)) {
+			if strings.HasPrefix(part, ".") || secretName(part) {
+				return ""
+			}
+		}
+		// The workspace's own state is not a handoff.
+		for _, state := range []string{s.ws.Home, s.ws.LockDir, s.ws.RegistryPath} {
+			if inside(cand, state) {
+				return ""
+			}
+		}
+		p = cand
 	}
-	rel, err := filepath.Rel(s.ws.Project, real)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return ""
-	}
-	// The workspace's own state is not a handoff.
-	if rel == workspace.HomeDirName || strings.HasPrefix(rel, workspace.HomeDirName+string(filepath.Separator)) {
-		return ""
-	}
-	info, err := os.Stat(real)
+	info, err := os.Stat(p)
 	if err != nil || !info.Mode().IsRegular() {
 		return ""
 	}
-	return real
+	return p
+}
+
+// inside reports whether path is dir or below it.
+func inside(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// secretPatterns are names of files that hold secrets, matched without
+// regard to case against every part of a handoff's path.
+var secretPatterns = []string{
+	"*.env", "env", "*.pem", "*.key", "*.p12", "*.pfx", "*.keystore", "*.jks", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
+	"*secret*", "*credential*", "*password*", "*passwd*", "*token*", "*.kdbx", "shadow", "*.tfstate", "*.tfvars",
+}
+
+// secretName reports whether a file or folder name looks like a secret's.
+func secretName(name string) bool {
+	name = strings.ToLower(name)
+	for _, pat := range secretPatterns {
+		if ok, _ := filepath.Match(pat, name); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // staticFS is the embedded folder of the page's script and style.

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"errors"
 	"fmt"
+	"github.com/agentlock/agentlock/audit"
 	"slices"
 	"strconv"
 	"time"
@@ -22,6 +23,8 @@ type Snapshot struct {
 	// are still shown.
 	RegistryErr error
 	Idle        map[string]bool
+	// History is the end of the audit log, oldest first.
+	History []audit.Entry
 }
 
 // take reads the workspace once: the lock folder, then the registry.
@@ -32,7 +35,7 @@ func (s *Server) take() (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list the locks of %s: %w", s.ws.LockDir, err)
 	}
-	doc, err := s.ws.Registry().Load()
+	doc, err := s.loadRegistry()
 	if err != nil {
 		snap.RegistryErr = err
 	} else {
@@ -49,31 +52,83 @@ func (s *Server) take() (*Snapshot, error) {
 		}
 	}
 	snap.Idle = s.ws.IdleAmong(snap.Sessions, snap.Locks)
+	// The history is for people: a log that cannot be read shows empty.
+	snap.History, _ = s.ws.Audit().Tail(maxHistory)
 	return snap, nil
 }
 
-// working returns the ids of the sessions the registry lists as working;
-// ok is false when the registry could not be read, and then no lock is
-// orphaned.
-func (snap *Snapshot) working() (ids map[string]bool, ok bool) {
-	if snap.RegistryErr != nil {
-		return nil, false
+// registryKey says which version of the registry file a reading was of:
+// the file is only ever replaced whole (a new inode), so an unchanged key
+// is an unchanged registry.
+type registryKey struct {
+	ino, size int64
+	mtime     time.Time
+}
+
+// loadRegistry reads the registry, or returns the last reading when the
+// file has not been replaced since: a heartbeat does not write it, and a
+// fleet renews several times a second. A distributed store's registry is
+// read every time.
+func (s *Server) loadRegistry() (core.Document, error) {
+	key, ok := statKey(s.ws.RegistryPath)
+	if ok && !s.ws.Store().Set() {
+		s.regMu.Lock()
+		cached, hit := s.regDoc, s.regKey == key && s.regDoc != nil
+		s.regMu.Unlock()
+		if hit {
+			return *cached, nil
+		}
 	}
-	ids = map[string]bool{}
+	doc, err := s.ws.Registry().Load()
+	if err == nil && ok {
+		s.regMu.Lock()
+		s.regKey, s.regDoc = key, &doc
+		s.regMu.Unlock()
+	}
+	return doc, err
+}
+
+// finished returns the ids of the sessions the registry lists as
+// Finished (or whose agent process exited); nil when the registry could
+// not be read.
+func (snap *Snapshot) finished() map[string]bool {
+	if snap.RegistryErr != nil {
+		return nil
+	}
+	ids := map[string]bool{}
+	for _, a := range snap.Sessions {
+		if a.Status == core.StatusFinished {
+			ids[a.SessionID] = true
+		}
+	}
+	return ids
+}
+
+// working returns the ids of the sessions the registry lists as working.
+func (snap *Snapshot) working() map[string]bool {
+	ids := map[string]bool{}
 	for _, a := range snap.Sessions {
 		if a.Status == core.StatusWorking {
 			ids[a.SessionID] = true
 		}
 	}
-	return ids, true
+	return ids
 }
 
-// Orphaned reports whether a held lock's owner is no working session of
-// the registry: never registered, or finished without releasing it (a
-// crash, or agent-registry 0.2's finish that kept it). Such a lock may be
-// released from the page before it goes stale.
-func orphaned(owner string, working map[string]bool, known bool) bool {
-	return known && owner != "" && !working[owner]
+// orphaned reports whether a held lock's owner is gone: its session is
+// Finished (a crash, or agent-registry 0.2's finish that kept the lock),
+// or its lock is past the project's timeout and the owner is no working
+// session. Only such a lock, or a stale one, may be released from the
+// page. An unregistered owner whose lock is fresh is still renewing it
+// (the command line allows locks without registering): never orphaned.
+func orphaned(st core.State, finished map[string]bool) bool {
+	return st.Owner != "" && (finished[st.Owner] || st.Stale)
+}
+
+// releasable reports whether the page may release a lock: stale, or held
+// by a Finished session.
+func releasable(st core.State, finished map[string]bool) bool {
+	return st.Owner != "" && (st.Stale || finished[st.Owner])
 }
 
 // counts are the lock folder's totals.
@@ -123,6 +178,9 @@ type Event struct {
 	SessionID string `json:"session_id,omitempty"` // the new holder, or the session
 	// PreviousOwner is, for released and taken over, who held the lock.
 	PreviousOwner string `json:"previous_owner,omitempty"`
+	// Seq numbers the events of this server, from 1: a consumer that
+	// sees a gap missed some (after a resync).
+	Seq int64 `json:"seq"`
 }
 
 // The events.
@@ -202,7 +260,48 @@ func same(a, b *Snapshot) bool {
 			return false
 		}
 	}
-	return slices.EqualFunc(a.Sessions, b.Sessions, sameSession) && mapsEqual(a.Idle, b.Idle)
+	return slices.EqualFunc(a.Sessions, b.Sessions, sameSession) && mapsEqual(a.Idle, b.Idle) && slices.Equal(a.History, b.History)
+}
+
+// renewedOnly reports whether two different snapshots differ only by the
+// stamps of locks kept by the same owners, and nothing went stale: only
+// renewals happened.
+func renewedOnly(a, b *Snapshot) bool {
+	if a == nil || b == nil || len(a.Locks) != len(b.Locks) || len(a.Problems) != len(b.Problems) ||
+		(a.RegistryErr == nil) != (b.RegistryErr == nil) {
+		return false
+	}
+	for i := range a.Locks {
+		x, y := a.Locks[i], b.Locks[i]
+		if x.Ref != y.Ref || x.Owner != y.Owner || x.Stale != y.Stale {
+			return false
+		}
+	}
+	for i := range a.Problems {
+		if a.Problems[i].Error() != b.Problems[i].Error() {
+			return false
+		}
+	}
+	return slices.EqualFunc(a.Sessions, b.Sessions, sameSession) && mapsEqual(a.Idle, b.Idle) && slices.Equal(a.History, b.History)
+}
+
+// Renewal is one lock's new stamp, in a "renew" event.
+type Renewal struct {
+	File string `json:"file"` // the lock file, as the page's data-ref
+	// Renewed is the new stamp, milliseconds since the Unix epoch.
+	Renewed int64 `json:"renewed"`
+}
+
+// renewals lists the locks whose stamp changed between two snapshots of
+// the same locks (renewedOnly).
+func renewals(a, b *Snapshot) map[string]any {
+	var out []Renewal
+	for i := range b.Locks {
+		if !a.Locks[i].Stamp.Equal(b.Locks[i].Stamp) {
+			out = append(out, Renewal{File: b.Locks[i].Ref, Renewed: b.Locks[i].Stamp.UnixMilli()})
+		}
+	}
+	return map[string]any{"kind": "renew", "time": b.Taken.UTC().Format(time.RFC3339Nano), "locks": out}
 }
 
 func sameSession(a, b core.Session) bool {

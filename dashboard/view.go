@@ -26,13 +26,30 @@ type view struct {
 	// everything).
 	Locks       []lockView
 	HiddenLocks int
-	Corrupt     []string // "file: reason" of the unreadable records
-	Events      []Event  // newest first
+	Corrupt     []string      // "file: reason" of the unreadable records
+	Events      []Event       // newest first
+	History     []historyView // the end of the audit log, newest first
 	ReadOnly    bool
 	Timeout     string
+	// OwnTimeout is the server's configured timeout when the project's
+	// is longer and applies instead; empty otherwise.
+	OwnTimeout string
+	// NowMS and TimeoutMS let the page tick ages between changes: the
+	// instant the view is rendered (the page's clock is set by it, not by
+	// the older instant of the snapshot) and the timeout, in milliseconds.
+	NowMS, TimeoutMS int64
+}
+
+// historyView is one entry of the audit log, as shown.
+type historyView struct {
+	Time, When, Action, Path, Who, PreviousOwner, SessionID string
 }
 
 type sessionView struct {
+	TodoPast, TodoFuture string
+	AllLocks             []lockView    // every lock it holds, up to maxAllLocks
+	History              []historyView // its entries of the audit log
+
 	ID, Provider, AIVersion, StartedAt, WorkingOn, Status, Issues string
 	Idle, HoldsStale                                              bool
 	Todo                                                          string     // present todos
@@ -46,14 +63,20 @@ type lockView struct {
 	Path       string // relative to the project when inside it
 	Real       string // real path, sent back to release it
 	File       string
-	Owner      string
+	Owner      string // as shown: escaped (report.Escape)
+	OwnerID    string // exact, sent back to release it
 	State      string // locked, stale
 	Stale      bool
 	Area       bool // an area lock: the folder and everything below it
 	Age, Left  string
 	Stamp      string // stampString of the record
+	RenewedMS  int64  // the stamp, milliseconds since the Unix epoch: the page ticks ages from it
 	Orphaned   bool
 	Releasable bool
+	// Renewing is set for a fresh lock whose owner is no working session
+	// of the registry (unregistered, or an agent-registry 0.2 agent): its
+	// owner still renews it, so it is not released from the page.
+	Renewing bool
 }
 
 // maxEvents is how many recent events the server keeps and the page shows.
@@ -67,46 +90,57 @@ const (
 	maxAttention    = 500
 	maxQuiet        = 200
 	maxSessionLocks = 5
+	maxAllLocks     = 200
+	maxHistory      = 100
 )
 
 // buildView turns a snapshot into the page's view.
 func (s *Server) buildView(snap *Snapshot, events []Event) view {
 	v := view{
 		Taken:    snap.Taken.Local().Format("15:04:05"),
-		Project:  s.ws.Project,
-		LockDir:  s.ws.LockDir,
-		Registry: s.ws.RegistryPath,
+		Project:  report.Escape(s.ws.Project),
+		LockDir:  report.Escape(s.ws.LockDir),
+		Registry: report.Escape(s.ws.RegistryPath),
 		Counts:   snap.counts(),
 		ReadOnly: s.opts.ReadOnly,
 		Timeout:  report.Human(s.locker.Timeout()),
+		NowMS:    s.now().UnixMilli(), TimeoutMS: s.locker.Timeout().Milliseconds(),
+	}
+	if own := s.ws.OwnTimeout(); own > 0 && own < s.locker.Timeout() {
+		v.OwnTimeout = report.Human(own)
 	}
 	if snap.RegistryErr != nil {
-		v.RegistryError = snap.RegistryErr.Error()
+		v.RegistryError = report.Escape(snap.RegistryErr.Error())
 	}
-	working, known := snap.working()
+	finished, working := snap.finished(), snap.working()
 	byOwner := map[string][]lockView{}
 	held := map[string]int{}
+	holdsStale := map[string]bool{} // over every lock, not only the ones listed
+	allByOwner := map[string][]lockView{}
 	var attention, quiet []lockView
 	for _, l := range snap.Locks {
 		if l.Owner == "" {
 			continue
 		}
 		lv := lockView{
-			Path: report.Rel(s.ws.Project, l.Name()), Real: l.Path, File: l.Ref, Owner: l.Owner, State: "locked",
-			Age: report.Human(l.Age), Left: report.Human(max(l.Left, 0)), Stamp: stampString(l.Stamp),
-			Orphaned: orphaned(l.Owner, working, known), Area: l.Area(),
+			Path: report.Escape(report.Rel(s.ws.Project, l.Name())), Real: l.Path, File: l.Ref, Owner: report.Escape(l.Owner), OwnerID: l.Owner, State: "locked",
+			Age: report.Human(l.Age), Left: report.Human(max(l.Left, 0)), Stamp: stampString(l.Stamp), RenewedMS: l.Stamp.UnixMilli(),
+			Area: l.Area(),
 		}
+		lv.Orphaned = orphaned(l, finished) && !working[l.Owner]
+		lv.Renewing = !l.Stale && !finished[l.Owner] && !working[l.Owner]
 		if lv.Area && !strings.HasSuffix(lv.Path, "/") {
 			lv.Path += "/" // report.Rel cleans the area's trailing slash away
 		}
 		if l.Stale {
 			lv.State, lv.Stale = "stale", true
+			holdsStale[l.Owner] = true
 		}
 		// A record that does not say its path (0.1.0's form) cannot be
 		// named to the engine: agentlock release --force can, by path.
-		lv.Releasable = !s.opts.ReadOnly && l.Path != "" && (l.Stale || lv.Orphaned)
+		lv.Releasable = !s.opts.ReadOnly && l.Path != "" && releasable(l, finished)
 		switch {
-		case l.Stale || lv.Orphaned:
+		case releasable(l, finished):
 			if len(attention) < maxAttention {
 				attention = append(attention, lv)
 			} else {
@@ -120,23 +154,41 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 		if held[l.Owner]++; held[l.Owner] <= maxSessionLocks {
 			byOwner[l.Owner] = append(byOwner[l.Owner], lv)
 		}
+		if held[l.Owner] <= maxAllLocks {
+			allByOwner[l.Owner] = append(allByOwner[l.Owner], lv)
+		}
 	}
 	v.Locks = append(attention, quiet...)
 	for _, p := range snap.Problems {
-		v.Corrupt = append(v.Corrupt, p.Error())
+		v.Corrupt = append(v.Corrupt, report.Escape(p.Error()))
 	}
+	history := make([]historyView, 0, len(snap.History))
+	for i := len(snap.History) - 1; i >= 0; i-- {
+		h := snap.History[i]
+		history = append(history, historyView{
+			Time: h.Time, When: historyTime(h.Time), Action: h.Action, Path: report.Escape(report.Rel(s.ws.Project, h.Path)),
+			Who: report.Escape(h.Who), PreviousOwner: report.Escape(h.PreviousOwner), SessionID: report.Escape(h.SessionID),
+		})
+	}
+	v.History = history
 	for _, a := range snap.Sessions {
+		e := report.Escape
 		sv := sessionView{
-			ID: a.SessionID, Provider: a.Provider, AIVersion: a.AIVersion, StartedAt: a.StartedAt,
-			WorkingOn: a.WorkingOn, Status: a.Status, Issues: a.Issues, Idle: snap.Idle[a.SessionID],
-			Todo: strings.Join(a.Todo.Present, "; "), Handoff: a.Handoff, Locks: byOwner[a.SessionID],
+			ID: e(a.SessionID), Provider: e(a.Provider), AIVersion: e(a.AIVersion), StartedAt: e(a.StartedAt),
+			WorkingOn: e(a.WorkingOn), Status: e(a.Status), Issues: e(a.Issues), Idle: snap.Idle[a.SessionID],
+			Todo: e(strings.Join(a.Todo.Present, "; ")), Handoff: e(a.Handoff), Locks: byOwner[a.SessionID],
 			MoreLocks: max(held[a.SessionID]-maxSessionLocks, 0),
 		}
 		if sv.Idle {
 			sv.Status = core.StatusIdle
 		}
-		for _, l := range sv.Locks {
-			sv.HoldsStale = sv.HoldsStale || l.Stale
+		sv.HoldsStale = holdsStale[a.SessionID]
+		sv.TodoPast, sv.TodoFuture = e(strings.Join(a.Todo.Past, "; ")), e(strings.Join(a.Todo.Future, "; "))
+		sv.AllLocks = allByOwner[a.SessionID]
+		for _, h := range history {
+			if h.SessionID == sv.ID || h.PreviousOwner == sv.ID {
+				sv.History = append(sv.History, h)
+			}
 		}
 		if a.Handoff != "" && s.handoffFile(a.Handoff) != "" {
 			sv.HandoffURL = "handoff?session=" + url.QueryEscape(a.SessionID)
@@ -148,9 +200,20 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 		}
 	}
 	for i := len(events) - 1; i >= 0; i-- {
-		v.Events = append(v.Events, events[i])
+		ev := events[i]
+		ev.Path, ev.SessionID, ev.PreviousOwner = report.Escape(ev.Path), report.Escape(ev.SessionID), report.Escape(ev.PreviousOwner)
+		v.Events = append(v.Events, ev)
 	}
 	return v
+}
+
+// historyTime shows an audit entry's time for people.
+func historyTime(rfc string) string {
+	t, err := time.Parse(time.RFC3339Nano, rfc)
+	if err != nil {
+		return rfc
+	}
+	return t.Local().Format("Jan 2 15:04:05")
 }
 
 // eventTime shows an event's time for people.

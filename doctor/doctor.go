@@ -124,6 +124,7 @@ func Run(opts Options) ([]Check, error) {
 	checks = append(checks, storeChecks...)
 	checks = append(checks, d.binary())
 	checks = append(checks, d.integrations()...)
+	checks = append(checks, d.mcpServer())
 	checks = append(checks, d.legacy())
 	lockChecks := d.lockFolder()
 	checks = append(checks, lockChecks...)

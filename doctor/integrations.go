@@ -13,6 +13,8 @@ import (
 
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/all"
+	"github.com/agentlock/agentlock/integrations/cline"
+	"github.com/agentlock/agentlock/integrations/pi"
 	"github.com/agentlock/agentlock/setup"
 )
 
@@ -66,6 +68,18 @@ func (d *run) integrations() []Check {
 			checks = append(checks, geminiTrust(p.Root, filepath.Join(d.opts.Settings.UserHome, ".gemini", "trustedFolders.json")))
 		case "qwen":
 			checks = append(checks, qwenTrust(p.Root, filepath.Join(d.opts.Settings.UserHome, ".qwen")))
+		case "droid":
+			checks = append(checks, droidHooks(p.Root, filepath.Join(d.opts.Settings.UserHome, ".factory")))
+		case "crush":
+			checks = append(checks, crushHooks(p.Root, filepath.Join(d.opts.Settings.UserHome, ".config")))
+		case "cline":
+			checks = append(checks, d.gating(p, a), clineHooksExecutable(p.Root))
+		case "pi":
+			dir := d.opts.AgentDirs[pi.AgentDirVar]
+			if dir == "" {
+				dir = filepath.Join(d.opts.Settings.UserHome, ".pi", "agent")
+			}
+			checks = append(checks, d.gating(p, a), piTrust(p.Root, dir))
 		case "copilot":
 			home := d.opts.CopilotHome
 			if home == "" {
@@ -137,7 +151,9 @@ func (d *run) connected(p *setup.Project) (installed bool, legacy string, err er
 		}
 		if c.Artifact.Unsupported {
 			old = append(old, c.Artifact.Label())
-		} else if c.Artifact.Scope == integrations.Project {
+		} else if c.Artifact.Scope == integrations.Project && !c.Artifact.MCPOnly {
+			// An MCP file alone (.mcp.json, which Claude Code and
+			// Copilot CLI share) connects no agent.
 			installed = true
 		}
 	}
@@ -383,4 +399,62 @@ func stripJSONComments(data []byte) []byte {
 		}
 	}
 	return out
+}
+
+// clineHooksExecutable: Cline runs a hook file only when it is executable
+// (a checkout or a copy that lost the mode gates nothing, silently).
+func clineHooksExecutable(root string) Check {
+	c := Check{Name: "cline-hooks-executable", Status: OK, Detail: "Cline's hook files in " + cline.HooksDir + " are executable"}
+	for _, h := range cline.Hooks {
+		path := filepath.Join(root, cline.HooksDir, h.File)
+		fi, err := os.Stat(path)
+		if err != nil || fi.Mode()&0o111 == 0 {
+			c.Status = Problem
+			c.Detail = fmt.Sprintf("Cline runs only executable hook files, and %s is not (%v): its edits go unchecked", path, err)
+			c.Fix = "chmod +x " + filepath.Join(root, cline.HooksDir) + "/*, or agentlock init --agent cline"
+			return c
+		}
+	}
+	return c
+}
+
+// piTrust: Pi loads .pi/extensions only in a trusted project. Its
+// decisions are in <agent dir>/trust.json ({"<folder>": true|false}, the
+// closest folder at or above the project decides); without one, its
+// settings.json's defaultProjectTrust ("ask" unless "always") decides.
+func piTrust(root, agentDir string) Check {
+	c := Check{Name: "pi-project-trust"}
+	file := filepath.Join(agentDir, "trust.json")
+	fix := "start pi in " + root + " and trust the project (or /trust); headless: pi --approve -p ..."
+	var decisions map[string]bool
+	data, err := os.ReadFile(file)
+	if err == nil {
+		err = json.Unmarshal(data, &decisions)
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		c.Status, c.Detail, c.Fix = Warn, fmt.Sprintf("cannot read Pi's trust decisions %s: %v", file, err), fix
+		return c
+	}
+	for dir := root; ; dir = filepath.Dir(dir) {
+		if trusted, ok := decisions[dir]; ok {
+			if trusted {
+				c.Status, c.Detail = OK, fmt.Sprintf("Pi trusts %s (%s): it loads agentlock's extension", dir, file)
+			} else {
+				c.Status, c.Detail, c.Fix = Problem, fmt.Sprintf("Pi is told not to trust %s (%s): it loads no project extension, so edits go unchecked", dir, file), fix
+			}
+			return c
+		}
+		if filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	var settings struct {
+		DefaultProjectTrust string `json:"defaultProjectTrust"`
+	}
+	if data, err := os.ReadFile(filepath.Join(agentDir, "settings.json")); err == nil && json.Unmarshal(data, &settings) == nil && settings.DefaultProjectTrust == "always" {
+		c.Status, c.Detail = OK, "Pi trusts every project (defaultProjectTrust \"always\"): it loads agentlock's extension"
+		return c
+	}
+	c.Status, c.Detail, c.Fix = Warn, fmt.Sprintf("Pi has not been told to trust %s: it asks at start, and in print mode (-p) loads no project extension unless run with --approve", root), fix
+	return c
 }

@@ -31,6 +31,11 @@ var (
 	geminiCLI = agentCLI{"gemini", "@google/gemini-cli", "0.61.0", "gemini"}
 )
 
+// installNotes say why the install of a CLI may fail, for its skip line.
+var installNotes = map[string]string{
+	"crush": " (its postinstall downloads the crush binary from GitHub releases, not from the npm registry; set AGENTLOCK_E2E_CRUSH to a crush binary)",
+}
+
 // installTimeout bounds one npm install (a cold cache downloads a few
 // hundred MB).
 const installTimeout = 10 * time.Minute
@@ -75,6 +80,13 @@ func skipLoudly(t *testing.T, format string, args ...any) {
 // missing or the install fails, the test is skipped loudly.
 func (c agentCLI) install(t *testing.T) string {
 	t.Helper()
+	return c.installWith(t)
+}
+
+// installWith is install, with extra npm packages installed beside the
+// CLI ("name@version": a binary package the CLI's own pins miss).
+func (c agentCLI) installWith(t *testing.T, extra ...string) string {
+	t.Helper()
 	e2eOnly(t)
 	if p := os.Getenv("AGENTLOCK_E2E_" + strings.ToUpper(c.name)); p != "" {
 		return p
@@ -106,11 +118,12 @@ func (c agentCLI) install(t *testing.T) string {
 	defer cancel()
 	// npm runs in the developer's environment: its cache (~/.npm), proxy
 	// and registry settings are what make the download work.
-	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", tmp, "--no-audit", "--no-fund",
-		"--prefer-offline", "--save-exact", c.pkg+"@"+c.version)
+	args := append([]string{"install", "--prefix", tmp, "--no-audit", "--no-fund",
+		"--prefer-offline", "--save-exact", c.pkg + "@" + c.version}, extra...)
+	cmd := exec.CommandContext(ctx, npm, args...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		skipLoudly(t, "npm install %s@%s failed: %v\n%s", c.pkg, c.version, err, out)
+		skipLoudly(t, "npm install %s@%s failed%s: %v\n%s", c.pkg, c.version, installNotes[c.name], err, out)
 	}
 	if _, err := os.Stat(filepath.Join(tmp, "node_modules", ".bin", c.bin)); err != nil {
 		skipLoudly(t, "npm install %s@%s installed no %s: %v", c.pkg, c.version, c.bin, err)
@@ -210,4 +223,19 @@ func versionLess(a, b [3]int) bool {
 		}
 	}
 	return false
+}
+
+// onNode22 returns a program that runs the installed CLI with a node >=
+// 22.19 first in PATH (the system's may be older): for the CLIs whose
+// program starts with "#!/usr/bin/env node".
+func (c agentCLI) onNode22(t *testing.T) string {
+	t.Helper()
+	prog := c.install(t)
+	node := node22(t)
+	script := filepath.Join(t.TempDir(), c.name)
+	body := "#!/bin/sh\nPATH=" + node + ":$PATH\nexport PATH\nexec " + prog + " \"$@\"\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return script
 }

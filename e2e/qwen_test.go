@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,14 +50,7 @@ var qwenAgent = agent{
 // the installed CLI.
 func qwenProgram(t *testing.T) string {
 	t.Helper()
-	prog := qwenCLI.install(t)
-	node := node22(t)
-	script := filepath.Join(t.TempDir(), "qwen")
-	body := "#!/bin/sh\nPATH=" + node + ":$PATH\nexport PATH\nexec " + prog + " \"$@\"\n"
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return script
+	return qwenCLI.onNode22(t)
 }
 
 // TestE2EQwen is TestE2E for Qwen Code: the direct run (hooks alone: a

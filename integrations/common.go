@@ -119,6 +119,12 @@ type Denier interface {
 // denial as exit 2 with the reason on stderr, which the caller then does.
 var ErrExitDeny = errors.New("deny with exit 2 and the reason on stderr")
 
+// ErrExitDenyWithOutput is returned, with the output, by a Denier for an
+// agent whose harness reads its denial on stdout only together with exit 2
+// (Cursor: any other non-zero exit fails open): the caller writes the
+// output, the reason on stderr, and exits 2.
+var ErrExitDenyWithOutput = errors.New("deny with the output on stdout and exit 2")
+
 // PermissionDeny is the PreToolUse denial that Claude Code and Codex read
 // on stdout with exit 0: hookSpecificOutput.permissionDecision "deny" with
 // permissionDecisionReason, the only text the model sees.

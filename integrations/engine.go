@@ -70,6 +70,11 @@ func (e Engine) Install(a Artifact) (Change, error) {
 		c.New, err = installTOMLBlock(c.Old, a, e.Fingerprint)
 	case JSONHooks:
 		c.New, err = installHooks(c.Old, a.Content, e.Fingerprint)
+		if err == nil && a.MCP != nil {
+			c.New, err = installMCP(c.New, a.MCP)
+		}
+	case MCPEntry:
+		c.New, err = installMCP(c.Old, a.Content)
 	}
 	if err != nil {
 		return c, fmt.Errorf("%s: %w", c.Path, err)
@@ -105,7 +110,12 @@ func (e Engine) Uninstall(a Artifact) (Change, error) {
 	case TOMLBlock:
 		c.New, err = removeTOMLBlock(c.Old, a.Comment, e.Fingerprint)
 	case JSONHooks:
-		c.New, err = removeHooks(c.Old, e.Fingerprint)
+		// The MCP entry was added after the hooks: it goes first.
+		if c.New, err = removeMCP(c.Old); err == nil {
+			c.New, err = removeHooks(c.New, e.Fingerprint)
+		}
+	case MCPEntry:
+		c.New, err = removeMCP(c.Old)
 	}
 	if err != nil {
 		return c, fmt.Errorf("%s: %w", c.Path, err)

@@ -294,3 +294,34 @@ func TestUninstallOfAMissingFileDoesNothing(t *testing.T) {
 	}
 	assert.NoDirExists(t, filepath.Join(root, "x"))
 }
+
+// Crush's flat layout: each hook is an element of the event's array with
+// its own "command", no "hooks" array. The user's flat hooks beside
+// agentlock's are kept byte for byte, and a second install changes
+// nothing.
+func TestJSONHooksFlatLayoutRoundTrip(t *testing.T) {
+	want := "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\n        \"name\": \"agentlock\",\n        \"matcher\": \"^(edit|write)$\",\n" +
+		"        \"command\": \"exec agentlock hook crush pre-edit\",\n        \"timeout\": 30\n      }\n    ]\n  }\n}\n"
+	user := "{\n  // mine\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"^bash$\", \"command\": \"./no-haskell.sh\"}\n    ]\n  },\n  \"options\": {\"debug\": true}\n}\n"
+	installed, err := installHooks([]byte(user), []byte(want), "agentlock hook ")
+	require.NoError(t, err)
+	assert.Contains(t, string(installed), "./no-haskell.sh")
+	assert.Contains(t, string(installed), "agentlock hook crush pre-edit")
+	doc, err := parseJSONC(installed)
+	require.NoError(t, err, "installed file parses:\n%s", installed)
+	_, hooks := doc.member("hooks")
+	_, ev := hooks.value.member("PreToolUse")
+	own := 0
+	for _, g := range ev.value.elems {
+		if ownHookGroup(installed, g, "agentlock hook ") {
+			own++
+		}
+	}
+	assert.Equal(t, 1, own, "one agentlock entry, the user's is not agentlock's:\n%s", installed)
+	again, err := installHooks(installed, []byte(want), "agentlock hook ")
+	require.NoError(t, err)
+	assert.Equal(t, string(installed), string(again), "a second install changes nothing")
+	removed, err := removeHooks(installed, "agentlock hook ")
+	require.NoError(t, err)
+	assert.Equal(t, user, string(removed), "uninstall gives the user's bytes back")
+}

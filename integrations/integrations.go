@@ -64,10 +64,14 @@ const (
 	// to refuse a file that is not valid TOML, or would not be after the
 	// change.
 	TOMLBlock
+	// MCPEntry is agentlock's server entry merged into a JSON MCP file
+	// (.mcp.json): Content is the whole file as agentlock would write it
+	// alone, and only its "mcpServers" entry is merged.
+	MCPEntry
 )
 
 func (k Kind) String() string {
-	return [...]string{"owned file", "managed block", "JSON hook entries", "TOML block"}[k]
+	return [...]string{"owned file", "managed block", "JSON hook entries", "TOML block", "MCP server entry"}[k]
 }
 
 // Placement says where a new managed block goes in an existing file.
@@ -98,6 +102,14 @@ type Artifact struct {
 	// markdown, "#" for .gitignore and TOML.
 	Comment   string
 	Placement Placement
+	// MCP is, for a JSONHooks or MCPEntry artifact, agentlock's MCP
+	// server entry to merge into the same file: the MCP file as agentlock
+	// would write it alone; nil for none.
+	MCP []byte
+	// MCPOnly marks an artifact that holds nothing but the MCP entry
+	// (a file several agents may read, such as .mcp.json): it does not
+	// make an agent connected.
+	MCPOnly bool
 	// Purpose says in a few words what the artifact is for.
 	Purpose string
 	// Unsupported marks what an older agentlock wrote for a CLI it no

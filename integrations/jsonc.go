@@ -206,6 +206,18 @@ func (p *jparser) container(open, close byte) (*jnode, error) {
 	}
 }
 
+// parseObject parses a settings file whose top level must be an object.
+func parseObject(text []byte) (*jnode, error) {
+	doc, err := parseJSONC(text)
+	if err != nil {
+		return nil, err
+	}
+	if doc.kind != '{' {
+		return nil, fmt.Errorf("%w: the top level is not an object", errNotJSON)
+	}
+	return doc, nil
+}
+
 // indentUnit guesses the file's indentation from its first indented line.
 func indentUnit(text []byte) string {
 	for _, line := range bytes.Split(text, []byte("\n")) {
@@ -265,16 +277,17 @@ func removeItem(text []byte, c *jnode, i int) []byte {
 
 // ownHookGroup reports whether a hook group (an element of an event's
 // array) is agentlock's: one of its hooks runs a command containing
-// fingerprint.
+// fingerprint. A group with a "command" of its own is a hook of the flat
+// layout (Crush's and Cursor's), with no "hooks" array.
 func ownHookGroup(text []byte, group *jnode, fingerprint string) bool {
 	if group.kind != '{' {
 		return false
 	}
-	_, hooks := group.member("hooks")
-	if hooks == nil || hooks.value.kind != '[' {
-		return false
+	entries := []*jnode{group}
+	if _, hooks := group.member("hooks"); hooks != nil && hooks.value.kind == '[' {
+		entries = hooks.value.elems
 	}
-	for _, h := range hooks.value.elems {
+	for _, h := range entries {
 		if h.kind != '{' {
 			continue
 		}
@@ -306,12 +319,9 @@ func installHooks(text, want []byte, fingerprint string) ([]byte, error) {
 	piece := func(s span) []byte { return reindent(want[s.start:s.end], unit) }
 	for _, tEvent := range tHooks.value.members {
 		wantGroup := piece(span{tEvent.value.elems[0].start, tEvent.value.elems[0].end})
-		doc, err := parseJSONC(text)
+		doc, err := parseObject(text)
 		if err != nil {
 			return nil, err
-		}
-		if doc.kind != '{' {
-			return nil, fmt.Errorf("%w: the top level is not an object", errNotJSON)
 		}
 		_, hooks := doc.member("hooks")
 		if hooks == nil {
@@ -360,12 +370,9 @@ func removeHooks(text []byte, fingerprint string) ([]byte, error) {
 	}
 	removed := false // empty containers are removed only when agentlock emptied them
 	for {
-		doc, err := parseJSONC(text)
+		doc, err := parseObject(text)
 		if err != nil {
 			return nil, err
-		}
-		if doc.kind != '{' {
-			return nil, fmt.Errorf("%w: the top level is not an object", errNotJSON)
 		}
 		hi, hooks := doc.member("hooks")
 		if hooks == nil || hooks.value.kind != '{' {
@@ -373,7 +380,7 @@ func removeHooks(text []byte, fingerprint string) ([]byte, error) {
 		}
 		if len(hooks.value.members) == 0 && removed {
 			text = removeItem(text, doc, hi)
-			if doc, err = parseJSONC(text); err == nil && len(doc.members) == 0 {
+			if doc, err = parseJSONC(text); err == nil && (len(doc.members) == 0 || onlyVersion(text, doc)) {
 				return nil, nil
 			}
 			return text, err
@@ -403,4 +410,15 @@ func removeHooks(text []byte, fingerprint string) ([]byte, error) {
 		}
 		removed = true
 	}
+}
+
+// onlyVersion reports whether a hooks file holds nothing but its schema
+// version ({"version": 1}, Cursor's layout): what agentlock's own file is
+// once its hooks are gone, and nothing of the user's.
+func onlyVersion(text []byte, doc *jnode) bool {
+	if len(doc.members) != 1 {
+		return false
+	}
+	_, v := doc.member("version")
+	return v != nil && string(bytes.TrimSpace(text[v.value.start:v.value.end])) == "1"
 }

@@ -18,6 +18,9 @@ type Setup struct {
 	// Gitignore includes the .gitignore block that keeps the project's own
 	// .agent-registry/ out of git.
 	Gitignore bool
+	// MCP registers agentlock mcp in each agent's project MCP file
+	// (init without --no-mcp; always for uninit, which removes it).
+	MCP bool
 }
 
 // Plan returns every artifact of the set-up — the .gitignore block first
@@ -26,6 +29,7 @@ type Setup struct {
 func (s Setup) Plan() ([]Artifact, []string, error) {
 	var arts []Artifact
 	var notes []string
+	planned := map[string]bool{} // agents with something to write
 	if s.Gitignore {
 		a, err := Gitignore(s.Env.Bin)
 		if err != nil {
@@ -39,8 +43,15 @@ func (s Setup) Plan() ([]Artifact, []string, error) {
 			return nil, nil, fmt.Errorf("plan %s: %w", agent.Name(), err)
 		}
 		arts = append(arts, a...)
+		planned[agent.Name()] = len(a) > 0
 		for _, note := range n {
 			notes = append(notes, agent.Title()+": "+note)
+		}
+	}
+	if s.MCP || s.Env.Removing {
+		var err error
+		if arts, err = addMCP(arts, s.Agents, planned, s.Env); err != nil {
+			return nil, nil, err
 		}
 	}
 	return arts, notes, nil

@@ -31,6 +31,9 @@ type Options struct {
 	// AgentDirs are agent CLIs' user folders moved by their variables
 	// (integrations.Env.AgentDirs).
 	AgentDirs map[string]string
+	// MCP registers agentlock mcp in the agents' project MCP files
+	// (integrations.Setup.MCP).
+	MCP bool
 }
 
 // Project is a project being set up or taken apart.
@@ -67,7 +70,7 @@ func Open(dir string, opts Options) (*Project, error) {
 		return err == nil
 	}}
 	engine := integrations.Engine{ProjectRoot: root, UserHome: userHome, Fingerprint: integrations.HookFingerprint}
-	set := integrations.Setup{Engine: engine, Env: env, Agents: opts.Agents}
+	set := integrations.Setup{Engine: engine, Env: env, Agents: opts.Agents, MCP: opts.MCP}
 	p := &Project{Root: root, Workspace: ws, whole: opts.Whole, set: set, settings: opts.Settings}
 	p.gitignore()
 	return p, nil

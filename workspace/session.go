@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentlock/agentlock/audit"
+	"path/filepath"
 	"time"
 
 	"github.com/agentlock/agentlock/core"
@@ -36,6 +38,7 @@ func (w *Workspace) Acquire(paths []string, session string) ([]core.Lease, *Mirr
 	if err != nil {
 		return nil, nil, err
 	}
+	w.auditTakeovers(session, leases)
 	return leases, w.mirrorLeases(session, leases), nil
 }
 
@@ -49,7 +52,40 @@ func (w *Workspace) AcquireWait(ctx context.Context, paths []string, session str
 	if err != nil {
 		return nil, nil, err
 	}
+	w.auditTakeovers(session, leases)
 	return leases, w.mirrorLeases(session, leases), nil
+}
+
+// auditTakeovers records in the audit log the stale (or expired
+// unreadable) locks that leases took from another session. The log is a
+// record for people: a failure to write it does not undo the acquisition.
+func (w *Workspace) auditTakeovers(session string, leases []core.Lease) {
+	var entries []audit.Entry
+	for _, l := range leases {
+		switch {
+		case l.StaleOwner != "" && l.StaleOwner != session:
+			entries = append(entries, audit.Entry{Action: audit.ActionTakeover, Path: l.Path, SessionID: session, Who: session, PreviousOwner: l.StaleOwner})
+		case l.Corrupt != nil:
+			entries = append(entries, audit.Entry{Action: audit.ActionTakeover, Path: l.Path, SessionID: session, Who: session, PreviousOwner: "(unreadable record)"})
+		}
+	}
+	_ = w.Audit().Append(entries...)
+}
+
+// Audit returns the audit log of the workspace's home (see package audit),
+// or, when the home folder does not exist (the lock folder and the
+// registry are configured elsewhere), of the registry's folder, else of
+// the folder above the lock folder.
+func (w *Workspace) Audit() *audit.Log {
+	dir := w.Home
+	for _, alt := range []string{filepath.Dir(w.RegistryPath), filepath.Dir(w.LockDir)} {
+		if !exists(dir) {
+			dir = alt
+		}
+	}
+	l := audit.In(dir)
+	l.Now = w.settings.Now
+	return l
 }
 
 // mirrorLeases lists the paths of leases in the do_not_touch of session
@@ -182,6 +218,9 @@ func (w *Workspace) Finish(id string) (Finished, error) {
 	}
 	released, relErr := w.Locker().ReleaseSession(id)
 	out.Released = released
+	if regErr == nil || len(released) > 0 {
+		_ = w.Audit().Append(audit.Entry{Action: audit.ActionFinish, SessionID: id, Who: id, Released: len(released)})
+	}
 	return out, errors.Join(regErr, relErr)
 }
 

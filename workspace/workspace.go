@@ -263,6 +263,9 @@ type Workspace struct {
 
 	shared   bool // the home is the one the project shares
 	settings Settings
+	// ownTimeout is the process's configured timeout; settings.Timeout
+	// holds it raised to the project's (see TimeoutFile).
+	ownTimeout time.Duration
 	// spec, locks and doc are set when the workspace uses a distributed
 	// store (see StoreFile).
 	spec  StoreSpec
@@ -283,8 +286,10 @@ func Open(realPath string, s Settings) (*Workspace, error) {
 		origin := loc
 		s.origin = &origin
 	}
+	own := s.timeout()
+	s.Timeout = s.effectiveTimeout(loc.home)
 	w := &Workspace{Project: loc.project, Home: loc.home, LockDir: loc.lockDir, RegistryPath: loc.registry,
-		shared: loc.shared, settings: s}
+		shared: loc.shared, settings: s, ownTimeout: own}
 	spec, err := s.storeOf(loc.project)
 	if err != nil {
 		return nil, err
@@ -386,6 +391,11 @@ func (w *Workspace) Setup() error {
 	if err := os.MkdirAll(w.LockDir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", w.LockDir, err)
 	}
+	if w.doc == nil && exists(w.Home) {
+		if err := w.settings.recordTimeout(w.Home); err != nil {
+			return err
+		}
+	}
 	if _, err := w.Registry().Create(); err != nil {
 		return err
 	}
@@ -415,7 +425,7 @@ func (w *Workspace) ensureOwnHome(target string) error {
 	if err := os.WriteFile(filepath.Join(w.Home, HomeIgnoreFile), []byte(homeIgnore), 0o644); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Join(w.Home, HomeIgnoreFile), err)
 	}
-	return nil
+	return w.settings.recordTimeout(w.Home)
 }
 
 // KeptError explains why Teardown kept the home.

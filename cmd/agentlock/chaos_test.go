@@ -61,6 +61,9 @@ func chaosProject(t *testing.T) *project {
 	t.Helper()
 	p := hookProject(t)
 	p.env = append(p.env, fmt.Sprintf("AGENTLOCK_TIMEOUT=%d", chaosTimeout), "AGENTLOCK_LOCK_WAIT=2s")
+	// The project's timeout is every process's floor: this project was set
+	// up for short locks.
+	p.write(".agent-registry/timeout", fmt.Sprintf("%ds\n", chaosTimeout))
 	return p
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/agentlock/agentlock/integrations/all"
 	"github.com/agentlock/agentlock/integrations/kimi"
 	"github.com/agentlock/agentlock/integrations/manifest"
+	"github.com/agentlock/agentlock/integrations/pi"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -412,7 +413,7 @@ func workConfig(get func() (*config, error)) (*config, *workspace.Workspace, err
 }
 
 // agentDirVars are the variables that move an agent CLI's user folder.
-var agentDirVars = []string{kimi.KimiCodeHomeVar, kimi.KimiShareDirVar}
+var agentDirVars = []string{kimi.KimiCodeHomeVar, kimi.KimiShareDirVar, pi.AgentDirVar}
 
 // agentDirs reads agentDirVars, made absolute; unset ones are left out.
 func agentDirs(v *viper.Viper) (map[string]string, error) {

@@ -31,8 +31,10 @@ check — ok, warn or problem — with what to do:
   agentlock-on-path   the agentlock that hooks and agents run is this build
   integration-<agent>  each connected agent CLI's files are up to date, and
       which agentlock wrote them when another version did (and whether it matters)
-  codex-hook-trust, gemini-folder-trust, qwen-project-trust
+  codex-hook-trust, gemini-folder-trust, qwen-project-trust, droid-hooks,
+  crush-hooks
                       the harness runs agentlock's hooks
+  mcp-server          agentlock mcp starts and lists its tools (docs/mcp.md)
   kimi-legacy         the kimi on PATH is Kimi Code, not the unsupported legacy
       kimi-cli, and no file is left for kimi-cli
   agent-registry-0.2  no live 0.2 lock that this project's agents do not see

@@ -41,10 +41,10 @@ payload on stdin. Events:
                  file's lock cannot be checked, deny the edit with one line
                  saying why and what to do instead: for claude and codex,
                  exit 0 and {"hookSpecificOutput":{"permissionDecision":"deny",
-                 "permissionDecisionReason":...}} on stdout (qwen too); for
+                 "permissionDecisionReason":...}} on stdout (qwen, droid too); for
                  gemini, exit 0 and {"decision":"deny","reason":...}; for
                  copilot, exit 0 and {"permissionDecision":"deny",
-                 "permissionDecisionReason":...}; for kimi, exit 2 and the
+                 "permissionDecisionReason":...}; for kimi and crush, exit 2 and the
                  line on stderr (opencode and kilo too: their plugin throws
                  it); for an agent described by a manifest, the form its
                  [deny] names
@@ -130,6 +130,13 @@ func hookRun(opts *HookOptions) error {
 func hookDeny(opts *HookOptions, agent integrations.Agent, reason string) error {
 	if d, ok := agent.(integrations.Denier); ok {
 		out, err := d.DenyOutput(reason)
+		if errors.Is(err, integrations.ErrExitDenyWithOutput) {
+			if _, werr := opts.IO.Out.Write(out); werr != nil {
+				fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %s pre-edit hook: %v\n", agent.Name(), werr)
+			}
+			fmt.Fprintln(opts.IO.ErrOut, reason)
+			return errHookDenied
+		}
 		if err == nil {
 			_, err = opts.IO.Out.Write(out)
 		}

@@ -99,7 +99,7 @@ func requireDenied(t *testing.T, agent string, r proctest.Result, holder string)
 // is not a denial (an allowed edit: exit 0, nothing on stdout).
 func deniedReason(t *testing.T, agent string, r proctest.Result) string {
 	t.Helper()
-	if agent == "kimi" {
+	if agent == "kimi" || agent == "crush" {
 		if r.Code == 0 {
 			return ""
 		}

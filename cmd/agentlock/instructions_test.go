@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -40,6 +41,14 @@ type instructedAgent struct {
 	// camelCase: the payload's own members are sessionId and cwd
 	// (Copilot CLI's), not session_id, cwd and hook_event_name.
 	camelCase bool
+	// wrapperOnly: the harness has no session-start hook and no session
+	// variable in the model's shell (Crush), so nothing but the wrapper
+	// gives the model's commands a session: its instructions say so, and
+	// only the wrapped run can follow them.
+	wrapperOnly bool
+	// base, when set, is the payload's own members (Cline's taskId and
+	// workspaceRoots, Cursor's conversation_id), in place of those.
+	base func(id, project, event string) map[string]any
 }
 
 var instructedAgents = []instructedAgent{
@@ -118,6 +127,58 @@ var instructedAgents = []instructedAgent{
 			return map[string]any{"tool_name": "apply_patch", "tool_input": map[string]any{"patchText": patch}}
 		},
 	},
+	{
+		// Crush: one PreToolUse hook, CRUSH_SESSION_ID in hooks only, no
+		// session variable in its bash tool, no session start or end
+		// (docs/integrations/crush.md).
+		name: "crush", harnessID: "3139-crush-session", wrapperOnly: true,
+		hookEnv: []string{"CRUSH_SESSION_ID=3139-crush-session"},
+		edit: func(abs, _ string) map[string]any {
+			return map[string]any{"tool_name": "multiedit", "tool_input": map[string]any{"file_path": abs,
+				"edits": []any{map[string]any{"old_string": "a", "new_string": "b"}}}}
+		},
+	},
+	{
+		// Factory Droid: Claude Code's payload; no session variable in its
+		// Execute tool (found through the droid process the session-start
+		// hook recorded).
+		name: "droid", harnessID: "8280a752-droid-session",
+		edit: func(abs, _ string) map[string]any {
+			return map[string]any{"tool_name": "Create", "tool_input": map[string]any{"file_path": abs, "content": "b"}}
+		},
+	},
+	{
+		// Cursor CLI: conversation_id and workspace_roots (its documented
+		// payload); no session variable in its shell.
+		name: "cursor", harnessID: "2c9e-cursor-conversation",
+		base: func(id, project, event string) map[string]any {
+			return map[string]any{"conversation_id": id, "generation_id": "g1", "hook_event_name": event, "workspace_roots": []string{project}}
+		},
+		edit: func(abs, _ string) map[string]any {
+			return map[string]any{"tool_name": "Write", "tool_input": map[string]any{"file_path": abs, "contents": "b"}}
+		},
+	},
+	{
+		// Cline CLI 3.x: taskId and workspaceRoots, the tool in
+		// tool_call; no session variable in its shell (docs/integrations/cline.md).
+		name: "cline", harnessID: "conv_1796168877483_mlo32s3",
+		base: func(id, project, event string) map[string]any {
+			return map[string]any{"taskId": id, "hookName": event, "workspaceRoots": []string{project}, "clineVersion": "3.0.65"}
+		},
+		edit: func(abs, _ string) map[string]any {
+			return map[string]any{"tool_call": map[string]any{"id": "c1", "name": "editor", "input": map[string]any{"path": abs, "old_text": "a", "new_text": "b"}}}
+		},
+	},
+	{
+		// Pi: what its extension hands agentlock; Pi sets PI_SESSION_ID in
+		// its bash tool, and the extension in the hook's environment.
+		name: "pi", harnessID: "01a23400-ffff-7436-91f0-9f93e2b53a8e",
+		shellEnv: []string{"PI_SESSION_ID=01a23400-ffff-7436-91f0-9f93e2b53a8e"},
+		hookEnv:  []string{"PI_SESSION_ID=01a23400-ffff-7436-91f0-9f93e2b53a8e"},
+		edit: func(abs, _ string) map[string]any {
+			return map[string]any{"tool_name": "edit", "tool_input": map[string]any{"path": abs, "edits": []any{}}}
+		},
+	},
 }
 
 // Placeholders of the generated texts, and what the test writes for them.
@@ -134,6 +195,9 @@ func TestFollowTheInstructions(t *testing.T) {
 	require.NoError(t, err, "TestMain installs fakeagent on PATH")
 	for _, a := range instructedAgents {
 		for _, wrapped := range []bool{false, true} {
+			if a.wrapperOnly && !wrapped {
+				continue
+			}
 			name := a.name
 			if wrapped {
 				name += "/wrapper"
@@ -176,7 +240,11 @@ func followInstructions(t *testing.T, h *proctest.Harness, fake string, a instru
 
 	texts := generatedTexts(t, project, home)
 	hooks := hookCommands(t, a.name, project, home)
-	for _, event := range []string{"session-start", "pre-edit"} {
+	events := []string{"session-start", "pre-edit"}
+	if a.wrapperOnly {
+		events = events[1:]
+	}
+	for _, event := range events {
 		require.Contains(t, hooks, event, "init --agent %s installs a %s hook", a.name, event)
 	}
 
@@ -185,6 +253,9 @@ func followInstructions(t *testing.T, h *proctest.Harness, fake string, a instru
 		p := map[string]any{"session_id": a.harnessID, "cwd": project, "hook_event_name": event}
 		if a.camelCase {
 			p = map[string]any{"sessionId": a.harnessID, "cwd": project, "timestamp": 1764626400000}
+		}
+		if a.base != nil {
+			p = a.base(a.harnessID, project, event)
 		}
 		for k, v := range extra {
 			p[k] = v
@@ -196,11 +267,14 @@ func followInstructions(t *testing.T, h *proctest.Harness, fake string, a instru
 
 	// The session starts: the harness runs its session-start hook, whose
 	// output (the session context) is one more generated text.
-	steps := []fakeagent.Step{{Hook: hooks["session-start"], Payload: payload("SessionStart", nil), Env: a.hookEnv}}
-	first := runFakeAgent(t, h, fake, project, env, wrapped, steps)
-	require.Len(t, first, 1)
-	require.Equal(t, 0, first[0].Code, "session-start hook: %+v", first[0])
-	texts["SessionStart context"] = contextText(first[0].Stdout)
+	var start []fakeagent.Step
+	if _, ok := hooks["session-start"]; ok {
+		start = []fakeagent.Step{{Hook: hooks["session-start"], Payload: payload("SessionStart", nil), Env: a.hookEnv}}
+		first := runFakeAgent(t, h, fake, project, env, wrapped, start)
+		require.Len(t, first, 1)
+		require.Equal(t, 0, first[0].Code, "session-start hook: %+v", first[0])
+		texts["SessionStart context"] = contextText(first[0].Stdout)
+	}
 
 	commands := instructedCommands(t, texts)
 	// Ending commands go last, after the checks that need the lock held,
@@ -223,7 +297,7 @@ func followInstructions(t *testing.T, h *proctest.Harness, fake string, a instru
 	require.Contains(t, ending, "agentlock finish")
 	t.Logf("%d commands from %d texts: %q", len(commands), len(texts), commands)
 
-	steps = []fakeagent.Step{{Hook: hooks["session-start"], Payload: payload("SessionStart", nil), Env: a.hookEnv}}
+	steps := slices.Clone(start)
 	for _, c := range work {
 		steps = append(steps, fakeagent.Step{Shell: c, Env: a.shellEnv})
 	}
@@ -238,7 +312,7 @@ func followInstructions(t *testing.T, h *proctest.Harness, fake string, a instru
 	results := runFakeAgent(t, h, fake, project, env, wrapped, steps)
 	require.Len(t, results, len(steps), "every step ran")
 
-	n := 1
+	n := len(start)
 	var whoami string
 	for _, c := range work {
 		res := results[n]
@@ -507,6 +581,35 @@ func hookCommands(t *testing.T, agent, project, home string) map[string]string {
 				for _, ev := range []string{"session-start", "pre-edit", "renew", "session-end"} {
 					if strings.Contains(string(data), `hook("`+ev+`"`) {
 						cmds[ev] = string(bin[1]) + " hook " + agent + " " + ev
+					}
+				}
+				return nil
+			case "":
+				// Cline: one executable per event, run as it is.
+				if filepath.Base(filepath.Dir(p)) == "hooks" && filepath.Base(filepath.Dir(filepath.Dir(p))) == ".clinerules" {
+					data, err := os.ReadFile(p)
+					if err != nil {
+						return err
+					}
+					for _, ev := range []string{"session-start", "pre-edit", "renew", "session-end"} {
+						if strings.Contains(string(data), "hook "+agent+" "+ev+"\n") {
+							cmds[ev] = p
+						}
+					}
+				}
+				return nil
+			case ".ts":
+				// Pi's extension spawns agentlock hook <agent> <event>, the
+				// payload on stdin: the command it runs.
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				if strings.Contains(string(data), `spawnSync("agentlock", ["hook", "`+agent+`", event]`) {
+					for _, ev := range []string{"session-start", "pre-edit", "renew", "session-end"} {
+						if strings.Contains(string(data), `hook("`+ev+`"`) {
+							cmds[ev] = "agentlock hook " + agent + " " + ev
+						}
 					}
 				}
 				return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/agentlock/agentlock/audit"
 
 	"github.com/spf13/cobra"
 
@@ -135,8 +136,19 @@ func forceReleaseRun(opts *ReleaseOptions, c *config) error {
 		if err != nil {
 			return err
 		}
+		if prev.Owner != "" || prev.Corrupt != nil {
+			if err := ws.Audit().Append(audit.ForceReleased(audit.ActionForceRelease, audit.Person(), prev)); err != nil {
+				fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %v\n", err)
+			}
+		}
 		if err := out.emit(report.ForceReleased(prev)); err != nil {
 			return err
+		}
+		if prev.Owner != "" && !prev.Stale {
+			// The same rule as the dashboard's: a lock renewed within the
+			// project's timeout has an owner still at work, who is not told.
+			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %s was renewed %s ago, within the project's timeout of %s: %s is probably still working on it, is not told, and may go on editing it; tell it, or wait until the lock goes stale.",
+				prev.Name(), report.Human(prev.Age), report.Human(locker.Timeout()), prev.Owner))
 		}
 	}
 	return nil

@@ -46,7 +46,7 @@ programs that ignore it.`,
 	flags := root.PersistentFlags()
 	flags.Bool("json", false, "print one JSON object per line for machines")
 	flags.String("session", "", "session id (default $AGENTLOCK_SESSION, then the agent's own id; see agentlock whoami)")
-	flags.String("timeout", "", "staleness timeout, in seconds or as a duration like 2m (default $AGENTLOCK_TIMEOUT or 120)")
+	flags.String("timeout", "", "staleness timeout, in seconds or as a duration like 2m (default $AGENTLOCK_TIMEOUT or 120); never shorter than the project's (.agent-registry/timeout)")
 	// The Python scripts spelled the flag --session-id.
 	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 		if name == "session-id" {
@@ -100,11 +100,13 @@ func topLevelCommands() []topLevelCommand {
 		{name: "finish", build: func(f *Factory) *cobra.Command { return newCmdFinish(f, nil) }},
 		{name: "handoff", build: func(f *Factory) *cobra.Command { return newCmdHandoff(f, nil) }},
 		{name: "show", build: func(f *Factory) *cobra.Command { return newCmdShow(f, nil) }},
+		{name: "log", build: func(f *Factory) *cobra.Command { return newCmdLog(f, nil) }},
 		{name: "init", build: func(f *Factory) *cobra.Command { return newCmdInit(f, nil) }},
 		{name: "uninit", build: func(f *Factory) *cobra.Command { return newCmdUninit(f, nil) }},
 		{name: "doctor", build: func(f *Factory) *cobra.Command { return newCmdDoctor(f, nil) }},
 		{name: "hook", build: func(f *Factory) *cobra.Command { return newCmdHook(f, nil) }},
 		{name: "guard", build: func(f *Factory) *cobra.Command { return newCmdGuard(f, nil) }},
+		{name: "mcp", build: newCmdMCP},
 		{name: "whoami", build: func(f *Factory) *cobra.Command { return newCmdWhoami(f, nil) }},
 		{name: "env", build: func(f *Factory) *cobra.Command { return newCmdEnv(f, nil) }},
 		{name: "version", build: func(f *Factory) *cobra.Command { return newCmdVersion(f, nil) }},

@@ -550,7 +550,7 @@ func cmdInode(ts *testscript.TestScript, neg bool, args []string) {
 // pre-edit denial, one line the model reads and nothing else: for claude
 // and codex, PreToolUse's permissionDecision "deny" as the only JSON line
 // on stdout; for gemini, {"decision":"deny"} on stdout; for copilot, a
-// top-level permissionDecision "deny" on stdout; for kimi, nothing
+// top-level permissionDecision "deny" on stdout; for kimi and crush, nothing
 // on stdout and one line on stderr. The command must have run with the
 // exit code the harness needs (exec: 0; exits 2 for kimi). The reason is
 // written to $WORK/denial, for grep.
@@ -562,7 +562,7 @@ func cmdDenied(ts *testscript.TestScript, neg bool, args []string) {
 	stdout, stderr := ts.ReadFile("stdout"), ts.ReadFile("stderr")
 	var reason string
 	switch args[0] {
-	case "claude", "codex", "qwen":
+	case "claude", "codex", "qwen", "droid":
 		var out struct {
 			Specific map[string]string `json:"hookSpecificOutput"`
 		}
@@ -583,7 +583,7 @@ func cmdDenied(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("stdout is not a %s deny (a top-level %s): %q", args[0], decision, stdout)
 		}
 		reason = out[why]
-	case "kimi":
+	case "kimi", "crush":
 		if stdout != "" {
 			ts.Fatalf("a Kimi denial prints nothing on stdout; got %q", stdout)
 		}

@@ -40,7 +40,7 @@ type Script struct {
 	// ShellTool is the name of the CLI's shell tool in the Chat Completions
 	// protocol, whose CLIs name it each their own way; empty: the first
 	// tool the request offers among Bash, run_shell_command, bash, shell
-	// and exec_command (else "Bash"). Its argument is {"command": …}.
+	// exec_command and Execute (else "Bash"). Its argument is {"command": …}.
 	ShellTool string
 }
 
@@ -56,6 +56,10 @@ type Step struct {
 	// Responses or Chat Completions: Codex's and Copilot's apply_patch)
 	// with this text.
 	Input string
+	// Namespace, with Tool, is the namespace of a tool the CLI declares
+	// inside a Responses "namespace" tool (Codex's MCP tools: namespace
+	// "mcp__<server>", Tool the server's tool name).
+	Namespace string
 }
 
 // steps is the script as tool calls.
@@ -328,8 +332,16 @@ func sse(w http.ResponseWriter, event string, data any) {
 type obj = map[string]any
 
 // call is the tool name and arguments of step, the shell tool being
-// shell(command).
+// shell(command). Factory Droid's Execute refuses a call without its
+// risk classification, and Crush's bash one without a description, so the
+// mock gives them.
 func call(step *Step, shellTool, shellArg string) (string, map[string]any) {
+	if step.Shell != "" && shellTool == "Execute" {
+		return shellTool, obj{shellArg: step.Shell, "summary": "run a command", "riskLevelReason": "a command the test scripted", "riskLevel": "low"}
+	}
+	if step.Shell != "" && shellTool == "bash" {
+		return shellTool, obj{shellArg: step.Shell, "description": "run a command"}
+	}
 	if step.Shell != "" {
 		return shellTool, obj{shellArg: step.Shell}
 	}
@@ -384,6 +396,9 @@ func responses(w http.ResponseWriter, id string, step *Step, final string) {
 		args, _ := json.Marshal(a)
 		item = obj{"type": "function_call", "id": "fc_" + id, "call_id": "call_" + id,
 			"name": name, "arguments": string(args), "status": "completed"}
+		if step.Namespace != "" {
+			item["namespace"] = step.Namespace
+		}
 	} else {
 		item = obj{"type": "message", "id": "msg_" + id, "role": "assistant", "status": "completed",
 			"content": []any{obj{"type": "output_text", "text": final, "annotations": []any{}}}}
@@ -438,8 +453,8 @@ func streams(doc any) bool {
 }
 
 // shellTools are the names CLIs give their shell tool, in the order the
-// mock prefers them.
-var shellTools = []string{"Bash", "run_shell_command", "bash", "shell", "exec_command"}
+// mock prefers them (Factory Droid's is "Execute").
+var shellTools = []string{"Bash", "run_shell_command", "bash", "shell", "exec_command", "Execute", "run_commands"}
 
 // shellTool is the shell tool of a Chat Completions request: the script's,
 // else the first of shellTools that the request offers, else "Bash".

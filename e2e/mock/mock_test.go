@@ -285,8 +285,9 @@ func TestChatCompletions(t *testing.T) {
 		}
 		one := `,{"role":"assistant","content":null,"tool_calls":[{"id":"call_mock0","type":"function","function":{"name":"Write","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call_mock0","content":"ok"}`
 		name, args, finish = chatToolCall(t, post(t, s, "/v1/chat/completions", body(one)), stream)
-		if name != "bash" || args["command"] != "echo second" || len(args) != 1 || finish != "tool_calls" {
-			t.Errorf("stream=%v: second answer calls %q %v (finish %q), want the offered shell tool bash with the command", stream, name, args, finish)
+		// Crush's bash tool refuses a call without a description.
+		if name != "bash" || args["command"] != "echo second" || args["description"] != "run a command" || len(args) != 2 || finish != "tool_calls" {
+			t.Errorf("stream=%v: second answer calls %q %v (finish %q), want the offered shell tool bash with the command and a description", stream, name, args, finish)
 		}
 		// A shell tool that requires a description (OpenCode's bash) gets one.
 		described := strings.Replace(body(one), `{"name":"bash"}`, `{"name":"bash","parameters":{"type":"object","required":["command","description"]}}`, 1)

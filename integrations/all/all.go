@@ -4,12 +4,15 @@ package all
 
 import (
 	"github.com/agentlock/agentlock/integrations"
+	"github.com/agentlock/agentlock/integrations/cline"
 	"github.com/agentlock/agentlock/integrations/codex"
 	"github.com/agentlock/agentlock/integrations/copilot"
+	"github.com/agentlock/agentlock/integrations/cursor"
 	"github.com/agentlock/agentlock/integrations/gemini"
 	"github.com/agentlock/agentlock/integrations/kimi"
 	"github.com/agentlock/agentlock/integrations/manifest"
 	"github.com/agentlock/agentlock/integrations/opencode"
+	"github.com/agentlock/agentlock/integrations/pi"
 )
 
 // Agents returns the built-in integrations, in the order of the session-id
@@ -27,6 +30,11 @@ func Agents() []integrations.Agent {
 		manifest.Builtin("qwen"),
 		opencode.OpenCode(),
 		opencode.Kilo(),
+		manifest.Builtin("crush"),
+		manifest.Builtin("droid"),
+		cursor.Agent{},
+		cline.Agent{},
+		pi.Agent{},
 	}
 }
 

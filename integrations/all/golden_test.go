@@ -49,7 +49,8 @@ func planFiles(t *testing.T, v goldenVariant) map[string][]byte {
 	t.Helper()
 	env := integrations.Env{Bin: "agentlock", UserHome: "/home/user", Global: true,
 		Exists: func(p string) bool { return v.exists != "" && p == v.exists }}
-	arts, _, err := v.agent.Plan(env)
+	// Planned as init plans it, with the MCP registration.
+	arts, _, err := integrations.Setup{Env: env, Agents: []integrations.Agent{v.agent}, MCP: true}.Plan()
 	require.NoError(t, err)
 	files := map[string][]byte{}
 	var index strings.Builder
@@ -60,6 +61,11 @@ func planFiles(t *testing.T, v goldenVariant) map[string][]byte {
 		}
 		index.WriteString(name + "\t" + a.Kind.String() + "\t" + a.Purpose + "\n")
 		files[file] = a.Content
+		if a.MCP != nil && a.Kind != integrations.MCPEntry {
+			// The MCP entry merged into the same file, as agentlock
+			// would write it alone.
+			files[file+".mcp"] = a.MCP
+		}
 		if a.Kind == integrations.OwnedFile {
 			assert.Contains(t, strings.Join(strings.SplitN(string(a.Content), "\n", 5)[:4], "\n"), integrations.Marker,
 				"%s carries the generated marker in its first lines", a.Path)

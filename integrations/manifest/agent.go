@@ -9,6 +9,7 @@ import (
 	"text/template"
 
 	"github.com/agentlock/agentlock/integrations"
+	"github.com/agentlock/agentlock/integrations/codex"
 	"github.com/agentlock/agentlock/templates"
 )
 
@@ -71,6 +72,15 @@ func (a *Agent) Provider() string { return a.m.Provider }
 
 // SessionEnvVar implements integrations.Agent.
 func (a *Agent) SessionEnvVar() string { return a.m.SessionEnv }
+
+// MCPFile implements integrations.MCPRegistrar: the manifest's [mcp].
+func (a *Agent) MCPFile(integrations.Env) (integrations.MCPFile, bool) {
+	mc := a.m.MCP
+	if mc == nil {
+		return integrations.MCPFile{}, false
+	}
+	return integrations.MCPFile{Path: mc.Path, TOML: mc.Format == "toml", Trust: mc.Trust}, true
+}
 
 // Plan implements integrations.Agent.
 func (a *Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
@@ -193,13 +203,22 @@ type jsonGroup struct {
 	Hooks   []jsonEntry `json:"hooks"`
 }
 
+// flatEntry is a hook in the flat layout (Crush's), in the order its
+// members are written.
+type flatEntry struct {
+	Name    string `json:"name,omitempty"`
+	Matcher string `json:"matcher,omitempty"`
+	Command string `json:"command"`
+	Timeout int    `json:"timeout,omitempty"`
+}
+
 // jsonHooks is the settings file agentlock would write alone:
 // {"hooks": {<event>: [{"matcher": …, "hooks": [{…}]}]}}, two-space
 // indented, events in the manifest's order (one group per entry; entries
 // of the same event share its array).
 func (a *Agent) jsonHooks(bin string) ([]byte, error) {
 	var order []string
-	groups := map[string][]jsonGroup{}
+	groups := map[string][]any{}
 	for _, e := range a.m.Hooks.Events {
 		cmd, err := a.m.hookCommand(e.Run, bin)
 		if err != nil {
@@ -208,8 +227,12 @@ func (a *Agent) jsonHooks(bin string) ([]byte, error) {
 		if _, ok := groups[e.Name]; !ok {
 			order = append(order, e.Name)
 		}
-		groups[e.Name] = append(groups[e.Name], jsonGroup{Matcher: e.Matcher,
-			Hooks: []jsonEntry{{Name: e.Label, Type: "command", Command: cmd, Timeout: e.Timeout, Description: e.Description}}})
+		var g any = jsonGroup{Matcher: e.Matcher,
+			Hooks: []jsonEntry{{Name: e.Label, Type: "command", Command: cmd, Timeout: e.Timeout, Description: e.Description}}}
+		if a.m.Hooks.Layout == "flat" {
+			g = flatEntry{Name: e.Label, Matcher: e.Matcher, Command: cmd, Timeout: e.Timeout}
+		}
+		groups[e.Name] = append(groups[e.Name], g)
 	}
 	var b bytes.Buffer
 	b.WriteString("{\n  \"hooks\": {\n")
@@ -282,6 +305,17 @@ func tomlString(s string) string {
 func (a *Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
 	if len(a.m.EditTools) > 0 && !slices.Contains(a.m.EditTools, in.ToolName) {
 		return nil, nil
+	}
+	for _, field := range a.m.Payload.Patches {
+		var text string
+		if v, ok := lookup(in.Raw, field); !ok || json.Unmarshal(v, &text) != nil || text == "" {
+			continue
+		}
+		paths := codex.PatchPaths([]string{text})
+		if len(paths) == 0 {
+			return nil, fmt.Errorf("%w: the patch in %s names no file agentlock can read (want *** Begin Patch, then *** Add File:, *** Update File: or *** Delete File: lines)", integrations.ErrUncheckable, field)
+		}
+		return paths, nil
 	}
 	for _, field := range a.m.Payload.Paths {
 		v, ok := lookup(in.Raw, field)

@@ -51,6 +51,21 @@ type Manifest struct {
 	EditTools      []string       `toml:"edit_tools"`
 	Deny           Deny           `toml:"deny"`
 	SessionContext SessionContext `toml:"session_context"`
+	// MCP is the project file where the CLI reads MCP servers, for the
+	// entry of agentlock mcp that init writes; nil when it reads none.
+	MCP *MCP `toml:"mcp"`
+}
+
+// MCP names a CLI's project MCP file.
+type MCP struct {
+	// Path is relative to the project; the same file as hooks.path is
+	// fine (the entry is merged beside the hooks).
+	Path string `toml:"path"`
+	// Format is "json" (an "mcpServers" object) or "toml"
+	// ([mcp_servers.<name>] tables).
+	Format string `toml:"format"`
+	// Trust says in a few words how the CLI lets a project's server run.
+	Trust string `toml:"trust"`
 }
 
 // Instruction is one file of instructions for the model.
@@ -79,6 +94,11 @@ type Hooks struct {
 	Format string `toml:"format"`
 	// Scope is "project" (default) or "user" (written only with --global).
 	Scope string `toml:"scope"`
+	// Layout of a JSON hook entry: "nested" (default, Claude Code's:
+	// {"matcher": …, "hooks": [{"type": "command", "command": …}]}) or
+	// "flat" (Crush's: {"name": …, "matcher": …, "command": …,
+	// "timeout": …} straight in the event's array).
+	Layout string `toml:"layout"`
 	// Command is the text/template of each hook's command line: .Line is
 	// the guarded "agentlock hook <agent> <event>" line for a harness that
 	// runs it with a POSIX shell, .Shell the same wrapped in sh -c '…' for
@@ -122,6 +142,12 @@ type Payload struct {
 	// Paths are tried in order; the first that holds a string, or an
 	// array of strings, is the edited path or paths.
 	Paths []string `toml:"paths"`
+	// Patches are fields holding the text of an apply_patch patch
+	// ("*** Begin Patch" … "*** End Patch", Codex's format): every file
+	// the patch adds, updates, deletes or moves to is an edited path, all
+	// locked or none. A patch naming no file is refused. Tried before
+	// Paths.
+	Patches []string `toml:"patches"`
 }
 
 // Deny is how a pre-edit hook refuses an edit.
@@ -282,6 +308,20 @@ func (m *Manifest) check() *FieldError {
 			return fieldErr(f+".template", "a block holds the instructions template only")
 		}
 	}
+	if mc := m.MCP; mc != nil {
+		if err := checkPath("mcp.path", mc.Path); err != nil {
+			return err
+		}
+		if seen[mc.Path] {
+			return fieldErr("mcp.path", "%q is also an instructions file", mc.Path)
+		}
+		if !slices.Contains([]string{"json", "toml"}, mc.Format) {
+			return fieldErr("mcp.format", "%q: want json or toml", mc.Format)
+		}
+		if h := m.Hooks; h != nil && h.Path == mc.Path && h.Format != mc.Format {
+			return fieldErr("mcp.format", "%q: the file is hooks.path, whose format is %q", mc.Format, h.Format)
+		}
+	}
 	if h := m.Hooks; h != nil {
 		if err := checkPath("hooks.path", h.Path); err != nil {
 			return err
@@ -294,6 +334,12 @@ func (m *Manifest) check() *FieldError {
 		}
 		if !slices.Contains([]string{"", "project", "user"}, h.Scope) {
 			return fieldErr("hooks.scope", "%q: want project or user", h.Scope)
+		}
+		if !slices.Contains([]string{"", "nested", "flat"}, h.Layout) {
+			return fieldErr("hooks.layout", "%q: want nested or flat", h.Layout)
+		}
+		if h.Layout != "" && h.Format != "json" {
+			return fieldErr("hooks.layout", "only JSON hooks have a layout")
 		}
 		if _, err := template.New("command").Parse(h.Command); err != nil {
 			return fieldErr("hooks.command", "not a template: %v", err)
@@ -314,7 +360,7 @@ func (m *Manifest) check() *FieldError {
 				return fieldErr(f+".matcher", "missing: a pre-edit hook must name the edit tools it gates")
 			}
 		}
-		if m.preEdit() && len(m.Payload.Paths) == 0 {
+		if m.preEdit() && len(m.Payload.Paths) == 0 && len(m.Payload.Patches) == 0 {
 			return fieldErr("payload.paths", "missing: a pre-edit hook must know where the payload names the edited path")
 		}
 		cmd, err := m.hookCommand("pre-edit", "agentlock")
@@ -328,6 +374,11 @@ func (m *Manifest) check() *FieldError {
 	for i, p := range m.Payload.Paths {
 		if p == "" {
 			return fieldErr(fmt.Sprintf("payload.paths[%d]", i), "empty")
+		}
+	}
+	for i, p := range m.Payload.Patches {
+		if p == "" {
+			return fieldErr(fmt.Sprintf("payload.patches[%d]", i), "empty")
 		}
 	}
 	switch m.Deny.Form {

@@ -206,3 +206,84 @@ func TestUserScopeHooksNeedConsent(t *testing.T) {
 	assert.Equal(t, integrations.User, hooks[0].Scope)
 	assert.Equal(t, ".mini/hooks.json", hooks[0].Path)
 }
+
+// A manifest's [mcp] names the file where init registers agentlock mcp,
+// beside the hooks when it is the same file; a bad one is a field error.
+func TestManifestMCPFile(t *testing.T) {
+	a := mini(t, "[mcp]\npath = \".mini/hooks.json\"\nformat = \"json\"\ntrust = \"always\"\n")
+	f, ok := a.MCPFile(integrations.Env{})
+	require.True(t, ok)
+	require.Equal(t, integrations.MCPFile{Path: ".mini/hooks.json", Trust: "always"}, f)
+	arts, _, err := integrations.Setup{Env: integrations.Env{Bin: "agentlock"}, Agents: []integrations.Agent{a}, MCP: true}.Plan()
+	require.NoError(t, err)
+	merged := false
+	for _, art := range arts {
+		if art.Path == ".mini/hooks.json" {
+			merged = art.Kind == integrations.JSONHooks && art.MCP != nil
+		}
+	}
+	require.True(t, merged, "the entry goes into the hooks artifact: %+v", arts)
+
+	_, ok = mini(t, "").MCPFile(integrations.Env{})
+	require.False(t, ok, "no [mcp], no file")
+
+	for _, c := range []struct{ mcp, field string }{
+		{"[mcp]\npath = \"/abs.json\"\nformat = \"json\"\n", "mcp.path"},
+		{"[mcp]\npath = \"m.json\"\nformat = \"yaml\"\n", "mcp.format"},
+		{"[mcp]\npath = \".mini/hooks.json\"\nformat = \"toml\"\n", "mcp.format"},
+	} {
+		_, err := Parse([]byte(minimal+c.mcp), "mini.toml")
+		var fe *FieldError
+		if assert.True(t, errors.As(err, &fe), "%s: %v", c.mcp, err) {
+			assert.Equal(t, c.field, fe.Field)
+		}
+	}
+}
+
+// A patch field (Droid's ApplyPatch input) names every file of the patch,
+// relative paths included; a patch that names no file is refused, not let
+// through.
+func TestPatchFieldsNameEveryFile(t *testing.T) {
+	a := mini(t, "patches = [\"args.patch\"]\n")
+	patch := "*** Begin Patch\n*** Update File: /r/a.go\n@@\n-a\n+b\n*** Add File: b.go\n+x\n*** End Patch\n"
+	data, err := json.Marshal(map[string]any{"session_id": "s", "cwd": "/r", "tool_name": "edit", "args": map[string]any{"patch": patch}})
+	require.NoError(t, err)
+	in, err := a.DecodePayload(data)
+	require.NoError(t, err)
+	paths, err := a.EditedPaths(in)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"/r/a.go", "b.go"}, paths)
+
+	in, err = a.DecodePayload([]byte(`{"session_id":"s","cwd":"/r","tool_name":"edit","args":{"patch":"rewrite a.go please"}}`))
+	require.NoError(t, err)
+	_, err = a.EditedPaths(in)
+	assert.ErrorContains(t, err, "names no file")
+
+	// No patch field: the path fields still apply.
+	in, err = a.DecodePayload([]byte(`{"session_id":"s","cwd":"/r","tool_name":"edit","args":{"path":"c.go"}}`))
+	require.NoError(t, err)
+	paths, err = a.EditedPaths(in)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"c.go"}, paths)
+}
+
+// The flat layout writes each hook straight into its event's array.
+func TestFlatHookLayout(t *testing.T) {
+	a := mini(t, "")
+	a.m.Hooks.Layout = "flat"
+	a.m.Hooks.Events[0].Label = "agentlock"
+	data, err := a.jsonHooks("agentlock")
+	require.NoError(t, err)
+	var doc struct {
+		Hooks map[string][]map[string]any `json:"hooks"`
+	}
+	require.NoError(t, json.Unmarshal(data, &doc), "%s", data)
+	entry := doc.Hooks["PreToolUse"][0]
+	assert.Equal(t, "agentlock", entry["name"])
+	assert.Equal(t, "edit", entry["matcher"])
+	assert.Contains(t, entry["command"], "agentlock hook mini pre-edit")
+	assert.NotContains(t, entry, "hooks")
+
+	_, err = Load([]byte(strings.Replace(minimal, `format = "json"`, "format = \"json\"\nlayout = \"sideways\"", 1)), "mini.toml")
+	assert.ErrorContains(t, err, "field hooks.layout")
+}

@@ -16,18 +16,18 @@
 package proctest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentlock/agentlock/internal/syncbuf"
 )
 
 // Timeout bounds every child process; a child of a test whose own deadline
@@ -113,10 +113,10 @@ type Cmd struct {
 	Dir string // working directory; empty for the test's
 	// Stdin is fed to the process (a hook's JSON payload, say).
 	Stdin string
-	// Timeout, when not zero, bounds the process instead of Timeout (a
-	// real agent CLI that is slow to start); the test's deadline still
-	// comes first.
-	Timeout time.Duration
+	// Limit, when set, replaces Timeout as the bound of this child (a
+	// server a test keeps up for longer than a minute); the test's own
+	// deadline still bounds it.
+	Limit time.Duration
 }
 
 // Result is what one process did.
@@ -151,7 +151,7 @@ type Proc struct {
 	display        string // the command line, for messages
 	limit          time.Duration
 	killed         atomic.Bool // killed at its deadline
-	stdout, stderr syncBuffer
+	stdout, stderr syncbuf.Buffer
 	done           chan struct{} // closed when the process has exited
 	err            error         // Wait's error, set before done is closed
 }
@@ -177,7 +177,7 @@ func newProc(t testing.TB, display string, c Cmd, bin string, args ...string) *P
 	if c.Env == nil {
 		t.Fatalf("%s: no environment (build one with proctest.Env)", display)
 	}
-	limit := childLimit(t, c.Timeout)
+	limit := childLimit(t, c.Limit)
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	t.Cleanup(cancel)
 	p := &Proc{c: c, display: display, limit: limit, done: make(chan struct{})}
@@ -217,7 +217,7 @@ func (p *Proc) kill() error {
 	return p.cmd.Process.Kill()
 }
 
-// childLimit is how long a child may run: own (Timeout when zero), or
+// childLimit is how long a child may run: Timeout (or own, when set), or
 // less when the test's deadline comes sooner.
 func childLimit(t testing.TB, own time.Duration) time.Duration {
 	limit := Timeout
@@ -363,22 +363,4 @@ func waitReady(t testing.TB, r *os.File, n int, limit time.Duration) {
 		}
 		got += k
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe to read while a process writes to it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

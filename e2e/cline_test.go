@@ -1,0 +1,186 @@
+//go:build linux
+
+package e2e
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentlock/agentlock/e2e/mock"
+	"github.com/agentlock/agentlock/internal/proctest"
+)
+
+// clineCLI is the Cline CLI, pinned: the version the facts of
+// docs/integrations/cline.md were observed on. It needs node >= 22 (its
+// program is a compiled binary, started by a node script).
+var clineCLI = agentCLI{"cline", "cline", "3.0.65", "cline"}
+
+// clineAgent drives the Cline CLI headless (a prompt argument: act mode,
+// every tool auto-approved) against the mock's Chat Completions: the
+// openai-compatible provider in ~/.cline/data/settings/providers.json
+// (what `cline auth -p openai-compatible -b <url>` writes), and
+// CLINE_SESSION_BACKEND_MODE=local, without which Cline starts a hub
+// daemon that outlives the run.
+var clineAgent = agent{
+	cli: clineCLI,
+	configure: func(t *testing.T, r *e2eRun, prompt string) ([]string, []string) {
+		env := []string{"CLINE_SESSION_BACKEND_MODE=local"}
+		// What a user runs once. (A providers.json written by hand, without
+		// the rest of what auth records, leaves Cline waiting forever.)
+		res := proctest.Run(t, clineProgramPath, proctest.Cmd{Args: []string{"auth", "-p", "openai-compatible", "-k", "sk-mock",
+			"-m", cmp.Or(r.model, "mock-model"), "-b", r.server.URL() + "/v1"}, Env: proctest.Env(r.home, r.tmp, append(env, "PATH="+systemPath)...), Dir: r.repo})
+		if res.Code != 0 {
+			t.Fatalf("cline auth: %v", res)
+		}
+		return []string{"--json", prompt}, env
+	},
+	edit: func(path, old, new string) ([]mock.Step, mock.Step) {
+		return nil, mock.Step{Tool: "editor", Args: map[string]any{"path": path, "old_text": old, "new_text": new}}
+	},
+	bypass: func(r *e2eRun) ([]mock.Step, mock.Step, string) {
+		return nil, mock.Step{Tool: "apply_patch", Args: map[string]any{"input": patch("held2.txt", heldText, "overwritten\n")}},
+			"apply_patch of a held file (relative path)"
+	},
+}
+
+// clineProgram is the program the test runs for Cline: a script that puts
+// a node >= 22.19 first in PATH and runs the installed CLI.
+func clineProgram(t *testing.T) string {
+	t.Helper()
+	script := clineCLI.onNode22(t)
+	clineProgramPath = script
+	return script
+}
+
+// clineProgramPath is clineProgram's script, which configure runs for
+// `cline auth` (set before any run).
+var clineProgramPath string
+
+// TestE2ECline drives the real Cline CLI, offline. A denial cancels
+// Cline's whole task (its hook files cannot skip one tool), so the denied
+// edit is each run's last step: "session" (whoami, a new file and a free
+// edit through editor, locked by Cline's task, then editor of a held
+// file), "apply_patch" (a patch of a held file, then of a free one in a
+// second run), and the wrapper run.
+func TestE2ECline(t *testing.T) {
+	e2eOnly(t)
+	prog := clineProgram(t)
+	t.Run("session", func(t *testing.T) { offline(t); e2eClineSession(t, clineAgent, prog) })
+	t.Run("apply_patch", func(t *testing.T) { offline(t); e2eClinePatch(t, clineAgent, prog) })
+	t.Run("wrapper", func(t *testing.T) { offline(t); e2eWrapper(t, clineAgent, prog) })
+}
+
+// runCancelled runs Cline once, expecting the last step to be refused:
+// Cline stops the task (its output says only "aborted by another client")
+// and writes the hook's reason into ~/.cline/data/logs/cline.log, which
+// it returns.
+func (r *e2eRun) runCancelled(t *testing.T, a agent, prog string) string {
+	t.Helper()
+	args, env := a.configure(t, r, "do the scripted work")
+	env = append(env, "PATH="+r.bin+":"+systemPath)
+	res := proctest.Run(t, prog, proctest.Cmd{Args: args, Env: proctest.Env(r.home, r.tmp, env...), Dir: r.repo})
+	if !strings.Contains(res.Stdout, `"finishReason":"aborted"`) {
+		t.Errorf("Cline did not stop the task at the refused edit: %v", res)
+	}
+	data, err := os.ReadFile(filepath.Join(r.home, ".cline", "data", "logs", "cline.log"))
+	if err != nil {
+		t.Fatalf("Cline wrote no log: %v", err)
+	}
+	return string(data)
+}
+
+// deniedWith checks that Cline's log gives the task's stop with the
+// one-line reason naming the holder and the file.
+func deniedWith(t *testing.T, log, file, what string) {
+	t.Helper()
+	for _, line := range strings.Split(log, "\n") {
+		if strings.Contains(line, "ControlledStopError") && strings.Contains(line, "is locked by session "+holder) && strings.Contains(line, file) {
+			t.Logf("%s: Cline stopped the task: %.500s", what, line)
+			return
+		}
+	}
+	t.Errorf("%s: Cline's log does not give the reason naming %s and %s:\n%s", what, holder, file, log)
+}
+
+// clineLimits checks, and says on stderr, what the real Cline cannot do,
+// so that docs/integrations/cline.md stays true: a newer Cline that shows
+// the model a denial, or tells it its session at start, fails this check
+// and the page (and this test) must be updated. Not a skip: .ci/run runs
+// this test, and everything else it can check has been checked.
+func (r *e2eRun) clineLimits(t *testing.T, id string) {
+	t.Helper()
+	for _, req := range r.server.Requests() {
+		if strings.Contains(req.Body, "is locked by session") {
+			t.Errorf("a request to the model holds a denial: Cline now shows the model the reason; update docs/integrations/cline.md")
+		}
+		if req.Reply == "tool:0" && strings.Contains(req.Body, id) {
+			t.Errorf("the model was told its id %s at start: Cline now reads TaskStart's output; update docs/integrations/cline.md", id)
+		}
+	}
+	fmt.Fprintf(os.Stderr, "E2E LIMITATION %s: Cline 3.0.65 shows the model no denial (a hook's cancel stops the whole task; the reason goes to ~/.cline/data/logs/cline.log) "+
+		"and does not tell it its session at start (TaskStart runs detached): docs/integrations/cline.md\n", t.Name())
+}
+
+func e2eClineSession(t *testing.T, a agent, prog string) {
+	r := newE2ERun(t, a)
+	held, free := filepath.Join(r.repo, "held.txt"), filepath.Join(r.repo, "free.txt")
+	steps := []mock.Step{shell("agentlock whoami --json > whoami.json 2>&1")}
+	_, create := a.edit(filepath.Join(r.repo, "new.txt"), "", "")
+	create.Args = map[string]any{"path": filepath.Join(r.repo, "new.txt"), "new_text": "created\n"}
+	_, edit := a.edit(free, freeText, "edited\n")
+	steps = append(steps, create, edit, shell("agentlock status --json > status.json 2>&1"))
+	_, denied := a.edit(held, heldText, "changed\n")
+	steps = append(steps, denied)
+	r.start(t, steps)
+
+	out := r.runCancelled(t, a, prog)
+	s := r.harnessSession(t, a)
+	r.fileIs(t, "held.txt", heldText, "editor of a held file")
+	deniedWith(t, out, "held.txt", "editor of a held file")
+	r.fileIs(t, "free.txt", "edited\n", "editor of a free file")
+	r.fileIs(t, "new.txt", "created\n", "editor creating a file")
+	locks := r.locksIn(t, "status.json")
+	for _, name := range []string{"free.txt", "new.txt"} {
+		if l := locks[name]; l.Session != s.ID || l.State != "locked" {
+			t.Errorf("during the run, %s's lock is %+v, want locked by the session %s", name, l, s.ID)
+		}
+	}
+	if got := r.whoamiIn(t, "whoami.json"); got != s.ID {
+		t.Errorf("agentlock whoami in the model's shell: %q, the hooks' session: %q", got, s.ID)
+	}
+	r.finished(t, s.ID)
+	r.clineLimits(t, s.ID)
+}
+
+func e2eClinePatch(t *testing.T, a agent, prog string) {
+	r := newE2ERun(t, a)
+	// Cline offers apply_patch (and no editor) to GPT models only.
+	r.model = "gpt-5.5"
+	_, bypass, what := a.bypass(r)
+	r.start(t, []mock.Step{bypass})
+	out := r.runCancelled(t, a, prog)
+	s := r.harnessSession(t, a)
+	r.fileIs(t, "held2.txt", heldText, what)
+	deniedWith(t, out, "held2.txt", what)
+	r.finished(t, s.ID)
+
+	// A patch of a free file goes through, under the task's lock.
+	r.start(t, []mock.Step{
+		{Tool: "apply_patch", Args: map[string]any{"input": patch("free.txt", freeText, "patched\n")}},
+		shell("agentlock status --json > status.json 2>&1"),
+	})
+	args, env := a.configure(t, r, "do the scripted work")
+	res := proctest.Run(t, prog, proctest.Cmd{Args: args, Env: proctest.Env(r.home, r.tmp, append(env, "PATH="+r.bin+":"+systemPath)...), Dir: r.repo})
+	if res.Code != 0 {
+		t.Fatalf("cline failed: %v", res)
+	}
+	r.fileIs(t, "free.txt", "patched\n", "apply_patch of a free file")
+	l := r.locksIn(t, "status.json")["free.txt"]
+	if l.State != "locked" || !strings.HasPrefix(l.Session, "cline-") {
+		t.Errorf("during the run, free.txt's lock is %+v, want locked by a cline session", l)
+	}
+}
