@@ -91,6 +91,14 @@ func writeSession(b *bytes.Buffer, s *Session) error {
 			return err
 		}
 	}
+	for _, kv := range [][2]string{{"worktree", s.Worktree}, {"branch", s.Branch}} {
+		if kv[1] == "" {
+			continue
+		}
+		if err := writeString(b, "    ", kv[0], &s.foreign, kv[1]); err != nil {
+			return err
+		}
+	}
 	if err := writeExtra(b, "    ", s.extra); err != nil {
 		return err
 	}

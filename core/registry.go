@@ -66,6 +66,12 @@ type Session struct {
 	// Handoff is the file holding notes for the next agent; a new one
 	// replaces it, as in 0.2.
 	Handoff string `json:"handoff"`
+	// Worktree and Branch name the git worktree (its root) and branch the
+	// session works in, in a registry shared by every worktree of a
+	// repository (agentlock init --scope repository); empty elsewhere.
+	// agent-registry 0.2 keeps them as unknown keys.
+	Worktree string `json:"worktree,omitempty"`
+	Branch   string `json:"branch,omitempty"`
 	foreign
 	// opaque is an entry of the agents list that is not a mapping, kept as
 	// found; such an entry is no session.

@@ -29,7 +29,10 @@ var (
 	topKeys     = []string{"version", "last_updated", "agents"}
 	sessionKeys = []string{"session_id", "provider", "ai_version", "started_at", "working_on", "todo",
 		"space", "do_not_touch", "status", "issues", "handoff"}
-	todoKeys = []string{"past", "present", "future"}
+	// optionalSessionKeys are the keys agentlock adds to a session only
+	// when set (repository scope): 0.2 keeps them as unknown keys.
+	optionalSessionKeys = []string{"worktree", "branch"}
+	todoKeys            = []string{"past", "present", "future"}
 )
 
 // foreign holds what a registry had that agentlock does not model: keys it
@@ -148,9 +151,10 @@ func (d *Document) agents(v *yaml.Node) error {
 // read fills s from the mapping m.
 func (s *Session) read(m *yaml.Node) {
 	strs := map[string]*string{"session_id": &s.SessionID, "provider": &s.Provider, "ai_version": &s.AIVersion,
-		"started_at": &s.StartedAt, "working_on": &s.WorkingOn, "status": &s.Status, "issues": &s.Issues, "handoff": &s.Handoff}
+		"started_at": &s.StartedAt, "working_on": &s.WorkingOn, "status": &s.Status, "issues": &s.Issues, "handoff": &s.Handoff,
+		"worktree": &s.Worktree, "branch": &s.Branch}
 	lists := map[string]*[]string{"space": &s.Space, "do_not_touch": &s.DoNotTouch}
-	eachPair(m, sessionKeys, &s.foreign, func(key string, v *yaml.Node) error {
+	eachPair(m, append(slices.Clip(sessionKeys), optionalSessionKeys...), &s.foreign, func(key string, v *yaml.Node) error {
 		switch {
 		case strs[key] != nil:
 			*strs[key] = s.text(key, v)

@@ -23,6 +23,9 @@ type Snapshot struct {
 	// are still shown.
 	RegistryErr error
 	Idle        map[string]bool
+	// Conflicts are, by real path, the warnings about locked files also
+	// changed in another worktree of the repository (docs/worktrees.md).
+	Conflicts map[string]string
 	// History is the end of the audit log, oldest first.
 	History []audit.Entry
 }
@@ -52,6 +55,7 @@ func (s *Server) take() (*Snapshot, error) {
 		}
 	}
 	snap.Idle = s.ws.IdleAmong(snap.Sessions, snap.Locks)
+	snap.Conflicts = conflictsOf(s, snap.Locks)
 	// The history is for people: a log that cannot be read shows empty.
 	snap.History, _ = s.ws.Audit().Tail(maxHistory)
 	return snap, nil
@@ -353,4 +357,27 @@ func parseStamp(s string) (time.Time, error) {
 		return time.Time{}, errors.New("stamp: not a number of nanoseconds")
 	}
 	return time.Unix(0, n), nil
+}
+
+// conflictsOf returns the warnings about the held files among locks that
+// another worktree changed too; a failure to ask git shows none.
+func conflictsOf(s *Server, locks []core.State) map[string]string {
+	var paths []string
+	for _, l := range locks {
+		if l.Owner != "" && l.Path != "" && !l.Area() {
+			paths = append(paths, l.Path)
+		}
+	}
+	found, err := s.ws.Conflicts(paths)
+	if err != nil || len(found) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for _, c := range found {
+		if out[c.Path] != "" {
+			out[c.Path] += "; "
+		}
+		out[c.Path] += c.Message()
+	}
+	return out
 }

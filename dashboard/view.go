@@ -73,6 +73,8 @@ type lockView struct {
 	RenewedMS  int64  // the stamp, milliseconds since the Unix epoch: the page ticks ages from it
 	Orphaned   bool
 	Releasable bool
+	// Conflict, when set, says which other worktree changed the file too.
+	Conflict string
 	// Renewing is set for a fresh lock whose owner is no working session
 	// of the registry (unregistered, or an agent-registry 0.2 agent): its
 	// owner still renews it, so it is not released from the page.
@@ -125,7 +127,7 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 		lv := lockView{
 			Path: report.Escape(report.Rel(s.ws.Project, l.Name())), Real: l.Path, File: l.Ref, Owner: report.Escape(l.Owner), OwnerID: l.Owner, State: "locked",
 			Age: report.Human(l.Age), Left: report.Human(max(l.Left, 0)), Stamp: stampString(l.Stamp), RenewedMS: l.Stamp.UnixMilli(),
-			Area: l.Area(),
+			Area: l.Area(), Conflict: snap.Conflicts[l.Path],
 		}
 		lv.Orphaned = orphaned(l, finished) && !working[l.Owner]
 		lv.Renewing = !l.Stale && !finished[l.Owner] && !working[l.Owner]

@@ -126,6 +126,7 @@ func Run(opts Options) ([]Check, error) {
 	checks = append(checks, d.integrations()...)
 	checks = append(checks, d.mcpServer())
 	checks = append(checks, d.legacy())
+	checks = append(checks, d.worktrees()...)
 	lockChecks := d.lockFolder()
 	checks = append(checks, lockChecks...)
 	checks = append(checks, d.tempFiles())

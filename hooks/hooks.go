@@ -88,6 +88,9 @@ type Result struct {
 	Output []byte
 	// Warnings are problems of agentlock's own, for stderr; the tool runs.
 	Warnings []string
+	// Notices are for the model, the tool runs: files of this edit also
+	// changed in another worktree (see workspace.Conflicts).
+	Notices []string
 }
 
 func (r *Result) warnf(format string, args ...any) {
@@ -337,6 +340,29 @@ func (h run) preEdit() {
 			return
 		}
 	}
+	for _, group := range groups {
+		h.conflicts(group.ws, group.paths)
+	}
+}
+
+// conflicts tells the model about the files of this edit that another
+// worktree of the repository changed too; with the repository's
+// deny-conflicts policy it denies the edit instead. A failure to ask git
+// is only a warning: the lock, the one thing that must hold, is taken.
+func (h run) conflicts(ws *workspace.Workspace, paths []string) {
+	found, err := ws.Conflicts(paths)
+	if err != nil {
+		h.res.warnf("could not check other worktrees for changes of these files: %v", err)
+		return
+	}
+	for _, c := range found {
+		h.res.Notices = append(h.res.Notices, "agentlock: "+c.Message())
+	}
+	if len(found) > 0 && ws.DenyConflicts() {
+		// The lock just taken stays the session's: it did not edit, and
+		// it may wait on the other worktree while holding it.
+		h.res.Deny = "agentlock: " + found[0].Message() + "; this repository denies such edits (agentlock init --deny-conflicts): ask the other worktree's session, or a person, before editing it."
+	}
 }
 
 // deny refuses the edit because a coordinated path could not be checked.
@@ -385,13 +411,13 @@ func (h run) acquire(ws *workspace.Workspace, paths []string) bool {
 	var corrupt *core.CorruptError
 	switch {
 	case errors.As(err, &held) && held.Via != "":
-		h.res.Deny = fmt.Sprintf("agentlock: %s is inside area %s held by session %s (renewed %s ago), so you (%s) must not edit it now. "+
+		h.res.Deny = fmt.Sprintf("agentlock: %s is inside area %s held by session %s%s (renewed %s ago), so you (%s) must not edit it now. "+
 			"Do not work around this: work outside that area, wait with `%s`, or ask %s.",
-			held.Path, held.Via, held.Owner, report.Human(held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
+			held.Path, held.Via, held.Owner, ws.Place(held.Owner), report.Human(held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
 	case errors.As(err, &held):
-		h.res.Deny = fmt.Sprintf("agentlock: %s is locked by session %s (renewed %s ago), so you (%s) must not edit it now. "+
+		h.res.Deny = fmt.Sprintf("agentlock: %s is locked by session %s%s (renewed %s ago), so you (%s) must not edit it now. "+
 			"Do not work around this: work on another file, wait with `%s`, or ask %s.",
-			held.Path, held.Owner, report.Human(held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
+			held.Path, held.Owner, ws.Place(held.Owner), report.Human(held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
 	case errors.As(err, &corrupt):
 		h.res.Deny = fmt.Sprintf("agentlock: a lock file cannot be read (%v), so agentlock cannot tell who holds the file: "+
 			"do not edit it; ask a person to check `agentlock status` and clear it with `agentlock release --force`.", err)

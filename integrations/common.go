@@ -125,6 +125,29 @@ var ErrExitDeny = errors.New("deny with exit 2 and the reason on stderr")
 // output, the reason on stderr, and exits 2.
 var ErrExitDenyWithOutput = errors.New("deny with the output on stdout and exit 2")
 
+// Contexter is implemented by an Agent whose harness passes a pre-edit
+// hook's text to the model on an allowed tool call (Claude Code's
+// PreToolUse additionalContext). An Agent without it gets the text on the
+// hook's stderr.
+type Contexter interface {
+	// EditContext returns the stdout of a pre-edit hook that allows the
+	// tool call and gives the model text, or ErrNoEditContext when its
+	// harness has no such form.
+	EditContext(text string) ([]byte, error)
+}
+
+// ErrNoEditContext is returned by a Contexter whose agent has no form for
+// text on an allowed edit: the caller writes it on stderr.
+var ErrNoEditContext = errors.New("no pre-edit context form")
+
+// PermissionContext is the PreToolUse output that allows the tool call and
+// adds text to the model's context (Claude Code's additionalContext).
+func PermissionContext(text string) ([]byte, error) {
+	out := map[string]any{"hookSpecificOutput": map[string]string{
+		"hookEventName": "PreToolUse", "additionalContext": text}}
+	return MarshalLine(out, "pre-edit context")
+}
+
 // PermissionDeny is the PreToolUse denial that Claude Code and Codex read
 // on stdout with exit 0: hookSpecificOutput.permissionDecision "deny" with
 // permissionDecisionReason, the only text the model sees.

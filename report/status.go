@@ -22,6 +22,10 @@ type Status struct {
 	ExpiresIn *float64 `json:"expires_in,omitempty"`
 	Error     string   `json:"error,omitempty"` // why a corrupt or busy record cannot be read
 	Area      bool     `json:"area,omitempty"`  // an area lock: the folder path (ending in "/") and everything below it
+	// AlsoChangedIn names the other worktrees of the repository that
+	// changed the same file ("../wt-b (feat-b)"): a merge conflict ahead
+	// (docs/worktrees.md).
+	AlsoChangedIn []string `json:"also_changed_in,omitempty"`
 }
 
 // Statuses reports a listing: every held or stale lock (free ones too with
@@ -68,10 +72,17 @@ func Statuses(states []core.State, problems []error, withFree bool) []Status {
 // them absolute), long session ids, states and paths shortened with an
 // ellipsis, durations in Human's one format.
 func WriteStatusTable(w io.Writer, records []Status, root string) error {
-	const columns = 5
+	columns, header := 5, []string{"PATH", "OWNER", "AGE", "LEFT", "STATE"}
+	for _, r := range records {
+		if len(r.AlsoChangedIn) > 0 {
+			// The column is there only when a file has such changes.
+			columns, header = 6, append(header, "ALSO CHANGED IN")
+			break
+		}
+	}
 	// Every row's cells in one allocation: a listing may have 10,000 rows.
 	cells := make([]string, columns, columns*(len(records)+1))
-	copy(cells, []string{"PATH", "OWNER", "AGE", "LEFT", "STATE"})
+	copy(cells, header)
 	rows := make([][]string, 1, len(records)+1)
 	rows[0] = cells[:columns:columns]
 	var problems []string
@@ -94,6 +105,13 @@ func WriteStatusTable(w io.Writer, records []Status, root string) error {
 			state += " (area)"
 		}
 		cells = append(cells, Escape(Rel(root, path)), Shorten(Escape(owner), maxIDWidth), age, left, state)
+		if columns == 6 {
+			also := "-"
+			if len(r.AlsoChangedIn) > 0 {
+				also = Escape(strings.Join(r.AlsoChangedIn, ", "))
+			}
+			cells = append(cells, also)
+		}
 		rows = append(rows, cells[len(cells)-columns:len(cells):len(cells)])
 	}
 	if err := writeFitted(w, rows, 0); err != nil {
@@ -261,6 +279,14 @@ func WriteSessionTable(w io.Writer, sessions []core.Session, idle map[string]boo
 			{"handoff", Rel(root, s.Handoff)},
 		} {
 			b.WriteString(wrap(fmt.Sprintf("  %-12s  ", f.name), field(f.value), strings.Repeat(" ", 16), TableWidth))
+		}
+		if s.Worktree != "" {
+			// Repository scope: where the session works.
+			where := s.Worktree
+			if s.Branch != "" {
+				where += " (branch " + s.Branch + ")"
+			}
+			b.WriteString(wrap(fmt.Sprintf("  %-12s  ", "worktree"), field(where), strings.Repeat(" ", 16), TableWidth))
 		}
 	}
 	_, err := io.WriteString(w, b.String())

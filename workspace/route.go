@@ -68,6 +68,13 @@ func (r *renewingRouter) RenewSession(session string) ([]store.Slot, error) {
 func newRouter(w *Workspace) store.Locks {
 	files := &filestore.Locks{DirFor: w.settings.lockDirFor, ScanDir: w.LockDir, Wait: w.settings.LockWait}
 	r := &router{w: w, own: files, files: files, byProject: map[string]routed{}}
+	if w.locks == nil && w.repo != nil {
+		// Every lock file goes through the mapping, which leaves the
+		// paths outside the repository as they are: one store.
+		own := &repoLocks{inner: files, r: w.repo, s: w.settings}
+		r.own, r.files = own, own
+		return &indexedRouter{router: r, idx: own}
+	}
 	if w.locks != nil {
 		r.own = w.locks
 		if renewer, ok := w.locks.(store.SessionRenewer); ok {
@@ -97,7 +104,7 @@ func (r *router) route(k store.Key) (routed, error) {
 		p = "/"
 	}
 	project := r.w.settings.projectOf(p)
-	if project == r.w.Project {
+	if project == r.w.Project || r.w.repo != nil && project != "" && GitCommonDir(project) == r.w.repo.common {
 		return own, nil
 	}
 	if got, ok := r.byProject[project]; ok {

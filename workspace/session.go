@@ -239,6 +239,7 @@ func (w *Workspace) StartSession(s core.Session) error {
 		return err
 	}
 	s.DoNotTouch = held
+	w.placeSession(&s)
 	_, err = w.Registry().Start(s)
 	return err
 }
@@ -295,6 +296,7 @@ func (w *Workspace) Register(s core.Session) (core.Session, error) {
 		return core.Session{}, err
 	}
 	s.DoNotTouch = held
+	w.placeSession(&s)
 	return w.Registry().Register(s)
 }
 
@@ -404,5 +406,17 @@ func (s Settings) idleWith(locks func() store.Locks) func([]core.Session) map[st
 			return nil
 		}
 		return idleOf(quiet, states)
+	}
+}
+
+// placeSession names, in repository scope, the worktree and branch s works
+// in: one registry lists the sessions of every worktree.
+func (w *Workspace) placeSession(s *core.Session) {
+	if w.repo == nil || s.Worktree != "" {
+		return
+	}
+	s.Worktree = w.Project
+	if _, here, err := w.Worktrees(); err == nil {
+		s.Branch = here.Branch
 	}
 }

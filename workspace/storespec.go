@@ -46,6 +46,7 @@ func overSpec(s, o StoreSpec) StoreSpec {
 	pick(&s.User, o.User)
 	pick(&s.Password, o.Password)
 	pick(&s.RepoID, o.RepoID)
+	pick(&s.Scope, o.Scope)
 	if o.DialTimeout > 0 {
 		s.DialTimeout = o.DialTimeout
 	}
@@ -61,17 +62,26 @@ func specFields(s *StoreSpec) []struct {
 		name string
 		v    *string
 	}{{"store", &s.URL}, {"cacert", &s.CACert}, {"cert", &s.Cert}, {"key", &s.Key},
-		{"user", &s.User}, {"password", &s.Password}, {"repo-id", &s.RepoID}}
+		{"user", &s.User}, {"password", &s.Password}, {"repo-id", &s.RepoID}, {"scope", &s.Scope}}
 }
 
-// ReadStoreSpec reads the store file of project; a zero StoreSpec when it
-// has none.
+// storeFileOf is the store file of project: the one of the home every
+// worktree shares in repository scope, else the project's own.
+func storeFileOf(project string) string {
+	if home := repoHome(project); home != "" {
+		return filepath.Join(home, StoreFile)
+	}
+	return filepath.Join(project, HomeDirName, StoreFile)
+}
+
+// ReadStoreSpec reads the store file of project (in repository scope, the
+// shared home's: see RepoHome); a zero StoreSpec when it has none.
 func ReadStoreSpec(project string) (StoreSpec, error) {
 	var s StoreSpec
 	if project == "" {
 		return s, nil
 	}
-	file := filepath.Join(project, HomeDirName, StoreFile)
+	file := storeFileOf(project)
 	data, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
@@ -99,10 +109,10 @@ func ReadStoreSpec(project string) (StoreSpec, error) {
 			known = true
 		}
 		if !ok || !known {
-			return s, fmt.Errorf("%s:%d: want name=value with a name among store, cacert, cert, key, user, password, repo-id, dial-timeout: %q", file, n+1, line)
+			return s, fmt.Errorf("%s:%d: want name=value with a name among store, cacert, cert, key, user, password, repo-id, dial-timeout, scope: %q", file, n+1, line)
 		}
 	}
-	if !s.Set() {
+	if !s.Set() && s.Scope == "" {
 		return s, fmt.Errorf("%s names no store (store=etcd://host:2379/prefix)", file)
 	}
 	return s, nil
@@ -112,9 +122,13 @@ func ReadStoreSpec(project string) (StoreSpec, error) {
 // only: it may hold a password); a spec without URL removes the record.
 // It reports whether anything changed.
 func WriteStoreSpec(project string, spec StoreSpec) (bool, error) {
-	file := filepath.Join(project, HomeDirName, StoreFile)
+	file := storeFileOf(project)
+	if file != filepath.Join(project, HomeDirName, StoreFile) {
+		// The shared home's file keeps the scope whatever store is set.
+		spec.Scope = ScopeRepository
+	}
 	old, _ := os.ReadFile(file)
-	if !spec.Set() {
+	if !spec.Set() && spec.Scope == "" {
 		if old == nil {
 			return false, nil
 		}
@@ -123,8 +137,28 @@ func WriteStoreSpec(project string, spec StoreSpec) (bool, error) {
 		}
 		return true, nil
 	}
+	content := renderSpec(spec)
+	if string(old) == content {
+		return false, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return false, fmt.Errorf("store configuration: %w", err)
+	}
+	if err := atomicfile.Write(file, []byte(content), 0o600); err != nil {
+		return false, fmt.Errorf("store configuration: %w", err)
+	}
+	return true, nil
+}
+
+// renderSpec is the content of a store file recording spec.
+func renderSpec(spec StoreSpec) string {
 	var b strings.Builder
-	b.WriteString("# agentlock: this project's locks and registry live in this store (agentlock init --store)\n")
+	if spec.Scope == ScopeRepository {
+		b.WriteString("# agentlock: every worktree of this repository shares this home (agentlock init --scope repository)\n")
+	}
+	if spec.Set() {
+		b.WriteString("# agentlock: this project's locks and registry live in this store (agentlock init --store)\n")
+	}
 	for _, f := range specFields(&spec) {
 		if *f.v != "" {
 			fmt.Fprintf(&b, "%s=%s\n", f.name, *f.v)
@@ -133,16 +167,7 @@ func WriteStoreSpec(project string, spec StoreSpec) (bool, error) {
 	if spec.DialTimeout > 0 {
 		fmt.Fprintf(&b, "dial-timeout=%s\n", spec.DialTimeout)
 	}
-	if string(old) == b.String() {
-		return false, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
-		return false, fmt.Errorf("store configuration: %w", err)
-	}
-	if err := atomicfile.Write(file, []byte(b.String()), 0o600); err != nil {
-		return false, fmt.Errorf("store configuration: %w", err)
-	}
-	return true, nil
+	return b.String()
 }
 
 // ErrNoRemote is the error of Open for a workspace configured for a

@@ -63,6 +63,10 @@ type Settings struct {
 	// an error matching core.ErrBusy, naming the file: a process stopped
 	// inside a critical section must not hang every agent behind it.
 	LockWait time.Duration
+	// ConflictCache is how long another worktree's changes are trusted
+	// while its HEAD and index stay the same (AGENTLOCK_CONFLICT_CACHE);
+	// zero means gitwt.DefaultMaxAge, negative caches nothing.
+	ConflictCache time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Bin is the command that the registry's protocol block names; empty
@@ -98,6 +102,9 @@ type location struct {
 	// shared is set when the home is the one the project's
 	// .agent-registry/home names.
 	shared bool
+	// repo is set when the home is the one every worktree of the
+	// project's repository shares (repository scope).
+	repo bool
 }
 
 // locate resolves the locations of a real path: its project (maybe ""),
@@ -142,7 +149,10 @@ func (s Settings) locateOwn(realPath string) (loc location, err error) {
 		loc.home, err = filepath.Abs(s.Home)
 	} else {
 		loc.project = s.projectOf(realPath)
+		rh := repoHome(loc.project)
 		switch {
+		case rh != "":
+			loc.home, loc.repo = rh, true
 		case loc.project != "":
 			loc.home = filepath.Join(loc.project, HomeDirName)
 			var shared string
@@ -237,14 +247,15 @@ func findProject(path, userHome, realUserHome string) string {
 	}
 }
 
-// HasHome reports whether project has its own .agent-registry folder, the
+// HasHome reports whether project has its own .agent-registry folder, or
+// its repository a home shared by every worktree (repository scope): the
 // sign that agentlock is set up there.
 func HasHome(project string) bool {
 	if project == "" {
 		return false
 	}
 	info, err := os.Stat(filepath.Join(project, HomeDirName))
-	return err == nil && info.IsDir()
+	return err == nil && info.IsDir() || repoHome(project) != ""
 }
 
 // Workspace is where the locks and the registry of one path live.
@@ -263,6 +274,9 @@ type Workspace struct {
 
 	shared   bool // the home is the one the project shares
 	settings Settings
+	// repo is set in repository scope: the home is shared by every
+	// worktree of the repository, and paths are mapped (see repoScope).
+	repo *repoScope
 	// ownTimeout is the process's configured timeout; settings.Timeout
 	// holds it raised to the project's (see TimeoutFile).
 	ownTimeout time.Duration
@@ -290,6 +304,10 @@ func Open(realPath string, s Settings) (*Workspace, error) {
 	s.Timeout = s.effectiveTimeout(loc.home)
 	w := &Workspace{Project: loc.project, Home: loc.home, LockDir: loc.lockDir, RegistryPath: loc.registry,
 		shared: loc.shared, settings: s, ownTimeout: own}
+	if loc.repo {
+		common := GitCommonDir(loc.project)
+		w.repo = &repoScope{common: common, root: canonicalRoot(common), tree: loc.project}
+	}
 	spec, err := s.storeOf(loc.project)
 	if err != nil {
 		return nil, err
@@ -446,31 +464,10 @@ func (w *Workspace) Teardown(dryRun bool) error {
 		return &KeptError{Reason: "the home is not the project's own .agent-registry"}
 	}
 	check := func() error {
-		states, problems, err := w.Locker().List()
-		if err != nil {
+		if err := w.InUse(); err != nil {
 			return err
 		}
-		var held []string
-		for _, st := range states {
-			if st.Locked() {
-				held = append(held, st.Path+" ("+st.Owner+")")
-			}
-		}
-		doc, regErr := w.Registry().Load()
-		var working []string
-		for _, sess := range doc.Agents {
-			if sess.Status == core.StatusWorking {
-				working = append(working, sess.SessionID)
-			}
-		}
-		switch {
-		case len(held) > 0:
-			return &KeptError{Reason: "locks are held: " + strings.Join(held, ", ")}
-		case len(working) > 0:
-			return &KeptError{Reason: "sessions are working: " + strings.Join(working, ", ") + " (finish them first)"}
-		case len(problems) > 0 || regErr != nil:
-			return &KeptError{Reason: fmt.Sprintf("it holds files agentlock cannot read: %v", errors.Join(append(problems, regErr)...))}
-		case dryRun:
+		if dryRun {
 			return errDryRun
 		}
 		return nil
@@ -480,6 +477,39 @@ func (w *Workspace) Teardown(dryRun bool) error {
 		return nil
 	}
 	return err
+}
+
+// InUse returns a *KeptError saying why the workspace's state must not be
+// dropped — a lock is held, a session works, or a file cannot be read —
+// and nil when nothing depends on it (Teardown; init --scope, which moves
+// every worktree to another home).
+func (w *Workspace) InUse() error {
+	states, problems, err := w.Locker().List()
+	if err != nil {
+		return err
+	}
+	var held []string
+	for _, st := range states {
+		if st.Locked() {
+			held = append(held, st.Path+" ("+st.Owner+")")
+		}
+	}
+	doc, regErr := w.Registry().Load()
+	var working []string
+	for _, sess := range doc.Agents {
+		if sess.Status == core.StatusWorking {
+			working = append(working, sess.SessionID)
+		}
+	}
+	switch {
+	case len(held) > 0:
+		return &KeptError{Reason: "locks are held: " + strings.Join(held, ", ")}
+	case len(working) > 0:
+		return &KeptError{Reason: "sessions are working: " + strings.Join(working, ", ") + " (finish them first)"}
+	case len(problems) > 0 || regErr != nil:
+		return &KeptError{Reason: fmt.Sprintf("it holds files agentlock cannot read: %v", errors.Join(append(problems, regErr)...))}
+	}
+	return nil
 }
 
 // errDryRun stops a dry-run Teardown after its check passed.

@@ -110,6 +110,7 @@ func acquireRun(opts *AcquireOptions) error {
 	if len(leases) > 0 && leases[0].Unindexed != nil {
 		fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %v", leases[0].Unindexed))
 	}
+	warnConflicts(opts.IO, ws, leases)
 	for _, l := range leases {
 		if err := out.emit(report.Acquired(l)); err != nil {
 			return unreported(ws, leases, session, err)
@@ -178,4 +179,22 @@ func joined(err error) []error {
 		return j.Unwrap()
 	}
 	return []error{err}
+}
+
+// warnConflicts says, on stderr, which of the files just locked another
+// worktree of the repository changed too (docs/worktrees.md): a warning,
+// the lock is taken.
+func warnConflicts(io *IOStreams, ws *workspace.Workspace, leases []core.Lease) {
+	var paths []string
+	for _, l := range leases {
+		paths = append(paths, l.Path)
+	}
+	found, err := ws.Conflicts(paths)
+	if err != nil {
+		fmt.Fprintln(io.ErrOut, report.Linef("agentlock: warning: could not check the other worktrees for changes of these files: %v", err))
+		return
+	}
+	for _, c := range found {
+		fmt.Fprintln(io.ErrOut, report.Linef("agentlock: warning: %s", c.Message()))
+	}
 }

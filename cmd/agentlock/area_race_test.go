@@ -47,14 +47,7 @@ func raceRequests(t *testing.T, s *sandbox, requests [][]string) {
 			cmds[i] = s.cmd(args...)
 		}
 		results := harness(t).Race(t, cmds)
-		winner := -1
-		for i, r := range results {
-			if r.Code == 0 {
-				require.Equal(t, -1, winner, "round %d: two winners, s-%d and s-%d:\n%s\n%s", round, winner, i, results[max(winner, 0)], r)
-				winner = i
-			}
-		}
-		require.NotEqual(t, -1, winner, "round %d: nobody won", round)
+		winner := oneWinner(t, round, results)
 		want := fmt.Sprintf("s-%d", winner)
 		held := map[any]bool{} // the winner's lock paths
 		for _, rec := range jsonLines(t, results[winner]) {

@@ -80,6 +80,7 @@ var envBindings = [][2]string{
 	{"session_env", "AGENTLOCK_SESSION"}, // not overridden by --session
 	{"timeout", "AGENTLOCK_TIMEOUT"},
 	{"lock_wait", "AGENTLOCK_LOCK_WAIT"},
+	{"conflict_cache", "AGENTLOCK_CONFLICT_CACHE"},
 	{"search_path", "PATH"},
 	{"codex_home", "CODEX_HOME"},
 	{"copilot_home", "COPILOT_HOME"},
@@ -206,6 +207,9 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 	}
 	c.Settings.Timeout = timeout
 	if c.Settings.LockWait, err = parseLockWait(v.GetString("lock_wait")); err != nil {
+		c.Problems = append(c.Problems, err)
+	}
+	if c.Settings.ConflictCache, err = parseConflictCache(v.GetString("conflict_cache")); err != nil {
 		c.Problems = append(c.Problems, err)
 	}
 	if err := c.absoluteLocations(); err != nil {
@@ -346,6 +350,17 @@ func parseLockWait(s string) (time.Duration, error) {
 // boundedDuration reads the setting what: seconds ("120", "0.5") or a Go
 // duration ("2m") from min to max, def when empty. NaN, infinities and
 // anything out of bounds are usage errors.
+// parseConflictCache reads AGENTLOCK_CONFLICT_CACHE, how long the changes
+// of another worktree are trusted while its HEAD and index stay the same
+// (docs/worktrees.md): 0 caches nothing; empty means the default.
+func parseConflictCache(s string) (time.Duration, error) {
+	d, err := boundedDuration("AGENTLOCK_CONFLICT_CACHE", s, 0, 0, time.Minute)
+	if err == nil && d == 0 && strings.TrimSpace(s) != "" {
+		d = -1
+	}
+	return d, err
+}
+
 func boundedDuration(what, s string, def, min, max time.Duration) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {

@@ -267,3 +267,18 @@ func (p *project) hookCommand(rel, event string) string {
 	require.NotEmpty(p.t, settings.Hooks[event][0].Hooks, "%s has no %s hook", rel, event)
 	return settings.Hooks[event][0].Hooks[0].Command
 }
+
+// oneWinner returns the index of the one process of a race round that
+// exited 0, and fails the test when none or two did.
+func oneWinner(t *testing.T, round int, results []proctest.Result) int {
+	t.Helper()
+	winner := -1
+	for i, r := range results {
+		if r.Code == 0 {
+			require.Equal(t, -1, winner, "round %d: two winners, s-%d and s-%d:\n%s\n%s", round, winner, i, results[max(winner, 0)], r)
+			winner = i
+		}
+	}
+	require.NotEqual(t, -1, winner, "round %d: nobody won", round)
+	return winner
+}

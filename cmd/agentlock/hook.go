@@ -117,10 +117,28 @@ func hookRun(opts *HookOptions) error {
 	if res.Deny != "" {
 		return hookDeny(opts, agent, report.Escape(res.Deny))
 	}
+	if len(res.Notices) > 0 {
+		hookNotices(opts, agent, res.Notices)
+	}
 	if _, err := opts.IO.Out.Write(res.Output); err != nil {
 		fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %s %s hook: %v", agent.Name(), opts.Event, err))
 	}
 	return nil
+}
+
+// hookNotices gives the model the notices of an allowed edit: in the
+// harness's own structured form where it has one (integrations.Contexter),
+// else on stderr.
+func hookNotices(opts *HookOptions, agent integrations.Agent, notices []string) {
+	text := report.Escape(strings.Join(notices, "\n"))
+	if c, ok := agent.(integrations.Contexter); ok {
+		if out, err := c.EditContext(text); err == nil {
+			if _, err := opts.IO.Out.Write(out); err == nil {
+				return
+			}
+		}
+	}
+	fmt.Fprintln(opts.IO.ErrOut, text)
 }
 
 // hookDeny refuses the tool call in the harness's own terms: the

@@ -40,6 +40,15 @@ type InitOptions struct {
 	// its options); StoreGiven is set when --store was given.
 	Store      workspace.StoreSpec
 	StoreGiven bool
+	// Scope is init's --scope: workspace.ScopeRepository shares one home
+	// among every worktree of the repository, workspace.ScopeCheckout
+	// (the default) keeps one per checkout; "" changes nothing.
+	Scope string
+	// DenyConflicts is init's --deny-conflicts: a hook denies the edit
+	// of a file changed in another worktree instead of warning.
+	DenyConflicts bool
+	// DenyConflictsGiven is set when --deny-conflicts was given.
+	DenyConflictsGiven bool
 }
 
 func newCmdInit(f *Factory, runF func(*InitOptions) error) *cobra.Command {
@@ -104,7 +113,13 @@ configured: install it first (init refuses, changing nothing, when it finds none
   agentlock init --agent kimi --global      # Kimi Code: its hooks are user-level
   agentlock init --agent ./tools/mycli.toml # an agent described by a manifest
   agentlock init --git-hook                 # refuse commits of files others hold
-  agentlock init --home ~/Desktop/agent-registry   # share agent-registry 0.2's home`,
+  agentlock init --home ~/Desktop/agent-registry   # share agent-registry 0.2's home
+
+With --scope repository, every git worktree of the repository shares one home,
+<git-common-dir>/agentlock/ (never committed, gone with the clone): src/x.py in
+one worktree and in another are one lock, and one registry lists the sessions
+of every worktree. --scope checkout goes back to a home per checkout. See
+docs/worktrees.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.DryRun && opts.Check {
@@ -114,6 +129,12 @@ configured: install it first (init refuses, changing nothing, when it finds none
 			if err := storeFlags(cmd, opts); err != nil {
 				return err
 			}
+			switch opts.Scope {
+			case "", workspace.ScopeRepository, workspace.ScopeCheckout:
+			default:
+				return usagef("--scope %q: want %s or %s", opts.Scope, workspace.ScopeRepository, workspace.ScopeCheckout)
+			}
+			opts.DenyConflictsGiven = cmd.Flags().Changed("deny-conflicts")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -126,6 +147,8 @@ configured: install it first (init refuses, changing nothing, when it finds none
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print what would change as a diff; write nothing")
 	fl.BoolVar(&opts.Check, "check", false, "write nothing; exit 1 when anything would change")
 	fl.StringVar(&opts.Home, "home", "", "keep the registry and locks in this folder, shared (agent-registry 0.2's home, say)")
+	fl.StringVar(&opts.Scope, "scope", "", "repository: one home for every git worktree of the repository; checkout: one per checkout (the default); see docs/worktrees.md")
+	fl.BoolVar(&opts.DenyConflicts, "deny-conflicts", false, "hooks deny the edit of a file changed in another worktree, instead of warning (--deny-conflicts=false: warn)")
 	fl.BoolVar(&opts.GitHook, "git-hook", false, "also install git's pre-commit guard (agentlock guard --staged), chained into an existing hook")
 	fl.BoolVar(&opts.NoMCP, "no-mcp", false, "do not register agentlock mcp in the agents' project MCP files (.mcp.json, .codex/config.toml, ...)")
 	fl.StringVar(&opts.Store.URL, "store", "", "keep locks and registry in etcd: etcd://host:2379[,host2:2379]/prefix (\"files\": back to lock files); see docs/teams.md")
@@ -185,6 +208,7 @@ func recordStore(opts *InitOptions) error {
 		if err != nil {
 			return err
 		}
+		cur.Scope = "" // kept, whatever --store says
 		if cur != opts.Store {
 			verb := "would-set"
 			if opts.Check {
@@ -206,6 +230,69 @@ func recordStore(opts *InitOptions) error {
 	}
 	if changed {
 		out.change("store", file, what, fmt.Sprintf("%-9s %s: %s", "store", file, what))
+	}
+	return nil
+}
+
+// recordScope records --scope in the repository's common git folder, and
+// --deny-conflicts beside it, or says what it would do (--dry-run,
+// --check).
+func recordScope(opts *InitOptions) error {
+	if opts.Scope == "" && !opts.DenyConflictsGiven {
+		return nil
+	}
+	wd, err := workspace.WorkDir()
+	if err != nil {
+		return err
+	}
+	project := workspace.FindProject(wd)
+	if project == "" || workspace.GitCommonDir(project) == "" {
+		return fmt.Errorf("--scope/--deny-conflicts: %s is in no git worktree (no .git above it)", wd)
+	}
+	c, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	out := newPrinter(opts.IO, c)
+	common := workspace.GitCommonDir(project)
+	home := filepath.Join(common, workspace.RepoHomeDir)
+	if opts.Scope != "" {
+		on := opts.Scope == workspace.ScopeRepository
+		if (workspace.RepoHome(project) != "") != on {
+			what := "every worktree of the repository shares this home"
+			if !on {
+				what = "back to a home per checkout (the shared home's locks and registry stay)"
+			}
+			switch {
+			case opts.DryRun:
+				out.change("would-set", home, what, fmt.Sprintf("would-set scope %s: %s", home, what))
+			case opts.Check:
+				out.change("out-of-date", home, what, fmt.Sprintf("out-of-date scope %s: %s", home, what))
+			default:
+				// The sessions and locks of the home being left would
+				// be out of everyone's sight: they finish first.
+				if err := scopeInUse(c, project); err != nil {
+					return err
+				}
+				if _, err := workspace.SetRepoScope(project, on); err != nil {
+					return err
+				}
+				out.change("scope", home, what, fmt.Sprintf("%-9s %s: %s", "scope", home, what))
+			}
+		}
+	}
+	if opts.DenyConflictsGiven && !opts.DryRun && !opts.Check {
+		changed, err := workspace.SetDenyConflicts(common, opts.DenyConflicts)
+		if err != nil {
+			return err
+		}
+		if changed {
+			what := "edits of files changed in another worktree are warned about"
+			if opts.DenyConflicts {
+				what = "edits of files changed in another worktree are denied"
+			}
+			out.change("conflicts", home, what, fmt.Sprintf("%-9s %s: %s", "conflicts", home, what))
+		}
 	}
 	return nil
 }
@@ -315,6 +402,9 @@ func reportProblems(io *IOStreams, err error) error {
 }
 
 func initRun(opts *InitOptions) error {
+	if err := recordScope(opts); err != nil {
+		return err
+	}
 	if opts.StoreGiven {
 		if err := recordStore(opts); err != nil {
 			return err
@@ -614,6 +704,9 @@ func uninitRun(opts *InitOptions) (err error) {
 		err, homeKept = nil, "its block stays while "+home+" stays"
 	case err != nil:
 		return err
+	case !removed && whole && p.Workspace.Scope() == workspace.ScopeRepository:
+		why := repoKeptReason(p.Workspace)
+		out.change("kept", p.Workspace.Home, why, fmt.Sprintf("kept      %s: %s", p.Workspace.Home, why))
 	case !removed:
 	case opts.DryRun:
 		out.change("would-remove", home, what, fmt.Sprintf("would remove %s (%s)", home, what))
@@ -704,4 +797,40 @@ func gitHookRun(opts *InitOptions, root string, install bool) error {
 	}
 	out.change(verb, label, what, fmt.Sprintf("%-9s %s: %s", verb, label, what))
 	return nil
+}
+
+// repoKeptReason says why uninit in one worktree keeps the home every
+// worktree of the repository shares, and how to end the sharing.
+func repoKeptReason(ws *workspace.Workspace) string {
+	list, here, _ := ws.Worktrees()
+	var others []string
+	for _, w := range list {
+		if w.Root != here.Root && !w.Gone {
+			others = append(others, w.Name(ws.Project))
+		}
+	}
+	who := "every worktree of this repository"
+	if len(others) > 0 {
+		who = fmt.Sprintf("the other worktrees of this repository too (%s)", strings.Join(others, ", "))
+	}
+	return "shared by " + who + ": its registry and locks stay for them (this worktree's hooks and instructions are removed); " +
+		"`agentlock init --scope checkout` ends the sharing for all of them, and the folder goes with the clone"
+}
+
+// scopeInUse refuses a change of scope while the home being left holds
+// locks or working sessions.
+func scopeInUse(c *config, project string) error {
+	ws, err := workspace.Open(project, c.Settings)
+	if err != nil {
+		return err
+	}
+	if ws.Missing() {
+		return nil
+	}
+	err = ws.InUse()
+	var kept *workspace.KeptError
+	if errors.As(err, &kept) {
+		return fmt.Errorf("--scope: %s stays in use (%s): its sessions would lose sight of each other's locks; finish them, then run this again (nothing was changed)", ws.Home, kept.Reason)
+	}
+	return err
 }

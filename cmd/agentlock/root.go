@@ -94,6 +94,7 @@ func topLevelCommands() []topLevelCommand {
 		{name: "heartbeat", build: func(f *Factory) *cobra.Command { return newCmdHeartbeat(f, nil) }},
 		{name: "heartbeat-loop", build: func(f *Factory) *cobra.Command { return newCmdHeartbeatLoop(f, nil) }},
 		{name: "status", build: func(f *Factory) *cobra.Command { return newCmdStatus(f, nil) }},
+		{name: "conflicts", build: func(f *Factory) *cobra.Command { return newCmdConflicts(f, nil) }},
 		{name: "serve", build: func(f *Factory) *cobra.Command { return newCmdServe(f, nil) }},
 		{name: "register", build: func(f *Factory) *cobra.Command { return newCmdRegister(f, nil) }},
 		{name: "update", build: func(f *Factory) *cobra.Command { return newCmdUpdate(f, nil) }},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/workspace"
 )
 
 // StatusOptions are the inputs of agentlock status.
@@ -67,6 +68,7 @@ func statusRun(opts *StatusOptions) error {
 		return err
 	}
 	records := report.Statuses(states, problems, opts.All)
+	markConflicts(opts.IO, ws, records)
 	// One write for the whole listing, not one per cell: among 10,000
 	// locks the unbuffered table took 100,000 write calls.
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
@@ -117,4 +119,31 @@ func busy(problems []error) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// markConflicts fills the records' AlsoChangedIn from the other worktrees
+// of the repository; a failure to ask git is a warning.
+func markConflicts(io *IOStreams, ws *workspace.Workspace, records []report.Status) {
+	var paths []string
+	for _, r := range records {
+		if r.Path != "" && !r.Area {
+			paths = append(paths, r.Path)
+		}
+	}
+	found, err := ws.Conflicts(paths)
+	if err != nil {
+		fmt.Fprintln(io.ErrOut, report.Linef("agentlock: warning: could not check the other worktrees for changes: %v", err))
+		return
+	}
+	for _, c := range found {
+		for i := range records {
+			if records[i].Path == c.Path {
+				name := c.Name
+				if c.Branch != "" {
+					name += " (" + c.Branch + ")"
+				}
+				records[i].AlsoChangedIn = append(records[i].AlsoChangedIn, name)
+			}
+		}
+	}
 }

@@ -413,6 +413,16 @@ func (m *Manifest) denyOutput(reason string) ([]byte, error) {
 	return nil, integrations.ErrExitDeny
 }
 
+// EditContext implements integrations.Contexter: with Claude Code's
+// denial form, the text is PreToolUse's additionalContext on an allowed
+// call; the other forms have none (integrations.ErrNoEditContext).
+func (a *Agent) EditContext(text string) ([]byte, error) {
+	if a.m.Deny.Form == "claude-json" {
+		return integrations.PermissionContext(text)
+	}
+	return nil, integrations.ErrNoEditContext
+}
+
 // SessionContext implements integrations.Agent.
 func (a *Agent) SessionContext(text string) ([]byte, error) { return a.m.sessionContext(text) }
 

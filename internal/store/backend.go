@@ -23,6 +23,10 @@ type Spec struct {
 	// DialTimeout bounds the connection and each request; zero for the
 	// backend's default.
 	DialTimeout time.Duration
+	// Scope is "repository" when every git worktree of the repository
+	// shares the project's home and lock space (package workspace reads
+	// it from the shared home's store file); empty for one per checkout.
+	Scope string
 }
 
 // Scheme is the URL's scheme: "file" for the lock files.

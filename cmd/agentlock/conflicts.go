@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/workspace"
+)
+
+// ConflictsOptions are the inputs of agentlock conflicts.
+type ConflictsOptions struct {
+	IO      *IOStreams
+	Config  func() (*config, error)
+	Predict bool
+}
+
+// conflictRecord is one line of conflicts --json.
+type conflictRecord struct {
+	Kind string `json:"kind"` // "conflict"
+	workspace.Overlap
+}
+
+func newCmdConflicts(f *Factory, runF func(*ConflictsOptions) error) *cobra.Command {
+	opts := &ConflictsOptions{IO: f.IO, Config: f.Config}
+	cmd := &cobra.Command{
+		Use:   "conflicts [--predict]",
+		Short: "List the files changed in more than one worktree of this repository",
+		Long: `List every file that more than one git worktree of this repository has changed:
+uncommitted there (staged, unstaged or untracked), or committed on its branch
+since its merge base with the other's. Each such file is a merge conflict that
+may be coming: coordinate before editing it further.
+
+With --predict, also ask git which of them the merge of the two branches would
+leave in conflict (git merge-tree --write-tree, git 2.38 or later; committed
+changes only). Exit 0 when there is none, 1 when a file is listed.
+See docs/worktrees.md.`,
+		Example: `  agentlock conflicts
+  agentlock conflicts --predict --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return conflictsRun(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Predict, "predict", false, "also report which files git merge-tree says the merges would leave in conflict")
+	return cmd
+}
+
+func conflictsRun(opts *ConflictsOptions) error {
+	c, ws, err := workConfig(opts.Config)
+	if err != nil {
+		return err
+	}
+	if workspace.GitCommonDir(ws.Project) == "" {
+		return fmt.Errorf("conflicts: %s is no git worktree", ws.Project)
+	}
+	overlaps, err := ws.Overlaps(opts.Predict)
+	if err != nil {
+		return err
+	}
+	for _, ov := range overlaps {
+		if c.JSON {
+			if err := writeJSON(opts.IO.Out, conflictRecord{Kind: "conflict", Overlap: ov}); err != nil {
+				return err
+			}
+			continue
+		}
+		var in []string
+		for _, w := range ov.In {
+			where := w.Name
+			if w.Branch != "" {
+				where += " (" + w.Branch + ")"
+			}
+			in = append(in, where+" "+w.How)
+		}
+		line := fmt.Sprintf("%s: changed in %s", ov.Rel, strings.Join(in, ", "))
+		if len(ov.Predicted) > 0 {
+			line += "; merge conflict predicted between " + strings.Join(ov.Predicted, ", ")
+		}
+		fmt.Fprintln(opts.IO.Out, report.Escape(line))
+	}
+	if len(overlaps) == 0 {
+		if !c.JSON {
+			fmt.Fprintln(opts.IO.Out, "no file is changed in more than one worktree")
+		}
+		return nil
+	}
+	return errSilentRefusal
+}
