@@ -42,11 +42,11 @@ func openCodeAgent(t *testing.T) agent {
 //
 // Kilo 7.7.7 takes about 100 s from start to its first model call in a
 // network namespace without a route out (about 45 s of it before its event
-// stream connects), so a run gets 4 minutes. Telemetry, session ingest,
+// stream connects), so a run gets 6 minutes (it took up to 190 s at a load average of 40). Telemetry, session ingest,
 // codebase indexing and presence are off.
 func kiloAgent(t *testing.T) agent {
 	a := openCodeFamily(t, kiloCLI, "KILO", "kilo.json", "")
-	a.timeout = 4 * time.Minute
+	a.timeout = 6 * time.Minute
 	configure := a.configure
 	a.configure = func(t *testing.T, r *e2eRun, prompt string) ([]string, []string) {
 		args, env := configure(t, r, prompt)

@@ -45,8 +45,9 @@ payload on stdin. Events:
                  gemini, exit 0 and {"decision":"deny","reason":...}; for
                  copilot, exit 0 and {"permissionDecision":"deny",
                  "permissionDecisionReason":...}; for kimi and crush, exit 2 and the
-                 line on stderr; for an agent described by a manifest, the
-                 form its [deny] names
+                 line on stderr (opencode and kilo too: their plugin throws
+                 it); for an agent described by a manifest, the form its
+                 [deny] names
   session-start  register the session and tell the model its session id and who
                  holds what
   renew          renew every lock the session holds

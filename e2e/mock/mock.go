@@ -175,8 +175,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case strings.HasSuffix(path, "/responses"):
 		responses(w, id, step, s.script.Final)
 	case strings.HasSuffix(path, "/chat/completions"):
-		shellTool := s.shellTool(doc)
-		chatCompletions(w, id, step, s.script.Final, shellTool, requires(doc, shellTool, "description"), streams(doc))
+		chatCompletions(w, id, step, s.script.Final, s.shellTool(doc), streams(doc))
 	case strings.Contains(path, ":streamGenerateContent"):
 		gemini(w, step, s.script.Final, true)
 	case strings.Contains(path, ":generateContent"):
@@ -333,7 +332,7 @@ type obj = map[string]any
 
 // call is the tool name and arguments of step, the shell tool being
 // shell(command). Factory Droid's Execute refuses a call without its
-// risk classification, and Crush's bash one without a description, so the
+// risk classification, and the bash of Crush and OpenCode one without a description, so the
 // mock gives them.
 func call(step *Step, shellTool, shellArg string) (string, map[string]any) {
 	if step.Shell != "" && shellTool == "Execute" {
@@ -484,34 +483,11 @@ func (s *Server) shellTool(doc any) string {
 	return "Bash"
 }
 
-// requires reports whether the function tool name that the Chat
-// Completions request doc offers lists param among its required
-// parameters.
-func requires(doc any, name, param string) bool {
-	m, _ := doc.(map[string]any)
-	tools, _ := m["tools"].([]any)
-	for _, t := range tools {
-		t, _ := t.(map[string]any)
-		f, _ := t["function"].(map[string]any)
-		if n, _ := f["name"].(string); n != name {
-			continue
-		}
-		p, _ := f["parameters"].(map[string]any)
-		req, _ := p["required"].([]any)
-		for _, r := range req {
-			if r == param {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // chatCompletions answers a Chat Completions request, streamed (SSE
 // chunks, then "data: [DONE]") or as one JSON object: a tool call of step
-// (the shell tool being shellTool with {"command": …}, and a description
-// when describe: the tool requires one), or, step nil, the final text.
-func chatCompletions(w http.ResponseWriter, id string, step *Step, final, shellTool string, describe, stream bool) {
+// (the shell tool being shellTool with {"command": …}), or, step nil, the
+// final text.
+func chatCompletions(w http.ResponseWriter, id string, step *Step, final, shellTool string, stream bool) {
 	message := obj{"role": "assistant"}
 	finish := "stop"
 	var toolCall obj
@@ -524,10 +500,6 @@ func chatCompletions(w http.ResponseWriter, id string, step *Step, final, shellT
 		finish = "tool_calls"
 	} else if step != nil {
 		name, a := call(step, shellTool, "command")
-		if step.Shell != "" && describe {
-			// OpenCode's bash tool requires a description.
-			a["description"] = "run the scripted command"
-		}
 		args, _ := json.Marshal(a)
 		toolCall = obj{"id": "call_" + id, "type": "function",
 			"function": obj{"name": name, "arguments": string(args)}}
