@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -112,7 +113,10 @@ func storeConfigured(args []string) bool {
 		return true
 	}
 	for _, a := range args {
-		if a == "" || a[0] == '-' {
+		// A path longer than any agentlock locks is refused by the command
+		// itself; walking up its thousands of parents here would cost
+		// seconds first.
+		if a == "" || a[0] == '-' || len(a) > core.MaxPathLen {
 			continue
 		}
 		if !filepath.IsAbs(a) {
