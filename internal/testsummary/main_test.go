@@ -22,6 +22,8 @@ func TestSummary(t *testing.T) {
 {"Action":"output","Package":"p","Test":"TestB","Output":"--- SKIP: TestB (0.00s)\n"}
 {"Action":"skip","Package":"p","Test":"TestB"}
 {"Action":"output","Package":"p","Output":"ok  \tp\t0.1s\n"}
+{"Action":"output","Package":"q","Output":"?   \tq\t[no test files]\n"}
+{"Action":"skip","Package":"q"}
 not json: a build error
 `
 	run := func(in string, strict bool) (string, int) {
