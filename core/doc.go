@@ -1,6 +1,6 @@
 // Package core is agentlock's engine: advisory locks on paths that outlive
 // the process that took them, and the registry of who works on what. It
-// decides; a store (package internal/store, reached through package
+// decides; a store (package store, reached through package
 // workspace) keeps the records.
 //
 // # The execution model

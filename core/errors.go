@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/agentlock/agentlock/internal/store"
+	"github.com/agentlock/agentlock/store"
 )
 
 // Sentinel errors. Refusals (ErrLocked, ErrNotOwner, ErrNoLock) are the

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentlock/agentlock/internal/store"
+	"github.com/agentlock/agentlock/store"
 )
 
 // DefaultTimeout is how long a lock stays valid after its last renewal when

@@ -10,7 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/agentlock/agentlock/internal/store"
+	"github.com/agentlock/agentlock/store"
 )
 
 // Session statuses used by agentlock. Other values written by other tools

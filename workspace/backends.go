@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/agentlock/agentlock/internal/store"
+	"github.com/agentlock/agentlock/store"
 )
 
 // Backends are the stores a build can open besides the lock files, by the

@@ -2,7 +2,7 @@
 
 package workspace
 
-import "github.com/agentlock/agentlock/internal/store"
+import "github.com/agentlock/agentlock/store"
 
 // linked are the backends of this build: none but the lock files, which
 // need none. The etcd client stays out of this build, whose start every

@@ -3,8 +3,8 @@
 package workspace
 
 import (
-	"github.com/agentlock/agentlock/internal/store"
-	"github.com/agentlock/agentlock/internal/store/etcdstore"
+	"github.com/agentlock/agentlock/internal/etcdstore"
+	"github.com/agentlock/agentlock/store"
 )
 
 // linked are the backends of this build: etcd.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/identity"
+	"github.com/agentlock/agentlock/internal/identity"
 )
 
 // FinishExited finishes the sessions whose agent process has exited

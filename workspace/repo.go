@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentlock/agentlock/internal/atomicfile"
-	"github.com/agentlock/agentlock/internal/store"
+	"github.com/agentlock/agentlock/store"
 )
 
 // Repository scope (agentlock init --scope repository): every worktree of

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentlock/agentlock/internal/store"
-	"github.com/agentlock/agentlock/internal/store/filestore"
+	"github.com/agentlock/agentlock/internal/filestore"
+	"github.com/agentlock/agentlock/store"
 )
 
 // A path's project decides where its lock lives, wherever the command that

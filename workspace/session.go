@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/internal/store"
-	"github.com/agentlock/agentlock/internal/store/filestore"
+	"github.com/agentlock/agentlock/internal/filestore"
+	"github.com/agentlock/agentlock/store"
 )
 
 // MirrorError reports that a lock operation succeeded but the registry's

@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/atomicfile"
-	"github.com/agentlock/agentlock/internal/store/filestore"
+	"github.com/agentlock/agentlock/internal/filestore"
 )
 
 // A project may keep its registry and locks in a home it shares with other

@@ -11,8 +11,8 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/atomicfile"
-	"github.com/agentlock/agentlock/internal/store"
-	"github.com/agentlock/agentlock/internal/store/filestore"
+	"github.com/agentlock/agentlock/internal/filestore"
+	"github.com/agentlock/agentlock/store"
 )
 
 // A project may keep its locks and registry in a distributed store — an

@@ -26,8 +26,8 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/internal/store"
-	"github.com/agentlock/agentlock/internal/store/filestore"
+	"github.com/agentlock/agentlock/internal/filestore"
+	"github.com/agentlock/agentlock/store"
 	"github.com/agentlock/agentlock/templates"
 )
 

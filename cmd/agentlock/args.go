@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/identity"
+	"github.com/agentlock/agentlock/internal/identity"
 )
 
 // pathsAndSession splits the positional arguments of a lock command into

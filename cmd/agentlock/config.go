@@ -14,11 +14,11 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/identity"
-	"github.com/agentlock/agentlock/integrations/all"
-	"github.com/agentlock/agentlock/integrations/kimi"
-	"github.com/agentlock/agentlock/integrations/manifest"
-	"github.com/agentlock/agentlock/integrations/pi"
+	"github.com/agentlock/agentlock/internal/agents/all"
+	"github.com/agentlock/agentlock/internal/agents/kimi"
+	"github.com/agentlock/agentlock/internal/agents/manifest"
+	"github.com/agentlock/agentlock/internal/agents/pi"
+	"github.com/agentlock/agentlock/internal/identity"
 	"github.com/agentlock/agentlock/workspace"
 )
 

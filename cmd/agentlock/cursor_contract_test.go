@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/integrations/cursor"
+	"github.com/agentlock/agentlock/internal/agents/cursor"
 	"github.com/agentlock/agentlock/internal/proctest"
 )
 

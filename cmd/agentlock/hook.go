@@ -10,10 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentlock/agentlock/hooks"
-	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/integrations"
-	"github.com/agentlock/agentlock/integrations/all"
+	"github.com/agentlock/agentlock/internal/agents/all"
+	"github.com/agentlock/agentlock/internal/hooks"
+	"github.com/agentlock/agentlock/internal/identity"
 	"github.com/agentlock/agentlock/report"
 )
 

@@ -11,11 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentlock/agentlock/githook"
 	"github.com/agentlock/agentlock/integrations"
-	"github.com/agentlock/agentlock/integrations/all"
-	"github.com/agentlock/agentlock/integrations/manifest"
-	"github.com/agentlock/agentlock/setup"
+	"github.com/agentlock/agentlock/internal/agents/all"
+	"github.com/agentlock/agentlock/internal/agents/manifest"
+	"github.com/agentlock/agentlock/internal/githook"
+	"github.com/agentlock/agentlock/internal/setup"
 	"github.com/agentlock/agentlock/workspace"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentlock/agentlock/mcpserver"
+	"github.com/agentlock/agentlock/internal/mcpserver"
 )
 
 // newCmdMCP builds agentlock mcp: the MCP front end on the same commands.

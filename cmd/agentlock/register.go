@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/identity"
-	"github.com/agentlock/agentlock/integrations/all"
+	"github.com/agentlock/agentlock/internal/agents/all"
+	"github.com/agentlock/agentlock/internal/identity"
 	"github.com/agentlock/agentlock/internal/procs"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"

@@ -15,7 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentlock/agentlock/dashboard"
+	"github.com/agentlock/agentlock/internal/dashboard"
 	"github.com/agentlock/agentlock/report"
 )
 

@@ -105,7 +105,7 @@ func layoutProject(t *testing.T) *project {
 		{"kimi-code-session-long-identifier-0042", "port the hooks to the new payloads"},
 	}
 	paths := [][]string{
-		{"internal/store/filestore/os_unix_linux_amd64.go", "cmd/agentlock/serve_layout_browser_test.go", "src/services/authentication/middleware/session_refresh_handler.ts"},
+		{"internal/filestore/os_unix_linux_amd64.go", "cmd/agentlock/serve_layout_browser_test.go", "src/services/authentication/middleware/session_refresh_handler.ts"},
 		{"dashboard/assets/static/app.js"},
 		{"docs/"},
 		{"hooks/testdata/payloads/claude-code-2.1.0-pre-tool-use-write.json"},

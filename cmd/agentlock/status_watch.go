@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/dashboard"
+	"github.com/agentlock/agentlock/internal/dashboard"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )

@@ -15,7 +15,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/agentlock/agentlock/identity"
+	"github.com/agentlock/agentlock/internal/identity"
 	"github.com/agentlock/agentlock/internal/procs"
 )
 

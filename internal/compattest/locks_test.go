@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentlock/agentlock/internal/filestore"
 	"github.com/agentlock/agentlock/internal/proctest"
-	"github.com/agentlock/agentlock/internal/store/filestore"
 )
 
 // 8 agentlock and 8 agent-registry 0.2 processes acquire one path at the

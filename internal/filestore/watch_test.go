@@ -1,0 +1,114 @@
+//go:build unix
+
+package filestore
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/store"
+)
+
+// A waiter watching a lock hears of its release, however the lock file is
+// written (here by a second Locks, as another process would).
+func TestWatchReportsWritesToTheWatchedLock(t *testing.T) {
+	s, dir := testLocks(t)
+	write(t, s, "/p/held", store.Record{Session: "a", Stamp: time.Now(), Path: "/p/held"})
+
+	changes, stop, err := s.Watch([]store.Key{{Path: "/p/held"}})
+	require.NoError(t, err)
+	defer stop()
+
+	other := &Locks{DirFor: func(string) (string, error) { return dir, nil }, ScanDir: dir}
+	write(t, other, "/p/held", store.Record{})
+	select {
+	case <-changes:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the release of the watched lock was not reported")
+	}
+}
+
+// A lock file that does not exist yet is watched through its folder: its
+// creation (here empty: a free lock) is a change.
+func TestWatchSeesALockFileCreated(t *testing.T) {
+	s, dir := testLocks(t)
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	changes, stop, err := s.Watch([]store.Key{{Path: "/p/new"}})
+	require.NoError(t, err)
+	defer stop()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, LockFileName("/p/new")), nil, 0o644))
+	select {
+	case <-changes:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the creation of the watched lock file was not reported")
+	}
+}
+
+// Only a write that may free the lock wakes a waiter: another waiter
+// taking it (or its owner renewing it) writes a record, which cannot free
+// it, and waking every waiter for that would double the work of a
+// contended lock. The release that follows is reported.
+func TestWatchIgnoresWritesThatKeepTheLockHeld(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits in real time to see that nothing is reported")
+	}
+	s, dir := testLocks(t)
+	write(t, s, "/p/held", store.Record{Session: "a", Stamp: time.Now(), Path: "/p/held"})
+	changes, stop, err := s.Watch([]store.Key{{Path: "/p/held"}})
+	require.NoError(t, err)
+	defer stop()
+
+	other := &Locks{DirFor: func(string) (string, error) { return dir, nil }, ScanDir: dir}
+	write(t, other, "/p/held", store.Record{Session: "b", Stamp: time.Now(), Path: "/p/held"})
+	select {
+	case <-changes:
+		t.Fatal("a takeover, which leaves the lock held, was reported")
+	case <-time.After(300 * time.Millisecond):
+	}
+	write(t, other, "/p/held", store.Record{})
+	select {
+	case <-changes:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the release of the watched lock was not reported")
+	}
+}
+
+// Waiters for one lock queue up: a release wakes only the first in line,
+// and when the first stops waiting, the next is told to look at once.
+func TestWatchWakesWaitersOneAtATime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits in real time to see that nothing is reported")
+	}
+	s, dir := testLocks(t)
+	write(t, s, "/p/held", store.Record{Session: "a", Stamp: time.Now(), Path: "/p/held"})
+	key := []store.Key{{Path: "/p/held"}}
+	first, stopFirst, err := s.Watch(key)
+	require.NoError(t, err)
+	defer stopFirst()
+	second, stopSecond, err := s.Watch(key)
+	require.NoError(t, err)
+	defer stopSecond()
+
+	other := &Locks{DirFor: func(string) (string, error) { return dir, nil }, ScanDir: dir}
+	write(t, other, "/p/held", store.Record{})
+	select {
+	case <-first:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the release was not reported to the first waiter")
+	}
+	select {
+	case <-second:
+		t.Fatal("the second waiter was woken while the first was still in line")
+	case <-time.After(300 * time.Millisecond):
+	}
+	stopFirst()
+	select {
+	case <-second:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second waiter was not told to look when the first left the line")
+	}
+}
