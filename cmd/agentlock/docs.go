@@ -8,15 +8,28 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// newCmdDocs is the hidden command that prints the CLI reference.
-func newCmdDocs(f *Factory) *cobra.Command {
+// DocsOptions are what agentlock docs runs with.
+type DocsOptions struct {
+	IO *IOStreams
+	// Root is the command tree to document.
+	Root *cobra.Command
+}
+
+// newCmdDocs is the hidden command that prints the CLI reference; runF,
+// when not nil, runs instead (tests).
+func newCmdDocs(f *Factory, runF func(*DocsOptions) error) *cobra.Command {
+	opts := &DocsOptions{IO: f.IO}
 	return &cobra.Command{
 		Use:    "docs",
 		Short:  "Print the CLI reference (docs/cli.md) generated from the command tree",
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return writeReference(f.IO.Out, cmd.Root())
+			opts.Root = cmd.Root()
+			if runF != nil {
+				return runF(opts)
+			}
+			return writeReference(opts.IO.Out, opts.Root)
 		},
 	}
 }

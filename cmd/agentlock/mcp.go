@@ -8,14 +8,27 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/internal/mcpserver"
 )
 
+// MCPOptions are what agentlock mcp runs with.
+type MCPOptions struct {
+	IO *IOStreams
+	// Now is the clock of the tool calls' commands.
+	Now func() time.Time
+	// Forward are the root flags given to mcp that every tool call gets
+	// too (see forwardedFlags).
+	Forward []string
+}
+
 // newCmdMCP builds agentlock mcp: the MCP front end on the same commands.
-func newCmdMCP(f *Factory) *cobra.Command {
+// runF, when not nil, runs instead of the server (tests).
+func newCmdMCP(f *Factory, runF func(*MCPOptions) error) *cobra.Command {
+	opts := &MCPOptions{IO: f.IO, Now: f.Now}
 	return &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the lock and registry commands as MCP tools over stdio",
@@ -37,13 +50,23 @@ the session's end hook finishes it. See docs/mcp.md.`,
   agentlock mcp --session claude-1   # a fixed session, for a CLI that gives none`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			keepCollecting()
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			cfg := mcpserver.Config{Version: moduleVersion(), Run: inProcess(f, forwardedFlags(cmd))}
-			return mcpserver.Serve(ctx, cfg, io.NopCloser(f.IO.In), nopWriteCloser{f.IO.Out})
+			opts.Forward = forwardedFlags(cmd)
+			if runF != nil {
+				return runF(opts)
+			}
+			return mcpRun(cmd.Context(), opts)
 		},
 	}
+}
+
+// mcpRun serves the MCP tools on opts.IO until the client closes stdin or
+// the process is interrupted.
+func mcpRun(ctx context.Context, opts *MCPOptions) error {
+	keepCollecting()
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg := mcpserver.Config{Version: moduleVersion(), Run: inProcess(&Factory{Now: opts.Now}, opts.Forward)}
+	return mcpserver.Serve(ctx, cfg, io.NopCloser(opts.IO.In), nopWriteCloser{opts.IO.Out})
 }
 
 // forwardedFlags are the root flags given to agentlock mcp that every call

@@ -107,11 +107,11 @@ func topLevelCommands() []topLevelCommand {
 		{name: "doctor", build: func(f *Factory) *cobra.Command { return newCmdDoctor(f, nil) }},
 		{name: "hook", build: func(f *Factory) *cobra.Command { return newCmdHook(f, nil) }},
 		{name: "guard", build: func(f *Factory) *cobra.Command { return newCmdGuard(f, nil) }},
-		{name: "mcp", build: newCmdMCP},
+		{name: "mcp", build: func(f *Factory) *cobra.Command { return newCmdMCP(f, nil) }},
 		{name: "whoami", build: func(f *Factory) *cobra.Command { return newCmdWhoami(f, nil) }},
 		{name: "env", build: func(f *Factory) *cobra.Command { return newCmdEnv(f, nil) }},
 		{name: "version", build: func(f *Factory) *cobra.Command { return newCmdVersion(f, nil) }},
-		{name: "docs", build: newCmdDocs, wholeTree: true},
+		{name: "docs", build: func(f *Factory) *cobra.Command { return newCmdDocs(f, nil) }, wholeTree: true},
 	}
 }
 

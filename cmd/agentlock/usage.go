@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -23,15 +25,27 @@ func (s seconds) String() string {
 }
 func (s seconds) Type() string { return "duration" }
 
-// Set parses plain seconds or a Go duration.
+// Set parses plain seconds or a Go duration, zero or more. NaN, an
+// infinity, or more seconds than a duration holds are refused: converted,
+// they would become a negative duration, refused with a message about a
+// value nobody typed.
 func (s seconds) Set(v string) error {
-	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+	if secs, err := strconv.ParseFloat(v, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		switch {
+		case math.IsNaN(secs) || math.IsInf(secs, 0) || secs > float64(math.MaxInt64)/float64(time.Second):
+			return fmt.Errorf("%q is no number of seconds a wait can have (at most %.0f)", v, float64(math.MaxInt64)/float64(time.Second))
+		case secs < 0:
+			return fmt.Errorf("%q: must not be negative", v)
+		}
 		*s.d = time.Duration(secs * float64(time.Second))
 		return nil
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil {
 		return fmt.Errorf("%q is neither seconds (90) nor a duration (90s, 2m)", v)
+	}
+	if d < 0 {
+		return fmt.Errorf("%q: must not be negative", v)
 	}
 	*s.d = d
 	return nil
