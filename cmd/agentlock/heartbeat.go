@@ -70,7 +70,7 @@ once, or, with --every, the loop goes on).`,
 			return heartbeatRun(opts)
 		},
 	}
-	cmd.Flags().DurationVar(&opts.Every, "every", 0, "keep renewing at this interval (e.g. 30s; from 100ms to 24h) until a lock is lost or the watched process exits")
+	secondsVar(cmd.Flags(), &opts.Every, "every", "keep renewing at this interval (30 or 30s; from 100ms to 24h) until a lock is lost or the watched process exits")
 	cmd.Flags().IntVar(&opts.PID, "pid", 0, "with --every: stop when this process exits (default: the session's agent process)")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "renew every lock the session holds (no paths)")
 	return cmd

@@ -1,0 +1,29 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestRunFCheck(t *testing.T) {
+	runfEnv(t)
+	requireHelp(t, "check", nil, newCmdCheck)
+	requireUnknownFlag(t, "check", nil, newCmdCheck)
+	requireGlobals(t, "check", nil, newCmdCheck, func(o *CheckOptions) func() (*config, error) { return o.Config }, false, "a.go")
+
+	r := runfRun(t, "check", newCmdCheck, "a.go", "b/")
+	require.NoError(t, r.Err)
+	require.Equal(t, "agentlock check", r.Opts.Command)
+	require.Equal(t, []string{"a.go", "b/"}, r.Opts.Paths)
+	r = runfRun(t, "check", newCmdCheck, "a.go", "s-1", "--json")
+	require.NoError(t, r.Err)
+	require.Equal(t, []string{"a.go", "s-1"}, r.Opts.Paths, "the original's check <path> <session>")
+	requireUsage(t, runfRun(t, "check", newCmdCheck, "--wait", "5", "a.go"), "unknown flag: --wait")
+
+	// With no path, the run refuses before it opens anything.
+	err := checkRun(&CheckOptions{IO: testFactory(t).IO, Command: "agentlock check",
+		Config: func() (*config, error) { return &config{Session: "s-1"}, nil }})
+	require.Equal(t, exitUsage, exitCode(err), "%v", err)
+	require.Contains(t, err.Error(), "at least one path is required")
+}
