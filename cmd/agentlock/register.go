@@ -61,7 +61,13 @@ version to "unknown"; what the session works on is required.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Command = cmd.CommandPath()
 			positional := []*string{&opts.Session, &opts.Provider, &opts.AIVersion, &opts.WorkingOn, &opts.Space, &opts.TodoPresent}
+			flags := []string{"session", "provider", "ai-version", "working-on", "space", "todo-present"}
 			for i, arg := range args {
+				// A field given both ways is refused rather than one
+				// value dropped (the session: see commandSession).
+				if i > 0 && cmd.Flags().Changed(flags[i]) {
+					return usagef("%s given twice (argument and --%s)", strings.ReplaceAll(flags[i], "-", "_"), flags[i])
+				}
 				*positional[i] = arg
 			}
 			if runF != nil {

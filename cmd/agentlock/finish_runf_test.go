@@ -1,0 +1,42 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestRunFFinish(t *testing.T) {
+	runfEnv(t)
+	requireHelp(t, "finish", nil, newCmdFinish)
+	requireUnknownFlag(t, "finish", nil, newCmdFinish)
+	requireGlobals(t, "finish", nil, newCmdFinish, func(o *FinishOptions) func() (*config, error) { return o.Config }, false)
+
+	r := runfRun(t, "finish", newCmdFinish)
+	require.NoError(t, r.Err)
+	require.Equal(t, "agentlock finish", r.Opts.Command)
+	require.Empty(t, r.Opts.Session, "the session known here")
+	r = runfRun(t, "finish", newCmdFinish, "claude-1")
+	require.NoError(t, r.Err)
+	require.Equal(t, "claude-1", r.Opts.Session)
+	requireUsage(t, runfRun(t, "finish", newCmdFinish, "a", "b"), "accepts at most 1 arg(s), received 2")
+	requireUsage(t, runfRun(t, "finish", newCmdFinish, "--all"), "unknown flag: --all")
+
+	// The run refuses a line naming no usable session before it opens
+	// anything.
+	for _, tc := range []struct {
+		typed string
+		cfg   config
+		want  string
+	}{
+		{"", config{}, "no session id known here"},
+		{"s-2", config{Session: "s-1", SessionSource: "--session"}, "two session ids: s-2 and --session s-1"},
+		{"has space|bar", config{}, "session"},
+	} {
+		cfg := tc.cfg
+		err := finishRun(&FinishOptions{IO: testFactory(t).IO, Command: "agentlock finish", Session: tc.typed, Config: func() (*config, error) { return &cfg, nil }})
+		require.Error(t, err, tc.want)
+		require.Equal(t, exitUsage, exitCode(err), "%v", err)
+		require.Contains(t, err.Error(), tc.want)
+	}
+}
