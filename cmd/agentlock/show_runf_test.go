@@ -1,0 +1,19 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestRunFShow(t *testing.T) {
+	runfEnv(t)
+	requireHelp(t, "show", nil, newCmdShow)
+	requireUnknownFlag(t, "show", nil, newCmdShow)
+	requireGlobals(t, "show", nil, newCmdShow, func(o *ShowOptions) func() (*config, error) { return o.Config }, false)
+
+	r := runfRun(t, "show", newCmdShow)
+	require.NoError(t, r.Err)
+	require.Same(t, r.Out, r.Opts.IO.Out, "the Factory's streams")
+	requireUsage(t, runfRun(t, "show", newCmdShow, "extra"), `unknown command "extra" for "agentlock show"`)
+}

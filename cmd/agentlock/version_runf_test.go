@@ -1,0 +1,19 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestRunFVersion(t *testing.T) {
+	runfEnv(t)
+	requireHelp(t, "version", nil, newCmdVersion)
+	requireUnknownFlag(t, "version", nil, newCmdVersion)
+	requireGlobals(t, "version", nil, newCmdVersion, func(o *VersionOptions) func() (*config, error) { return o.Config }, true)
+
+	r := runfRun(t, "version", newCmdVersion)
+	require.NoError(t, r.Err)
+	require.Same(t, r.Out, r.Opts.IO.Out, "the Factory's streams")
+	requireUsage(t, runfRun(t, "version", newCmdVersion, "extra"), `unknown command "extra" for "agentlock version"`)
+}
