@@ -175,9 +175,21 @@ func storeFlags(cmd *cobra.Command, opts *InitOptions) error {
 	}
 	switch u := opts.Store.URL; {
 	case u == "files":
+		// Lock files take none of the etcd options: refused, never
+		// dropped without a word.
+		for _, name := range []string{"cacert", "cert", "key", "user", "password", "repo-id", "dial-timeout"} {
+			if cmd.Flags().Changed(name) {
+				return usagef("--%s goes with --store etcd://..., not with --store files", name)
+			}
+		}
 		opts.Store = workspace.StoreSpec{}
 	case !strings.HasPrefix(u, "etcd://") || len(u) == len("etcd://"):
 		return usagef("--store %q: want etcd://host:2379[,host2:2379]/prefix, or files", u)
+	}
+	if cmd.Flags().Changed("dial-timeout") && opts.Store.DialTimeout <= 0 {
+		// The store file keeps only a positive bound: another would
+		// silently become the default.
+		return usagef("--dial-timeout %s: must be more than 0 (default 2s)", opts.Store.DialTimeout)
 	}
 	return nil
 }

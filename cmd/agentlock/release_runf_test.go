@@ -26,6 +26,11 @@ func TestRunFRelease(t *testing.T) {
 	r = runfRun(t, "release", newCmdRelease, "--all", "s-1")
 	require.NoError(t, r.Err)
 	require.Equal(t, []string{"s-1"}, r.Opts.Args, "the original's release --all <session>")
+	r = runfRun(t, "release", newCmdRelease, "--all", "--force", "x")
+	require.NoError(t, r.Err, "refused by the run (TestRunFReleaseAllForceIsRefusedBeforeAnything)")
+	require.True(t, r.Opts.All)
+	require.True(t, r.Opts.Force)
+	require.Equal(t, []string{"x"}, r.Opts.Args)
 	r = runfRun(t, "release", newCmdRelease, "--force", "a.go", "b.go")
 	require.NoError(t, r.Err)
 	require.True(t, r.Opts.Force)
@@ -44,7 +49,6 @@ func TestRunFReleaseRunRefusesBadLines(t *testing.T) {
 		want       string
 	}{
 		{all: true, force: true, want: "--all and --force do not go together"},
-		{all: true, force: true, args: []string{"x"}, want: "--all and --force do not go together"},
 		{all: true, args: []string{"a.go", "b.go"}, want: "--all takes no paths"},
 		{args: nil, want: "at least one path is required"},
 		{args: []string{""}, want: "a path is empty"},

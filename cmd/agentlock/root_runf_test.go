@@ -286,9 +286,10 @@ func TestRunFHelpAndCompletion(t *testing.T) {
 // package's *_runf_test.go files run: the first argument after the test
 // of every call of runfRun, runfRunIn and the checks built on them (with
 // the subcommand words), whose constructor argument is a newCmdX.
-func runfCoveredNames(t *testing.T) map[string]bool {
+// dir is the package's folder.
+func runfCoveredNames(t *testing.T, dir string) map[string]bool {
 	t.Helper()
-	files, err := filepath.Glob("*_runf_test.go")
+	files, err := filepath.Glob(filepath.Join(dir, "*_runf_test.go"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	covered := map[string]bool{}
@@ -364,6 +365,8 @@ func stringLit(e ast.Expr) (string, bool) {
 // cobra's help and completion commands, which have no runF, are left to
 // TestRunFHelpAndCompletion.
 func TestRunFCoversEveryCommand(t *testing.T) {
+	pkg, err := os.Getwd()
+	require.NoError(t, err)
 	runfEnv(t)
 	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, Now: time.Now}
 	root := newRootCmd(f, nil)
@@ -382,7 +385,7 @@ func TestRunFCoversEveryCommand(t *testing.T) {
 	}
 	walk(root)
 	require.GreaterOrEqual(t, len(tree), len(topLevelCommands()), "the walk found %v", tree)
-	covered := runfCoveredNames(t)
+	covered := runfCoveredNames(t, pkg)
 	var missing []string
 	for _, path := range tree {
 		if !covered[path] {
