@@ -73,6 +73,7 @@ programs that ignore it.`,
 		root.AddCommand(c.build(f))
 	}
 	completionUsage(root)
+	helpUsage(root)
 	usageArgs(root)
 	return root
 }

@@ -262,10 +262,24 @@ func TestRunFHelpAndCompletion(t *testing.T) {
 		f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, Now: time.Now}
 		return execute(f, args), out.String(), errOut.String()
 	}
-	code, helpOut, _ := run("help", "acquire")
+	for _, name := range []string{"acquire", "heartbeat-loop", "init", "docs"} {
+		code, helpOut, stderr := run("help", name)
+		require.Equal(t, exitOK, code, stderr)
+		_, dashOut, _ := run(name, "--help")
+		require.Equal(t, dashOut, helpOut, name)
+	}
+	code, rootHelp, _ := run("help")
 	require.Equal(t, exitOK, code)
-	_, dashOut, _ := run("acquire", "--help")
-	require.Equal(t, dashOut, helpOut)
+	_, dashRoot, _ := run("--help")
+	require.Equal(t, dashRoot, rootHelp)
+	// A word that names no command is a usage error, as it is without
+	// "help", not the root's page with exit 0.
+	code, out, stderr := run("help", "aquire")
+	require.Equal(t, exitUsage, code, out)
+	require.Contains(t, stderr, `unknown command "aquire"; did you mean "acquire"?`)
+	code, _, stderr = run("help", "acquire", "now")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, stderr, `"now" is no command of agentlock acquire`)
 
 	for shell, marker := range map[string]string{
 		"bash": "# bash completion", "zsh": "#compdef agentlock", "fish": "# fish completion", "powershell": "# powershell completion",
@@ -274,7 +288,7 @@ func TestRunFHelpAndCompletion(t *testing.T) {
 		require.Equal(t, exitOK, code, "%s: %s", shell, stderr)
 		require.Contains(t, strings.ToLower(out), strings.ToLower(marker), shell)
 	}
-	code, _, stderr := run("completion")
+	code, _, stderr = run("completion")
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, stderr, "a shell is required")
 	code, _, stderr = run("completion", "tcsh")

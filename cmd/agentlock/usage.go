@@ -125,6 +125,31 @@ func helpHint(cmd *cobra.Command) string {
 	return fmt.Sprintf("see '%s --help'", cmd.CommandPath())
 }
 
+// helpUsage makes "agentlock help <word>" for a word that names no command
+// a usage error, as "agentlock <word>" is, instead of cobra's exit 0 with
+// the root's page: an agent that typed "help aquire" is told so and
+// offered "acquire".
+func helpUsage(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "help" || c.Run == nil {
+			continue
+		}
+		show := c.Run
+		c.Run = nil
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if target, rest, err := root.Find(args); err == nil && len(rest) > 0 {
+				if target == root {
+					return unknownCommand(root, rest[0])
+				}
+				return usagef("%q is no command of %s: see '%s --help'", rest[0], target.CommandPath(), target.CommandPath())
+			}
+			show(cmd, args)
+			return nil
+		}
+	}
+}
+
 // completionUsage adds cobra's completion command now, rather than when
 // the tree runs, so that a shell it does not know is a usage error like
 // any other instead of a help page.
