@@ -40,7 +40,8 @@ func newCmdRegister(f *Factory, runF func(*RegisterOptions) error) *cobra.Comman
 its start; when the id is already there, mark it OnWorking again and change
 only the fields given, keeping the others (its start, the paths it holds, its
 todo lists and notes). Lists are
-comma-separated. Flags may replace the positional arguments.
+comma-separated. Flags may replace the positional arguments; a field given
+both ways is refused.
 
 With --claim, the session's space entries are then taken as area locks (each
 a folder and every path below it), all of them or none, and written back as
