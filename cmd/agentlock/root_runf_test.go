@@ -60,8 +60,14 @@ func runfRun[O any](t *testing.T, name string, build func(*Factory, func(*O) err
 // name (nil sub: name itself).
 func runfRunIn[O any](t *testing.T, name string, sub []string, build func(*Factory, func(*O) error) *cobra.Command, args ...string) runfResult[O] {
 	t.Helper()
+	return runfRunLine(t, name, build, append(append([]string{name}, sub...), args...))
+}
+
+// runfRunLine runs the whole command line line, whose top-level command
+// name is built by build with a capturing runF.
+func runfRunLine[O any](t *testing.T, name string, build func(*Factory, func(*O) error) *cobra.Command, line []string) runfResult[O] {
+	t.Helper()
 	res := runfResult[O]{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}
-	line := append(append([]string{name}, sub...), args...)
 	f := &Factory{
 		IO:   &IOStreams{In: strings.NewReader(""), Out: res.Out, ErrOut: res.ErrOut},
 		Now:  time.Now,
@@ -240,6 +246,21 @@ func TestRunFRoot(t *testing.T) {
 			}
 		}
 		require.NotContains(t, out, "\n  docs ", "docs is hidden")
+	}
+
+	// The root's flags may come before the command (the whole tree is
+	// built then, see onlyCommand) or after its arguments.
+	for _, line := range [][]string{
+		{"--session", "s-1", "--json", "acquire", "a.go"},
+		{"acquire", "a.go", "--session=s-1", "--json"},
+		{"--session-id", "s-1", "acquire", "--json", "a.go"},
+	} {
+		r := runfRunLine(t, "acquire", newCmdAcquire, line)
+		require.NoError(t, r.Err, "%v", line)
+		require.Equal(t, []string{"a.go"}, r.Opts.Args, "%v", line)
+		c := runfConfig(t, r.Opts.Config)
+		require.Equal(t, "s-1", c.Session, "%v", line)
+		require.True(t, c.JSON, "%v", line)
 	}
 
 	code, _, stderr = run("--no-such-flag")
