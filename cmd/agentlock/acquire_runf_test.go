@@ -8,10 +8,7 @@ import (
 )
 
 func TestRunFAcquire(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "acquire", nil, newCmdAcquire)
-	requireUnknownFlag(t, "acquire", nil, newCmdAcquire)
-	requireGlobals(t, "acquire", nil, newCmdAcquire, func(o *AcquireOptions) func() (*config, error) { return o.Config }, false, "a.go")
+	requireCommon(t, "acquire", newCmdAcquire, func(o *AcquireOptions) func() (*config, error) { return o.Config }, false, "a.go")
 
 	// Defaults: no wait; the paths, and a session, as typed.
 	r := runfRun(t, "acquire", newCmdAcquire, "src/a.go")

@@ -7,10 +7,7 @@ import (
 )
 
 func TestRunFCheck(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "check", nil, newCmdCheck)
-	requireUnknownFlag(t, "check", nil, newCmdCheck)
-	requireGlobals(t, "check", nil, newCmdCheck, func(o *CheckOptions) func() (*config, error) { return o.Config }, false, "a.go")
+	requireCommon(t, "check", newCmdCheck, func(o *CheckOptions) func() (*config, error) { return o.Config }, false, "a.go")
 
 	r := runfRun(t, "check", newCmdCheck, "a.go", "b/")
 	require.NoError(t, r.Err)

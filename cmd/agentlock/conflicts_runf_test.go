@@ -7,10 +7,7 @@ import (
 )
 
 func TestRunFConflicts(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "conflicts", nil, newCmdConflicts)
-	requireUnknownFlag(t, "conflicts", nil, newCmdConflicts)
-	requireGlobals(t, "conflicts", nil, newCmdConflicts, func(o *ConflictsOptions) func() (*config, error) { return o.Config }, false)
+	requireCommon(t, "conflicts", newCmdConflicts, func(o *ConflictsOptions) func() (*config, error) { return o.Config }, false)
 
 	r := runfRun(t, "conflicts", newCmdConflicts)
 	require.NoError(t, r.Err)

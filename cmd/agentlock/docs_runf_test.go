@@ -8,9 +8,7 @@ import (
 )
 
 func TestRunFDocs(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "docs", nil, newCmdDocs)
-	requireUnknownFlag(t, "docs", nil, newCmdDocs)
+	requireCommon(t, "docs", newCmdDocs, nil, false)
 
 	r := runfRun(t, "docs", newCmdDocs)
 	require.NoError(t, r.Err)

@@ -7,10 +7,7 @@ import (
 )
 
 func TestRunFDoctor(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "doctor", nil, newCmdDoctor)
-	requireUnknownFlag(t, "doctor", nil, newCmdDoctor)
-	requireGlobals(t, "doctor", nil, newCmdDoctor, func(o *DoctorOptions) func() (*config, error) { return o.Config }, true)
+	requireCommon(t, "doctor", newCmdDoctor, func(o *DoctorOptions) func() (*config, error) { return o.Config }, true)
 
 	r := runfRun(t, "doctor", newCmdDoctor)
 	require.NoError(t, r.Err)

@@ -7,10 +7,7 @@ import (
 )
 
 func TestRunFEnv(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "env", nil, newCmdEnv)
-	requireUnknownFlag(t, "env", nil, newCmdEnv)
-	requireGlobals(t, "env", nil, newCmdEnv, func(o *EnvOptions) func() (*config, error) { return o.Config }, true)
+	requireCommon(t, "env", newCmdEnv, func(o *EnvOptions) func() (*config, error) { return o.Config }, true)
 
 	r := runfRun(t, "env", newCmdEnv)
 	require.NoError(t, r.Err)

@@ -7,10 +7,7 @@ import (
 )
 
 func TestRunFFinish(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "finish", nil, newCmdFinish)
-	requireUnknownFlag(t, "finish", nil, newCmdFinish)
-	requireGlobals(t, "finish", nil, newCmdFinish, func(o *FinishOptions) func() (*config, error) { return o.Config }, false)
+	requireCommon(t, "finish", newCmdFinish, func(o *FinishOptions) func() (*config, error) { return o.Config }, false)
 
 	r := runfRun(t, "finish", newCmdFinish)
 	require.NoError(t, r.Err)

@@ -7,10 +7,7 @@ import (
 )
 
 func TestRunFGuard(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "guard", nil, newCmdGuard)
-	requireUnknownFlag(t, "guard", nil, newCmdGuard)
-	requireGlobals(t, "guard", nil, newCmdGuard, func(o *GuardOptions) func() (*config, error) { return o.Config }, false, "--staged")
+	requireCommon(t, "guard", newCmdGuard, func(o *GuardOptions) func() (*config, error) { return o.Config }, false, "--staged")
 
 	r := runfRun(t, "guard", newCmdGuard, "--staged")
 	require.NoError(t, r.Err)

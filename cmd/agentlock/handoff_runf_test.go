@@ -7,10 +7,7 @@ import (
 )
 
 func TestRunFHandoff(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "handoff", nil, newCmdHandoff)
-	requireUnknownFlag(t, "handoff", nil, newCmdHandoff)
-	requireGlobals(t, "handoff", nil, newCmdHandoff, func(o *HandoffOptions) func() (*config, error) { return o.Config }, false, "notes.md")
+	requireCommon(t, "handoff", newCmdHandoff, func(o *HandoffOptions) func() (*config, error) { return o.Config }, false, "notes.md")
 
 	r := runfRun(t, "handoff", newCmdHandoff, "docs/handoff/claude-1.md")
 	require.NoError(t, r.Err)

@@ -8,10 +8,7 @@ import (
 )
 
 func TestRunFHeartbeat(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "heartbeat", nil, newCmdHeartbeat)
-	requireUnknownFlag(t, "heartbeat", nil, newCmdHeartbeat)
-	requireGlobals(t, "heartbeat", nil, newCmdHeartbeat, func(o *HeartbeatOptions) func() (*config, error) { return o.Config }, false, "a.go")
+	requireCommon(t, "heartbeat", newCmdHeartbeat, func(o *HeartbeatOptions) func() (*config, error) { return o.Config }, false, "a.go")
 
 	r := runfRun(t, "heartbeat", newCmdHeartbeat, "a.go", "s-1")
 	require.NoError(t, r.Err)
@@ -70,10 +67,7 @@ func TestRunFHeartbeatRunRefusesBadLines(t *testing.T) {
 }
 
 func TestRunFHeartbeatLoop(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "heartbeat-loop", nil, newCmdHeartbeatLoop)
-	requireUnknownFlag(t, "heartbeat-loop", nil, newCmdHeartbeatLoop)
-	requireGlobals(t, "heartbeat-loop", nil, newCmdHeartbeatLoop, func(o *HeartbeatOptions) func() (*config, error) { return o.Config }, false, "a.go")
+	requireCommon(t, "heartbeat-loop", newCmdHeartbeatLoop, func(o *HeartbeatOptions) func() (*config, error) { return o.Config }, false, "a.go")
 
 	for _, tc := range []struct {
 		args  []string

@@ -12,10 +12,7 @@ import (
 )
 
 func TestRunFHook(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "hook", nil, newCmdHook)
-	requireUnknownFlag(t, "hook", nil, newCmdHook)
-	requireGlobals(t, "hook", nil, newCmdHook, func(o *HookOptions) func() (*config, error) { return o.Config }, true, "claude", "pre-edit")
+	requireCommon(t, "hook", newCmdHook, func(o *HookOptions) func() (*config, error) { return o.Config }, true, "claude", "pre-edit")
 
 	for _, agent := range all.Names() {
 		r := runfRun(t, "hook", newCmdHook, agent, "session-start")

@@ -10,10 +10,7 @@ import (
 )
 
 func TestRunFInit(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "init", nil, newCmdInit)
-	requireUnknownFlag(t, "init", nil, newCmdInit)
-	requireGlobals(t, "init", nil, newCmdInit, func(o *InitOptions) func() (*config, error) { return o.Config }, false)
+	requireCommon(t, "init", newCmdInit, func(o *InitOptions) func() (*config, error) { return o.Config }, false)
 
 	r := runfRun(t, "init", newCmdInit)
 	require.NoError(t, r.Err)
@@ -89,10 +86,7 @@ func TestRunFInitStore(t *testing.T) {
 }
 
 func TestRunFUninit(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "uninit", nil, newCmdUninit)
-	requireUnknownFlag(t, "uninit", nil, newCmdUninit)
-	requireGlobals(t, "uninit", nil, newCmdUninit, func(o *InitOptions) func() (*config, error) { return o.Config }, false)
+	requireCommon(t, "uninit", newCmdUninit, func(o *InitOptions) func() (*config, error) { return o.Config }, false)
 
 	r := runfRun(t, "uninit", newCmdUninit)
 	require.NoError(t, r.Err)

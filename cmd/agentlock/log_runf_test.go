@@ -7,10 +7,7 @@ import (
 )
 
 func TestRunFLog(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "log", nil, newCmdLog)
-	requireUnknownFlag(t, "log", nil, newCmdLog)
-	requireGlobals(t, "log", nil, newCmdLog, func(o *LogOptions) func() (*config, error) { return o.Config }, false)
+	requireCommon(t, "log", newCmdLog, func(o *LogOptions) func() (*config, error) { return o.Config }, false)
 
 	r := runfRun(t, "log", newCmdLog)
 	require.NoError(t, r.Err)

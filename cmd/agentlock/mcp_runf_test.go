@@ -7,9 +7,7 @@ import (
 )
 
 func TestRunFMCP(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "mcp", nil, newCmdMCP)
-	requireUnknownFlag(t, "mcp", nil, newCmdMCP)
+	requireCommon(t, "mcp", newCmdMCP, nil, false)
 
 	r := runfRun(t, "mcp", newCmdMCP)
 	require.NoError(t, r.Err)

@@ -8,10 +8,7 @@ import (
 )
 
 func TestRunFRegister(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "register", nil, newCmdRegister)
-	requireUnknownFlag(t, "register", nil, newCmdRegister)
-	requireGlobals(t, "register", nil, newCmdRegister, func(o *RegisterOptions) func() (*config, error) { return o.Config }, false)
+	requireCommon(t, "register", newCmdRegister, func(o *RegisterOptions) func() (*config, error) { return o.Config }, false)
 
 	r := runfRun(t, "register", newCmdRegister)
 	require.NoError(t, r.Err)

@@ -7,10 +7,7 @@ import (
 )
 
 func TestRunFRelease(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "release", nil, newCmdRelease)
-	requireUnknownFlag(t, "release", nil, newCmdRelease)
-	requireGlobals(t, "release", nil, newCmdRelease, func(o *ReleaseOptions) func() (*config, error) { return o.Config }, false, "a.go")
+	requireCommon(t, "release", newCmdRelease, func(o *ReleaseOptions) func() (*config, error) { return o.Config }, false, "a.go")
 
 	r := runfRun(t, "release", newCmdRelease, "a.go")
 	require.NoError(t, r.Err)

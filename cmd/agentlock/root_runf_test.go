@@ -159,6 +159,20 @@ func requireHelp[O any](t *testing.T, name string, sub []string, build func(*Fac
 	}
 }
 
+// requireCommon runs the checks every command takes: its help, a
+// misspelled flag, and — when get is not nil — the root's flags through
+// its configuration (see requireGlobals, whose arguments the others are).
+func requireCommon[O any](t *testing.T, name string, build func(*Factory, func(*O) error) *cobra.Command,
+	get func(*O) func() (*config, error), lenient bool, args ...string) {
+	t.Helper()
+	runfEnv(t)
+	requireHelp(t, name, nil, build)
+	requireUnknownFlag(t, name, nil, build)
+	if get != nil {
+		requireGlobals(t, name, nil, build, get, lenient, args...)
+	}
+}
+
 // requireUnknownFlag asserts that a misspelled flag is a usage error that
 // names it, and that nothing runs.
 func requireUnknownFlag[O any](t *testing.T, name string, sub []string, build func(*Factory, func(*O) error) *cobra.Command) {
@@ -347,8 +361,9 @@ func runfCoveredNames(t *testing.T, dir string) map[string]bool {
 			}
 			words := []string{}
 			switch id.Name {
-			case "runfRun", "requireHelp", "requireUnknownFlag", "runfRunIn", "requireGlobals":
-				if id.Name != "runfRun" && len(call.Args) < 4 {
+			case "runfRun", "requireCommon", "requireHelp", "requireUnknownFlag", "runfRunIn", "requireGlobals":
+				top := id.Name == "runfRun" || id.Name == "requireCommon"
+				if !top && len(call.Args) < 4 {
 					return true
 				}
 				name, ok := stringLit(call.Args[1])
@@ -356,7 +371,7 @@ func runfCoveredNames(t *testing.T, dir string) map[string]bool {
 					return true
 				}
 				words = append(words, name)
-				if id.Name != "runfRun" {
+				if !top {
 					// The subcommand words: a []string{...} literal or nil.
 					if lit, ok := call.Args[2].(*ast.CompositeLit); ok {
 						for _, e := range lit.Elts {
@@ -368,7 +383,7 @@ func runfCoveredNames(t *testing.T, dir string) map[string]bool {
 				}
 				// The constructor must be a newCmdX: the seam.
 				arg := call.Args[2]
-				if id.Name != "runfRun" {
+				if !top {
 					arg = call.Args[3]
 				}
 				if c, ok := arg.(*ast.Ident); !ok || !strings.HasPrefix(c.Name, "newCmd") {
@@ -506,4 +521,5 @@ func requireGlobals[O any](t *testing.T, name string, sub []string, build func(*
 		}
 	}
 	requireUsage(t, runfRunIn(t, name, sub, build, append(args, "--timeout")...), "flag needs an argument: --timeout")
+	runfEnv(t) // AGENTLOCK_SESSION and AGENTLOCK_TIMEOUT unset again
 }

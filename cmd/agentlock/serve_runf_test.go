@@ -7,10 +7,7 @@ import (
 )
 
 func TestRunFServe(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "serve", nil, newCmdServe)
-	requireUnknownFlag(t, "serve", nil, newCmdServe)
-	requireGlobals(t, "serve", nil, newCmdServe, func(o *ServeOptions) func() (*config, error) { return o.Config }, false)
+	requireCommon(t, "serve", newCmdServe, func(o *ServeOptions) func() (*config, error) { return o.Config }, false)
 
 	r := runfRun(t, "serve", newCmdServe)
 	require.NoError(t, r.Err)

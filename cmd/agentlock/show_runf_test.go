@@ -7,10 +7,7 @@ import (
 )
 
 func TestRunFShow(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "show", nil, newCmdShow)
-	requireUnknownFlag(t, "show", nil, newCmdShow)
-	requireGlobals(t, "show", nil, newCmdShow, func(o *ShowOptions) func() (*config, error) { return o.Config }, false)
+	requireCommon(t, "show", newCmdShow, func(o *ShowOptions) func() (*config, error) { return o.Config }, false)
 
 	r := runfRun(t, "show", newCmdShow)
 	require.NoError(t, r.Err)

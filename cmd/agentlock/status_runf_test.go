@@ -7,10 +7,7 @@ import (
 )
 
 func TestRunFStatus(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "status", nil, newCmdStatus)
-	requireUnknownFlag(t, "status", nil, newCmdStatus)
-	requireGlobals(t, "status", nil, newCmdStatus, func(o *StatusOptions) func() (*config, error) { return o.Config }, false)
+	requireCommon(t, "status", newCmdStatus, func(o *StatusOptions) func() (*config, error) { return o.Config }, false)
 
 	r := runfRun(t, "status", newCmdStatus)
 	require.NoError(t, r.Err)

@@ -10,10 +10,7 @@ import (
 )
 
 func TestRunFUpdate(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "update", nil, newCmdUpdate)
-	requireUnknownFlag(t, "update", nil, newCmdUpdate)
-	requireGlobals(t, "update", nil, newCmdUpdate, func(o *UpdateOptions) func() (*config, error) { return o.Config }, false, "now testing")
+	requireCommon(t, "update", newCmdUpdate, func(o *UpdateOptions) func() (*config, error) { return o.Config }, false, "now testing")
 
 	r := runfRun(t, "update", newCmdUpdate, "now testing")
 	require.NoError(t, r.Err)

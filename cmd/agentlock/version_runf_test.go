@@ -7,10 +7,7 @@ import (
 )
 
 func TestRunFVersion(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "version", nil, newCmdVersion)
-	requireUnknownFlag(t, "version", nil, newCmdVersion)
-	requireGlobals(t, "version", nil, newCmdVersion, func(o *VersionOptions) func() (*config, error) { return o.Config }, true)
+	requireCommon(t, "version", newCmdVersion, func(o *VersionOptions) func() (*config, error) { return o.Config }, true)
 
 	r := runfRun(t, "version", newCmdVersion)
 	require.NoError(t, r.Err)

@@ -7,10 +7,7 @@ import (
 )
 
 func TestRunFWhoami(t *testing.T) {
-	runfEnv(t)
-	requireHelp(t, "whoami", nil, newCmdWhoami)
-	requireUnknownFlag(t, "whoami", nil, newCmdWhoami)
-	requireGlobals(t, "whoami", nil, newCmdWhoami, func(o *WhoamiOptions) func() (*config, error) { return o.Config }, true)
+	requireCommon(t, "whoami", newCmdWhoami, func(o *WhoamiOptions) func() (*config, error) { return o.Config }, true)
 
 	r := runfRun(t, "whoami", newCmdWhoami)
 	require.NoError(t, r.Err)
