@@ -277,6 +277,13 @@ func TestRunFRoot(t *testing.T) {
 		require.True(t, c.JSON, "%v", line)
 	}
 
+	code, _, stderr = run("status", "--json=maybe")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, stderr, `invalid argument "maybe" for "--json" flag`)
+	code, _, stderr = run("status", "--session")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, stderr, "flag needs an argument: --session")
+
 	code, _, stderr = run("--no-such-flag")
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, stderr, "unknown flag: --no-such-flag")
@@ -326,6 +333,12 @@ func TestRunFHelpAndCompletion(t *testing.T) {
 	code, _, stderr = run("completion")
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, stderr, "a shell is required")
+	code, out, _ = run("completion", "bash", "--no-descriptions")
+	require.Equal(t, exitOK, code)
+	require.Contains(t, out, "# bash completion")
+	code, _, stderr = run("completion", "bash", "extra")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, stderr, `unknown command "extra" for "agentlock completion bash"`)
 	code, _, stderr = run("completion", "tcsh")
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, stderr, `unknown shell "tcsh"`)
