@@ -41,6 +41,10 @@ changes (and every few seconds, as ages grow), until Ctrl-C.`,
   agentlock status --watch`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON && opts.Watch {
+				// Refused before anything is opened.
+				return usagef("--watch draws a table for people: it does not go with --json")
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -58,9 +62,6 @@ func statusRun(opts *StatusOptions) error {
 		return err
 	}
 	if opts.Watch {
-		if c.JSON {
-			return usagef("--watch draws a table for people: it does not go with --json")
-		}
 		return statusWatch(opts, ws)
 	}
 	states, problems, err := ws.Locker().List()
