@@ -64,7 +64,7 @@ func TestRunFAcquireRunRefusesBadLines(t *testing.T) {
 		{args: []string{"a.go"}, session: "s-1", wait: -time.Second, want: "--wait -1s: must not be negative"},
 	} {
 		opts := &AcquireOptions{IO: testFactory(t).IO, Config: cfg(tc.session), Command: "agentlock acquire", Args: tc.args, Wait: tc.wait}
-		err := acquireRun(opts)
+		err := acquireRun(t.Context(), opts)
 		require.Error(t, err, "%v", tc.args)
 		require.Equal(t, exitUsage, exitCode(err), "%v: %v", tc.args, err)
 		require.Contains(t, err.Error(), tc.want)

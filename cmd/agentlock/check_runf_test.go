@@ -19,7 +19,7 @@ func TestRunFCheck(t *testing.T) {
 	requireUsage(t, runfRun(t, "check", newCmdCheck, "--wait", "5", "a.go"), "unknown flag: --wait")
 
 	// With no path, the run refuses before it opens anything.
-	err := checkRun(&CheckOptions{IO: testFactory(t).IO, Command: "agentlock check",
+	err := checkRun(t.Context(), &CheckOptions{IO: testFactory(t).IO, Command: "agentlock check",
 		Config: func() (*config, error) { return &config{Session: "s-1"}, nil }})
 	require.Equal(t, exitUsage, exitCode(err), "%v", err)
 	require.Contains(t, err.Error(), "at least one path is required")

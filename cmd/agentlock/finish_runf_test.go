@@ -31,7 +31,7 @@ func TestRunFFinish(t *testing.T) {
 		{"has space|bar", config{}, "session"},
 	} {
 		cfg := tc.cfg
-		err := finishRun(&FinishOptions{IO: testFactory(t).IO, Command: "agentlock finish", Session: tc.typed, Config: func() (*config, error) { return &cfg, nil }})
+		err := finishRun(t.Context(), &FinishOptions{IO: testFactory(t).IO, Command: "agentlock finish", Session: tc.typed, Config: func() (*config, error) { return &cfg, nil }})
 		require.Error(t, err, tc.want)
 		require.Equal(t, exitUsage, exitCode(err), "%v", err)
 		require.Contains(t, err.Error(), tc.want)

@@ -56,12 +56,12 @@ func TestRunFHeartbeatRunRefusesBadLines(t *testing.T) {
 	} {
 		opts := tc.opts
 		opts.IO, opts.Config, opts.Command = testFactory(t).IO, cfg("s-1"), "agentlock heartbeat"
-		err := heartbeatRun(&opts)
+		err := heartbeatRun(t.Context(), &opts)
 		require.Error(t, err, tc.want)
 		require.Equal(t, exitUsage, exitCode(err), "%v", err)
 		require.Contains(t, err.Error(), tc.want)
 	}
-	err := heartbeatRun(&HeartbeatOptions{IO: testFactory(t).IO, Config: cfg(""), Command: "agentlock heartbeat", All: true})
+	err := heartbeatRun(t.Context(), &HeartbeatOptions{IO: testFactory(t).IO, Config: cfg(""), Command: "agentlock heartbeat", All: true})
 	require.Equal(t, exitUsage, exitCode(err), "%v", err)
 	require.Contains(t, err.Error(), "no session id known here")
 }

@@ -64,7 +64,7 @@ func TestRunFRegisterRunRefusesBadLines(t *testing.T) {
 		opts, cfg := tc.opts, tc.cfg
 		opts.IO, opts.Command = testFactory(t).IO, "agentlock register"
 		opts.Config = func() (*config, error) { return &cfg, nil }
-		err := registerRun(&opts)
+		err := registerRun(t.Context(), &opts)
 		require.Error(t, err, tc.want)
 		require.Equal(t, exitUsage, exitCode(err), "%v", err)
 		require.Contains(t, err.Error(), tc.want)

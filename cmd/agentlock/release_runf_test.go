@@ -51,14 +51,14 @@ func TestRunFReleaseRunRefusesBadLines(t *testing.T) {
 		{args: []string{""}, want: "a path is empty"},
 	} {
 		opts := &ReleaseOptions{IO: testFactory(t).IO, Config: cfg, Command: "agentlock release", Args: tc.args, All: tc.all, Force: tc.force}
-		err := releaseRun(opts)
+		err := releaseRun(t.Context(), opts)
 		require.Error(t, err, "%+v", tc)
 		require.Equal(t, exitUsage, exitCode(err), "%+v: %v", tc, err)
 		require.Contains(t, err.Error(), tc.want)
 	}
 	// --all with no session known.
 	opts := &ReleaseOptions{IO: testFactory(t).IO, Config: func() (*config, error) { return &config{}, nil }, Command: "agentlock release", All: true}
-	err := releaseRun(opts)
+	err := releaseRun(t.Context(), opts)
 	require.Equal(t, exitUsage, exitCode(err), "%v", err)
 	require.Contains(t, err.Error(), "no session id known here")
 }

@@ -32,7 +32,7 @@ func testFactory(t *testing.T) *Factory {
 func TestRunFReleaseAllForceIsRefusedBeforeAnything(t *testing.T) {
 	opts := &ReleaseOptions{IO: testFactory(t).IO, All: true, Force: true, Args: []string{"x"}, Command: "agentlock release",
 		Config: func() (*config, error) { return &config{}, nil }}
-	err := releaseRun(opts)
+	err := releaseRun(t.Context(), opts)
 	require.Error(t, err)
 	require.Equal(t, exitUsage, exitCode(err), "%v", err)
 	require.Contains(t, err.Error(), "--all and --force")

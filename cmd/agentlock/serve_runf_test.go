@@ -35,7 +35,7 @@ func TestRunFServe(t *testing.T) {
 		{"localhost", "", "--addr localhost: "},
 		{"127.0.0.1", "t", "missing port"},
 	} {
-		err := serveRun(&ServeOptions{IO: testFactory(t).IO, Config: cfg, Addr: tc.addr, Token: tc.token})
+		err := serveRun(t.Context(), &ServeOptions{IO: testFactory(t).IO, Config: cfg, Addr: tc.addr, Token: tc.token})
 		require.Error(t, err, tc.addr)
 		require.Equal(t, exitUsage, exitCode(err), "%s: %v", tc.addr, err)
 		require.Contains(t, err.Error(), tc.want)
