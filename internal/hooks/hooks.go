@@ -466,10 +466,13 @@ func (h run) sessionStart() {
 	}
 }
 
-// renew renews every lock the session holds.
+// renew renews every lock the session holds, as heartbeat --all does.
 func (h run) renew() {
-	if _, err := h.ws.Locker().RenewSession(h.session); err != nil {
-		h.res.warnf("%s renew hook: %v", h.req.Agent.Name(), err)
+	_, notices, err := h.ws.RenewSession(h.session)
+	for _, n := range append(notices, err) {
+		if n != nil {
+			h.res.warnf("%s renew hook: %v", h.req.Agent.Name(), n)
+		}
 	}
 }
 
