@@ -77,12 +77,8 @@ func acquireRun(opts *AcquireOptions) error {
 	warnLegacy(opts.IO, ws, paths)
 	leases, warning, err := ws.Acquire(paths, session)
 	if errors.Is(err, core.ErrLocked) && opts.Wait > 0 {
-		var held *core.HeldError
-		switch {
-		case errors.As(err, &held) && held.Via != "":
-			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s is held through %s by %s; waiting up to %s...", held.Path, held.Via, held.Owner, report.Human(opts.Wait)))
-		case held != nil:
-			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s is locked by %s; waiting up to %s...", held.Path, held.Owner, report.Human(opts.Wait)))
+		if held := (*core.HeldError)(nil); errors.As(err, &held) {
+			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s; waiting up to %s...", report.HeldBy(held.Path, held.Via, held.Owner), report.Human(opts.Wait)))
 		}
 		keepCollecting()
 		ctx, cancel := context.WithTimeout(context.Background(), opts.Wait)

@@ -22,7 +22,7 @@ type HookOptions struct {
 	IO     *IOStreams
 	Config func() (*config, error)
 	// Args is the whole command line, handed over with the payload when
-	// the hook needs the etcd build (see hookHandOver).
+	// the hook needs the etcd build (see workspace.Backends.HandOverIfMissing).
 	Args []string
 
 	Agent, Event string
@@ -109,7 +109,7 @@ func hookRun(opts *HookOptions) error {
 	}
 	res := hooks.Run(req)
 	if res.Deny != "" {
-		hookHandOver(c, opts.Args, payload.Bytes())
+		handedOver(c.Settings.Backends.HandOverIfMissing(opts.Args, payload.Bytes()))
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %s\n", report.Escape(w))

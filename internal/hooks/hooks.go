@@ -410,14 +410,14 @@ func (h run) acquire(ws *workspace.Workspace, paths []string) bool {
 	var held *core.HeldError
 	var corrupt *core.CorruptError
 	switch {
-	case errors.As(err, &held) && held.Via != "":
-		h.res.Deny = fmt.Sprintf("agentlock: %s is inside area %s held by session %s%s (renewed %s ago), so you (%s) must not edit it now. "+
-			"Do not work around this: work outside that area, wait with `%s`, or ask %s.",
-			held.Path, held.Via, held.Owner, ws.Place(held.Owner), report.Human(held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
 	case errors.As(err, &held):
-		h.res.Deny = fmt.Sprintf("agentlock: %s is locked by session %s%s (renewed %s ago), so you (%s) must not edit it now. "+
-			"Do not work around this: work on another file, wait with `%s`, or ask %s.",
-			held.Path, held.Owner, ws.Place(held.Owner), report.Human(held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
+		instead := "work on another file"
+		if held.Via != "" {
+			instead = "work outside that area"
+		}
+		h.res.Deny = fmt.Sprintf("agentlock: %s (renewed %s ago), so you (%s) must not edit it now. "+
+			"Do not work around this: %s, wait with `%s`, or ask %s.",
+			report.HeldBy(held.Path, held.Via, "session "+held.Owner+ws.Place(held.Owner)), report.Human(held.Age), h.session, instead, report.WaitCommand(held.Path), held.Owner)
 	case errors.As(err, &corrupt):
 		h.res.Deny = fmt.Sprintf("agentlock: a lock file cannot be read (%v), so agentlock cannot tell who holds the file: "+
 			"do not edit it; ask a person to check `agentlock status` and clear it with `agentlock release --force`.", err)
