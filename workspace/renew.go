@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/internal/identity"
-	"github.com/agentlock/agentlock/internal/procs"
 )
 
 // The interval of a renewal loop (heartbeat --every, heartbeat-loop, the
@@ -20,11 +18,6 @@ const (
 	MinRenewEvery     = 100 * time.Millisecond
 	MaxRenewEvery     = 24 * time.Hour
 )
-
-// ErrNothingToWatch is the refusal of a renewal loop that has no agent
-// process to watch: started from a one-shot shell it would be re-parented
-// and renew the session's locks forever after the agent died.
-var ErrNothingToWatch = errors.New("no agent process to watch")
 
 // Renewal is the outcome of renewing one path.
 type Renewal struct {
@@ -113,40 +106,4 @@ func KeepRenewing(ctx context.Context, every time.Duration, watching func() bool
 			}
 		}
 	}
-}
-
-// WatchAgent returns the test of a renewal loop's life: whether the
-// process that bounds it still runs. That is pid when not zero, else the
-// agent process of session (package identity: the recorded process who
-// came from, the wrapper, or the live processes recorded for the session
-// in the workspace's home; lookup finds the nearest recorded ancestor and
-// may be nil). With nothing to watch the error matches
-// ErrNothingToWatch.
-func (w *Workspace) WatchAgent(who identity.Identity, lookup func() identity.Found, session string, pid int) (func() bool, error) {
-	if pid != 0 {
-		p, err := procs.Get(pid)
-		switch {
-		case errors.Is(err, procs.ErrUnsupported):
-			return func() bool { return pidRuns(pid) }, nil
-		case err != nil:
-			return nil, fmt.Errorf("process %d: %w", pid, err)
-		}
-		id := p.ID()
-		return func() bool { return procs.Alive(id) }, nil
-	}
-	if who.Session != session {
-		who = identity.Identity{Session: session}
-	}
-	ids := identity.Watch(who, identity.Dir(w.Home), lookup)
-	if len(ids) == 0 {
-		return nil, fmt.Errorf("%w of session %s", ErrNothingToWatch, session)
-	}
-	return func() bool {
-		for _, id := range ids {
-			if procs.Alive(id) {
-				return true
-			}
-		}
-		return false
-	}, nil
 }

@@ -3,15 +3,12 @@ package workspace
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/agentlock/agentlock/internal/identity"
 )
 
 func TestRenewPathsReportsEachLostLockAndRenewsTheRest(t *testing.T) {
@@ -91,14 +88,4 @@ func TestKeepRenewingRefusesAnIntervalOutOfBounds(t *testing.T) {
 		})
 		assert.Error(t, err, every)
 	}
-}
-
-func TestWatchAgentWatchesTheGivenProcessOrRefusesToWatchNothing(t *testing.T) {
-	_, ws := newProject(t)
-	watching, err := ws.WatchAgent(identity.Identity{}, nil, "me", os.Getpid())
-	require.NoError(t, err)
-	assert.True(t, watching(), "this process runs")
-
-	_, err = ws.WatchAgent(identity.Identity{}, nil, "me", 0)
-	assert.ErrorIs(t, err, ErrNothingToWatch, "no record of the session's agent process")
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os/signal"
 	"strconv"
@@ -13,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/internal/identity"
+	"github.com/agentlock/agentlock/internal/procs"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -138,24 +139,34 @@ func heartbeatRun(opts *HeartbeatOptions) error {
 	return workspace.KeepRenewing(ctx, opts.Every, watching, func() error { return renew(false) })
 }
 
-// watchedAgent returns the test of a renewal loop's life (see
-// workspace.WatchAgent); with nothing to watch, a one-line usage error
-// that names the commands to run instead.
+// watchedAgent returns the test of a renewal loop's life: whether the
+// process that bounds it still runs. That is --pid, else the agent process
+// of the session (identity.Life: the recorded process this runs under, the
+// wrapper, or the live processes recorded for the session). With nothing
+// to watch the loop is refused in one line that names the commands to run
+// instead.
 func watchedAgent(opts *HeartbeatOptions, c *config, ws *workspace.Workspace, session string) (func() bool, error) {
-	watching, err := ws.WatchAgent(c.Identity, c.Lookup, session, opts.PID)
-	switch {
-	case errors.Is(err, workspace.ErrNothingToWatch):
-		once := "agentlock heartbeat --all"
-		if !opts.All {
-			once = "agentlock heartbeat " + shellWords(opts.Args)
+	if opts.PID != 0 {
+		watching, err := procs.Watch(opts.PID)
+		if err != nil {
+			return nil, usagef("--pid %d: %v", opts.PID, err)
 		}
-		return nil, &lineUsageError{msg: fmt.Sprintf("%s: no agent process of session %s to watch "+
-			"(no session-start hook recorded one above this process, and no wrapper), so the renewal could outlive the agent: "+
-			"renew once with '%s', or pass --pid <agent PID>", strings.TrimPrefix(opts.Command, "agentlock "), session, once)}
-	case err != nil:
-		return nil, usagef("--pid %d: %v", opts.PID, err)
+		return watching, nil
 	}
-	return watching, nil
+	who := c.Identity
+	if who.Session != session {
+		who = identity.Identity{Session: session}
+	}
+	if watching := identity.Life(who, identity.Dir(ws.Home), c.Lookup); watching != nil {
+		return watching, nil
+	}
+	once := "agentlock heartbeat --all"
+	if !opts.All {
+		once = "agentlock heartbeat " + shellWords(opts.Args)
+	}
+	return nil, &lineUsageError{msg: fmt.Sprintf("%s: no agent process of session %s to watch "+
+		"(no session-start hook recorded one above this process, and no wrapper), so the renewal could outlive the agent: "+
+		"renew once with '%s', or pass --pid <agent PID>", strings.TrimPrefix(opts.Command, "agentlock "), session, once)}
 }
 
 // renewOwned renews, and when verbose reports, every lock of the

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package workspace
+package procs
 
 // pidRuns cannot watch a process on this system; agentlock refuses to run
 // here anyway.
