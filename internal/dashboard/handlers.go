@@ -375,12 +375,12 @@ func (s *Server) serveRelease(w http.ResponseWriter, r *http.Request) {
 	// The registry is read before the lock's critical section (a registry
 	// write takes its own lock and may list the lock folder): "orphaned"
 	// is judged on this reading, everything else on the record itself.
-	finished := snap.finished()
+	owners := snap.owners()
 	prev, err := s.locker.ForceReleaseIf(req.Path, func(now core.State) error {
 		switch {
 		case now.Owner != req.SessionID || !now.Stamp.Equal(stamp):
 			return &refusal{fmt.Sprintf("not released: the lock on %s changed since the page showed it (now %s); look again", now.Name(), describe(now))}
-		case releasable(now, finished):
+		case owners.Releasable(now):
 			return nil
 		default:
 			return &refusal{fmt.Sprintf("not released: %s is held by %s, whose session is not finished, and was renewed %s ago, within the project's timeout of %s: its owner is still renewing it", now.Name(), now.Owner, report.Human(now.Age), report.Human(s.locker.Timeout()))}
