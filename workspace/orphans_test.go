@@ -38,7 +38,7 @@ func TestOrphanedLocksAreThoseOfGoneOwners(t *testing.T) {
 
 func TestOwnersReadsTheRegistry(t *testing.T) {
 	root, ws := newProject(t)
-	require.NoError(t, ws.StartSession(core.Session{SessionID: "s-1", Provider: "p", AIVersion: "m", WorkingOn: "w"}))
+	start(t, ws, core.Session{SessionID: "s-1", Provider: "p", AIVersion: "m", WorkingOn: "w"})
 	_, _, err := ws.Acquire([]string{filepath.Join(root, "a.go")}, "s-1")
 	require.NoError(t, err)
 	o, err := ws.Owners()

@@ -439,13 +439,10 @@ func (h run) acquire(ws *workspace.Workspace, paths []string) bool {
 // again) and gives the model its session id and the paths others hold.
 func (h run) sessionStart() {
 	name := h.req.Agent.Name()
-	model := "unknown"
-	var m string
-	if json.Unmarshal(h.in.Model, &m) == nil && m != "" {
-		model = m
-	}
-	err := h.ws.StartSession(core.Session{SessionID: h.session, Provider: h.req.Agent.Provider(), AIVersion: model,
-		WorkingOn: "(not stated yet: update it with agentlock update)"})
+	var model string // workspace.UnknownVersion when the payload does not say
+	_ = json.Unmarshal(h.in.Model, &model)
+	_, err := h.ws.StartSession(core.Session{SessionID: h.session, Provider: h.req.Agent.Provider(), AIVersion: model,
+		WorkingOn: "(not stated yet: update it with agentlock update)"}, workspace.SessionStart{})
 	if err != nil {
 		h.res.warnf("%s session-start hook: %v", name, err)
 	}
