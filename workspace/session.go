@@ -10,9 +10,9 @@ import (
 
 	"github.com/agentlock/agentlock/audit"
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/internal/filestore"
 	"github.com/agentlock/agentlock/internal/identity"
 	"github.com/agentlock/agentlock/internal/procs"
-	"github.com/agentlock/agentlock/internal/filestore"
 	"github.com/agentlock/agentlock/store"
 )
 
