@@ -62,7 +62,7 @@ func acquireRun(opts *AcquireOptions) error {
 	if err != nil {
 		return err
 	}
-	paths, session, err := pathsAndSession(opts.Command, opts.Args, c, false)
+	paths, session, err := pathsAndSession(opts.Command, opts.Args, c, newLock)
 	if err != nil {
 		return err
 	}

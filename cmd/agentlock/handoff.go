@@ -2,6 +2,8 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+
+	"github.com/agentlock/agentlock/report"
 )
 
 // HandoffOptions are the inputs of agentlock handoff.
@@ -43,7 +45,7 @@ func handoffRun(opts *HandoffOptions) error {
 	if err != nil {
 		return err
 	}
-	session, err := commandSession(opts.Command+" "+shellWord(opts.Notes), c, opts.Session)
+	session, err := commandSession(opts.Command+" "+report.ShellWord(opts.Notes), c, opts.Session)
 	if err != nil {
 		return err
 	}

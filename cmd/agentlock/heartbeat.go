@@ -90,7 +90,7 @@ func heartbeatRun(opts *HeartbeatOptions) error {
 	case opts.All && session == "":
 		return errNoSession()
 	case !opts.All:
-		if paths, session, err = pathsAndSession(opts.Command, opts.Args, c, true); err != nil {
+		if paths, session, err = pathsAndSession(opts.Command, opts.Args, c, existingLock); err != nil {
 			return err
 		}
 	}
@@ -162,7 +162,7 @@ func watchedAgent(opts *HeartbeatOptions, c *config, ws *workspace.Workspace, se
 	}
 	once := "agentlock heartbeat --all"
 	if !opts.All {
-		once = "agentlock heartbeat " + shellWords(opts.Args)
+		once = "agentlock heartbeat " + report.ShellWords(opts.Args)
 	}
 	return nil, &lineUsageError{msg: fmt.Sprintf("%s: no agent process of session %s to watch "+
 		"(no session-start hook recorded one above this process, and no wrapper), so the renewal could outlive the agent: "+

@@ -86,7 +86,7 @@ func releaseRun(opts *ReleaseOptions) error {
 			return errNoSession()
 		}
 	default:
-		if paths, session, err = pathsAndSession(opts.Command, opts.Args, c, true); err != nil {
+		if paths, session, err = pathsAndSession(opts.Command, opts.Args, c, existingLock); err != nil {
 			return err
 		}
 	}
