@@ -139,7 +139,7 @@ func unreported(ws *workspace.Workspace, leases []core.Lease, session string, we
 // the paths that were free are reported as not acquired too.
 func reportRefusal(out printer, paths []string, err error, waited time.Duration) error {
 	heldBy := map[string]*core.HeldError{}
-	for _, e := range joined(err) {
+	for _, e := range core.Unjoin(err) {
 		var held *core.HeldError
 		if errors.As(e, &held) {
 			heldBy[held.Path] = held
@@ -167,14 +167,6 @@ func reportRefusal(out printer, paths []string, err error, waited time.Duration)
 		fmt.Fprintln(out.io.ErrOut, "agentlock: nothing was acquired (several paths are taken all together or not at all).")
 	}
 	return errSilentRefusal
-}
-
-// joined returns the errors joined in err, or err alone.
-func joined(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
 }
 
 // warnConflicts says, on stderr, which of the files just locked another
