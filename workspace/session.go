@@ -345,22 +345,6 @@ func (w *Workspace) Of(realPath string) (*Workspace, error) {
 	return Open(realPath, w.settings)
 }
 
-// Register adds s to the registry (see core.Registry.Register) with the
-// paths the session holds in the lock folder as its do_not_touch, so that
-// registering after a hook took a lock, or again, keeps them listed.
-func (w *Workspace) Register(s core.Session) (core.Session, error) {
-	if err := w.ensureOwnHome(w.RegistryPath); err != nil {
-		return core.Session{}, err
-	}
-	held, err := w.heldBy(s.SessionID)
-	if err != nil {
-		return core.Session{}, err
-	}
-	s.DoNotTouch = held
-	w.placeSession(&s)
-	return w.Registry().Register(s)
-}
-
 // heldBy returns the paths of the live (not stale) locks session owns in
 // the workspace's lock folder.
 func (w *Workspace) heldBy(session string) ([]string, error) {

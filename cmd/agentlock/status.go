@@ -126,7 +126,8 @@ func busy(problems []error) error {
 
 // markOrphans sets the Orphaned of the records of held locks whose owner
 // is gone (workspace.Owners.Orphaned, the dashboard's rule). The registry
-// is read only when a lock is held; one that cannot be read is a warning.
+// is read only when a lock is held; one that cannot be read is a warning
+// on io's stderr (none when io is nil).
 func markOrphans(io *IOStreams, ws *workspace.Workspace, states []core.State, records []report.Status) {
 	held := map[string]core.State{}
 	for _, st := range states {
@@ -139,7 +140,9 @@ func markOrphans(io *IOStreams, ws *workspace.Workspace, states []core.State, re
 	}
 	owners, err := ws.Owners()
 	if err != nil {
-		fmt.Fprintln(io.ErrOut, report.Linef("agentlock: warning: orphaned locks are not marked: %v", err))
+		if io != nil {
+			fmt.Fprintln(io.ErrOut, report.Linef("agentlock: warning: orphaned locks are not marked: %v", err))
+		}
 		return
 	}
 	for i := range records {
