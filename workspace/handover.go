@@ -2,8 +2,8 @@ package workspace
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentlock/agentlock/core"
 )
@@ -26,17 +26,35 @@ const (
 	FrontVar = "AGENTLOCK_FRONT"
 )
 
-// StoreConfigured reports whether a store other than the lock files is
-// configured for the working directory or a path among args, cheaply:
-// StoreVar, or a few stat calls per project met. A path's project decides
-// its store, wherever the command runs.
-func StoreConfigured(args []string) bool {
-	if os.Getenv(StoreVar) != "" {
-		return true
+// Process is the process whose command line may be handed over, as its
+// caller read it: the command line's arguments (without the program), its
+// environment (os.Environ: StoreVar is read there, and it is passed on)
+// and its working directory.
+type Process struct {
+	Args []string
+	Env  []string
+	Dir  string
+}
+
+// getenv returns the value of the variable name in env ("" when unset).
+func getenv(env []string, name string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+			v = val // the last one wins, as in the process
+		}
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return false
+	return v
+}
+
+// StoreConfigured reports whether a store other than the lock files is
+// configured for p, cheaply: StoreVar in its environment, or the store
+// file of the project of its working directory or of a path among its
+// arguments, a few stat calls per project met. A path's project decides
+// its store, wherever the command runs.
+func StoreConfigured(p Process) bool {
+	if getenv(p.Env, StoreVar) != "" {
+		return true
 	}
 	seen := map[string]bool{}
 	hasStore := func(path string) bool {
@@ -48,10 +66,13 @@ func StoreConfigured(args []string) bool {
 		_, err := os.Stat(filepath.Join(project, HomeDirName, StoreFile))
 		return err == nil
 	}
-	if hasStore(wd) {
+	if p.Dir == "" {
+		return false
+	}
+	if hasStore(p.Dir) {
 		return true
 	}
-	for _, a := range args {
+	for _, a := range p.Args {
 		// A path longer than any agentlock locks is refused by the command
 		// itself; walking up its thousands of parents here would cost
 		// seconds first.
@@ -59,7 +80,7 @@ func StoreConfigured(args []string) bool {
 			continue
 		}
 		if !filepath.IsAbs(a) {
-			a = filepath.Join(wd, a)
+			a = filepath.Join(p.Dir, a)
 		}
 		if hasStore(a) {
 			return true
@@ -68,44 +89,51 @@ func StoreConfigured(args []string) bool {
 	return false
 }
 
-// Delegate hands the command line args over to EtcdProgram (HandOver) when
-// a store is configured for it (StoreConfigured). It returns nil when it
-// did not hand over: this is the etcd build, the store is the lock files,
-// or there is no EtcdProgram (the command then fails where it opens that
-// store, naming what to install; a hook denies the edit). An error is a
-// hand-over that failed.
-func Delegate(args []string) error {
-	if EtcdBuild || !StoreConfigured(args) {
+// Delegate hands p over to EtcdProgram (HandOver) when a store is
+// configured for it (StoreConfigured). It returns nil when it did not hand
+// over: this is the etcd build, the store is the lock files, or there is
+// no EtcdProgram (the command then fails where it opens that store, naming
+// what to install; a hook denies the edit). An error is a hand-over that
+// failed.
+func Delegate(p Process) error {
+	if EtcdBuild || !StoreConfigured(p) {
 		return nil
 	}
-	return HandOver(args, nil)
+	return HandOver(p, nil)
 }
 
-// HandOverIfMissing hands the command line over to EtcdProgram, with stdin
-// as its standard input (a hook's payload, already read), when a workspace
-// of this invocation needed the etcd store, which this build lacks (a path
-// of a checkout on etcd, edited from outside it). It returns like
-// Delegate.
-func (b *Backends) HandOverIfMissing(args []string, stdin []byte) error {
+// HandOverIfMissing hands p over to EtcdProgram, with stdin as its
+// standard input (a hook's payload, already read), when a workspace of
+// this invocation needed the etcd store, which this build lacks (a path of
+// a checkout on etcd, edited from outside it). It returns like Delegate.
+func (b *Backends) HandOverIfMissing(p Process, stdin []byte) error {
 	if EtcdBuild || !b.Missing("etcd") {
 		return nil
 	}
-	return HandOver(args, stdin)
+	return HandOver(p, stdin)
 }
 
 // HaveEtcdBuild reports whether this is the etcd build or HandOver would
-// find EtcdProgram.
-func HaveEtcdBuild() bool { return EtcdBuild || etcdProgram() != "" }
+// find EtcdProgram, on the PATH of env.
+func HaveEtcdBuild(env []string) bool { return EtcdBuild || etcdProgram(env) != "" }
 
-// etcdProgram returns EtcdProgram beside this program, else on PATH; ""
-// when there is none.
-func etcdProgram() string {
+// etcdProgram returns EtcdProgram beside this program, else on the PATH of
+// env; "" when there is none.
+func etcdProgram(env []string) string {
 	if self, err := os.Executable(); err == nil {
 		bin := filepath.Join(filepath.Dir(self), EtcdProgram)
 		if info, err := os.Stat(bin); err == nil && !info.IsDir() {
 			return bin
 		}
 	}
-	bin, _ := exec.LookPath(EtcdProgram)
-	return bin
+	for _, dir := range filepath.SplitList(getenv(env, "PATH")) {
+		if dir == "" {
+			continue
+		}
+		bin := filepath.Join(dir, EtcdProgram)
+		if info, err := os.Stat(bin); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
+			return bin
+		}
+	}
+	return ""
 }

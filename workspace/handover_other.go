@@ -6,8 +6,8 @@ import "errors"
 
 // HandOver cannot run another program in place of this process on this
 // system (agentlock refuses to run here anyway).
-func HandOver([]string, []byte) error {
-	if etcdProgram() == "" {
+func HandOver(p Process, _ []byte) error {
+	if etcdProgram(p.Env) == "" {
 		return nil
 	}
 	return errors.New("handing a command over to " + EtcdProgram + " is not supported on this system")

@@ -19,16 +19,15 @@ func TestStoreConfiguredByTheProjectOfAPathOrTheVariable(t *testing.T) {
 	plain, _ := newProject(t)
 	onEtcd, _ := newProject(t)
 	require.NoError(t, os.WriteFile(filepath.Join(onEtcd, HomeDirName, StoreFile), []byte("etcd://127.0.0.1:1\n"), 0o644))
-	t.Setenv(StoreVar, "")
-	t.Chdir(plain)
-	assert.False(t, StoreConfigured([]string{"a.go", "--session", "s1"}))
-	assert.True(t, StoreConfigured([]string{filepath.Join(onEtcd, "src", "f.py")}), "a path's project decides its store, wherever the command runs")
-	assert.False(t, StoreConfigured([]string{"-" + filepath.Join(onEtcd, "f.py")}), "a flag is no path")
-	t.Chdir(onEtcd)
-	assert.True(t, StoreConfigured(nil), "the working directory's project")
-	t.Chdir(plain)
-	t.Setenv(StoreVar, "etcd://127.0.0.1:1")
-	assert.True(t, StoreConfigured(nil))
+	in := func(dir string, args ...string) Process { return Process{Args: args, Env: []string{"HOME=/h"}, Dir: dir} }
+	assert.False(t, StoreConfigured(in(plain, "a.go", "--session", "s1")))
+	assert.True(t, StoreConfigured(in(plain, filepath.Join(onEtcd, "src", "f.py"))), "a path's project decides its store, wherever the command runs")
+	assert.False(t, StoreConfigured(in(plain, "-"+filepath.Join(onEtcd, "f.py"))), "a flag is no path")
+	assert.True(t, StoreConfigured(in(onEtcd)), "the working directory's project")
+	p := in(plain)
+	p.Env = append(p.Env, StoreVar+"=etcd://127.0.0.1:1")
+	assert.True(t, StoreConfigured(p), "the variable, read in the environment given")
+	assert.False(t, StoreConfigured(Process{Env: []string{StoreVar + "=x", StoreVar + "="}, Dir: plain}), "the last setting wins, as in a process")
 }
 
 // handOverChild is the variable that makes this test binary a process that
@@ -37,7 +36,8 @@ const handOverChild = "AGENTLOCK_TEST_HANDOVER_CHILD"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(handOverChild) == "1" {
-		err := HandOver([]string{"hook", "claude", "pre-edit"}, []byte(`{"tool":"Edit"}`))
+		p := Process{Args: []string{"hook", "claude", "pre-edit"}, Env: os.Environ()}
+		err := HandOver(p, []byte(`{"tool":"Edit"}`))
 		if err != nil {
 			os.Stderr.WriteString(err.Error())
 			os.Exit(3)

@@ -5,17 +5,19 @@ package workspace
 import (
 	"fmt"
 	"os"
+	"slices"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
-// HandOver runs EtcdProgram in place of this process with args and, when
-// stdin is not nil, those bytes as its standard input. It returns nil,
-// doing nothing, when there is no EtcdProgram, and an error when the
-// hand-over failed; else it does not return.
-func HandOver(args []string, stdin []byte) error {
-	bin := etcdProgram()
+// HandOver runs EtcdProgram in place of this process with p's arguments
+// and environment (FrontVar added) and, when stdin is not nil, those bytes
+// as its standard input. It returns nil, doing nothing, when there is no
+// EtcdProgram, and an error when the hand-over failed; else it does not
+// return.
+func HandOver(p Process, stdin []byte) error {
+	bin := etcdProgram(p.Env)
 	if bin == "" {
 		return nil
 	}
@@ -25,8 +27,8 @@ func HandOver(args []string, stdin []byte) error {
 		}
 	}
 	self, _ := os.Executable()
-	env := append(os.Environ(), FrontVar+"="+self)
-	err := syscall.Exec(bin, append([]string{bin}, args...), env)
+	env := append(slices.Clip(p.Env), FrontVar+"="+self)
+	err := syscall.Exec(bin, append([]string{bin}, p.Args...), env)
 	return fmt.Errorf("run %s: %w", bin, err)
 }
 

@@ -107,7 +107,7 @@ func hookRun(opts *HookOptions) error {
 	}
 	res := hooks.Run(req)
 	if res.Deny != "" {
-		handedOver(c.Settings.Backends.HandOverIfMissing(opts.Args, payload.Bytes()))
+		handedOver(c.Settings.Backends.HandOverIfMissing(thisProcess(opts.Args), payload.Bytes()))
 	}
 	answer := hooks.Respond(agent, res)
 	_, _ = opts.IO.ErrOut.Write(answer.Stderr)
