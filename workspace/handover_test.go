@@ -19,7 +19,9 @@ func TestStoreConfiguredByTheProjectOfAPathOrTheVariable(t *testing.T) {
 	plain, _ := newProject(t)
 	onEtcd, _ := newProject(t)
 	require.NoError(t, os.WriteFile(filepath.Join(onEtcd, HomeDirName, StoreFile), []byte("etcd://127.0.0.1:1\n"), 0o644))
-	in := func(dir string, args ...string) Process { return Process{Args: args, Env: []string{"HOME=/h"}, Dir: dir} }
+	in := func(dir string, args ...string) Process {
+		return Process{Args: args, Env: []string{"HOME=/h"}, Dir: dir}
+	}
 	assert.False(t, StoreConfigured(in(plain, "a.go", "--session", "s1")))
 	assert.True(t, StoreConfigured(in(plain, filepath.Join(onEtcd, "src", "f.py"))), "a path's project decides its store, wherever the command runs")
 	assert.False(t, StoreConfigured(in(plain, "-"+filepath.Join(onEtcd, "f.py"))), "a flag is no path")
