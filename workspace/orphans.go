@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/agentlock/agentlock/core"
@@ -34,8 +35,8 @@ func OwnersOf(sessions []core.Session, exited map[string]bool) Owners {
 // Owners reads the workspace's registry once (see OwnersOf). When it
 // cannot be read, the Owners know no session (nobody is finished, so no
 // fresh lock is called orphaned) and the error says why.
-func (w *Workspace) Owners() (Owners, error) {
-	doc, err := w.Registry().Load()
+func (w *Workspace) Owners(ctx context.Context) (Owners, error) {
+	doc, err := w.Registry().Load(ctx)
 	if err != nil {
 		return OwnersOf(nil, nil), fmt.Errorf("read the registry: %w", err)
 	}

@@ -39,14 +39,14 @@ func TestOrphanedLocksAreThoseOfGoneOwners(t *testing.T) {
 func TestOwnersReadsTheRegistry(t *testing.T) {
 	root, ws := newProject(t)
 	start(t, ws, core.Session{SessionID: "s-1", Provider: "p", AIVersion: "m", WorkingOn: "w"})
-	_, _, err := ws.Acquire([]string{filepath.Join(root, "a.go")}, "s-1")
+	_, _, err := ws.Acquire(t.Context(), []string{filepath.Join(root, "a.go")}, "s-1")
 	require.NoError(t, err)
-	o, err := ws.Owners()
+	o, err := ws.Owners(t.Context())
 	require.NoError(t, err)
 	assert.True(t, o.Working("s-1"))
-	_, err = ws.Finish("s-1")
+	_, err = ws.Finish(t.Context(), "s-1")
 	require.NoError(t, err)
-	o, err = ws.Owners()
+	o, err = ws.Owners(t.Context())
 	require.NoError(t, err)
 	assert.True(t, o.Finished("s-1"))
 }

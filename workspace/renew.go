@@ -38,11 +38,11 @@ func (r Renewal) Lost() bool { return r.Refused != nil || r.NoLock }
 // RenewPaths renews session's lock on each of paths, in order (see
 // core.Locker.Heartbeat). A lost lock does not stop the others; any other
 // error stops at that path, returning what was done before it.
-func (w *Workspace) RenewPaths(paths []string, session string) ([]Renewal, error) {
+func (w *Workspace) RenewPaths(ctx context.Context, paths []string, session string) ([]Renewal, error) {
 	locker := w.Locker()
 	out := make([]Renewal, 0, len(paths))
 	for _, p := range paths {
-		lease, err := locker.Heartbeat(p, session)
+		lease, err := locker.Heartbeat(ctx, p, session)
 		r := Renewal{Path: lease.Path, Lease: lease}
 		switch {
 		case errors.As(err, &r.Refused):
@@ -68,8 +68,8 @@ func (w *Workspace) RenewPaths(paths []string, session string) ([]Renewal, error
 // any more. notices are what the store repaired on the way (a rebuilt
 // index), for a warning; err joins the records it could not read, which
 // were skipped while the others were renewed.
-func (w *Workspace) RenewSession(session string) (renewed []core.State, notices []error, err error) {
-	renewed, err = w.Locker().RenewSession(session)
+func (w *Workspace) RenewSession(ctx context.Context, session string) (renewed []core.State, notices []error, err error) {
+	renewed, err = w.Locker().RenewSession(ctx, session)
 	notices, err = core.Notices(err)
 	return renewed, notices, err
 }

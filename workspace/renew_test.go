@@ -14,12 +14,12 @@ import (
 func TestRenewPathsReportsEachLostLockAndRenewsTheRest(t *testing.T) {
 	root, ws := newProject(t)
 	mine, theirs, none := filepath.Join(root, "a.go"), filepath.Join(root, "b.go"), filepath.Join(root, "c.go")
-	_, _, err := ws.Acquire([]string{mine}, "me")
+	_, _, err := ws.Acquire(t.Context(), []string{mine}, "me")
 	require.NoError(t, err)
-	_, _, err = ws.Acquire([]string{theirs}, "other")
+	_, _, err = ws.Acquire(t.Context(), []string{theirs}, "other")
 	require.NoError(t, err)
 
-	got, err := ws.RenewPaths([]string{theirs, none, mine}, "me")
+	got, err := ws.RenewPaths(t.Context(), []string{theirs, none, mine}, "me")
 	require.NoError(t, err)
 	require.Len(t, got, 3)
 	require.NotNil(t, got[0].Refused)
@@ -34,18 +34,18 @@ func TestRenewPathsReportsEachLostLockAndRenewsTheRest(t *testing.T) {
 
 func TestRenewSessionRenewsEveryLockOfTheSessionOnly(t *testing.T) {
 	root, ws := newProject(t)
-	_, _, err := ws.Acquire([]string{filepath.Join(root, "a.go"), filepath.Join(root, "src") + "/"}, "me")
+	_, _, err := ws.Acquire(t.Context(), []string{filepath.Join(root, "a.go"), filepath.Join(root, "src") + "/"}, "me")
 	require.NoError(t, err)
-	_, _, err = ws.Acquire([]string{filepath.Join(root, "b.go")}, "other")
+	_, _, err = ws.Acquire(t.Context(), []string{filepath.Join(root, "b.go")}, "other")
 	require.NoError(t, err)
-	renewed, notices, err := ws.RenewSession("me")
+	renewed, notices, err := ws.RenewSession(t.Context(), "me")
 	require.NoError(t, err)
 	assert.Empty(t, notices)
 	assert.Len(t, renewed, 2)
 	for _, st := range renewed {
 		assert.Equal(t, "me", st.Owner)
 	}
-	renewed, _, err = ws.RenewSession("nobody")
+	renewed, _, err = ws.RenewSession(t.Context(), "nobody")
 	require.NoError(t, err)
 	assert.Empty(t, renewed)
 }

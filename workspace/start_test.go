@@ -21,9 +21,9 @@ import (
 func TestStartSessionAsRegisterDoes(t *testing.T) {
 	root, ws := newProject(t)
 	file := filepath.Join(root, "a.go")
-	_, _, err := ws.Acquire([]string{file}, "demo-1")
+	_, _, err := ws.Acquire(t.Context(), []string{file}, "demo-1")
 	require.NoError(t, err)
-	first, err := ws.StartSession(core.Session{SessionID: "demo-1", WorkingOn: "first"},
+	first, err := ws.StartSession(t.Context(), core.Session{SessionID: "demo-1", WorkingOn: "first"},
 		SessionStart{Update: func(*core.Session) { t.Fatal("no entry to update") }, AgentPID: os.Getpid()})
 	require.NoError(t, err)
 	assert.Equal(t, HumanProvider, first.Provider)
@@ -31,15 +31,15 @@ func TestStartSessionAsRegisterDoes(t *testing.T) {
 	assert.Equal(t, []string{file}, first.DoNotTouch)
 	assert.NotEmpty(t, identity.OfSession(identity.Dir(ws.Home), "demo-1"), "the agent process is recorded")
 
-	_, err = ws.Finish("demo-1")
+	_, err = ws.Finish(t.Context(), "demo-1")
 	require.NoError(t, err)
-	again, err := ws.StartSession(core.Session{SessionID: "demo-1", WorkingOn: "second"},
+	again, err := ws.StartSession(t.Context(), core.Session{SessionID: "demo-1", WorkingOn: "second"},
 		SessionStart{Update: func(s *core.Session) { s.WorkingOn = "second" }})
 	require.NoError(t, err)
 	assert.Equal(t, core.StatusWorking, again.Status, "a finished session registered again works")
 	assert.Equal(t, "second", again.WorkingOn)
 	assert.Equal(t, first.StartedAt, again.StartedAt, "the start is kept")
-	doc, err := ws.Registry().Load()
+	doc, err := ws.Registry().Load(t.Context())
 	require.NoError(t, err)
 	require.Len(t, doc.Agents, 1)
 	assert.Equal(t, "second", doc.Agents[0].WorkingOn)
@@ -59,12 +59,12 @@ func TestStartsOfOneSessionMakeOneEntry(t *testing.T) {
 			if i%2 == 0 {
 				how.Update = func(s *core.Session) { s.WorkingOn = "registered" }
 			}
-			_, errs[i] = ws.StartSession(core.Session{SessionID: "s-1", Provider: "p", WorkingOn: "hook"}, how)
+			_, errs[i] = ws.StartSession(t.Context(), core.Session{SessionID: "s-1", Provider: "p", WorkingOn: "hook"}, how)
 		}()
 	}
 	wg.Wait()
 	require.NoError(t, errors.Join(errs...))
-	doc, err := ws.Registry().Load()
+	doc, err := ws.Registry().Load(t.Context())
 	require.NoError(t, err)
 	assert.Len(t, doc.Agents, 1)
 }
@@ -73,15 +73,15 @@ func TestClaimSpaceTakesTheSpaceAsAreasAllOrNone(t *testing.T) {
 	root, ws := newProject(t)
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "src", "auth"), 0o755))
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "tests"), 0o755))
-	_, _, err := ws.Acquire([]string{filepath.Join(root, "tests", "x_test.go")}, "other")
+	_, _, err := ws.Acquire(t.Context(), []string{filepath.Join(root, "tests", "x_test.go")}, "other")
 	require.NoError(t, err)
-	s, err := ws.StartSession(core.Session{SessionID: "s-1", WorkingOn: "w",
+	s, err := ws.StartSession(t.Context(), core.Session{SessionID: "s-1", WorkingOn: "w",
 		Space: []string{filepath.Join(root, "src", "auth"), filepath.Join(root, "tests")}}, SessionStart{})
 	require.NoError(t, err)
 
-	_, _, _, err = ws.ClaimSpace(s)
+	_, _, _, err = ws.ClaimSpace(t.Context(), s)
 	require.ErrorIs(t, err, core.ErrLocked, "tests/ covers another session's lock")
-	states, _, err := ws.Locker().List()
+	states, _, err := ws.Locker().List(t.Context())
 	require.NoError(t, err)
 	held := 0
 	for _, st := range states {
@@ -91,13 +91,13 @@ func TestClaimSpaceTakesTheSpaceAsAreasAllOrNone(t *testing.T) {
 	}
 	assert.Equal(t, 1, held, "none taken")
 
-	_, _, err = ws.Release([]string{filepath.Join(root, "tests", "x_test.go")}, "other")
+	_, _, err = ws.Release(t.Context(), []string{filepath.Join(root, "tests", "x_test.go")}, "other")
 	require.NoError(t, err)
-	claimed, leases, _, err := ws.ClaimSpace(s)
+	claimed, leases, _, err := ws.ClaimSpace(t.Context(), s)
 	require.NoError(t, err)
 	assert.Len(t, leases, 2)
 	assert.Equal(t, []string{filepath.Join(root, "src", "auth") + "/", filepath.Join(root, "tests") + "/"}, claimed.Space)
 
-	_, _, _, err = ws.ClaimSpace(core.Session{SessionID: "s-2"})
+	_, _, _, err = ws.ClaimSpace(t.Context(), core.Session{SessionID: "s-2"})
 	assert.ErrorIs(t, err, errNoSpace)
 }

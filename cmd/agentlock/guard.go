@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -50,15 +51,15 @@ of defence for edits that bypassed the harness hooks (shell writes). "git commit
 			if runF != nil {
 				return runF(opts)
 			}
-			return guardRun(opts)
+			return guardRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Staged, "staged", false, "check the files staged for commit")
 	return cmd
 }
 
-func guardRun(opts *GuardOptions) error {
-	c, ws, err := workConfig(opts.Config)
+func guardRun(ctx context.Context, opts *GuardOptions) error {
+	c, ws, err := workConfig(ctx, opts.Config)
 	if err != nil {
 		return err
 	}
@@ -71,7 +72,7 @@ func guardRun(opts *GuardOptions) error {
 	if err != nil {
 		return err
 	}
-	refusals := githook.Guard(ws, top, paths, c.Session)
+	refusals := githook.Guard(ctx, ws, top, paths, c.Session)
 	for _, r := range refusals {
 		if r.Held != nil && c.JSON {
 			// The lock record of the refused file, as check prints it.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/report"
@@ -35,13 +36,13 @@ whoami); a typed id that is not that session is refused.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return handoffRun(opts)
+			return handoffRun(cmd.Context(), opts)
 		},
 	}
 }
 
-func handoffRun(opts *HandoffOptions) error {
-	c, ws, err := workConfig(opts.Config)
+func handoffRun(ctx context.Context, opts *HandoffOptions) error {
+	c, ws, err := workConfig(ctx, opts.Config)
 	if err != nil {
 		return err
 	}
@@ -50,7 +51,7 @@ func handoffRun(opts *HandoffOptions) error {
 		return err
 	}
 	reg := ws.Registry()
-	s, err := reg.AddHandoffRef(session, opts.Notes)
+	s, err := reg.AddHandoffRef(ctx, session, opts.Notes)
 	if err != nil {
 		return err
 	}

@@ -66,7 +66,7 @@ once, or, with --every, the loop goes on).`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return heartbeatRun(opts)
+			return heartbeatRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().DurationVar(&opts.Every, "every", 0, "keep renewing at this interval (e.g. 30s; from 100ms to 24h) until a lock is lost or the watched process exits")
@@ -75,7 +75,7 @@ once, or, with --every, the loop goes on).`,
 	return cmd
 }
 
-func heartbeatRun(opts *HeartbeatOptions) error {
+func heartbeatRun(ctx context.Context, opts *HeartbeatOptions) error {
 	c, err := opts.Config()
 	if err != nil {
 		return err
@@ -103,7 +103,7 @@ func heartbeatRun(opts *HeartbeatOptions) error {
 	if opts.PID != 0 && opts.Every == 0 {
 		return usagef("--pid goes with --every")
 	}
-	ws, err := c.workWorkspace()
+	ws, err := c.workWorkspace(ctx)
 	if err != nil {
 		return err
 	}
@@ -114,16 +114,16 @@ func heartbeatRun(opts *HeartbeatOptions) error {
 		}
 	}
 	out := newPrinter(opts.IO, c)
-	renew := func(verbose bool) error { return renewPaths(out, ws, paths, session, verbose) }
+	renew := func(verbose bool) error { return renewPaths(ctx, out, ws, paths, session, verbose) }
 	if opts.All {
-		renew = func(verbose bool) error { return renewOwned(out, ws, session, verbose) }
+		renew = func(verbose bool) error { return renewOwned(ctx, out, ws, session, verbose) }
 		if opts.Every > 0 {
 			// A loop renews what it can every time: one file it cannot
 			// read (foreign damage, a corrupt record) is reported and
 			// skipped, never a reason to let the session's other locks
 			// expire.
 			renew = func(bool) error {
-				if err := renewOwned(out, ws, session, false); err != nil {
+				if err := renewOwned(ctx, out, ws, session, false); err != nil {
 					fmt.Fprintf(opts.IO.ErrOut, "agentlock: heartbeat: %s; skipped, renewing the rest\n", report.EscapeLines(err.Error()))
 				}
 				return nil
@@ -134,7 +134,7 @@ func heartbeatRun(opts *HeartbeatOptions) error {
 		return renew(true)
 	}
 	keepCollecting()
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	return workspace.KeepRenewing(ctx, opts.Every, watching, func() error { return renew(false) })
 }
@@ -171,8 +171,8 @@ func watchedAgent(opts *HeartbeatOptions, c *config, ws *workspace.Workspace, se
 
 // renewOwned renews, and when verbose reports, every lock of the
 // workspace that session holds (workspace.RenewSession).
-func renewOwned(out printer, ws *workspace.Workspace, session string, verbose bool) error {
-	renewed, notices, err := ws.RenewSession(session)
+func renewOwned(ctx context.Context, out printer, ws *workspace.Workspace, session string, verbose bool) error {
+	renewed, notices, err := ws.RenewSession(ctx, session)
 	for _, n := range notices {
 		fmt.Fprintf(out.io.ErrOut, "agentlock: warning: %s\n", report.Escape(n.Error()))
 	}
@@ -193,8 +193,8 @@ func renewOwned(out printer, ws *workspace.Workspace, session string, verbose bo
 // renewPaths renews every path once (workspace.RenewPaths). Each renewal
 // is printed when verbose; lost locks are always printed. The error is a
 // refusal when any lock was lost.
-func renewPaths(out printer, ws *workspace.Workspace, paths []string, session string, verbose bool) error {
-	renewals, err := ws.RenewPaths(paths, session)
+func renewPaths(ctx context.Context, out printer, ws *workspace.Workspace, paths []string, session string, verbose bool) error {
+	renewals, err := ws.RenewPaths(ctx, paths, session)
 	lost := false
 	for _, r := range renewals {
 		var perr error
@@ -260,7 +260,7 @@ is the interval when it is a number or a duration, else the session.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return heartbeatRun(opts)
+			return heartbeatRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().IntVar(&opts.PID, "pid", 0, "stop when this process exits (default: the session's agent process)")

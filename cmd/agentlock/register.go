@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -64,7 +65,7 @@ version to "unknown"; what the session works on is required.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return registerRun(opts)
+			return registerRun(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -78,7 +79,7 @@ version to "unknown"; what the session works on is required.`,
 	return cmd
 }
 
-func registerRun(opts *RegisterOptions) error {
+func registerRun(ctx context.Context, opts *RegisterOptions) error {
 	c, err := opts.Config()
 	if err != nil {
 		return err
@@ -95,7 +96,7 @@ func registerRun(opts *RegisterOptions) error {
 	if opts.Claim && opts.Space == "" {
 		return usagef("register --claim needs a space (--space src/auth,tests/auth)")
 	}
-	ws, err := c.workWorkspace()
+	ws, err := c.workWorkspace(ctx)
 	if err != nil {
 		return err
 	}
@@ -103,7 +104,7 @@ func registerRun(opts *RegisterOptions) error {
 	if provider == "" {
 		provider = providerOf(opts.Session, c.Identity.Record.Agent)
 	}
-	s, err := ws.StartSession(core.Session{
+	s, err := ws.StartSession(ctx, core.Session{
 		SessionID: opts.Session, Provider: provider, AIVersion: opts.AIVersion, WorkingOn: opts.WorkingOn,
 		Space: splitList(opts.Space), Todo: core.Todo{Present: splitList(opts.TodoPresent)},
 	}, workspace.SessionStart{Update: opts.apply, AgentPID: opts.AgentPID, Agent: agentOf(opts.Session)})
@@ -118,7 +119,7 @@ func registerRun(opts *RegisterOptions) error {
 		return printSession(opts.IO, c, reg, s, "registered")
 	}
 	out := newPrinter(opts.IO, c)
-	claimed, leases, warning, err := ws.ClaimSpace(s)
+	claimed, leases, warning, err := ws.ClaimSpace(ctx, s)
 	if errors.Is(err, core.ErrLocked) {
 		fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: registered %s, but its space was not claimed:", s.SessionID))
 		return reportRefusal(out, workspace.Areas(s.Space), err, 0)

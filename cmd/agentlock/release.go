@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -47,7 +48,7 @@ the lock was renewed within the timeout by a session that is not finished
 			if runF != nil {
 				return runF(opts)
 			}
-			return releaseRun(opts)
+			return releaseRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "empty the lock whoever holds it (for people, not agents)")
@@ -55,7 +56,7 @@ the lock was renewed within the timeout by a session that is not finished
 	return cmd
 }
 
-func releaseRun(opts *ReleaseOptions) error {
+func releaseRun(ctx context.Context, opts *ReleaseOptions) error {
 	c, err := opts.Config()
 	if err != nil {
 		return err
@@ -66,7 +67,7 @@ func releaseRun(opts *ReleaseOptions) error {
 		return usagef("--all and --force do not go together")
 	}
 	if opts.Force {
-		return forceReleaseRun(opts, c)
+		return forceReleaseRun(ctx, opts, c)
 	}
 	var paths []string
 	session := c.Session
@@ -90,19 +91,19 @@ func releaseRun(opts *ReleaseOptions) error {
 			return err
 		}
 	}
-	ws, err := c.workWorkspace()
+	ws, err := c.workWorkspace(ctx)
 	if err != nil {
 		return err
 	}
 	var results []workspace.Released
 	var warning *workspace.MirrorError
 	if opts.All {
-		results, warning, err = ws.ReleaseAll(session)
+		results, warning, err = ws.ReleaseAll(ctx, session)
 		if len(results) == 0 && err == nil && !c.JSON {
 			fmt.Fprintln(opts.IO.Out, report.Linef("no lock of %s to release", session))
 		}
 	} else {
-		results, warning, err = ws.Release(paths, session)
+		results, warning, err = ws.Release(ctx, paths, session)
 	}
 	warn(opts.IO, warning)
 	out := newPrinter(opts.IO, c)
@@ -125,17 +126,17 @@ func releaseRun(opts *ReleaseOptions) error {
 	return nil
 }
 
-func forceReleaseRun(opts *ReleaseOptions, c *config) error {
+func forceReleaseRun(ctx context.Context, opts *ReleaseOptions, c *config) error {
 	if len(opts.Args) == 0 {
 		return usagef("at least one path is required")
 	}
-	ws, err := c.workWorkspace()
+	ws, err := c.workWorkspace(ctx)
 	if err != nil {
 		return err
 	}
 	locker, out := ws.Locker(), newPrinter(opts.IO, c)
 	for _, p := range opts.Args {
-		prev, err := locker.ForceRelease(p)
+		prev, err := locker.ForceRelease(ctx, p)
 		if err != nil {
 			return err
 		}
@@ -147,7 +148,7 @@ func forceReleaseRun(opts *ReleaseOptions, c *config) error {
 		if err := out.emit(report.ForceReleased(prev)); err != nil {
 			return err
 		}
-		if prev.Owner != "" && !prev.Stale && !releasable(ws, prev) {
+		if prev.Owner != "" && !prev.Stale && !releasable(ctx, ws, prev) {
 			// The dashboard's rule: a lock renewed within the project's
 			// timeout by a session that is not finished has an owner still
 			// at work, who is not told.
@@ -161,7 +162,7 @@ func forceReleaseRun(opts *ReleaseOptions, c *config) error {
 // releasable reports whether a person may release the lock prev without
 // taking it from an owner at work (workspace.Owners.Releasable). A
 // registry that cannot be read knows no finished session.
-func releasable(ws *workspace.Workspace, prev core.State) bool {
-	owners, _ := ws.Owners()
+func releasable(ctx context.Context, ws *workspace.Workspace, prev core.State) bool {
+	owners, _ := ws.Owners(ctx)
 	return owners.Releasable(prev)
 }

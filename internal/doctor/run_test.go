@@ -22,7 +22,7 @@ func TestRunReportsTheStoreSettingAndTheConfiguration(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(root, workspace.HomeDirName, workspace.StoreFile), []byte("store=nosuch://x\n"), 0o644))
 	opts := Options{Dir: root, Settings: workspace.Settings{UserHome: filepath.Join(root, "user")},
 		Problems: []error{errors.New("AGENTLOCK_TIMEOUT=-5: must be from 1s to 24h")}}
-	checks, err := Run(opts)
+	checks, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Len(t, checks, 2)
 	assert.Equal(t, "configuration", checks[0].Name)

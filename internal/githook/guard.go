@@ -2,6 +2,7 @@ package githook
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -67,7 +68,7 @@ type Refusal struct {
 // holds is refused; so is a file whose lock cannot be read, or whose path
 // cannot be resolved — the guard fails closed. The session's own files,
 // free and stale ones, and files agentlock does not coordinate pass.
-func Guard(ws *workspace.Workspace, top string, paths []string, session string) []Refusal {
+func Guard(ctx context.Context, ws *workspace.Workspace, top string, paths []string, session string) []Refusal {
 	coordinated, unresolved := ws.Coordinated(paths, top)
 	var out []Refusal
 	for _, e := range unresolved {
@@ -79,7 +80,7 @@ func Guard(ws *workspace.Workspace, top string, paths []string, session string) 
 	}
 	for _, p := range coordinated {
 		name := rel(top, p)
-		chk, err := ws.Locker().CheckAndWarn(p, session)
+		chk, err := ws.Locker().CheckAndWarn(ctx, p, session)
 		switch {
 		case err != nil:
 			out = append(out, Refusal{Message: fmt.Sprintf("cannot check the lock of %s (%s), so the commit is refused", report.Escape(name), report.Escape(err.Error()))})

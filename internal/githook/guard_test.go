@@ -29,7 +29,7 @@ func stagedRepo(t *testing.T) (string, *workspace.Workspace) {
 	gittest.Run(t, nil, top, "add", ".")
 	ws, err := workspace.Open(top, workspace.Settings{UserHome: filepath.Join(t.TempDir(), "user")})
 	require.NoError(t, err)
-	require.NoError(t, ws.Setup())
+	require.NoError(t, ws.Setup(t.Context()))
 	return top, ws
 }
 
@@ -50,14 +50,14 @@ func TestStagedListsBothSidesOfARename(t *testing.T) {
 
 func TestGuardRefusesTheFilesOtherSessionsHold(t *testing.T) {
 	top, ws := stagedRepo(t)
-	_, _, err := ws.Acquire([]string{filepath.Join(top, "a.txt"), filepath.Join(top, "old.txt")}, "claude-other")
+	_, _, err := ws.Acquire(t.Context(), []string{filepath.Join(top, "a.txt"), filepath.Join(top, "old.txt")}, "claude-other")
 	require.NoError(t, err)
-	_, _, err = ws.Acquire([]string{filepath.Join(top, "mine.txt")}, "claude-me")
+	_, _, err = ws.Acquire(t.Context(), []string{filepath.Join(top, "mine.txt")}, "claude-me")
 	require.NoError(t, err)
 	_, paths, err := Staged(top)
 	require.NoError(t, err)
 
-	refused := Guard(ws, top, paths, "claude-me")
+	refused := Guard(t.Context(), ws, top, paths, "claude-me")
 	require.Len(t, refused, 2, "a.txt and the old side of the rename; the session's own file and free files pass")
 	for _, r := range refused {
 		require.NotNil(t, r.Held)
@@ -67,7 +67,7 @@ func TestGuardRefusesTheFilesOtherSessionsHold(t *testing.T) {
 		assert.Contains(t, r.Message, "git restore --staged")
 	}
 
-	person := Guard(ws, top, paths, "")
+	person := Guard(t.Context(), ws, top, paths, "")
 	assert.Len(t, person, 3, "outside any session every file an agent holds is refused")
 	assert.Contains(t, person[0].Message, "this commit (no session)")
 }
@@ -78,11 +78,11 @@ func TestGuardRefusesAFileInsideAnotherSessionsArea(t *testing.T) {
 	require.NoError(t, os.Mkdir(sub, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(sub, "x.go"), []byte("x"), 0o644))
 	gittest.Run(t, nil, top, "add", "src")
-	_, _, err := ws.Acquire([]string{sub + "/"}, "claude-other")
+	_, _, err := ws.Acquire(t.Context(), []string{sub + "/"}, "claude-other")
 	require.NoError(t, err)
 	_, paths, err := Staged(top)
 	require.NoError(t, err)
-	refused := Guard(ws, top, paths, "claude-me")
+	refused := Guard(t.Context(), ws, top, paths, "claude-me")
 	require.Len(t, refused, 1)
 	assert.Contains(t, refused[0].Message, "src/x.go is inside area "+sub+"/ held by session claude-other")
 }
@@ -90,15 +90,15 @@ func TestGuardRefusesAFileInsideAnotherSessionsArea(t *testing.T) {
 func TestGuardFailsClosedOnALockItCannotRead(t *testing.T) {
 	top, ws := stagedRepo(t)
 	file := filepath.Join(top, "b.txt")
-	_, _, err := ws.Acquire([]string{file}, "claude-other")
+	_, _, err := ws.Acquire(t.Context(), []string{file}, "claude-other")
 	require.NoError(t, err)
-	states, _, err := ws.Locker().List()
+	states, _, err := ws.Locker().List(t.Context())
 	require.NoError(t, err)
 	require.Len(t, states, 1)
 	require.NoError(t, os.WriteFile(states[0].Ref, []byte("{not json"), 0o644))
 	_, paths, err := Staged(top)
 	require.NoError(t, err)
-	refused := Guard(ws, top, paths, "claude-me")
+	refused := Guard(t.Context(), ws, top, paths, "claude-me")
 	require.Len(t, refused, 1)
 	assert.Nil(t, refused[0].Held)
 	assert.Contains(t, refused[0].Message, "so the commit is refused")
