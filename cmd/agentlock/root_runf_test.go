@@ -348,17 +348,27 @@ func TestRunFHelpAndCompletion(t *testing.T) {
 // package's *_runf_test.go files run: the first argument after the test
 // of every call of runfRun, runfRunIn and the checks built on them (with
 // the subcommand words), whose constructor argument is a newCmdX.
-// dir is the package's folder.
-func runfCoveredNames(t *testing.T, dir string) map[string]bool {
+// dir is the package's folder. For each command it returns the string
+// literals of the files that run it: the words its flag tests use.
+func runfCoveredNames(t *testing.T, dir string) map[string]map[string]bool {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "*_runf_test.go"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
-	covered := map[string]bool{}
+	covered := map[string]map[string]bool{}
 	fset := token.NewFileSet()
 	for _, file := range files {
 		f, err := parser.ParseFile(fset, file, nil, 0)
 		require.NoError(t, err)
+		literals := map[string]bool{}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if s, ok := n.(ast.Expr); ok {
+				if v, ok := stringLit(s); ok {
+					literals[v] = true
+				}
+			}
+			return true
+		})
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if !ok {
@@ -405,11 +415,31 @@ func runfCoveredNames(t *testing.T, dir string) map[string]bool {
 			default:
 				return true
 			}
-			covered[strings.Join(words, " ")] = true
+			name := strings.Join(words, " ")
+			if covered[name] == nil {
+				covered[name] = map[string]bool{}
+			}
+			for l := range literals {
+				covered[name][l] = true
+			}
 			return true
 		})
 	}
 	return covered
+}
+
+// flagMentioned reports whether the literals of a command's tests name
+// the flag: "--name", "--name=...", or the bare name (a table of flags).
+func flagMentioned(literals map[string]bool, name string) bool {
+	if literals["--"+name] || literals[name] {
+		return true
+	}
+	for l := range literals {
+		if strings.HasPrefix(l, "--"+name+"=") {
+			return true
+		}
+	}
+	return false
 }
 
 // stringLit is the value of a string literal expression.
@@ -449,14 +479,24 @@ func TestRunFCoversEveryCommand(t *testing.T) {
 	walk(root)
 	require.GreaterOrEqual(t, len(tree), len(topLevelCommands()), "the walk found %v", tree)
 	covered := runfCoveredNames(t, pkg)
-	var missing []string
+	var missing, flags []string
 	for _, path := range tree {
-		if !covered[path] {
+		if covered[path] == nil {
 			missing = append(missing, path)
+			continue
 		}
+		// Each of the command's own flags is named by its tests.
+		cmd, _, err := root.Find(strings.Fields(path))
+		require.NoError(t, err)
+		cmd.LocalNonPersistentFlags().VisitAll(func(fl *pflag.Flag) {
+			if fl.Name != "help" && !flagMentioned(covered[path], fl.Name) {
+				flags = append(flags, path+" --"+fl.Name)
+			}
+		})
 	}
 	sort.Strings(missing)
 	require.Empty(t, missing, "commands with no runF test in a *_runf_test.go file (runfRun(t, %q, newCmdX, ...)): add one", "name")
+	require.Empty(t, flags, "flags that no runF test of their command names: test them")
 	// And no test runs a command the tree does not have.
 	inTree := map[string]bool{}
 	for _, p := range tree {
@@ -465,6 +505,7 @@ func TestRunFCoversEveryCommand(t *testing.T) {
 	for name := range covered {
 		require.True(t, inTree[name], "a runF test runs %q, which is no command of the tree", name)
 	}
+	t.Logf("%d commands, each run through its runF", len(tree))
 }
 
 // requireGlobals asserts that the command name [sub...] takes the root's
