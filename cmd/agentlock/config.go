@@ -1,23 +1,16 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"math"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
-	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/agents/all"
-	"github.com/agentlock/agentlock/internal/agents/kimi"
-	"github.com/agentlock/agentlock/internal/agents/manifest"
-	"github.com/agentlock/agentlock/internal/agents/pi"
+	"github.com/agentlock/agentlock/internal/doctor"
 	"github.com/agentlock/agentlock/internal/identity"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -85,10 +78,6 @@ var envBindings = [][2]string{
 	{"codex_home", "CODEX_HOME"},
 	{"copilot_home", "COPILOT_HOME"},
 	{"copilot_allow_all", "COPILOT_ALLOW_ALL"},
-	{"opencode_pure", "OPENCODE_PURE"},
-	{"opencode_disable_project_config", "OPENCODE_DISABLE_PROJECT_CONFIG"},
-	{"kilo_pure", "KILO_PURE"},
-	{"kilo_disable_project_config", "KILO_DISABLE_PROJECT_CONFIG"},
 	{"store", storeVar},
 }
 
@@ -161,6 +150,14 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 			return nil, fmt.Errorf("configuration: %w", err)
 		}
 	}
+	// getenv reads any other variable through viper too.
+	getenv := func(name string) string {
+		key := "env_" + strings.ToLower(name)
+		if err := v.BindEnv(key, name); err != nil {
+			return ""
+		}
+		return v.GetString(key)
+	}
 	c := &config{
 		Settings: workspace.Settings{
 			LockDir:      v.GetString("lock_dir"),
@@ -175,56 +172,46 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 		CodexHome:       v.GetString("codex_home"),
 		CopilotHome:     v.GetString("copilot_home"),
 		CopilotAllowAll: v.GetString("copilot_allow_all"),
-		PluginsOff:      map[string][]string{},
-	}
-	for _, b := range [][3]string{{"opencode", "opencode_pure", "OPENCODE_PURE"}, {"opencode", "opencode_disable_project_config", "OPENCODE_DISABLE_PROJECT_CONFIG"},
-		{"kilo", "kilo_pure", "KILO_PURE"}, {"kilo", "kilo_disable_project_config", "KILO_DISABLE_PROJECT_CONFIG"}} {
-		// OpenCode reads a flag variable as on when it is "true" or "1".
-		if val := strings.ToLower(v.GetString(b[1])); val == "true" || val == "1" {
-			c.PluginsOff[b[0]] = append(c.PluginsOff[b[0]], b[2]+"="+v.GetString(b[1]))
-		}
+		PluginsOff:      doctor.PluginsOff(getenv),
 	}
 	if home, err := os.UserHomeDir(); err == nil {
 		c.Settings.UserHome = home
 	}
-	c.Agents, c.AgentErrors = all.Load(agentSources(c.Settings.UserHome))
-	c.Harness = c.Agents.HarnessSessions(func(name string) string {
-		key := "harness_" + strings.ToLower(name)
-		if err := v.BindEnv(key, name); err != nil {
-			return ""
-		}
-		return v.GetString(key)
-	})
+	c.Agents, c.AgentErrors = all.Load(all.DefaultSources(os.Getenv, c.Settings.UserHome))
+	c.Harness = c.Agents.HarnessSessions(getenv)
 	// A bad value is a problem of the configuration, not a crash: the
 	// default stands in, and each command decides (see lazyConfig).
 	timeoutVar := "AGENTLOCK_TIMEOUT"
 	if flags.Changed("timeout") {
 		timeoutVar = "--timeout"
 	}
-	timeout, err := parseTimeout(timeoutVar, v.GetString("timeout"))
-	if err != nil {
-		c.Problems = append(c.Problems, err)
+	var err error
+	for _, s := range []struct {
+		dst   *time.Duration
+		parse func(string) (time.Duration, error)
+		key   string
+	}{
+		{&c.Settings.Timeout, func(s string) (time.Duration, error) { return workspace.ParseTimeout(timeoutVar, s) }, "timeout"},
+		{&c.Settings.LockWait, workspace.ParseLockWait, "lock_wait"},
+		{&c.Settings.ConflictCache, workspace.ParseConflictCache, "conflict_cache"},
+	} {
+		if *s.dst, err = s.parse(v.GetString(s.key)); err != nil {
+			c.Problems = append(c.Problems, err)
+		}
 	}
-	c.Settings.Timeout = timeout
-	if c.Settings.LockWait, err = parseLockWait(v.GetString("lock_wait")); err != nil {
-		c.Problems = append(c.Problems, err)
-	}
-	if c.Settings.ConflictCache, err = parseConflictCache(v.GetString("conflict_cache")); err != nil {
-		c.Problems = append(c.Problems, err)
-	}
-	if err := c.absoluteLocations(); err != nil {
+	if err := c.Settings.Absolute(); err != nil {
 		return nil, err
 	}
-	if c.AgentDirs, err = agentDirs(v); err != nil {
+	if c.AgentDirs, err = all.AgentDirs(getenv); err != nil {
 		return nil, err
 	}
 	c.Lookup = c.ancestryLookup()
-	c.Identity = resolveSession(flags.Changed("session"), v.GetString("session"), c.Agents, c.Harness, c.Lookup)
+	c.Identity = c.Agents.ResolveSession(flags.Changed("session"), v.GetString("session"), c.Harness, c.Lookup)
 	c.Session, c.SessionSource = c.Identity.Session, c.Identity.Source
 	// A --session equal to AGENTLOCK_SESSION (the wrapper's) is the
 	// agent's own, whatever else the context says.
 	if c.SessionSource == identity.SourceFlag && c.Session != v.GetString("session_env") {
-		c.Context = resolveSession(false, "", c.Agents, c.Harness, c.Lookup)
+		c.Context = c.Agents.ResolveSession(false, "", c.Harness, c.Lookup)
 	}
 	return c, nil
 }
@@ -258,133 +245,9 @@ func (c *config) ancestryLookup() func() identity.Found {
 	}
 }
 
-// resolveSession applies the one resolution order of the session id that
-// every command uses (package identity): --session, AGENTLOCK_SESSION, a
-// wrapper script among the ancestors, the session id that an agent harness
-// exported (CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID, GEMINI_SESSION_ID,
-// COPILOT_AGENT_SESSION_ID, in that order) mapped to "<agent>-<id>", then the session recorded for the
-// nearest recorded agent process among the ancestors. explicit is the
-// flag-or-AGENTLOCK_SESSION value viper resolved.
-func resolveSession(flagGiven bool, explicit string, agents all.Set, harness map[string]string, lookup func() identity.Found) identity.Identity {
-	in := identity.Inputs{Lookup: lookup}
-	if flagGiven {
-		in.Flag = explicit
-	} else {
-		in.Env = explicit
-	}
-	in.Harness, in.HarnessVar = agents.SessionFromHarness(harness)
-	return identity.Resolve(in)
-}
-
-// agentSources are the folders of agent manifests: the user's
-// (~/.config/agentlock/agents) and the one of the working directory's
-// project (.agentlock/agents), where init keeps the manifests given by
-// path.
-func agentSources(home string) all.Sources {
-	src := all.Sources{User: all.UserDir(os.Getenv, home)}
-	if wd, err := workspace.WorkDir(); err == nil {
-		if project := workspace.FindProject(wd); project != "" {
-			src.Project = filepath.Join(project, filepath.FromSlash(manifest.ProjectDir))
-		}
-	}
-	return src
-}
-
-// absoluteLocations makes relative AGENT_REGISTRY_LOCK_DIR, _PATH and
-// _HOME absolute from the project root of the working directory (the
-// working directory itself outside any project), so that every process of
-// a project, wherever in it it runs, finds one lock folder and one
-// registry.
-func (c *config) absoluteLocations() error {
-	locs := []*string{&c.Settings.LockDir, &c.Settings.RegistryPath, &c.Settings.Home}
-	var base string
-	for _, p := range locs {
-		if *p == "" || filepath.IsAbs(*p) {
-			continue
-		}
-		if base == "" {
-			wd, err := workspace.WorkDir()
-			if err != nil {
-				return err
-			}
-			if base = workspace.FindProject(wd); base == "" {
-				base = wd
-			}
-		}
-		*p = filepath.Join(base, *p)
-	}
-	return nil
-}
-
-// Bounds of the staleness timeout: below MinTimeout a lock would expire
-// between two steps of one command; above MaxTimeout a crashed session's
-// locks would outlive anyone's patience.
-const (
-	MinTimeout = 100 * time.Millisecond
-	MaxTimeout = 7 * 24 * time.Hour
-)
-
-// parseTimeout accepts seconds ("120", "0.5") or a Go duration ("2m"),
-// from MinTimeout to MaxTimeout; empty means core.DefaultTimeout. what
-// names where the value came from (AGENTLOCK_TIMEOUT or --timeout). An
-// invalid value comes back with the default.
-func parseTimeout(what, s string) (time.Duration, error) {
-	d, err := boundedDuration(what, s, core.DefaultTimeout, MinTimeout, MaxTimeout)
-	if err != nil {
-		return core.DefaultTimeout, err
-	}
-	return d, nil
-}
-
-// maxLockWait bounds AGENTLOCK_LOCK_WAIT: a longer wait for a critical
-// section of microseconds is a hang by another name.
-const maxLockWait = time.Hour
-
-// parseLockWait reads AGENTLOCK_LOCK_WAIT, how long to wait at most for
-// another process's flock, like parseTimeout, up to maxLockWait; empty
-// means the store's default (zero).
-func parseLockWait(s string) (time.Duration, error) {
-	return boundedDuration("AGENTLOCK_LOCK_WAIT", s, 0, time.Millisecond, maxLockWait)
-}
-
-// boundedDuration reads the setting what: seconds ("120", "0.5") or a Go
-// duration ("2m") from min to max, def when empty. NaN, infinities and
-// anything out of bounds are usage errors.
-// parseConflictCache reads AGENTLOCK_CONFLICT_CACHE, how long the changes
-// of another worktree are trusted while its HEAD and index stay the same
-// (docs/worktrees.md): 0 caches nothing; empty means the default.
-func parseConflictCache(s string) (time.Duration, error) {
-	d, err := boundedDuration("AGENTLOCK_CONFLICT_CACHE", s, 0, 0, time.Minute)
-	if err == nil && d == 0 && strings.TrimSpace(s) != "" {
-		d = -1
-	}
-	return d, err
-}
-
-func boundedDuration(what, s string, def, min, max time.Duration) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return def, nil
-	}
-	outOfRange := func() error {
-		return fmt.Errorf("%s=%q is invalid: it must be from %g s to %g s (seconds, or a duration from %s to %s)", what, s, min.Seconds(), max.Seconds(), min, max)
-	}
-	var d time.Duration
-	if secs, err := strconv.ParseFloat(s, 64); err == nil || errors.Is(err, strconv.ErrRange) {
-		// Compare in float seconds first: converting NaN, an infinity or
-		// 1e30 to a Duration is undefined or overflows.
-		if math.IsNaN(secs) || secs < min.Seconds() || secs > max.Seconds() {
-			return 0, outOfRange()
-		}
-		d = time.Duration(secs * float64(time.Second))
-	} else if d, err = time.ParseDuration(s); err != nil {
-		return 0, fmt.Errorf("%s=%q is invalid: it must be seconds (120) or a duration (2m), from %g s to %g s", what, s, min.Seconds(), max.Seconds())
-	}
-	if d < min || d > max {
-		return 0, outOfRange()
-	}
-	return d, nil
-}
+// boundedDuration reads a setting of bounded duration (see
+// workspace.ParseDuration).
+var boundedDuration = workspace.ParseDuration
 
 // warnProblems prints a warning per invalid setting, for the commands that
 // run anyway (with the default in its place).
@@ -425,28 +288,4 @@ func workConfig(get func() (*config, error)) (*config, *workspace.Workspace, err
 	}
 	ws, err := c.workWorkspace()
 	return c, ws, err
-}
-
-// agentDirVars are the variables that move an agent CLI's user folder.
-var agentDirVars = []string{kimi.KimiCodeHomeVar, kimi.KimiShareDirVar, pi.AgentDirVar}
-
-// agentDirs reads agentDirVars, made absolute; unset ones are left out.
-func agentDirs(v *viper.Viper) (map[string]string, error) {
-	dirs := map[string]string{}
-	for _, name := range agentDirVars {
-		key := "agent_dir_" + strings.ToLower(name)
-		if err := v.BindEnv(key, name); err != nil {
-			return nil, fmt.Errorf("configuration: %w", err)
-		}
-		dir := v.GetString(key)
-		if dir == "" {
-			continue
-		}
-		abs, err := filepath.Abs(dir)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		dirs[name] = abs
-	}
-	return dirs, nil
 }

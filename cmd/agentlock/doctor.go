@@ -1,9 +1,6 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/internal/doctor"
@@ -73,24 +70,20 @@ func doctorRun(opts *DoctorOptions) error {
 	}
 	checks, err := doctor.Run(doctor.Options{Dir: wd, Settings: c.Settings, SearchPath: c.SearchPath, Self: self, CodexHome: c.CodexHome,
 		CopilotHome: c.CopilotHome, CopilotAllowAll: c.CopilotAllowAll, PluginsOff: c.PluginsOff, AgentDirs: c.AgentDirs, Writer: thisWriter(), Agents: c.Agents})
-	if errors.Is(err, workspace.ErrUnknownScheme) || errors.Is(err, workspace.ErrNoRemote) {
+	if check, ok := doctor.StoreCheck(err); ok {
 		// The store setting, or the build that serves it, is what is
 		// wrong: a check, not a crash.
-		fix := "correct AGENTLOCK_STORE or .agent-registry/store (agentlock init --store etcd://host:2379/prefix, or --store files)"
-		if errors.Is(err, workspace.ErrNoRemote) {
-			fix = "install agentlock-etcd beside agentlock or on PATH (go build -tags etcd -o agentlock-etcd ./cmd/agentlock)"
-		}
-		checks, err = []doctor.Check{{Name: "store", Status: doctor.Problem, Detail: err.Error(), Fix: fix}}, nil
+		checks, err = []doctor.Check{check}, nil
 	}
 	if err != nil {
 		return err
 	}
-	checks = append(configChecks(c), checks...)
+	checks = append(doctor.ConfigChecks(c.Problems), checks...)
 	for _, ch := range checks {
 		if c.JSON {
 			err = writeJSON(opts.IO.Out, report.DoctorCheck{Name: ch.Name, Status: string(ch.Status), Detail: ch.Detail, Fix: ch.Fix})
 		} else {
-			err = writeCheck(opts.IO, ch)
+			err = doctor.WriteCheck(opts.IO.Out, ch)
 		}
 		if err != nil {
 			return err
@@ -98,36 +91,6 @@ func doctorRun(opts *DoctorOptions) error {
 	}
 	if doctor.Failed(checks) {
 		return errSilentRefusal
-	}
-	return nil
-}
-
-// configChecks reports the configuration: every invalid setting is a
-// problem (commands refuse to run with it, hooks deny edits), named with
-// its allowed range; the checks after it ran with the defaults.
-func configChecks(c *config) []doctor.Check {
-	if len(c.Problems) == 0 {
-		return []doctor.Check{{Name: "configuration", Status: doctor.OK, Detail: "every AGENTLOCK_* setting is valid"}}
-	}
-	var checks []doctor.Check
-	for _, p := range c.Problems {
-		checks = append(checks, doctor.Check{Name: "configuration", Status: doctor.Problem,
-			Detail: p.Error() + "; commands refuse to run and the pre-edit hook denies every edit until it is fixed (the checks below use the default)",
-			Fix:    "correct or unset the variable named"})
-	}
-	return checks
-}
-
-// writeCheck prints one check for people: its verdict and name, what was
-// found, and on the next line what to do.
-func writeCheck(io *IOStreams, ch doctor.Check) error {
-	if _, err := fmt.Fprintf(io.Out, "%-8s %s: %s\n", ch.Status, ch.Name, report.Escape(ch.Detail)); err != nil {
-		return fmt.Errorf("write output: %w", err)
-	}
-	if ch.Fix != "" {
-		if _, err := fmt.Fprintf(io.Out, "%-8s fix: %s\n", "", report.Escape(ch.Fix)); err != nil {
-			return fmt.Errorf("write output: %w", err)
-		}
 	}
 	return nil
 }

@@ -4,7 +4,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/workspace"
 )
 
 // UpdateOptions are the inputs of agentlock update. Only the fields in
@@ -113,32 +113,16 @@ func updateRun(opts *UpdateOptions) error {
 	if err := updateArgs(opts, c); err != nil {
 		return err
 	}
+	edit := workspace.SessionEdit{}
+	for name, value := range map[string]string{"working-on": opts.WorkingOn, "status": opts.Status, "provider": opts.Provider,
+		"ai-version": opts.AIVersion, "issues": opts.Issues, "space": opts.Space, "todo-past": opts.TodoPast,
+		"todo-present": opts.TodoPresent, "todo-future": opts.TodoFuture} {
+		if opts.Changed[name] {
+			edit[name] = value
+		}
+	}
 	reg := ws.Registry()
-	s, err := reg.Update(opts.Session, func(s *core.Session) {
-		for _, t := range []struct {
-			flag, value string
-			dst         *string
-		}{
-			{"working-on", opts.WorkingOn, &s.WorkingOn}, {"status", opts.Status, &s.Status},
-			{"provider", opts.Provider, &s.Provider}, {"ai-version", opts.AIVersion, &s.AIVersion},
-			{"issues", opts.Issues, &s.Issues},
-		} {
-			if opts.Changed[t.flag] {
-				*t.dst = t.value
-			}
-		}
-		for _, l := range []struct {
-			flag, value string
-			dst         *[]string
-		}{
-			{"space", opts.Space, &s.Space}, {"todo-past", opts.TodoPast, &s.Todo.Past},
-			{"todo-present", opts.TodoPresent, &s.Todo.Present}, {"todo-future", opts.TodoFuture, &s.Todo.Future},
-		} {
-			if opts.Changed[l.flag] {
-				*l.dst = splitList(l.value)
-			}
-		}
-	})
+	s, err := reg.Update(opts.Session, edit.Apply)
 	if err != nil {
 		return err
 	}
