@@ -287,4 +287,3 @@ func TestRecordScopeOutsideGitIsRefused(t *testing.T) {
 	in.Scope = ""
 	assert.NoError(t, in.RecordScope())
 }
-
