@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/internal/cmdutil"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -53,7 +54,7 @@ modify it, and do not work around the refusal. Wait (--wait) or ask the holder.`
 			return acquireRun(opts)
 		},
 	}
-	secondsVar(cmd.Flags(), &opts.Wait, "wait", "when a path is held, retry until it is free or this much time has passed (90 or 90s; keep it under your tool timeout)")
+	cmdutil.SecondsVar(cmd.Flags(), &opts.Wait, "wait", "when a path is held, retry until it is free or this much time has passed (90 or 90s; keep it under your tool timeout)")
 	return cmd
 }
 

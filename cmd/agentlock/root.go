@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentlock/agentlock/internal/cmdutil"
 	"github.com/agentlock/agentlock/report"
 )
 
@@ -175,9 +176,9 @@ func execute(f *Factory, args []string) int {
 		// edit with a message about a command line the model never wrote.
 		code = exitHookLine
 		fmt.Fprintf(f.IO.ErrOut, "agentlock: malformed hook command (%s): nothing is checked until it is fixed; run 'agentlock init --check' to see the hooks agentlock writes\n%s\n",
-			report.Escape(unprefixed(err.Error())), helpHint(cmd))
+			report.Escape(unprefixed(err.Error())), cmdutil.HelpHint(cmd))
 	case code == exitUsage:
-		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n%s\n", report.Escape(unprefixed(err.Error())), helpHint(cmd))
+		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n%s\n", report.Escape(unprefixed(err.Error())), cmdutil.HelpHint(cmd))
 	default:
 		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n", report.EscapeLines(unprefixed(explain(err))))
 	}

@@ -1,0 +1,56 @@
+package cmdutil
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSecondsFlag(t *testing.T) {
+	cmd := &cobra.Command{Use: "x"}
+	var d time.Duration
+	SecondsVar(cmd.Flags(), &d, "wait", "")
+	f := cmd.Flags().Lookup("wait")
+	assert.Equal(t, "", f.Value.String(), "no default shown")
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+	}{{"90", 90 * time.Second}, {"1.5", 1500 * time.Millisecond}, {"2m", 2 * time.Minute}} {
+		require.NoError(t, f.Value.Set(tc.in))
+		assert.Equal(t, tc.want, d, tc.in)
+	}
+	assert.Equal(t, "2m0s", f.Value.String())
+	assert.EqualError(t, f.Value.Set("soon"), `"soon" is neither seconds (90) nor a duration (90s, 2m)`)
+}
+
+func TestSuggestFlag(t *testing.T) {
+	root := &cobra.Command{Use: "agentlock"}
+	root.SuggestionsMinimumDistance = 2
+	root.PersistentFlags().String("session", "", "")
+	sub := &cobra.Command{Use: "acquire", Run: func(*cobra.Command, []string) {}}
+	sub.Flags().Duration("wait", 0, "")
+	sub.Flags().Bool("secret", false, "")
+	require.NoError(t, sub.Flags().MarkHidden("secret"))
+	root.AddCommand(sub)
+
+	assert.EqualError(t, SuggestFlag(sub, errors.New("unknown flag: --sesion")), "unknown flag: --sesion; did you mean --session?")
+	assert.EqualError(t, SuggestFlag(sub, errors.New("unknown flag: --wiat")), "unknown flag: --wiat; did you mean --wait?")
+	assert.EqualError(t, SuggestFlag(sub, errors.New("unknown flag: --secre")), "unknown flag: --secre", "hidden flags are not suggested")
+	assert.EqualError(t, SuggestFlag(sub, errors.New("unknown flag: --zzzzzz")), "unknown flag: --zzzzzz")
+	other := errors.New("bad value")
+	assert.Same(t, other, SuggestFlag(sub, other))
+
+	assert.Equal(t, "usage: agentlock acquire [flags]\nsee 'agentlock acquire --help'", HelpHint(sub))
+	assert.Equal(t, "see 'agentlock --help'", HelpHint(root))
+}
+
+func TestEditDistance(t *testing.T) {
+	assert.Equal(t, 0, EditDistance("abc", "abc"))
+	assert.Equal(t, 3, EditDistance("", "abc"))
+	assert.Equal(t, 1, EditDistance("sesion", "session"))
+	assert.Equal(t, 2, EditDistance("wiat", "wait"))
+}
