@@ -99,11 +99,7 @@ func writeStatus(out io.Writer, json bool, records []report.Status, lockDir, pro
 		}
 		return nil
 	}
-	if len(records) == 0 {
-		_, err := fmt.Fprintf(out, "no locks in %s\n", report.Escape(lockDir))
-		return err
-	}
-	return report.WriteStatusTable(out, records, project)
+	return report.WriteStatusText(out, records, lockDir, project)
 }
 
 // busy returns the lock files a listing could not read because another
@@ -135,15 +131,5 @@ func markConflicts(io *IOStreams, ws *workspace.Workspace, records []report.Stat
 		fmt.Fprintln(io.ErrOut, report.Linef("agentlock: warning: could not check the other worktrees for changes: %v", err))
 		return
 	}
-	for _, c := range found {
-		for i := range records {
-			if records[i].Path == c.Path {
-				name := c.Name
-				if c.Branch != "" {
-					name += " (" + c.Branch + ")"
-				}
-				records[i].AlsoChangedIn = append(records[i].AlsoChangedIn, name)
-			}
-		}
-	}
+	report.MarkConflicts(records, found)
 }

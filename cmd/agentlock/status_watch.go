@@ -63,21 +63,5 @@ func watchFrame(locker *core.Locker, ws *workspace.Workspace, all bool) ([]byte,
 	if err != nil {
 		return nil, err
 	}
-	records := report.Statuses(states, problems, all)
-	held, stale := 0, 0
-	for _, r := range records {
-		switch r.State {
-		case "locked":
-			held++
-		case "stale":
-			stale++
-		}
-	}
-	var b bytes.Buffer
-	head := fmt.Sprintf("agentlock status --watch  %d held, %d stale  (Ctrl-C stops)", held, stale)
-	b.WriteString(report.Shorten(head, report.TableWidth) + "\n\n")
-	if err := writeStatus(&b, false, records, ws.LockDir, ws.Project); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return report.WatchFrame(report.Statuses(states, problems, all), ws.LockDir, ws.Project)
 }

@@ -1,0 +1,54 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/audit"
+	"github.com/agentlock/agentlock/workspace"
+)
+
+func TestOverlapped(t *testing.T) {
+	ov := workspace.Overlap{Rel: "src/a.go", In: []workspace.OverlapIn{
+		{Name: "../wt-b", Branch: "feat-b", How: "uncommitted"}, {Name: "../wt-c", How: "committed"}}}
+	rec, line := Overlapped(ov)
+	assert.Equal(t, "conflict", rec.Kind)
+	assert.Equal(t, "src/a.go: changed in ../wt-b (feat-b) uncommitted, ../wt-c committed", line)
+	ov.Predicted = []string{"../wt-b+../wt-c"}
+	_, line = Overlapped(ov)
+	assert.Equal(t, "src/a.go: changed in ../wt-b (feat-b) uncommitted, ../wt-c committed; merge conflict predicted between ../wt-b+../wt-c", line)
+}
+
+func TestMarkConflicts(t *testing.T) {
+	records := []Status{{Path: "/r/a.go"}, {Path: "/r/b.go"}}
+	MarkConflicts(records, []workspace.Conflict{{Path: "/r/a.go", Name: "../wt-b", Branch: "x"}, {Path: "/r/a.go", Name: "../wt-c"}})
+	assert.Equal(t, []string{"../wt-b (x)", "../wt-c"}, records[0].AlsoChangedIn)
+	assert.Empty(t, records[1].AlsoChangedIn)
+}
+
+func TestAuditLine(t *testing.T) {
+	at := time.Date(2026, 12, 2, 1, 2, 3, 0, time.UTC)
+	e := audit.Entry{Time: at.Format(time.RFC3339Nano), Action: audit.ActionFinish, Who: "s1", Released: 2}
+	assert.Equal(t, at.Local().Format("2006-01-02 15:04:05")+"  finish by s1, 2 lock(s) released", AuditLine(e))
+	e = audit.Entry{Time: "garbled", Action: audit.ActionForceRelease, Path: "a.go", Who: "person", PreviousOwner: "s2"}
+	assert.Equal(t, "garbled  "+audit.ActionForceRelease+" a.go by person (held by s2)", AuditLine(e))
+}
+
+func TestWatchFrame(t *testing.T) {
+	frame, err := WatchFrame(nil, "/r/.agent-registry/locks", "/r")
+	require.NoError(t, err)
+	assert.Equal(t, "agentlock status --watch  0 held, 0 stale  (Ctrl-C stops)\n\nno locks in /r/.agent-registry/locks\n", string(frame))
+
+	frame, err = WatchFrame([]Status{{Path: "/r/a.go", State: "locked", SessionID: "s1"}, {Path: "/r/b.go", State: "stale", SessionID: "s2"}}, "", "/r")
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSuffix(string(frame), "\n"), "\n")
+	assert.Equal(t, "agentlock status --watch  1 held, 1 stale  (Ctrl-C stops)", lines[0])
+	for _, l := range lines {
+		assert.LessOrEqual(t, len(l), TableWidth)
+	}
+	assert.Contains(t, string(frame), "a.go")
+}
