@@ -3,87 +3,21 @@ package main
 import (
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
-	"github.com/spf13/viper"
 
-	"github.com/agentlock/agentlock/internal/agents/all"
-	"github.com/agentlock/agentlock/internal/doctor"
-	"github.com/agentlock/agentlock/internal/identity"
+	"github.com/agentlock/agentlock/internal/cliconfig"
 	"github.com/agentlock/agentlock/workspace"
 )
 
-// config is the configuration of one invocation, resolved fresh from flags
-// and environment every time a process runs (never cached in a package
-// variable), so that tests and agents isolate by environment alone.
-type config struct {
-	// Settings locate the workspace: AGENT_REGISTRY_HOME,
-	// AGENT_REGISTRY_LOCK_DIR, AGENT_REGISTRY_PATH, the user's home, the
-	// timeout (--timeout or AGENTLOCK_TIMEOUT), the bound on flock waits
-	// (AGENTLOCK_LOCK_WAIT) and the clock.
-	Settings workspace.Settings
-	// AgentDirs are agent CLIs' user folders moved by their variables
-	// (KIMI_CODE_HOME, KIMI_SHARE_DIR), absolute, for init and uninit.
-	AgentDirs map[string]string
-	Session   string // resolved session id (may be empty); see resolveSession
-	// SessionSource names where Session came from: "--session",
-	// "AGENTLOCK_SESSION", a harness variable such as
-	// "CLAUDE_CODE_SESSION_ID", or an identity.Source* of a record.
-	SessionSource string
-	// Identity is the whole resolution, with the agent record it came
-	// from, if any.
-	Identity identity.Identity
-	// Context is, when --session was given, the session that the agent
-	// context names without it (a wrapper above, the harness's variable,
-	// or a recorded agent process above); zero otherwise.
-	Context identity.Identity
-	// Lookup finds the agent records of this process's ancestry in the
-	// workspace of the working directory, once.
-	Lookup func() identity.Found
-	// Harness holds, per agent name, the session id its harness exported
-	// (raw, without the agent prefix).
-	Harness map[string]string
-	// Agents are the built-in agents and those of the manifests in the
-	// user's and the project's folders (all.Load); AgentErrors are the
-	// manifests that could not be used, one line each.
-	Agents      all.Set
-	AgentErrors []error
-	JSON        bool // --json
-	// SearchPath is PATH, where hooks and agents find agentlock (init and
-	// doctor check it); CodexHome is $CODEX_HOME, CopilotHome
-	// $COPILOT_HOME and CopilotAllowAll $COPILOT_ALLOW_ALL (doctor).
-	SearchPath, CodexHome, CopilotHome, CopilotAllowAll string
-	// PluginsOff are, by agent (opencode, kilo), the variables set in the
-	// environment that stop that CLI from loading the project's plugins
-	// ("OPENCODE_PURE=1"): doctor warns.
-	PluginsOff map[string][]string
-	// Problems are the settings whose values are invalid, each naming the
-	// variable (or flag) and its allowed range; their defaults stand in.
-	Problems []error
-}
-
-// envBindings maps configuration keys to their environment variables.
-var envBindings = [][2]string{
-	{"lock_dir", "AGENT_REGISTRY_LOCK_DIR"},
-	{"registry_path", "AGENT_REGISTRY_PATH"},
-	{"home", "AGENT_REGISTRY_HOME"},
-	{"session", "AGENTLOCK_SESSION"},
-	{"session_env", "AGENTLOCK_SESSION"}, // not overridden by --session
-	{"timeout", "AGENTLOCK_TIMEOUT"},
-	{"lock_wait", "AGENTLOCK_LOCK_WAIT"},
-	{"conflict_cache", "AGENTLOCK_CONFLICT_CACHE"},
-	{"search_path", "PATH"},
-	{"codex_home", "CODEX_HOME"},
-	{"copilot_home", "COPILOT_HOME"},
-	{"copilot_allow_all", "COPILOT_ALLOW_ALL"},
-	{"store", storeVar},
-}
+// config is the configuration of one invocation (package cliconfig), with
+// the command line's own methods.
+type config cliconfig.Config
 
 // storeVar names a distributed store for every project, overriding the
 // project's own (.agent-registry/store).
-const storeVar = "AGENTLOCK_STORE"
+const storeVar = cliconfig.StoreVar
 
 // frontVar tells the etcd build which program handed the command line over
 // to it (see delegate), so that the checks of the agentlock on PATH compare
@@ -136,84 +70,10 @@ func lazyConfig(flags *pflag.FlagSet, now func() time.Time) (strict, lenient fun
 	return strict, lenient, done
 }
 
-// loadConfig resolves the configuration with a new viper instance:
-// flag > environment > default.
+// loadConfig resolves the configuration (cliconfig.Load).
 func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
-	v := viper.New()
-	for _, b := range envBindings {
-		if err := v.BindEnv(b[0], b[1]); err != nil {
-			return nil, fmt.Errorf("configuration: %w", err)
-		}
-	}
-	for _, name := range []string{"session", "timeout", "json"} {
-		if err := v.BindPFlag(name, flags.Lookup(name)); err != nil {
-			return nil, fmt.Errorf("configuration: %w", err)
-		}
-	}
-	// getenv reads any other variable through viper too.
-	getenv := func(name string) string {
-		key := "env_" + strings.ToLower(name)
-		if err := v.BindEnv(key, name); err != nil {
-			return ""
-		}
-		return v.GetString(key)
-	}
-	c := &config{
-		Settings: workspace.Settings{
-			LockDir:      v.GetString("lock_dir"),
-			RegistryPath: v.GetString("registry_path"),
-			Home:         v.GetString("home"),
-			Now:          now,
-			Store:        workspace.StoreSpec{URL: v.GetString("store")},
-			Backends:     workspace.NewBackends(),
-		},
-		JSON:            v.GetBool("json"),
-		SearchPath:      v.GetString("search_path"),
-		CodexHome:       v.GetString("codex_home"),
-		CopilotHome:     v.GetString("copilot_home"),
-		CopilotAllowAll: v.GetString("copilot_allow_all"),
-		PluginsOff:      doctor.PluginsOff(getenv),
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		c.Settings.UserHome = home
-	}
-	c.Agents, c.AgentErrors = all.Load(all.DefaultSources(os.Getenv, c.Settings.UserHome))
-	c.Harness = c.Agents.HarnessSessions(getenv)
-	// A bad value is a problem of the configuration, not a crash: the
-	// default stands in, and each command decides (see lazyConfig).
-	timeoutVar := "AGENTLOCK_TIMEOUT"
-	if flags.Changed("timeout") {
-		timeoutVar = "--timeout"
-	}
-	var err error
-	for _, s := range []struct {
-		dst   *time.Duration
-		parse func(string) (time.Duration, error)
-		key   string
-	}{
-		{&c.Settings.Timeout, func(s string) (time.Duration, error) { return workspace.ParseTimeout(timeoutVar, s) }, "timeout"},
-		{&c.Settings.LockWait, workspace.ParseLockWait, "lock_wait"},
-		{&c.Settings.ConflictCache, workspace.ParseConflictCache, "conflict_cache"},
-	} {
-		if *s.dst, err = s.parse(v.GetString(s.key)); err != nil {
-			c.Problems = append(c.Problems, err)
-		}
-	}
-	if err := c.Settings.Absolute(); err != nil {
-		return nil, err
-	}
-	if c.AgentDirs, err = all.AgentDirs(getenv); err != nil {
-		return nil, err
-	}
-	c.Lookup = c.ancestryLookup()
-	c.Identity = c.Agents.ResolveSession(flags.Changed("session"), v.GetString("session"), c.Harness, c.Lookup)
-	c.Session, c.SessionSource = c.Identity.Session, c.Identity.Source
-	// A --session equal to AGENTLOCK_SESSION (the wrapper's) is the
-	// agent's own, whatever else the context says.
-	if c.SessionSource == identity.SourceFlag && c.Session != v.GetString("session_env") {
-		c.Context = c.Agents.ResolveSession(false, "", c.Harness, c.Lookup)
-	}
-	return c, nil
+	c, err := cliconfig.Load(flags, now)
+	return (*config)(c), err
 }
 
 // flagConflict refuses, in one line, a --session that is not the session
@@ -230,21 +90,6 @@ func (c *config) flagConflict(run string) error {
 		c.Context.Session, c.Context.Describe(), c.Session, run)}
 }
 
-// ancestryLookup returns a lookup, done at most once, of the agent records
-// of this process's ancestry in the workspace of the working directory.
-func (c *config) ancestryLookup() func() identity.Found {
-	var found *identity.Found
-	return func() identity.Found {
-		if found == nil {
-			found = &identity.Found{}
-			if ws, err := c.workWorkspace(); err == nil {
-				*found = identity.LookupSelf(identity.Dir(ws.Home))()
-			}
-		}
-		return *found
-	}
-}
-
 // boundedDuration reads a setting of bounded duration (see
 // workspace.ParseDuration).
 var boundedDuration = workspace.ParseDuration
@@ -257,26 +102,16 @@ func warnProblems(io *IOStreams, c *config) {
 	}
 }
 
-// workspaceOf returns the workspace of a real path. Every command that
-// opens one first finishes the sessions whose agent process exited
-// without finishing them (workspace.FinishExited): best effort, a session
-// it could not finish is retried by the next command.
+// workspaceOf returns the workspace of a real path
+// (cliconfig.Config.WorkspaceOf).
 func (c *config) workspaceOf(realPath string) (*workspace.Workspace, error) {
-	ws, err := workspace.Open(realPath, c.Settings)
-	if err == nil && ws.Enabled() {
-		_, _ = ws.FinishExited()
-	}
-	return ws, err
+	return (*cliconfig.Config)(c).WorkspaceOf(realPath)
 }
 
 // workWorkspace returns the workspace of the working directory, for the
 // commands that take no path.
 func (c *config) workWorkspace() (*workspace.Workspace, error) {
-	wd, err := workspace.WorkDir()
-	if err != nil {
-		return nil, err
-	}
-	return c.workspaceOf(wd)
+	return (*cliconfig.Config)(c).WorkWorkspace()
 }
 
 // workConfig resolves the configuration and the workspace of the working
