@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,4 +54,21 @@ func TestEditDistance(t *testing.T) {
 	assert.Equal(t, 3, EditDistance("", "abc"))
 	assert.Equal(t, 1, EditDistance("sesion", "session"))
 	assert.Equal(t, 2, EditDistance("wiat", "wait"))
+}
+
+func TestWriteReference(t *testing.T) {
+	root := &cobra.Command{Use: "tool", Long: "Tool does things."}
+	root.PersistentFlags().Bool("json", false, "JSON out")
+	run := func(*cobra.Command, []string) {}
+	a := &cobra.Command{Use: "a <x>", Short: "Do a", Long: "Table:\n  x  y", Example: "  tool a 1", Run: run}
+	a.Flags().Bool("force", false, "force it")
+	root.AddCommand(a, &cobra.Command{Use: "hid", Short: "Hidden", Hidden: true, Run: run},
+		&cobra.Command{Use: "b", Short: "Do b", Long: "Plain.", Run: run})
+	var b strings.Builder
+	require.NoError(t, WriteReference(&b, root, Reference{Title: "tool reference", Generated: "made", Epilogue: "Exit 0."}))
+	assert.Equal(t, "# tool reference\n\n<!-- made -->\n\nTool does things.\n\n"+
+		"Flags accepted by every command:\n\n```\n      --json   JSON out\n```\n\nExit 0.\n\n"+
+		"## tool a\n\nDo a.\n\n```\ntool a <x> [flags]\n```\n\n```text\nTable:\n  x  y\n```\n\n"+
+		"Examples:\n\n```\n  tool a 1\n```\n\nFlags:\n\n```\n      --force   force it\n```\n\n"+
+		"## tool b\n\nDo b.\n\n```\ntool b\n```\n\nPlain.\n", b.String())
 }
