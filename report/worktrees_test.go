@@ -52,3 +52,13 @@ func TestWatchFrame(t *testing.T) {
 	}
 	assert.Contains(t, string(frame), "a.go")
 }
+
+func TestVersionLineAndBuilt(t *testing.T) {
+	assert.Equal(t, "agentlock v1.2.3", Version{Version: "v1.2.3"}.Line())
+	assert.Equal(t, "agentlock devel (commit 0123456789ab, 2026-12-01T22:00:00Z)",
+		Version{Version: "devel", Commit: "0123456789abcdef", Date: "2026-12-01T22:00:00Z"}.Line())
+	assert.Equal(t, "agentlock v1 (commit abc)", Version{Version: "v1", Commit: "abc"}.Line())
+	v := Built("v9.9.9", "c", "d")
+	assert.Equal(t, Version{Version: "v9.9.9", Commit: "c", Date: "d"}, v, "stamped values win")
+	assert.NotEmpty(t, Built("", "", "").Version, "unstamped: the build information, or devel")
+}
