@@ -48,6 +48,28 @@ func ShellArg(s string) string {
 	return s
 }
 
+// ShellWord is s as one argument of a shell command shown inside the
+// single quotes of a message: as it is when ShellArg leaves it so, else in
+// double quotes where they are enough, else ShellQuote(s).
+func ShellWord(s string) string {
+	if s != "" && ShellArg(s) == s {
+		return s
+	}
+	if !strings.ContainsAny(s, "\"$`\\!") {
+		return `"` + s + `"`
+	}
+	return ShellQuote(s)
+}
+
+// ShellWords is ShellWord of each word, joined by spaces.
+func ShellWords(words []string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = ShellWord(w)
+	}
+	return strings.Join(quoted, " ")
+}
+
 // SuggestedWait is the wait that refusals suggest: long enough for a
 // holder to finish a short edit, short enough to stay under the
 // two-minute limit that agents' harnesses put on one tool call.

@@ -5,8 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/internal/identity"
 	"github.com/agentlock/agentlock/report"
 )
 
@@ -55,26 +53,11 @@ func checkRun(opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	if len(opts.Paths) == 0 {
-		return usagef("at least one path is required")
+	paths, session, err := sessionArgs(c).CheckPaths(opts.Command, opts.Paths)
+	if err != nil {
+		return argErr(err)
 	}
-	if err := c.flagConflict(opts.Command + " " + shellWords(opts.Paths)); err != nil {
-		return err
-	}
-	session := c.Session
-	if len(opts.Paths) == 2 && c.SessionSource != identity.SourceFlag && !looksLikePath(opts.Paths[1]) {
-		if session != "" && opts.Paths[1] != session {
-			return typedMismatch(opts.Command, c, opts.Paths[1], opts.Paths[:1])
-		}
-		session, opts.Paths = opts.Paths[1], opts.Paths[:1]
-	}
-	// However the session is given (positional, --session, the
-	// environment), an id no lock record can hold is refused alike.
-	if session != "" {
-		if err := core.ValidateExistingSession(session); err != nil {
-			return usagef("%v", err)
-		}
-	}
+	opts.Paths = paths
 	ws, err := c.workWorkspace()
 	if err != nil {
 		return err

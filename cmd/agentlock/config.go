@@ -77,18 +77,9 @@ func loadConfig(flags *pflag.FlagSet, now func() time.Time) (*config, error) {
 }
 
 // flagConflict refuses, in one line, a --session that is not the session
-// of the agent this runs for (a wrapper above, the harness's variable, a
-// recorded agent process above): an agent that typed another id would
-// take locks its own hooks then refuse it. AGENTLOCK_SESSION alone does
-// not count: there the flag wins, as configuration flags do. run is the
+// of the agent this runs for (sessionarg.Args.FlagConflict). run is the
 // command to suggest instead, without --session.
-func (c *config) flagConflict(run string) error {
-	if !c.Context.Known() || c.Context.Session == c.Session {
-		return nil
-	}
-	return &lineUsageError{msg: fmt.Sprintf("you are session %s (from %s), not %s: run '%s' (without --session)",
-		c.Context.Session, c.Context.Describe(), c.Session, run)}
-}
+func (c *config) flagConflict(run string) error { return argErr(sessionArgs(c).FlagConflict(run)) }
 
 // boundedDuration reads a setting of bounded duration (see
 // workspace.ParseDuration).

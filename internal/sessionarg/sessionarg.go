@@ -1,0 +1,208 @@
+// Package sessionarg holds the rules by which a command takes the session
+// it acts for from its arguments: a typed id is taken where it is the
+// session known here (package identity) or none is known, and refused in
+// one line naming the command to run instead where it is another's.
+package sessionarg
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/internal/identity"
+	"github.com/agentlock/agentlock/report"
+)
+
+// ArgError refuses a command's arguments about its session: a usage error
+// (exit 2). Line marks one said in one line that already names the command
+// to run instead, shown without the usage.
+type ArgError struct {
+	Msg  string
+	Line bool
+}
+
+func (e *ArgError) Error() string { return e.Msg }
+
+// usagef is an ArgError shown with the usage.
+func usagef(format string, args ...any) error {
+	return &ArgError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// Args is what a command knows of its session before it reads its
+// arguments, and the rules by which typed session ids are taken or
+// refused.
+type Args struct {
+	// Session is the session resolved for the invocation (identity.Resolve), ""
+	// when none is known; Source is where it came from (an identity.Source*
+	// constant or a harness variable).
+	Session, Source string
+	// Resolved is the whole resolution, which says where Session came
+	// from for people.
+	Resolved identity.Identity
+	// Context is, when --session was given, the session that the agent
+	// context names without it (a wrapper above, the harness's variable,
+	// a recorded agent process above); zero otherwise.
+	Context identity.Identity
+}
+
+// FlagConflict refuses, in one line, a --session that is not the session
+// of the agent this runs for: an agent that typed another id would take
+// locks its own hooks then refuse it. AGENTLOCK_SESSION alone does not
+// count: there the flag wins, as configuration flags do. run is the
+// command to suggest instead, without --session.
+func (a Args) FlagConflict(run string) error {
+	if !a.Context.Known() || a.Context.Session == a.Session {
+		return nil
+	}
+	return &ArgError{Line: true, Msg: fmt.Sprintf("you are session %s (from %s), not %s: run '%s' (without --session)",
+		a.Context.Session, a.Context.Describe(), a.Session, run)}
+}
+
+// PathsAndSession splits the positional arguments of a lock command into
+// paths and the session id. The original form "<cmd> <path> <session>" is
+// kept: with exactly two arguments and no --session flag, the second is
+// the session when no session is known here. When one is known, a second
+// argument equal to it is accepted as the session; one that names an
+// existing file or folder, or holds a path separator, is a second path;
+// anything else is a typed id that is not this session's, and is refused
+// in one line that names both ids and the command to run instead —
+// locking a path for another session than the one the agent's own hooks
+// use would only get the agent's edits denied.
+//
+// Commands that create a lock check the id strictly
+// (core.ValidateSession); with existing set, the commands that act on a
+// lock that exists accept every id a lock record can hold
+// (core.ValidateExistingSession), such as the ids with spaces that
+// agent-registry 0.2 accepted.
+func (a Args) PathsAndSession(command string, args []string, existing bool) ([]string, string, error) {
+	if err := a.paths(command, args); err != nil {
+		return nil, "", err
+	}
+	session := a.Session
+	if len(args) == 2 && a.Source != identity.SourceFlag {
+		switch typed := args[1]; {
+		case session == "" || typed == session:
+			session, args = typed, args[:1]
+		case !looksLikePath(typed):
+			return nil, "", a.typedMismatch(command, typed, args[:1])
+		}
+	}
+	if session == "" {
+		return nil, "", usagef("no session id: pass --session ID, set AGENTLOCK_SESSION, or use '%s <path> <session>' (agentlock whoami explains)", command)
+	}
+	validate := core.ValidateSession
+	if existing {
+		validate = core.ValidateExistingSession
+	}
+	if err := validate(session); err != nil {
+		return nil, "", usagef("%v", err)
+	}
+	return args, session, nil
+}
+
+// CheckPaths is PathsAndSession for check, whose session is optional: with
+// two arguments and no --session, the second is the session when it is
+// the session known here, or, with none known, when it names no existing
+// file and holds no path separator (otherwise it is a second path). The
+// session may be "".
+func (a Args) CheckPaths(command string, args []string) ([]string, string, error) {
+	if len(args) == 0 {
+		return nil, "", usagef("at least one path is required")
+	}
+	if err := a.FlagConflict(command + " " + report.ShellWords(args)); err != nil {
+		return nil, "", err
+	}
+	session := a.Session
+	if len(args) == 2 && a.Source != identity.SourceFlag && !looksLikePath(args[1]) {
+		if session != "" && args[1] != session {
+			return nil, "", a.typedMismatch(command, args[1], args[:1])
+		}
+		session, args = args[1], args[:1]
+	}
+	// However the session is given (positional, --session, the
+	// environment), an id no lock record can hold is refused alike.
+	if session != "" {
+		if err := core.ValidateExistingSession(session); err != nil {
+			return nil, "", usagef("%v", err)
+		}
+	}
+	return args, session, nil
+}
+
+// paths refuses no path, an empty one, and a --session that is not the
+// agent's.
+func (a Args) paths(command string, args []string) error {
+	if len(args) == 0 {
+		return usagef("at least one path is required")
+	}
+	for _, p := range args {
+		if p == "" {
+			return usagef("a path is empty ('' on the command line): name a file or a folder")
+		}
+	}
+	return a.FlagConflict(command + " " + report.ShellWords(args))
+}
+
+// looksLikePath reports whether a positional argument is a path rather
+// than a session id: it exists, or it holds a path separator.
+func looksLikePath(arg string) bool {
+	if strings.ContainsRune(arg, os.PathSeparator) {
+		return true
+	}
+	_, err := os.Lstat(arg)
+	return err == nil
+}
+
+// typedMismatch is the refusal of a typed session id that is not the
+// known one.
+func (a Args) typedMismatch(command, typed string, rest []string) error {
+	return &ArgError{Line: true, Msg: fmt.Sprintf("you are session %s (from %s), not %s: run '%s %s' (if %s is a file to create, write it as ./%s)",
+		a.Session, a.Resolved.Describe(), typed, command, report.ShellWords(rest), typed, typed)}
+}
+
+// SessionArg returns the session of a command that takes the session as
+// its only positional argument (finish, update, handoff, ...): the typed
+// id when no session is known here or it is the known one; otherwise the
+// typed id is refused in one line naming the command to run instead.
+func (a Args) SessionArg(command, typed string) (string, error) {
+	if err := a.FlagConflict(command); err != nil {
+		return "", err
+	}
+	if a.Session == "" || typed == a.Session || a.Source == identity.SourceFlag {
+		if a.Source == identity.SourceFlag && typed != a.Session {
+			return "", usagef("two session ids: %s and --session %s", typed, a.Session)
+		}
+		return typed, nil
+	}
+	return "", &ArgError{Line: true, Msg: fmt.Sprintf("you are session %s (from %s), not %s: run '%s'",
+		a.Session, a.Resolved.Describe(), typed, command)}
+}
+
+// CommandSession is the session a registry command acts for: the typed id
+// (positional or --session) when given and allowed (see SessionArg), else
+// the one resolved for this process; an error when there is none. run is
+// the command to suggest instead of a refused id.
+func (a Args) CommandSession(run, typed string) (string, error) {
+	session := a.Session
+	if typed != "" {
+		var err error
+		if session, err = a.SessionArg(run, typed); err != nil {
+			return "", err
+		}
+	}
+	if err := a.FlagConflict(run); err != nil {
+		return "", err
+	}
+	if session == "" {
+		return "", ErrNoSession()
+	}
+	return session, nil
+}
+
+// ErrNoSession is the usage error of a command that needs a session when
+// none is known.
+func ErrNoSession() error {
+	return usagef("no session id known here: pass --session ID or set AGENTLOCK_SESSION " +
+		"(agentlock whoami explains how agentlock finds it)")
+}
