@@ -98,3 +98,27 @@ func TestSessionEditChangesOnlyTheNamedFields(t *testing.T) {
 		assert.NotEqual(t, core.Session{}, s, "field %s changes nothing", name)
 	}
 }
+
+func TestUndoReleasesOnlyWhatWasTaken(t *testing.T) {
+	root, ws := newProject(t)
+	a, b := filepath.Join(root, "a.go"), filepath.Join(root, "b.go")
+	_, _, err := ws.Acquire([]string{a}, "s1")
+	require.NoError(t, err)
+	leases, _, err := ws.Acquire([]string{a, b}, "s1")
+	require.NoError(t, err)
+	undone, err := ws.Undo(leases, "s1")
+	require.NoError(t, err)
+	assert.True(t, undone)
+	st, err := ws.Locker().IsLocked(b)
+	require.NoError(t, err)
+	assert.Empty(t, st.Owner, "the lock this call took is released")
+	st, err = ws.Locker().IsLocked(a)
+	require.NoError(t, err)
+	assert.Equal(t, "s1", st.Owner, "the renewed one stays")
+
+	leases, _, err = ws.Acquire([]string{a}, "s1")
+	require.NoError(t, err)
+	undone, err = ws.Undo(leases, "s1")
+	require.NoError(t, err)
+	assert.False(t, undone, "a renewal takes nothing")
+}
