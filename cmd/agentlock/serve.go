@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -11,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/internal/dashboard"
-	"github.com/agentlock/agentlock/report"
 )
 
 // serveGCPercent is the collector's target while serving: a modest heap
@@ -86,22 +84,7 @@ func serveRun(opts *ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	ln, err := dashboard.Listen(opts.Addr)
-	if err != nil {
-		return err
-	}
-	link := dashboard.PageURL(ln.Addr().String(), opts.Token)
-	fmt.Fprintf(opts.IO.ErrOut, "agentlock: serving the dashboard of %s at %s (Ctrl-C stops it)\n", report.Escape(ws.Project), link)
-	if opts.Open {
-		if err := dashboard.OpenBrowser(link); err != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: could not open a browser: %v\n", err)
-		}
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := srv.Serve(ctx, ln); err != nil {
-		return err
-	}
-	fmt.Fprintln(opts.IO.ErrOut, "agentlock: dashboard stopped")
-	return nil
+	return srv.ListenAndServe(ctx, opts.Addr, opts.Token, opts.Open, opts.IO.ErrOut)
 }

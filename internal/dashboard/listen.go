@@ -1,14 +1,40 @@
 package dashboard
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os/exec"
 	"runtime"
 	"syscall"
+
+	"github.com/agentlock/agentlock/report"
 )
+
+// ListenAndServe serves the dashboard on addr (Listen) until ctx is done,
+// saying on log where (the page's URL, with token) and when it stopped;
+// with open, it opens the page in the desktop's browser too.
+func (s *Server) ListenAndServe(ctx context.Context, addr, token string, open bool, log io.Writer) error {
+	ln, err := Listen(addr)
+	if err != nil {
+		return err
+	}
+	link := PageURL(ln.Addr().String(), token)
+	fmt.Fprintf(log, "agentlock: serving the dashboard of %s at %s (Ctrl-C stops it)\n", report.Escape(s.opts.Workspace.Project), link)
+	if open {
+		if err := OpenBrowser(link); err != nil {
+			fmt.Fprintf(log, "agentlock: warning: could not open a browser: %v\n", err)
+		}
+	}
+	if err := s.Serve(ctx, ln); err != nil {
+		return err
+	}
+	fmt.Fprintln(log, "agentlock: dashboard stopped")
+	return nil
+}
 
 // Listen listens on addr (host:port, see CheckAddr) for Serve; a port
 // another program holds is said so, with what to do.
