@@ -1,6 +1,9 @@
 package workspace
 
-import "github.com/agentlock/agentlock/core"
+import (
+	"github.com/agentlock/agentlock/audit"
+	"github.com/agentlock/agentlock/core"
+)
 
 // Undo releases what an acquisition newly took for session, for a caller
 // that could not tell its user of the success (who would then never
@@ -19,4 +22,20 @@ func (w *Workspace) Undo(leases []core.Lease, session string) (bool, error) {
 	}
 	_, _, err := w.Release(taken, session)
 	return err == nil, err
+}
+
+// ForceRelease empties the lock on path whoever holds it, even a corrupt
+// one (core.Locker.ForceRelease), and records a release that emptied
+// something in the audit log as done by who. It returns what the lock
+// held; auditErr says why the audit log could not record it (the lock is
+// released all the same).
+func (w *Workspace) ForceRelease(path, who string) (prev core.State, auditErr, err error) {
+	prev, err = w.Locker().ForceRelease(path)
+	if err != nil {
+		return prev, nil, err
+	}
+	if prev.Owner != "" || prev.Corrupt != nil {
+		auditErr = w.Audit().Append(audit.ForceReleased(audit.ActionForceRelease, who, prev))
+	}
+	return prev, auditErr, nil
 }

@@ -130,16 +130,14 @@ func forceReleaseRun(opts *ReleaseOptions, c *config) error {
 	if err != nil {
 		return err
 	}
-	locker, out := ws.Locker(), newPrinter(opts.IO, c)
+	out := newPrinter(opts.IO, c)
 	for _, p := range opts.Args {
-		prev, err := locker.ForceRelease(p)
+		prev, auditErr, err := ws.ForceRelease(p, audit.Person())
 		if err != nil {
 			return err
 		}
-		if prev.Owner != "" || prev.Corrupt != nil {
-			if err := ws.Audit().Append(audit.ForceReleased(audit.ActionForceRelease, audit.Person(), prev)); err != nil {
-				fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %v\n", err)
-			}
+		if auditErr != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %v\n", auditErr)
 		}
 		if err := out.emit(report.ForceReleased(prev)); err != nil {
 			return err
@@ -148,7 +146,7 @@ func forceReleaseRun(opts *ReleaseOptions, c *config) error {
 			// The same rule as the dashboard's: a lock renewed within the
 			// project's timeout has an owner still at work, who is not told.
 			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %s was renewed %s ago, within the project's timeout of %s: %s is probably still working on it, is not told, and may go on editing it; tell it, or wait until the lock goes stale.",
-				prev.Name(), report.Human(prev.Age), report.Human(locker.Timeout()), prev.Owner))
+				prev.Name(), report.Human(prev.Age), report.Human(ws.Locker().Timeout()), prev.Owner))
 		}
 	}
 	return nil
