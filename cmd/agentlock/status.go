@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 
@@ -86,7 +85,9 @@ func statusRun(opts *StatusOptions) error {
 	if err := out.Flush(); err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}
-	return busy(problems)
+	// The lock files another process kept locked past AGENTLOCK_LOCK_WAIT
+	// are an environment error (exit 3), after the listing.
+	return core.Busy(problems)
 }
 
 // writeStatus prints the records of status: JSON lines, or a table.
@@ -100,21 +101,6 @@ func writeStatus(out io.Writer, json bool, records []report.Status, lockDir, pro
 		return nil
 	}
 	return report.WriteStatusText(out, records, lockDir, project)
-}
-
-// busy returns the lock files a listing could not read because another
-// process kept them locked past AGENTLOCK_LOCK_WAIT (an environment error,
-// exit 3, naming them), after the listing showed everything else: a
-// corrupt record is the listing's to show, but a busy one means a process
-// is stopped inside a critical section, which the caller must hear of.
-func busy(problems []error) error {
-	var errs []error
-	for _, p := range problems {
-		if errors.Is(p, core.ErrBusy) {
-			errs = append(errs, p)
-		}
-	}
-	return errors.Join(errs...)
 }
 
 // markConflicts fills the records' AlsoChangedIn from the other worktrees
