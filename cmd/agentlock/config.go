@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/agentlock/agentlock/internal/agents/all"
 	"github.com/agentlock/agentlock/internal/cliconfig"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -14,6 +15,14 @@ import (
 // config is the configuration of one invocation (package cliconfig), with
 // the command line's own methods.
 type config cliconfig.Config
+
+// envBindings are the variables the configuration reads, by key, and
+// agentDirVars those that move an agent CLI's user folder: what a test
+// of the command line unsets to be hermetic.
+var (
+	envBindings  = cliconfig.EnvBindings
+	agentDirVars = all.AgentDirVars
+)
 
 // storeVar names a distributed store for every project, overriding the
 // project's own (.agent-registry/store).

@@ -69,29 +69,16 @@ original form). A typed id that is not the known session is refused.`,
 // updateArgs splits update's positional arguments into the session and the
 // working_on text (see the command's help).
 func updateArgs(opts *UpdateOptions, c *config) error {
-	args, typed := opts.Args, ""
-	switch {
-	case len(args) == 2:
-		typed, args = args[0], args[1:]
-	case len(args) == 1 && (c.Session == "" || args[0] == c.Session):
-		typed, args = args[0], nil
+	session, text, hasText, err := sessionArgs(c).SessionAndText(opts.Command, opts.Args)
+	if err != nil {
+		return argErr(err)
 	}
-	opts.Session = c.Session
-	if typed != "" {
-		rest := ""
-		if len(args) == 1 {
-			rest = " " + shellWord(args[0])
-		}
-		var err error
-		if opts.Session, err = sessionArg(opts.Command+rest, c, typed); err != nil {
-			return err
-		}
-	}
-	if len(args) == 1 {
+	opts.Session = session
+	if hasText {
 		if opts.Changed["working-on"] {
 			return usagef("working_on given twice (argument and --working-on)")
 		}
-		opts.WorkingOn, opts.Changed["working-on"] = args[0], true
+		opts.WorkingOn, opts.Changed["working-on"] = text, true
 	}
 	if err := c.flagConflict(opts.Command); err != nil {
 		return err

@@ -67,8 +67,9 @@ type Config struct {
 	Problems []error
 }
 
-// envBindings maps configuration keys to their environment variables.
-var envBindings = [][2]string{
+// EnvBindings maps configuration keys to the environment variables Load
+// reads for them.
+var EnvBindings = [][2]string{
 	{"lock_dir", "AGENT_REGISTRY_LOCK_DIR"},
 	{"registry_path", "AGENT_REGISTRY_PATH"},
 	{"home", "AGENT_REGISTRY_HOME"},
@@ -94,7 +95,7 @@ const StoreVar = "AGENTLOCK_STORE"
 // flag > environment > default.
 func Load(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 	v := viper.New()
-	for _, b := range envBindings {
+	for _, b := range EnvBindings {
 		if err := v.BindEnv(b[0], b[1]); err != nil {
 			return nil, fmt.Errorf("configuration: %w", err)
 		}

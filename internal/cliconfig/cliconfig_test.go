@@ -30,7 +30,7 @@ func clean(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	t.Chdir(dir)
-	for _, b := range envBindings {
+	for _, b := range EnvBindings {
 		t.Setenv(b[1], "")
 	}
 	for _, name := range []string{"CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "GEMINI_SESSION_ID", "COPILOT_AGENT_SESSION_ID",

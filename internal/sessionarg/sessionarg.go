@@ -179,6 +179,37 @@ func (a Args) SessionArg(command, typed string) (string, error) {
 		a.Session, a.Resolved.Describe(), typed, command)}
 }
 
+// SessionAndText splits the positional arguments of a command that takes
+// [session] [text] (update's [session] [working_on]): with two, the first
+// is the session; with one, it is the session when no session is known
+// here or it is the known one, else the text. A typed session is taken or
+// refused as SessionArg does (the command to suggest keeps the text). It
+// returns the session (the known one when none is typed) and the text,
+// with whether one was given.
+func (a Args) SessionAndText(command string, args []string) (session, text string, hasText bool, err error) {
+	typed := ""
+	switch {
+	case len(args) == 2:
+		typed, args = args[0], args[1:]
+	case len(args) == 1 && (a.Session == "" || args[0] == a.Session):
+		typed, args = args[0], nil
+	}
+	session = a.Session
+	if typed != "" {
+		rest := ""
+		if len(args) == 1 {
+			rest = " " + report.ShellWord(args[0])
+		}
+		if session, err = a.SessionArg(command+rest, typed); err != nil {
+			return "", "", false, err
+		}
+	}
+	if len(args) == 1 {
+		return session, args[0], true, nil
+	}
+	return session, "", false, nil
+}
+
 // CommandSession is the session a registry command acts for: the typed id
 // (positional or --session) when given and allowed (see SessionArg), else
 // the one resolved for this process; an error when there is none. run is

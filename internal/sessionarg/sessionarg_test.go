@@ -133,3 +133,25 @@ func TestSessionArgAndCommandSession(t *testing.T) {
 	_, err = Args{}.CommandSession("agentlock finish", "")
 	assert.Equal(t, ErrNoSession().Error(), argErr(t, err).Msg)
 }
+
+func TestSessionAndText(t *testing.T) {
+	for _, tc := range []struct {
+		a             Args
+		args          []string
+		session, text string
+		hasText       bool
+	}{
+		{Args{}, []string{"s1"}, "s1", "", false},
+		{Args{}, []string{"s1", "tests"}, "s1", "tests", true},
+		{Args{Session: "s1"}, []string{"s1"}, "s1", "", false},
+		{Args{Session: "s1"}, []string{"now tests"}, "s1", "now tests", true},
+		{Args{Session: "s1"}, nil, "s1", "", false},
+	} {
+		s, text, has, err := tc.a.SessionAndText("agentlock update", tc.args)
+		require.NoError(t, err, tc.args)
+		assert.Equal(t, []any{tc.session, tc.text, tc.hasText}, []any{s, text, has}, tc.args)
+	}
+	env := Args{Session: "s1", Source: identity.SourceEnv, Resolved: identity.Identity{Session: "s1", Source: identity.SourceEnv}}
+	_, _, _, err := env.SessionAndText("agentlock update", []string{"s2", "now tests"})
+	assert.Equal(t, `you are session s1 (from AGENTLOCK_SESSION), not s2: run 'agentlock update "now tests"'`, argErr(t, err).Msg)
+}
