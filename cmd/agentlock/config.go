@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/agentlock/agentlock/internal/agents/all"
 	"github.com/agentlock/agentlock/internal/cliconfig"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -15,14 +14,6 @@ import (
 // config is the configuration of one invocation (package cliconfig), with
 // the command line's own methods.
 type config cliconfig.Config
-
-// envBindings are the variables the configuration reads, by key, and
-// agentDirVars those that move an agent CLI's user folder: what a test
-// of the command line unsets to be hermetic.
-var (
-	envBindings  = cliconfig.EnvBindings
-	agentDirVars = all.AgentDirVars
-)
 
 // storeVar names a distributed store for every project, overriding the
 // project's own (.agent-registry/store).
@@ -100,12 +91,6 @@ func warnProblems(io *IOStreams, c *config) {
 	for _, p := range c.Problems {
 		warnf(io, "%v; using the default here, but other commands refuse to run until it is fixed", p)
 	}
-}
-
-// workspaceOf returns the workspace of a real path
-// (cliconfig.Config.WorkspaceOf).
-func (c *config) workspaceOf(realPath string) (*workspace.Workspace, error) {
-	return (*cliconfig.Config)(c).WorkspaceOf(realPath)
 }
 
 // workWorkspace returns the workspace of the working directory, for the
