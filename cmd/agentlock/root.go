@@ -133,21 +133,12 @@ func onlyCommand(args []string) func(*Factory) *cobra.Command {
 
 // usageArgs makes every argument-count error of the tree a usage error.
 func usageArgs(cmd *cobra.Command) {
-	if check := cmd.Args; check != nil {
-		cmd.Args = func(c *cobra.Command, args []string) error {
-			if err := check(c, args); err != nil {
-				var usage *usageError
-				if errors.As(err, &usage) {
-					return err
-				}
-				return &usageError{err: err}
-			}
-			return nil
+	cmdutil.WrapArgs(cmd, func(err error) error {
+		if errors.As(err, new(*usageError)) {
+			return err
 		}
-	}
-	for _, sub := range cmd.Commands() {
-		usageArgs(sub)
-	}
+		return &usageError{err: err}
+	})
 }
 
 // execute runs the command line args and returns the exit code. Errors are
@@ -183,7 +174,7 @@ func execute(f *Factory, args []string) int {
 		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n", report.EscapeLines(unprefixed(explain(err))))
 	}
 	// An agent reading --json output gets the error on stdout too.
-	if asJSON, _ := cmd.Flags().GetBool("json"); (asJSON || askedJSON(args)) && err != nil && !printed(err) {
+	if asJSON, _ := cmd.Flags().GetBool("json"); (asJSON || cmdutil.AskedBool(args, "json")) && err != nil && !printed(err) {
 		writeJSON(f.IO.Out, report.Error{Error: explain(err), ExitCode: code})
 	}
 	return code
@@ -196,19 +187,4 @@ func unprefixed(msg string) string {
 		return rest
 	}
 	return msg
-}
-
-// askedJSON reports whether the command line asks for --json, for a line
-// whose flags could not be parsed (a misspelled flag, a bad value): its
-// error is still a JSON record.
-func askedJSON(args []string) bool {
-	for _, a := range args {
-		switch a {
-		case "--":
-			return false
-		case "--json", "--json=true", "--json=1":
-			return true
-		}
-	}
-	return false
 }

@@ -109,3 +109,34 @@ func HelpHint(cmd *cobra.Command) string {
 	}
 	return fmt.Sprintf("see '%s --help'", cmd.CommandPath())
 }
+
+// WrapArgs passes every error of the argument checks of cmd and of the
+// commands below it through wrap (to make it a usage error, say).
+func WrapArgs(cmd *cobra.Command, wrap func(error) error) {
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return wrap(err)
+			}
+			return nil
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		WrapArgs(sub, wrap)
+	}
+}
+
+// AskedBool reports whether the command line args sets the boolean flag
+// name (--name, --name=true, --name=1) before any "--", for a line whose
+// flags could not be parsed (a misspelled flag, a bad value).
+func AskedBool(args []string, name string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--" + name, "--" + name + "=true", "--" + name + "=1":
+			return true
+		}
+	}
+	return false
+}

@@ -72,3 +72,21 @@ func TestWriteReference(t *testing.T) {
 		"Examples:\n\n```\n  tool a 1\n```\n\nFlags:\n\n```\n      --force   force it\n```\n\n"+
 		"## tool b\n\nDo b.\n\n```\ntool b\n```\n\nPlain.\n", b.String())
 }
+
+func TestWrapArgsAndAskedBool(t *testing.T) {
+	root := &cobra.Command{Use: "tool", Args: cobra.NoArgs, Run: func(*cobra.Command, []string) {}}
+	sub := &cobra.Command{Use: "sub", Args: cobra.ExactArgs(1), Run: func(*cobra.Command, []string) {}}
+	none := &cobra.Command{Use: "none", Run: func(*cobra.Command, []string) {}}
+	root.AddCommand(sub, none)
+	marked := errors.New("marked")
+	WrapArgs(root, func(err error) error { return errors.Join(marked, err) })
+	assert.ErrorIs(t, sub.Args(sub, nil), marked)
+	assert.NoError(t, sub.Args(sub, []string{"a"}))
+	assert.ErrorIs(t, root.Args(root, []string{"x"}), marked)
+	assert.Nil(t, none.Args, "a command without checks gets none")
+
+	assert.True(t, AskedBool([]string{"status", "--json"}, "json"))
+	assert.True(t, AskedBool([]string{"--json=1", "status"}, "json"))
+	assert.False(t, AskedBool([]string{"status", "--", "--json"}, "json"), "after --, an argument")
+	assert.False(t, AskedBool([]string{"--json=false"}, "json"))
+}
