@@ -22,7 +22,7 @@ type Refusal struct {
 // waiting for waited (zero when it did not wait).
 func AcquireRefusals(paths []string, err error, waited time.Duration) ([]Refusal, error) {
 	heldBy := map[string]*core.HeldError{}
-	for _, e := range joined(err) {
+	for _, e := range core.Unjoin(err) {
 		var held *core.HeldError
 		if errors.As(e, &held) {
 			heldBy[held.Path] = held
@@ -44,14 +44,6 @@ func AcquireRefusals(paths []string, err error, waited time.Duration) ([]Refusal
 		}
 	}
 	return out, nil
-}
-
-// joined returns the errors joined in err, or err alone.
-func joined(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
 }
 
 // AcquireNotes are the lines for people that follow an acquisition (on

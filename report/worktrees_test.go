@@ -62,13 +62,3 @@ func TestVersionLineAndBuilt(t *testing.T) {
 	assert.Equal(t, Version{Version: "v9.9.9", Commit: "c", Date: "d"}, v, "stamped values win")
 	assert.NotEmpty(t, Built("", "", "").Version, "unstamped: the build information, or devel")
 }
-
-func TestShellWord(t *testing.T) {
-	for in, want := range map[string]string{
-		"src/a.go": "src/a.go", "": `""`, "my file.go": `"my file.go"`, "it's": `"it's"`,
-		`a"b`: `'a"b'`, "$HOME": `'$HOME'`, "it's $x": `'it'\''s $x'`, "é": `"é"`,
-	} {
-		assert.Equal(t, want, ShellWord(in), in)
-	}
-	assert.Equal(t, `a "b c" d`, ShellWords([]string{"a", "b c", "d"}))
-}

@@ -1,6 +1,8 @@
 package workspace
 
 import (
+	"context"
+
 	"github.com/agentlock/agentlock/audit"
 	"github.com/agentlock/agentlock/core"
 )
@@ -10,7 +12,7 @@ import (
 // release the locks): the locks it only renewed, which the session already
 // held and knows of, are left alone. It reports whether anything was
 // released.
-func (w *Workspace) Undo(leases []core.Lease, session string) (bool, error) {
+func (w *Workspace) Undo(ctx context.Context, leases []core.Lease, session string) (bool, error) {
 	var taken []string
 	for _, l := range leases {
 		if !l.Renewed {
@@ -20,7 +22,7 @@ func (w *Workspace) Undo(leases []core.Lease, session string) (bool, error) {
 	if len(taken) == 0 {
 		return false, nil
 	}
-	_, _, err := w.Release(taken, session)
+	_, _, err := w.Release(ctx, taken, session)
 	return err == nil, err
 }
 
@@ -29,8 +31,8 @@ func (w *Workspace) Undo(leases []core.Lease, session string) (bool, error) {
 // something in the audit log as done by who. It returns what the lock
 // held; auditErr says why the audit log could not record it (the lock is
 // released all the same).
-func (w *Workspace) ForceRelease(path, who string) (prev core.State, auditErr, err error) {
-	prev, err = w.Locker().ForceRelease(path)
+func (w *Workspace) ForceRelease(ctx context.Context, path, who string) (prev core.State, auditErr, err error) {
+	prev, err = w.Locker().ForceRelease(ctx, path)
 	if err != nil {
 		return prev, nil, err
 	}

@@ -51,42 +51,38 @@ modify it, and do not work around the refusal. Wait (--wait) or ask the holder.`
 			if runF != nil {
 				return runF(opts)
 			}
-			return acquireRun(opts)
+			return acquireRun(cmd.Context(), opts)
 		},
 	}
 	cmdutil.SecondsVar(cmd.Flags(), &opts.Wait, "wait", "when a path is held, retry until it is free or this much time has passed (90 or 90s; keep it under your tool timeout)")
 	return cmd
 }
 
-func acquireRun(opts *AcquireOptions) error {
+func acquireRun(ctx context.Context, opts *AcquireOptions) error {
 	c, err := opts.Config()
 	if err != nil {
 		return err
 	}
-	paths, session, err := pathsAndSession(opts.Command, opts.Args, c, false)
+	paths, session, err := pathsAndSession(opts.Command, opts.Args, c, newLock)
 	if err != nil {
 		return err
 	}
 	if opts.Wait < 0 {
 		return usagef("--wait %s: must not be negative", opts.Wait)
 	}
-	ws, err := c.workWorkspace()
+	ws, err := c.workWorkspace(ctx)
 	if err != nil {
 		return err
 	}
 	out := newPrinter(opts.IO, c)
-	warnLegacy(opts.IO, ws, paths)
-	leases, warning, err := ws.Acquire(paths, session)
+	warnLegacy(ctx, opts.IO, ws, paths)
+	leases, warning, err := ws.Acquire(ctx, paths, session)
 	if errors.Is(err, core.ErrLocked) && opts.Wait > 0 {
-		var held *core.HeldError
-		switch {
-		case errors.As(err, &held) && held.Via != "":
-			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s is held through %s by %s; waiting up to %s...", held.Path, held.Via, held.Owner, report.Human(opts.Wait)))
-		case held != nil:
-			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s is locked by %s; waiting up to %s...", held.Path, held.Owner, report.Human(opts.Wait)))
+		if held := (*core.HeldError)(nil); errors.As(err, &held) {
+			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s; waiting up to %s...", report.HeldBy(held.Path, held.Via, held.Owner), report.Human(opts.Wait)))
 		}
 		keepCollecting()
-		ctx, cancel := context.WithTimeout(context.Background(), opts.Wait)
+		ctx, cancel := context.WithTimeout(ctx, opts.Wait)
 		defer cancel()
 		leases, warning, err = ws.AcquireWait(ctx, paths, session)
 	}
@@ -100,10 +96,10 @@ func acquireRun(opts *AcquireOptions) error {
 	for _, note := range report.AcquireNotes(leases, ws.LockDir, ws.Redirected) {
 		fmt.Fprintln(opts.IO.ErrOut, "agentlock: "+note)
 	}
-	warnConflicts(opts.IO, ws, leases)
+	warnConflicts(ctx, opts.IO, ws, leases)
 	for _, l := range leases {
 		if err := out.emit(report.Acquired(l)); err != nil {
-			return unreported(ws, leases, session, err)
+			return unreported(ctx, ws, leases, session, err)
 		}
 	}
 	return nil
@@ -112,8 +108,8 @@ func acquireRun(opts *AcquireOptions) error {
 // unreported undoes an acquisition whose success could not be written to
 // stdout (workspace.Workspace.Undo): the caller never learns that it holds
 // the locks, so it would never release them.
-func unreported(ws *workspace.Workspace, leases []core.Lease, session string, werr error) error {
-	undone, err := ws.Undo(leases, session)
+func unreported(ctx context.Context, ws *workspace.Workspace, leases []core.Lease, session string, werr error) error {
+	undone, err := ws.Undo(ctx, leases, session)
 	switch {
 	case err != nil:
 		return errors.Join(werr, fmt.Errorf("release what could not be reported: %w", err))
@@ -151,12 +147,12 @@ func reportRefusal(out printer, paths []string, err error, waited time.Duration)
 // warnConflicts says, on stderr, which of the files just locked another
 // worktree of the repository changed too (docs/worktrees.md): a warning,
 // the lock is taken.
-func warnConflicts(io *IOStreams, ws *workspace.Workspace, leases []core.Lease) {
+func warnConflicts(ctx context.Context, io *IOStreams, ws *workspace.Workspace, leases []core.Lease) {
 	var paths []string
 	for _, l := range leases {
 		paths = append(paths, l.Path)
 	}
-	found, err := ws.Conflicts(paths)
+	found, err := ws.Conflicts(ctx, paths)
 	if err != nil {
 		fmt.Fprintln(io.ErrOut, report.Linef("agentlock: warning: could not check the other worktrees for changes of these files: %v", err))
 		return

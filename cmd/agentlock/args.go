@@ -4,7 +4,6 @@ import (
 	"errors"
 
 	"github.com/agentlock/agentlock/internal/sessionarg"
-	"github.com/agentlock/agentlock/report"
 )
 
 // sessionArgs are the session rules of package sessionarg for what c
@@ -25,10 +24,20 @@ func argErr(err error) error {
 	return usagef("%s", ae.Msg)
 }
 
+// sessionRule is how pathsAndSession takes a lock command's session
+// (sessionarg.Rule).
+type sessionRule = sessionarg.Rule
+
+const (
+	newLock      = sessionarg.NewLock      // acquire: required, a valid new id
+	existingLock = sessionarg.ExistingLock // release, heartbeat: required, any id a record can hold
+	anySession   = sessionarg.AnySession   // check: optional, any id a record can hold
+)
+
 // pathsAndSession splits the positional arguments of a lock command into
 // paths and the session id (sessionarg.Args.PathsAndSession).
-func pathsAndSession(command string, args []string, c *config, existing bool) ([]string, string, error) {
-	paths, session, err := sessionArgs(c).PathsAndSession(command, args, existing)
+func pathsAndSession(command string, args []string, c *config, rule sessionRule) ([]string, string, error) {
+	paths, session, err := sessionArgs(c).PathsAndSession(command, args, rule)
 	return paths, session, argErr(err)
 }
 
@@ -49,10 +58,3 @@ func commandSession(run string, c *config, typed string) (string, error) {
 // errNoSession is the usage error of a command that needs a session when
 // none is known.
 func errNoSession() error { return argErr(sessionarg.ErrNoSession()) }
-
-// shellWords quotes each word for a shell where needed, and joins them
-// (report.ShellWords).
-func shellWords(words []string) string { return report.ShellWords(words) }
-
-// shellWord quotes s for a shell only when it needs it (report.ShellWord).
-func shellWord(s string) string { return report.ShellWord(s) }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -43,30 +44,29 @@ second path). A typed id that is not the known session is refused.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return checkRun(opts)
+			return checkRun(cmd.Context(), opts)
 		},
 	}
 }
 
-func checkRun(opts *CheckOptions) error {
+func checkRun(ctx context.Context, opts *CheckOptions) error {
 	c, err := opts.Config()
 	if err != nil {
 		return err
 	}
-	paths, session, err := sessionArgs(c).CheckPaths(opts.Command, opts.Paths)
+	paths, session, err := pathsAndSession(opts.Command, opts.Paths, c, anySession)
 	if err != nil {
-		return argErr(err)
+		return err
 	}
-	opts.Paths = paths
-	ws, err := c.workWorkspace()
+	ws, err := c.workWorkspace(ctx)
 	if err != nil {
 		return err
 	}
 	locker, out := ws.Locker(), newPrinter(opts.IO, c)
-	warnLegacy(opts.IO, ws, opts.Paths)
+	warnLegacy(ctx, opts.IO, ws, paths)
 	blocked := false
-	for _, p := range opts.Paths {
-		chk, err := locker.CheckAndWarn(p, session)
+	for _, p := range paths {
+		chk, err := locker.CheckAndWarn(ctx, p, session)
 		if err != nil {
 			return err
 		}

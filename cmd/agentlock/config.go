@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"time"
@@ -14,10 +15,6 @@ import (
 // config is the configuration of one invocation (package cliconfig), with
 // the command line's own methods.
 type config cliconfig.Config
-
-// storeVar names a distributed store for every project, overriding the
-// project's own (.agent-registry/store).
-const storeVar = cliconfig.StoreVar
 
 // frontVar tells the etcd build which program handed the command line over
 // to it (see delegate), so that the checks of the agentlock on PATH compare
@@ -95,17 +92,17 @@ func warnProblems(io *IOStreams, c *config) {
 
 // workWorkspace returns the workspace of the working directory, for the
 // commands that take no path.
-func (c *config) workWorkspace() (*workspace.Workspace, error) {
-	return (*cliconfig.Config)(c).WorkWorkspace()
+func (c *config) workWorkspace(ctx context.Context) (*workspace.Workspace, error) {
+	return (*cliconfig.Config)(c).WorkWorkspace(ctx)
 }
 
 // workConfig resolves the configuration and the workspace of the working
 // directory, for the commands that need nothing else first.
-func workConfig(get func() (*config, error)) (*config, *workspace.Workspace, error) {
+func workConfig(ctx context.Context, get func() (*config, error)) (*config, *workspace.Workspace, error) {
 	c, err := get()
 	if err != nil {
 		return nil, nil, err
 	}
-	ws, err := c.workWorkspace()
+	ws, err := c.workWorkspace(ctx)
 	return c, ws, err
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/internal/doctor"
@@ -49,13 +51,13 @@ detail, fix.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return doctorRun(opts)
+			return doctorRun(cmd.Context(), opts)
 		},
 	}
 	return cmd
 }
 
-func doctorRun(opts *DoctorOptions) error {
+func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 	c, err := opts.Config()
 	if err != nil {
 		return err
@@ -68,17 +70,12 @@ func doctorRun(opts *DoctorOptions) error {
 	if err != nil {
 		return err
 	}
-	checks, err := doctor.Run(doctor.Options{Dir: wd, Settings: c.Settings, SearchPath: c.SearchPath, Self: self, CodexHome: c.CodexHome,
-		CopilotHome: c.CopilotHome, CopilotAllowAll: c.CopilotAllowAll, PluginsOff: c.PluginsOff, AgentDirs: c.AgentDirs, Writer: thisWriter(), Agents: c.Agents})
-	if check, ok := doctor.StoreCheck(err); ok {
-		// The store setting, or the build that serves it, is what is
-		// wrong: a check, not a crash.
-		checks, err = []doctor.Check{check}, nil
-	}
+	checks, err := doctor.Run(ctx, doctor.Options{Dir: wd, Settings: c.Settings, SearchPath: c.SearchPath, Self: self, CodexHome: c.CodexHome,
+		CopilotHome: c.CopilotHome, CopilotAllowAll: c.CopilotAllowAll, PluginsOff: c.PluginsOff, AgentDirs: c.AgentDirs, Writer: thisWriter(),
+		Agents: c.Agents, Problems: c.Problems})
 	if err != nil {
 		return err
 	}
-	checks = append(doctor.ConfigChecks(c.Problems), checks...)
 	for _, ch := range checks {
 		if c.JSON {
 			err = writeJSON(opts.IO.Out, report.DoctorCheck{Name: ch.Name, Status: string(ch.Status), Detail: ch.Detail, Fix: ch.Fix})

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
 	"github.com/spf13/cobra"
+
+	"github.com/agentlock/agentlock/report"
 )
 
 // HandoffOptions are the inputs of agentlock handoff.
@@ -33,22 +36,22 @@ whoami); a typed id that is not that session is refused.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return handoffRun(opts)
+			return handoffRun(cmd.Context(), opts)
 		},
 	}
 }
 
-func handoffRun(opts *HandoffOptions) error {
-	c, ws, err := workConfig(opts.Config)
+func handoffRun(ctx context.Context, opts *HandoffOptions) error {
+	c, ws, err := workConfig(ctx, opts.Config)
 	if err != nil {
 		return err
 	}
-	session, err := commandSession(opts.Command+" "+shellWord(opts.Notes), c, opts.Session)
+	session, err := commandSession(opts.Command+" "+report.ShellWord(opts.Notes), c, opts.Session)
 	if err != nil {
 		return err
 	}
 	reg := ws.Registry()
-	s, err := reg.AddHandoffRef(session, opts.Notes)
+	s, err := reg.AddHandoffRef(ctx, session, opts.Notes)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/agentlock/agentlock/internal/agents/all"
 	"github.com/agentlock/agentlock/internal/hooks"
 	"github.com/agentlock/agentlock/internal/identity"
+	"github.com/agentlock/agentlock/report"
 )
 
 // HookOptions are the inputs of agentlock hook.
@@ -19,7 +21,7 @@ type HookOptions struct {
 	IO     *IOStreams
 	Config func() (*config, error)
 	// Args is the whole command line, handed over with the payload when
-	// the hook needs the etcd build (see hookHandOver).
+	// the hook needs the etcd build (see workspace.Backends.HandOverIfMissing).
 	Args []string
 
 	Agent, Event string
@@ -69,12 +71,12 @@ see docs/integrations/README.md for the whole policy.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return hookRun(opts)
+			return hookRun(cmd.Context(), opts)
 		},
 	}
 }
 
-func hookRun(opts *HookOptions) error {
+func hookRun(ctx context.Context, opts *HookOptions) error {
 	c, err := opts.Config()
 	if err != nil {
 		return err
@@ -104,11 +106,22 @@ func hookRun(opts *HookOptions) error {
 	if c.SessionSource == identity.SourceFlag || c.SessionSource == identity.SourceEnv {
 		req.Session = c.Session
 	}
-	res := hooks.Run(req)
+	res := hooks.Run(ctx, req)
 	if res.Deny != "" {
-		hookHandOver(c, opts.Args, payload.Bytes())
+		handedOver(c.Settings.Backends.HandOverIfMissing(thisProcess(opts.Args), payload.Bytes()))
 	}
-	if hooks.Answer(agent, opts.Event, res, opts.IO.Out, opts.IO.ErrOut) {
+	answer := hooks.Respond(agent, res)
+	_, _ = opts.IO.ErrOut.Write(answer.Stderr)
+	if _, err := opts.IO.Out.Write(answer.Stdout); err != nil {
+		fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %s %s hook: %v", agent.Name(), opts.Event, err))
+		if answer.Reason != "" && !answer.ExitDeny {
+			// The structured denial did not reach the harness: exit 2
+			// with the reason still denies in every harness.
+			fmt.Fprintln(opts.IO.ErrOut, answer.Reason)
+			return errHookDenied
+		}
+	}
+	if answer.ExitDeny {
 		return errHookDenied
 	}
 	return nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -132,7 +133,7 @@ docs/worktrees.md.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return initRun(opts)
+			return initRun(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -201,7 +202,7 @@ the legacy kimi-cli) are touched only with --global.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return uninitRun(opts)
+			return uninitRun(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -258,7 +259,7 @@ func setupErr(err error) error {
 	return err
 }
 
-func initRun(opts *InitOptions) error {
+func initRun(ctx context.Context, opts *InitOptions) error {
 	c, err := opts.Config()
 	if err != nil {
 		return err
@@ -274,7 +275,7 @@ func initRun(opts *InitOptions) error {
 		Writer: thisWriter(), RecordWriter: len(opts.Agents) > 0,
 		Binary:    func() (string, error) { return checkBinary(c) },
 		EtcdBuild: func() bool { return etcdBuild || haveEtcdBuild() }}
-	if err := in.RecordScope(); err != nil {
+	if err := in.RecordScope(ctx); err != nil {
 		return err
 	}
 	if opts.StoreGiven {
@@ -292,10 +293,10 @@ func initRun(opts *InitOptions) error {
 	if err != nil {
 		return setupErr(err)
 	}
-	return setupErr(in.Install(p))
+	return setupErr(in.Install(ctx, p))
 }
 
-func uninitRun(opts *InitOptions) error {
+func uninitRun(ctx context.Context, opts *InitOptions) error {
 	c, err := opts.Config()
 	if err != nil {
 		return err
@@ -305,7 +306,7 @@ func uninitRun(opts *InitOptions) error {
 		return err
 	}
 	u := &setup.Uninit{Output: setupOutput(opts, c), Agents: opts.Agents, GitHook: opts.GitHook, DryRun: opts.DryRun}
-	return setupErr(u.Run(func(names []string, whole bool) (*setup.Project, error) {
+	return setupErr(u.Run(ctx, func(names []string, whole bool) (*setup.Project, error) {
 		return openProject(opts, wd, names, whole, false)
 	}))
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"github.com/agentlock/agentlock/audit"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentlock/agentlock/audit"
+	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -34,7 +36,9 @@ A lock held by another session is left untouched (exit 1, "not owner").
 directory (found by owner), and keeps the session registered.
 
 --force empties a lock whoever holds it, even a corrupt one. It is for people
-clearing a lock by hand after checking that its owner is gone.`,
+clearing a lock by hand after checking that its owner is gone; it warns when
+the lock was renewed within the timeout by a session that is not finished
+(status marks the locks of gone owners "orphaned").`,
 		Example: `  agentlock release src/auth.py claude-1
   agentlock release --session claude-1 src/a.go src/b.go
   agentlock release --all
@@ -44,7 +48,7 @@ clearing a lock by hand after checking that its owner is gone.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return releaseRun(opts)
+			return releaseRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "empty the lock whoever holds it (for people, not agents)")
@@ -52,7 +56,7 @@ clearing a lock by hand after checking that its owner is gone.`,
 	return cmd
 }
 
-func releaseRun(opts *ReleaseOptions) error {
+func releaseRun(ctx context.Context, opts *ReleaseOptions) error {
 	c, err := opts.Config()
 	if err != nil {
 		return err
@@ -63,7 +67,7 @@ func releaseRun(opts *ReleaseOptions) error {
 		return usagef("--all and --force do not go together")
 	}
 	if opts.Force {
-		return forceReleaseRun(opts, c)
+		return forceReleaseRun(ctx, opts, c)
 	}
 	var paths []string
 	session := c.Session
@@ -83,23 +87,23 @@ func releaseRun(opts *ReleaseOptions) error {
 			return errNoSession()
 		}
 	default:
-		if paths, session, err = pathsAndSession(opts.Command, opts.Args, c, true); err != nil {
+		if paths, session, err = pathsAndSession(opts.Command, opts.Args, c, existingLock); err != nil {
 			return err
 		}
 	}
-	ws, err := c.workWorkspace()
+	ws, err := c.workWorkspace(ctx)
 	if err != nil {
 		return err
 	}
 	var results []workspace.Released
 	var warning *workspace.MirrorError
 	if opts.All {
-		results, warning, err = ws.ReleaseAll(session)
+		results, warning, err = ws.ReleaseAll(ctx, session)
 		if len(results) == 0 && err == nil && !c.JSON {
 			fmt.Fprintln(opts.IO.Out, report.Linef("no lock of %s to release", session))
 		}
 	} else {
-		results, warning, err = ws.Release(paths, session)
+		results, warning, err = ws.Release(ctx, paths, session)
 	}
 	warn(opts.IO, warning)
 	out := newPrinter(opts.IO, c)
@@ -122,17 +126,17 @@ func releaseRun(opts *ReleaseOptions) error {
 	return nil
 }
 
-func forceReleaseRun(opts *ReleaseOptions, c *config) error {
+func forceReleaseRun(ctx context.Context, opts *ReleaseOptions, c *config) error {
 	if len(opts.Args) == 0 {
 		return usagef("at least one path is required")
 	}
-	ws, err := c.workWorkspace()
+	ws, err := c.workWorkspace(ctx)
 	if err != nil {
 		return err
 	}
 	out := newPrinter(opts.IO, c)
 	for _, p := range opts.Args {
-		prev, auditErr, err := ws.ForceRelease(p, audit.Person())
+		prev, auditErr, err := ws.ForceRelease(ctx, p, audit.Person())
 		if err != nil {
 			return err
 		}
@@ -142,12 +146,21 @@ func forceReleaseRun(opts *ReleaseOptions, c *config) error {
 		if err := out.emit(report.ForceReleased(prev)); err != nil {
 			return err
 		}
-		if prev.Owner != "" && !prev.Stale {
-			// The same rule as the dashboard's: a lock renewed within the
-			// project's timeout has an owner still at work, who is not told.
+		if prev.Owner != "" && !prev.Stale && !releasable(ctx, ws, prev) {
+			// The dashboard's rule: a lock renewed within the project's
+			// timeout by a session that is not finished has an owner still
+			// at work, who is not told.
 			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %s was renewed %s ago, within the project's timeout of %s: %s is probably still working on it, is not told, and may go on editing it; tell it, or wait until the lock goes stale.",
 				prev.Name(), report.Human(prev.Age), report.Human(ws.Locker().Timeout()), prev.Owner))
 		}
 	}
 	return nil
+}
+
+// releasable reports whether a person may release the lock prev without
+// taking it from an owner at work (workspace.Owners.Releasable). A
+// registry that cannot be read knows no finished session.
+func releasable(ctx context.Context, ws *workspace.Workspace, prev core.State) bool {
+	owners, _ := ws.Owners(ctx)
+	return owners.Releasable(prev)
 }

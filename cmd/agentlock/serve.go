@@ -54,7 +54,7 @@ cookie). See docs/dashboard.md. Stop it with Ctrl-C (SIGINT) or SIGTERM.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return serveRun(opts)
+			return serveRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:7420", "address to listen on, host:port (one that is not loopback needs --token)")
@@ -64,11 +64,11 @@ cookie). See docs/dashboard.md. Stop it with Ctrl-C (SIGINT) or SIGTERM.`,
 	return cmd
 }
 
-func serveRun(opts *ServeOptions) error {
+func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if err := dashboard.CheckAddr(opts.Addr, opts.Token); err != nil {
 		return &usageError{err: err}
 	}
-	_, ws, err := workConfig(opts.Config)
+	_, ws, err := workConfig(ctx, opts.Config)
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func serveRun(opts *ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return srv.ListenAndServe(ctx, opts.Addr, opts.Token, opts.Open, opts.IO.ErrOut)
 }

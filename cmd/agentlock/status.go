@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 
@@ -28,7 +29,9 @@ func newCmdStatus(f *Factory, runF func(*StatusOptions) error) *cobra.Command {
 		Short: "List the locks of this project's lock directory",
 		Long: `List every lock in the lock directory of the current project: the locked
 path, its owner, the time since it was renewed, the time left before it goes
-stale, and its state. Lock files that cannot be parsed are listed as corrupt.
+stale, and its state. A lock whose owner is gone (its session is finished, or
+its agent process exited) is marked orphaned: the dashboard may release it.
+Lock files that cannot be parsed are listed as corrupt.
 Released (empty) lock files are shown with --all. A lock file that another
 process keeps locked past AGENTLOCK_LOCK_WAIT (one stopped while changing it)
 is listed as busy, and status then exits 3 naming it.
@@ -43,7 +46,7 @@ changes (and every few seconds, as ages grow), until Ctrl-C.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return statusRun(opts)
+			return statusRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.All, "all", false, "also list released (free) lock files")
@@ -51,8 +54,8 @@ changes (and every few seconds, as ages grow), until Ctrl-C.`,
 	return cmd
 }
 
-func statusRun(opts *StatusOptions) error {
-	c, ws, err := workConfig(opts.Config)
+func statusRun(ctx context.Context, opts *StatusOptions) error {
+	c, ws, err := workConfig(ctx, opts.Config)
 	if err != nil {
 		return err
 	}
@@ -60,14 +63,15 @@ func statusRun(opts *StatusOptions) error {
 		if c.JSON {
 			return usagef("--watch draws a table for people: it does not go with --json")
 		}
-		return statusWatch(opts, ws)
+		return statusWatch(ctx, opts, ws)
 	}
-	states, problems, err := ws.Locker().List()
+	states, problems, err := ws.Locker().List(ctx)
 	if err != nil {
 		return err
 	}
 	records := report.Statuses(states, problems, opts.All)
-	markConflicts(opts.IO, ws, records)
+	markOrphans(ctx, opts.IO, ws, states, records)
+	markConflicts(ctx, opts.IO, ws, records)
 	// One write for the whole listing, not one per cell: among 10,000
 	// locks the unbuffered table took 100,000 write calls.
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
@@ -103,16 +107,44 @@ func writeStatus(out io.Writer, json bool, records []report.Status, lockDir, pro
 	return report.WriteStatusText(out, records, lockDir, project)
 }
 
+// markOrphans sets the Orphaned of the records of held locks whose owner
+// is gone (workspace.Owners.Orphaned, the dashboard's rule). The registry
+// is read only when a lock is held; one that cannot be read is a warning
+// on io's stderr (none when io is nil).
+func markOrphans(ctx context.Context, io *IOStreams, ws *workspace.Workspace, states []core.State, records []report.Status) {
+	held := map[string]core.State{}
+	for _, st := range states {
+		if st.Owner != "" {
+			held[st.Ref] = st
+		}
+	}
+	if len(held) == 0 {
+		return
+	}
+	owners, err := ws.Owners(ctx)
+	if err != nil {
+		if io != nil {
+			fmt.Fprintln(io.ErrOut, report.Linef("agentlock: warning: orphaned locks are not marked: %v", err))
+		}
+		return
+	}
+	for i := range records {
+		if st, ok := held[records[i].File]; ok {
+			records[i].Orphaned = owners.Orphaned(st)
+		}
+	}
+}
+
 // markConflicts fills the records' AlsoChangedIn from the other worktrees
 // of the repository; a failure to ask git is a warning.
-func markConflicts(io *IOStreams, ws *workspace.Workspace, records []report.Status) {
+func markConflicts(ctx context.Context, io *IOStreams, ws *workspace.Workspace, records []report.Status) {
 	var paths []string
 	for _, r := range records {
 		if r.Path != "" && !r.Area {
 			paths = append(paths, r.Path)
 		}
 	}
-	found, err := ws.Conflicts(paths)
+	found, err := ws.Conflicts(ctx, paths)
 	if err != nil {
 		fmt.Fprintln(io.ErrOut, report.Linef("agentlock: warning: could not check the other worktrees for changes: %v", err))
 		return

@@ -6,6 +6,7 @@
 package cliconfig
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -82,12 +83,8 @@ var EnvBindings = [][2]string{
 	{"codex_home", "CODEX_HOME"},
 	{"copilot_home", "COPILOT_HOME"},
 	{"copilot_allow_all", "COPILOT_ALLOW_ALL"},
-	{"store", StoreVar},
+	{"store", workspace.StoreVar},
 }
-
-// StoreVar names a distributed store for every project, overriding the
-// project's own (.agent-registry/store).
-const StoreVar = "AGENTLOCK_STORE"
 
 // Load resolves the configuration of an invocation from its flags (the
 // root's persistent --session, --timeout and --json, parsed by then) and
@@ -178,7 +175,10 @@ func (c *Config) ancestryLookup() func() identity.Found {
 	return func() identity.Found {
 		if found == nil {
 			found = &identity.Found{}
-			if ws, err := c.WorkWorkspace(); err == nil {
+			// Resolved while the configuration loads, before any
+			// command's context exists: only the best-effort finishing of
+			// exited sessions that opening the workspace does uses it.
+			if ws, err := c.WorkWorkspace(context.Background()); err == nil {
 				*found = identity.LookupSelf(identity.Dir(ws.Home))()
 			}
 		}
@@ -190,20 +190,20 @@ func (c *Config) ancestryLookup() func() identity.Found {
 // opens one first finishes the sessions whose agent process exited
 // without finishing them (workspace.FinishExited): best effort, a session
 // it could not finish is retried by the next command.
-func (c *Config) WorkspaceOf(realPath string) (*workspace.Workspace, error) {
+func (c *Config) WorkspaceOf(ctx context.Context, realPath string) (*workspace.Workspace, error) {
 	ws, err := workspace.Open(realPath, c.Settings)
 	if err == nil && ws.Enabled() {
-		_, _ = ws.FinishExited()
+		_, _ = ws.FinishExited(ctx)
 	}
 	return ws, err
 }
 
 // WorkWorkspace returns the workspace of the working directory, for the
 // commands that take no path.
-func (c *Config) WorkWorkspace() (*workspace.Workspace, error) {
+func (c *Config) WorkWorkspace(ctx context.Context) (*workspace.Workspace, error) {
 	wd, err := workspace.WorkDir()
 	if err != nil {
 		return nil, err
 	}
-	return c.WorkspaceOf(wd)
+	return c.WorkspaceOf(ctx, wd)
 }

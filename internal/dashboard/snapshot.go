@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"github.com/agentlock/agentlock/audit"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/workspace"
 )
 
 // Snapshot is what the workspace's lock folder and registry held at one
@@ -31,14 +33,14 @@ type Snapshot struct {
 }
 
 // take reads the workspace once: the lock folder, then the registry.
-func (s *Server) take() (*Snapshot, error) {
+func (s *Server) take(ctx context.Context) (*Snapshot, error) {
 	snap := &Snapshot{Taken: s.now()}
 	var err error
-	snap.Locks, snap.Problems, err = s.locker.List()
+	snap.Locks, snap.Problems, err = s.locker.List(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list the locks of %s: %w", s.ws.LockDir, err)
 	}
-	doc, err := s.loadRegistry()
+	doc, err := s.loadRegistry(ctx)
 	if err != nil {
 		snap.RegistryErr = err
 	} else {
@@ -55,7 +57,7 @@ func (s *Server) take() (*Snapshot, error) {
 		}
 	}
 	snap.Idle = s.ws.IdleAmong(snap.Sessions, snap.Locks)
-	snap.Conflicts = conflictsOf(s, snap.Locks)
+	snap.Conflicts = conflictsOf(ctx, s, snap.Locks)
 	// The history is for people: a log that cannot be read shows empty.
 	snap.History, _ = s.ws.Audit().Tail(maxHistory)
 	return snap, nil
@@ -73,7 +75,7 @@ type registryKey struct {
 // file has not been replaced since: a heartbeat does not write it, and a
 // fleet renews several times a second. A distributed store's registry is
 // read every time.
-func (s *Server) loadRegistry() (core.Document, error) {
+func (s *Server) loadRegistry(ctx context.Context) (core.Document, error) {
 	key, ok := statKey(s.ws.RegistryPath)
 	if ok && !s.ws.Store().Set() {
 		s.regMu.Lock()
@@ -83,7 +85,7 @@ func (s *Server) loadRegistry() (core.Document, error) {
 			return *cached, nil
 		}
 	}
-	doc, err := s.ws.Registry().Load()
+	doc, err := s.ws.Registry().Load(ctx)
 	if err == nil && ok {
 		s.regMu.Lock()
 		s.regKey, s.regDoc = key, &doc
@@ -92,47 +94,11 @@ func (s *Server) loadRegistry() (core.Document, error) {
 	return doc, err
 }
 
-// finished returns the ids of the sessions the registry lists as
-// Finished (or whose agent process exited); nil when the registry could
-// not be read.
-func (snap *Snapshot) finished() map[string]bool {
-	if snap.RegistryErr != nil {
-		return nil
-	}
-	ids := map[string]bool{}
-	for _, a := range snap.Sessions {
-		if a.Status == core.StatusFinished {
-			ids[a.SessionID] = true
-		}
-	}
-	return ids
-}
-
-// working returns the ids of the sessions the registry lists as working.
-func (snap *Snapshot) working() map[string]bool {
-	ids := map[string]bool{}
-	for _, a := range snap.Sessions {
-		if a.Status == core.StatusWorking {
-			ids[a.SessionID] = true
-		}
-	}
-	return ids
-}
-
-// orphaned reports whether a held lock's owner is gone: its session is
-// Finished (a crash, or agent-registry 0.2's finish that kept the lock),
-// or its lock is past the project's timeout and the owner is no working
-// session. Only such a lock, or a stale one, may be released from the
-// page. An unregistered owner whose lock is fresh is still renewing it
-// (the command line allows locks without registering): never orphaned.
-func orphaned(st core.State, finished map[string]bool) bool {
-	return st.Owner != "" && (finished[st.Owner] || st.Stale)
-}
-
-// releasable reports whether the page may release a lock: stale, or held
-// by a Finished session.
-func releasable(st core.State, finished map[string]bool) bool {
-	return st.Owner != "" && (st.Stale || finished[st.Owner])
+// owners is the registry's view of the lock owners (see
+// workspace.Owners): the sessions as read, those of exited agents already
+// shown as finished; nobody's when the registry could not be read.
+func (snap *Snapshot) owners() workspace.Owners {
+	return workspace.OwnersOf(snap.Sessions, nil)
 }
 
 // counts are the lock folder's totals.
@@ -361,14 +327,14 @@ func parseStamp(s string) (time.Time, error) {
 
 // conflictsOf returns the warnings about the held files among locks that
 // another worktree changed too; a failure to ask git shows none.
-func conflictsOf(s *Server, locks []core.State) map[string]string {
+func conflictsOf(ctx context.Context, s *Server, locks []core.State) map[string]string {
 	var paths []string
 	for _, l := range locks {
 		if l.Owner != "" && l.Path != "" && !l.Area() {
 			paths = append(paths, l.Path)
 		}
 	}
-	found, err := s.ws.Conflicts(paths)
+	found, err := s.ws.Conflicts(ctx, paths)
 	if err != nil || len(found) == 0 {
 		return nil
 	}

@@ -1,13 +1,11 @@
 package doctor
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/agentlock/agentlock/report"
-	"github.com/agentlock/agentlock/workspace"
 )
 
 // pluginsOffVars are, by agent, the variables that stop that CLI from
@@ -27,37 +25,6 @@ func PluginsOff(getenv func(string) string) map[string][]string {
 		}
 	}
 	return off
-}
-
-// ConfigChecks reports the configuration: every invalid setting (each
-// problem names the variable and its allowed range) is a problem, since
-// commands refuse to run with it and hooks deny edits; the other checks
-// ran with the defaults.
-func ConfigChecks(problems []error) []Check {
-	if len(problems) == 0 {
-		return []Check{{Name: "configuration", Status: OK, Detail: "every AGENTLOCK_* setting is valid"}}
-	}
-	var checks []Check
-	for _, p := range problems {
-		checks = append(checks, Check{Name: "configuration", Status: Problem,
-			Detail: p.Error() + "; commands refuse to run and the pre-edit hook denies every edit until it is fixed (the checks below use the default)",
-			Fix:    "correct or unset the variable named"})
-	}
-	return checks
-}
-
-// StoreCheck turns an error of Run that the store setting causes (an
-// unknown scheme, or no build that serves it) into the check that says
-// so; ok is false for every other error.
-func StoreCheck(err error) (check Check, ok bool) {
-	if !errors.Is(err, workspace.ErrUnknownScheme) && !errors.Is(err, workspace.ErrNoRemote) {
-		return Check{}, false
-	}
-	fix := "correct AGENTLOCK_STORE or .agent-registry/store (agentlock init --store etcd://host:2379/prefix, or --store files)"
-	if errors.Is(err, workspace.ErrNoRemote) {
-		fix = "install agentlock-etcd beside agentlock or on PATH (go build -tags etcd -o agentlock-etcd ./cmd/agentlock)"
-	}
-	return Check{Name: "store", Status: Problem, Detail: err.Error(), Fix: fix}, true
 }
 
 // WriteCheck prints one check for people: its verdict and name, what was

@@ -2,14 +2,10 @@ package doctor
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/agentlock/agentlock/workspace"
 )
 
 func TestPluginsOff(t *testing.T) {
@@ -17,28 +13,6 @@ func TestPluginsOff(t *testing.T) {
 	got := PluginsOff(func(name string) string { return env[name] })
 	assert.Equal(t, map[string][]string{"opencode": {"OPENCODE_PURE=TRUE"}, "kilo": {"KILO_PURE=1"}}, got)
 	assert.Empty(t, PluginsOff(func(string) string { return "" }))
-}
-
-func TestConfigChecks(t *testing.T) {
-	assert.Equal(t, []Check{{Name: "configuration", Status: OK, Detail: "every AGENTLOCK_* setting is valid"}}, ConfigChecks(nil))
-	checks := ConfigChecks([]error{errors.New(`AGENTLOCK_TIMEOUT="-5" is invalid`), errors.New("B")})
-	require.Len(t, checks, 2)
-	assert.Equal(t, Problem, checks[0].Status)
-	assert.Equal(t, `AGENTLOCK_TIMEOUT="-5" is invalid; commands refuse to run and the pre-edit hook denies every edit until it is fixed (the checks below use the default)`, checks[0].Detail)
-	assert.True(t, Failed(checks))
-}
-
-func TestStoreCheck(t *testing.T) {
-	_, ok := StoreCheck(errors.New("disk on fire"))
-	assert.False(t, ok)
-	ch, ok := StoreCheck(fmt.Errorf("store x: %w", workspace.ErrNoRemote))
-	require.True(t, ok)
-	assert.Equal(t, "store", ch.Name)
-	assert.Equal(t, Problem, ch.Status)
-	assert.Contains(t, ch.Fix, "install agentlock-etcd")
-	ch, ok = StoreCheck(fmt.Errorf("store x: %w", workspace.ErrUnknownScheme))
-	require.True(t, ok)
-	assert.Contains(t, ch.Fix, "correct AGENTLOCK_STORE")
 }
 
 func TestWriteCheck(t *testing.T) {

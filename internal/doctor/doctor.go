@@ -8,6 +8,8 @@
 package doctor
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -77,6 +79,9 @@ type Options struct {
 	// Agents are the agents whose set-up is checked; nil means the
 	// built-in ones (all.Agents), without those of agent manifests.
 	Agents []integrations.Agent
+	// Problems are the invalid settings of the configuration (each names
+	// its variable and allowed range); the checks ran with the defaults.
+	Problems []error
 }
 
 // DefaultSkew is the clock difference tolerated between the machines (or
@@ -97,7 +102,7 @@ func Failed(checks []Check) bool {
 // Run runs every check for the project of opts.Dir, in a fixed order, and
 // returns one Check per check (per connected agent for the integration
 // checks). It fails only when the project cannot be opened at all.
-func Run(opts Options) ([]Check, error) {
+func Run(ctx context.Context, opts Options) ([]Check, error) {
 	if opts.Bin == "" {
 		opts.Bin = "agentlock"
 	}
@@ -107,15 +112,25 @@ func Run(opts Options) ([]Check, error) {
 	if opts.Settings.Now == nil {
 		opts.Settings.Now = time.Now
 	}
+	config := configChecks(opts.Problems)
 	p, err := setup.Open(opts.Dir, setup.Options{Settings: opts.Settings, Bin: opts.Bin})
+	if errors.Is(err, workspace.ErrUnknownScheme) || errors.Is(err, workspace.ErrNoRemote) {
+		// The store setting, or the build that serves it, is what is
+		// wrong: a check, not a crash.
+		fix := "correct AGENTLOCK_STORE or .agent-registry/store (agentlock init --store etcd://host:2379/prefix, or --store files)"
+		if errors.Is(err, workspace.ErrNoRemote) {
+			fix = "install " + workspace.EtcdProgram + " beside agentlock or on PATH (go build -tags etcd -o " + workspace.EtcdProgram + " ./cmd/agentlock)"
+		}
+		return append(config, Check{Name: "store", Status: Problem, Detail: err.Error(), Fix: fix}), nil
+	}
 	if err != nil {
 		return nil, err
 	}
 	d := &run{opts: opts, project: p, ws: p.Workspace}
-	var checks []Check
+	checks := config
 	// The store first: when it is down, what cannot be read is not damage.
-	storeChecks := d.store()
-	checks = append(checks, d.home(), d.registry())
+	storeChecks := d.store(ctx)
+	checks = append(checks, d.home(), d.registry(ctx))
 	checks = append(checks, fileSystem("home-filesystem", "the home", d.ws.Home, opts.Settings.UserHome))
 	if filepath.Clean(d.ws.LockDir) != filepath.Join(d.ws.Home, "locks") {
 		checks = append(checks, fileSystem("lockdir-filesystem", "the lock folder", d.ws.LockDir, opts.Settings.UserHome))
@@ -125,9 +140,9 @@ func Run(opts Options) ([]Check, error) {
 	checks = append(checks, d.binary())
 	checks = append(checks, d.integrations()...)
 	checks = append(checks, d.mcpServer())
-	checks = append(checks, d.legacy())
+	checks = append(checks, d.legacy(ctx))
 	checks = append(checks, d.worktrees()...)
-	lockChecks := d.lockFolder()
+	lockChecks := d.lockFolder(ctx)
 	checks = append(checks, lockChecks...)
 	checks = append(checks, d.tempFiles())
 	return checks, nil
@@ -160,9 +175,9 @@ func (d *run) home() Check {
 
 // registry: registry.md reads and parses (a missing one is an empty
 // registry). Registry commands refuse to write one that does not.
-func (d *run) registry() Check {
+func (d *run) registry(ctx context.Context) Check {
 	c := Check{Name: "registry"}
-	doc, err := d.ws.Registry().Load()
+	doc, err := d.ws.Registry().Load(ctx)
 	if err != nil && d.ws.Store().Set() {
 		// The registry is a document in the store, not registry.md.
 		c.Status, c.Detail = Problem, "the registry in "+d.ws.Store().URL+" cannot be read: "+err.Error()
@@ -198,7 +213,7 @@ func (d *run) binary() Check {
 
 // store: a distributed store (etcd) answers, and what it says about
 // itself; nothing with the lock files.
-func (d *run) store() []Check {
+func (d *run) store(ctx context.Context) []Check {
 	spec := d.ws.Store()
 	if !spec.Set() {
 		return nil
@@ -208,7 +223,7 @@ func (d *run) store() []Check {
 		return nil
 	}
 	var checks []Check
-	for _, g := range diag.Diagnose() {
+	for _, g := range diag.Diagnose(ctx) {
 		c := Check{Name: g.Name, Status: OK, Detail: spec.URL + ": " + g.Detail, Fix: g.Fix}
 		switch {
 		case g.Problem:
@@ -220,6 +235,22 @@ func (d *run) store() []Check {
 			c.Fix = ""
 		}
 		checks = append(checks, c)
+	}
+	return checks
+}
+
+// configChecks reports the configuration: every invalid setting is a
+// problem (commands refuse to run with it, hooks deny edits), named with
+// its allowed range; the checks after it ran with the defaults.
+func configChecks(problems []error) []Check {
+	if len(problems) == 0 {
+		return []Check{{Name: "configuration", Status: OK, Detail: "every AGENTLOCK_* setting is valid"}}
+	}
+	var checks []Check
+	for _, p := range problems {
+		checks = append(checks, Check{Name: "configuration", Status: Problem,
+			Detail: p.Error() + "; commands refuse to run and the pre-edit hook denies every edit until it is fixed (the checks below use the default)",
+			Fix:    "correct or unset the variable named"})
 	}
 	return checks
 }

@@ -4,6 +4,7 @@ package etcdstore
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -44,14 +45,14 @@ func (d *Document) Where() string {
 }
 
 // get reads the document and its revision (0 when there is none).
-func (d *Document) get() ([]byte, int64, error) {
+func (d *Document) get(ctx context.Context) ([]byte, int64, error) {
 	cli, err := d.Conn.Client()
 	if err != nil {
 		return nil, 0, err
 	}
-	ctx, cancel := d.Conn.ctx()
+	rctx, cancel := d.Conn.ctx(ctx)
 	defer cancel()
-	resp, err := cli.Get(ctx, d.Key())
+	resp, err := cli.Get(rctx, d.Key())
 	if err != nil {
 		return nil, 0, d.Conn.wrap("read the registry", err)
 	}
@@ -65,8 +66,8 @@ func (d *Document) get() ([]byte, int64, error) {
 // Read implements store.Document. When the cluster holds no registry yet,
 // the local file is the document (a project moving to etcd keeps its
 // sessions). A local copy that differs from the cluster's is rewritten.
-func (d *Document) Read() ([]byte, error) {
-	data, _, err := d.get()
+func (d *Document) Read(ctx context.Context) ([]byte, error) {
+	data, _, err := d.get(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -79,13 +80,13 @@ func (d *Document) Read() ([]byte, error) {
 
 // Edit implements store.Document: read with its revision, change, write if
 // the revision is still the same, else again; then copy to the local file.
-func (d *Document) Edit(change func(old []byte) ([]byte, error)) error {
+func (d *Document) Edit(ctx context.Context, change func(old []byte) ([]byte, error)) error {
 	cli, err := d.Conn.Client()
 	if err != nil {
 		return err
 	}
 	for range maxAttempts {
-		old, rv, err := d.get()
+		old, rv, err := d.get(ctx)
 		if err != nil {
 			return err
 		}
@@ -104,8 +105,8 @@ func (d *Document) Edit(change func(old []byte) ([]byte, error)) error {
 			}
 			return nil
 		}
-		ctx, cancel := d.Conn.ctx()
-		resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.ModRevision(d.Key()), "=", rv)).
+		rctx, cancel := d.Conn.ctx(ctx)
+		resp, err := cli.Txn(rctx).If(clientv3.Compare(clientv3.ModRevision(d.Key()), "=", rv)).
 			Then(clientv3.OpPut(d.Key(), string(next))).Commit()
 		cancel()
 		if err != nil {

@@ -54,41 +54,41 @@ func TestLocksAcrossCheckouts(t *testing.T) {
 	rootA, a := checkout(t, conn, 30*time.Second)
 	rootB, b := checkout(t, conn, 30*time.Second)
 
-	if _, err := a.Acquire("src/x.go", "s-a"); err != nil {
+	if _, err := a.Acquire(t.Context(), "src/x.go", "s-a"); err != nil {
 		t.Fatalf("acquire in A: %v", err)
 	}
-	_, err := b.Acquire("src/x.go", "s-b")
+	_, err := b.Acquire(t.Context(), "src/x.go", "s-b")
 	var held *core.HeldError
 	if !errors.As(err, &held) || held.Owner != "s-a" || held.Path != filepath.Join(rootB, "src/x.go") {
 		t.Fatalf("acquire in B: want held by s-a at B's path, got %v", err)
 	}
-	if l, err := a.Acquire("src/x.go", "s-a"); err != nil || !l.Renewed {
+	if l, err := a.Acquire(t.Context(), "src/x.go", "s-a"); err != nil || !l.Renewed {
 		t.Fatalf("re-acquire: %+v %v", l, err)
 	}
-	if _, err := b.Heartbeat("src/x.go", "s-b"); !errors.Is(err, core.ErrNotOwner) {
+	if _, err := b.Heartbeat(t.Context(), "src/x.go", "s-b"); !errors.Is(err, core.ErrNotOwner) {
 		t.Fatalf("heartbeat by another: %v", err)
 	}
-	if _, err := b.Release("src/x.go", "s-b"); !errors.Is(err, core.ErrNotOwner) {
+	if _, err := b.Release(t.Context(), "src/x.go", "s-b"); !errors.Is(err, core.ErrNotOwner) {
 		t.Fatalf("release by another: %v", err)
 	}
 	// All or nothing: y is free, x is held, so B gets neither.
-	if _, err := b.AcquireAll([]string{"src/y.go", "src/x.go"}, "s-b"); !errors.Is(err, core.ErrLocked) {
+	if _, err := b.AcquireAll(t.Context(), []string{"src/y.go", "src/x.go"}, "s-b"); !errors.Is(err, core.ErrLocked) {
 		t.Fatalf("acquire all: %v", err)
 	}
-	if s, err := b.IsLocked("src/y.go"); err != nil || s.Owner != "" {
+	if s, err := b.IsLocked(t.Context(), "src/y.go"); err != nil || s.Owner != "" {
 		t.Fatalf("y after a refused acquire all: %+v %v", s, err)
 	}
-	states, problems, err := b.List()
+	states, problems, err := b.List(t.Context())
 	if err != nil || len(problems) > 0 || len(states) != 1 || states[0].Path != filepath.Join(rootB, "src/x.go") || states[0].Owner != "s-a" || !states[0].Locked() {
 		t.Fatalf("list from B: %+v %v %v", states, problems, err)
 	}
-	if s, err := a.Release("src/x.go", "s-a"); err != nil || s.Owner != "s-a" || s.Path != filepath.Join(rootA, "src/x.go") {
+	if s, err := a.Release(t.Context(), "src/x.go", "s-a"); err != nil || s.Owner != "s-a" || s.Path != filepath.Join(rootA, "src/x.go") {
 		t.Fatalf("release: %+v %v", s, err)
 	}
-	if _, err := b.Acquire("src/x.go", "s-b"); err != nil {
+	if _, err := b.Acquire(t.Context(), "src/x.go", "s-b"); err != nil {
 		t.Fatalf("acquire after release: %v", err)
 	}
-	if _, err := b.Acquire(filepath.Join(os.TempDir(), "elsewhere"), "s-b"); err == nil || !strings.Contains(err.Error(), "outside the checkout") {
+	if _, err := b.Acquire(t.Context(), filepath.Join(os.TempDir(), "elsewhere"), "s-b"); err == nil || !strings.Contains(err.Error(), "outside the checkout") {
 		t.Fatalf("a path outside the checkout: %v", err)
 	}
 }
@@ -100,12 +100,12 @@ func TestLeaseExpiry(t *testing.T) {
 	conn := startConn(t)
 	_, a := checkout(t, conn, time.Second)
 	_, b := checkout(t, conn, time.Second)
-	if _, err := a.Acquire("f", "s-a"); err != nil {
+	if _, err := a.Acquire(t.Context(), "f", "s-a"); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		s, err := b.IsLocked("f")
+		s, err := b.IsLocked(t.Context(), "f")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,10 +121,10 @@ func TestLeaseExpiry(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	// The owner lost it: renewing says so.
-	if _, err := a.Heartbeat("f", "s-a"); !errors.Is(err, core.ErrNoLock) {
+	if _, err := a.Heartbeat(t.Context(), "f", "s-a"); !errors.Is(err, core.ErrNoLock) {
 		t.Fatalf("heartbeat after the lease expired: %v", err)
 	}
-	l, err := b.Acquire("f", "s-b")
+	l, err := b.Acquire(t.Context(), "f", "s-b")
 	if err != nil || l.StaleOwner != "s-a" {
 		t.Fatalf("takeover: %+v %v", l, err)
 	}
@@ -158,7 +158,7 @@ func TestUnreachable(t *testing.T) {
 	conn := etcdstore.NewConn(etcdstore.Config{Endpoints: []string{"127.0.0.1:1"}, Prefix: "/t", DialTimeout: 300 * time.Millisecond})
 	t.Cleanup(func() { conn.Close() })
 	_, a := checkout(t, conn, time.Minute)
-	_, err := a.Acquire("f", "s")
+	_, err := a.Acquire(t.Context(), "f", "s")
 	if !errors.Is(err, etcdstore.ErrUnavailable) || !strings.Contains(err.Error(), "127.0.0.1:1") {
 		t.Fatalf("want unavailable naming the endpoint, got %v", err)
 	}
@@ -172,17 +172,17 @@ func TestRenewalKeepsTheSessionsLocks(t *testing.T) {
 	}
 	conn := startConn(t)
 	_, a := checkout(t, conn, 3*time.Second)
-	if _, err := a.AcquireAll([]string{"x", "y"}, "s"); err != nil {
+	if _, err := a.AcquireAll(t.Context(), []string{"x", "y"}, "s"); err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {
 		time.Sleep(time.Second)
-		if _, err := a.Heartbeat("x", "s"); err != nil {
+		if _, err := a.Heartbeat(t.Context(), "x", "s"); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// 3 s after y was written, past its timeout: alive through x's renewals.
-	s, err := a.IsLocked("y")
+	s, err := a.IsLocked(t.Context(), "y")
 	if err != nil || !s.Locked() || s.Age > 2*time.Second {
 		t.Fatalf("y after the session renewed x: %+v %v", s, err)
 	}
@@ -199,30 +199,30 @@ func TestAreasAcrossCheckouts(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(rootB, "src", "auth"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Acquire("src/auth/", "s-a"); err != nil {
+	if _, err := a.Acquire(t.Context(), "src/auth/", "s-a"); err != nil {
 		t.Fatalf("area in A: %v", err)
 	}
 	var held *core.HeldError
 	for _, p := range []string{"src/auth/login.py", "src/auth/deep/", "src/"} {
-		_, err := b.Acquire(p, "s-b")
+		_, err := b.Acquire(t.Context(), p, "s-b")
 		if !errors.As(err, &held) || held.Owner != "s-a" {
 			t.Fatalf("%s in B under A's area: %v", p, err)
 		}
 	}
-	if _, err := a.Acquire("src/auth/login.py", "s-a"); err != nil {
+	if _, err := a.Acquire(t.Context(), "src/auth/login.py", "s-a"); err != nil {
 		t.Fatalf("a file in one's own area: %v", err)
 	}
-	if _, err := b.Acquire("src/other.go", "s-b"); err != nil {
+	if _, err := b.Acquire(t.Context(), "src/other.go", "s-b"); err != nil {
 		t.Fatalf("a file beside the area: %v", err)
 	}
-	if _, err := a.Release("src/auth/", "s-a"); err != nil {
+	if _, err := a.Release(t.Context(), "src/auth/", "s-a"); err != nil {
 		t.Fatal(err)
 	}
 	// A still holds login.py: B's area over it is refused, a file beside it is not.
-	if _, err := b.Acquire("src/auth/", "s-b"); !errors.As(err, &held) || held.Owner != "s-a" {
+	if _, err := b.Acquire(t.Context(), "src/auth/", "s-b"); !errors.As(err, &held) || held.Owner != "s-a" {
 		t.Fatalf("an area over another's file: %v", err)
 	}
-	if _, err := b.Acquire("src/auth/util.py", "s-b"); err != nil {
+	if _, err := b.Acquire(t.Context(), "src/auth/util.py", "s-b"); err != nil {
 		t.Fatalf("a file in a released area: %v", err)
 	}
 }
@@ -246,13 +246,13 @@ func TestAreaRacesFilesBelowIt(t *testing.T) {
 		start := make(chan struct{})
 		go func() {
 			<-start
-			_, err := a.Acquire("src/", fmt.Sprintf("area-%d", round))
+			_, err := a.Acquire(t.Context(), "src/", fmt.Sprintf("area-%d", round))
 			results <- result{true, err}
 		}()
 		for i := range files {
 			go func() {
 				<-start
-				_, err := a.Acquire(fmt.Sprintf("src/f%d.go", i), fmt.Sprintf("file-%d-%d", round, i))
+				_, err := a.Acquire(t.Context(), fmt.Sprintf("src/f%d.go", i), fmt.Sprintf("file-%d-%d", round, i))
 				results <- result{false, err}
 			}()
 		}
@@ -274,12 +274,12 @@ func TestAreaRacesFilesBelowIt(t *testing.T) {
 		if areaWon && filesWon > 0 || !areaWon && filesWon == 0 {
 			t.Fatalf("round %d: area won %v, files won %d", round, areaWon, filesWon)
 		}
-		states, _, err := a.List()
+		states, _, err := a.List(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, s := range states {
-			if _, err := a.ForceRelease(s.Path); err != nil {
+			if _, err := a.ForceRelease(t.Context(), s.Path); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -323,16 +323,16 @@ func TestLeasePerRepositorySessionAndTimeout(t *testing.T) {
 	otherShort, other := locker("example.com/other/repo", 3*time.Second)
 	_, short := locker("example.com/org/repo", 3*time.Second)
 	long, longL := locker("example.com/org/repo", 30*time.Second)
-	if _, err := other.Acquire("o.go", "s"); err != nil {
+	if _, err := other.Acquire(t.Context(), "o.go", "s"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := longL.Acquire("first-long.go", "s"); err != nil {
+	if _, err := longL.Acquire(t.Context(), "first-long.go", "s"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := short.Acquire("short.go", "s"); err != nil {
+	if _, err := short.Acquire(t.Context(), "short.go", "s"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := longL.Acquire("long.go", "s"); err != nil {
+	if _, err := longL.Acquire(t.Context(), "long.go", "s"); err != nil {
 		t.Fatal(err)
 	}
 	if got := lockLeaseTTL(t, conn, long, "long.go"); got != 30 {
@@ -345,7 +345,7 @@ func TestLeasePerRepositorySessionAndTimeout(t *testing.T) {
 		t.Errorf("the other repository's lock has a lease of %d s", got)
 	}
 	// Taken again with the long timeout, the short lock moves to the long lease.
-	if _, err := longL.Acquire("short.go", "s"); err != nil {
+	if _, err := longL.Acquire(t.Context(), "short.go", "s"); err != nil {
 		t.Fatal(err)
 	}
 	if got := lockLeaseTTL(t, conn, long, "short.go"); got != 30 {
@@ -368,16 +368,16 @@ func TestTooManyPathsAreRefusedClearly(t *testing.T) {
 		return out
 	}
 	for _, ps := range [][]string{paths(64, ""), paths(70, "a/b/c/d/")} {
-		_, err := a.AcquireAll(ps, "s")
+		_, err := a.AcquireAll(t.Context(), ps, "s")
 		var tooMany *etcdstore.TooManyError
 		if !errors.As(err, &tooMany) || !strings.Contains(err.Error(), "smaller groups") || strings.Contains(err.Error(), "txn request") {
 			t.Fatalf("acquire of %d paths: want a clear refusal, got %v", len(ps), err)
 		}
-		if states, _, err := a.List(); err != nil || len(states) != 0 {
+		if states, _, err := a.List(t.Context()); err != nil || len(states) != 0 {
 			t.Fatalf("after the refusal: %d locks, %v", len(states), err)
 		}
 	}
-	if _, err := a.AcquireAll(paths(etcdstore.MaxPaths, "a/b/c/d/"), "s"); err != nil {
+	if _, err := a.AcquireAll(t.Context(), paths(etcdstore.MaxPaths, "a/b/c/d/"), "s"); err != nil {
 		t.Fatalf("acquire of %d paths: %v", etcdstore.MaxPaths, err)
 	}
 }
@@ -426,13 +426,13 @@ func TestSessionRenewalIsConstantInRequests(t *testing.T) {
 		}
 		for len(paths) > 0 {
 			k := min(len(paths), etcdstore.MaxPaths)
-			if _, err := a.AcquireAll(paths[:k], session); err != nil {
+			if _, err := a.AcquireAll(t.Context(), paths[:k], session); err != nil {
 				t.Fatal(err)
 			}
 			paths = paths[k:]
 		}
 		before := n.Load()
-		renewed, err := a.RenewSession(session)
+		renewed, err := a.RenewSession(t.Context(), session)
 		if err != nil || len(renewed) != locks {
 			t.Fatalf("renew %s: %d of %d renewed, %v", session, len(renewed), locks, err)
 		}
@@ -443,7 +443,7 @@ func TestSessionRenewalIsConstantInRequests(t *testing.T) {
 		t.Fatalf("renewing 1 lock took %d requests, 100 locks %d: want the same, at most 3 (a read, one keep-alive, one write)", one, hundred)
 	}
 	// The renewal kept the locks: another session is refused.
-	if _, err := a.Acquire("hundred/f99.go", "other"); !errors.Is(err, core.ErrLocked) {
+	if _, err := a.Acquire(t.Context(), "hundred/f99.go", "other"); !errors.Is(err, core.ErrLocked) {
 		t.Fatalf("after the renewal: %v", err)
 	}
 }
@@ -475,11 +475,11 @@ func TestAmbiguousWriteIsResolvedByReadingAgain(t *testing.T) {
 	c := etcdtest.Start(t, 1)
 	var lost atomic.Int64
 	_, a := checkout(t, losingConn(t, c, &lost), 30*time.Second)
-	l, err := a.Acquire("x.go", "s")
+	l, err := a.Acquire(t.Context(), "x.go", "s")
 	if err != nil || lost.Load() != 1 {
 		t.Fatalf("acquire with a lost answer (%d lost): %+v %v", lost.Load(), l, err)
 	}
-	if st, err := a.IsLocked("x.go"); err != nil || st.Owner != "s" || !st.Locked() {
+	if st, err := a.IsLocked(t.Context(), "x.go"); err != nil || st.Owner != "s" || !st.Locked() {
 		t.Fatalf("after: %+v %v", st, err)
 	}
 }
@@ -492,11 +492,11 @@ func TestRecordsCarryTheLeasesVerdictNotAForgedStamp(t *testing.T) {
 	conn := startConn(t)
 	st := &etcdstore.Locks{Conn: conn, Repo: "example.com/org/verdict", Root: t.TempDir(), Timeout: 30 * time.Second}
 	a := core.NewLocker(st, core.Options{Timeout: 30 * time.Second, Cwd: st.Root})
-	l, err := a.Acquire("x.go", "s")
+	l, err := a.Acquire(t.Context(), "x.go", "s")
 	if err != nil {
 		t.Fatal(err)
 	}
-	slots, err := st.Scan()
+	slots, err := st.Scan(t.Context())
 	if err != nil || len(slots) != 1 {
 		t.Fatalf("scan: %+v %v", slots, err)
 	}
@@ -519,17 +519,17 @@ func TestListingIsOneRequest(t *testing.T) {
 	_, a := checkout(t, conn, 30*time.Second)
 	listCost := func() int64 {
 		before := n.Load()
-		if _, _, err := a.List(); err != nil {
+		if _, _, err := a.List(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		return n.Load() - before
 	}
-	if _, err := a.Acquire("s0.go", "s0"); err != nil {
+	if _, err := a.Acquire(t.Context(), "s0.go", "s0"); err != nil {
 		t.Fatal(err)
 	}
 	one := listCost()
 	for i := 1; i < 30; i++ {
-		if _, err := a.Acquire(fmt.Sprintf("s%d.go", i), fmt.Sprintf("s%d", i)); err != nil {
+		if _, err := a.Acquire(t.Context(), fmt.Sprintf("s%d.go", i), fmt.Sprintf("s%d", i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -541,10 +541,10 @@ func TestListingIsOneRequest(t *testing.T) {
 	}
 	// A session renewed as a whole shows the renewal, not its stamp.
 	time.Sleep(1100 * time.Millisecond)
-	if _, err := a.RenewSession("s0"); err != nil {
+	if _, err := a.RenewSession(t.Context(), "s0"); err != nil {
 		t.Fatal(err)
 	}
-	st, err := a.IsLocked("s0.go")
+	st, err := a.IsLocked(t.Context(), "s0.go")
 	if err != nil || !st.Locked() || st.Age > time.Second {
 		t.Fatalf("after the renewal: %+v %v", st, err)
 	}

@@ -248,7 +248,7 @@ func rev(kv *mvccpb.KeyValue) int64 {
 // succeeds only if none of the keys changed since the read; otherwise read
 // and decide again. decide may therefore run more than once; only the
 // answer of the run that is written counts.
-func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide) error {
+func (s *Locks) Transact(ctx context.Context, mode store.Mode, keys []store.Key, decide store.Decide) error {
 	cli, err := s.Conn.Client()
 	if err != nil {
 		return err
@@ -269,7 +269,7 @@ func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide)
 		seen[r] = i
 		items[i].rel = r
 	}
-	return s.transact(cli, mode, keys, items, false, func(slots, _ []store.Slot) ([]*store.Record, []store.Slot, error) {
+	return s.transact(ctx, cli, mode, keys, items, false, func(slots, _ []store.Slot) ([]*store.Record, []store.Slot, error) {
 		next, err := decide(slots)
 		return next, nil, err
 	})
@@ -277,10 +277,10 @@ func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide)
 
 // transact runs attempts until one is written or decided; areas reads the
 // records related to the keys through areas too.
-func (s *Locks) transact(cli *clientv3.Client, mode store.Mode, keys []store.Key, items []item, areas bool, decide store.DecideAreas) error {
+func (s *Locks) transact(ctx context.Context, cli *clientv3.Client, mode store.Mode, keys []store.Key, items []item, areas bool, decide store.DecideAreas) error {
 	pause := time.Millisecond
 	for range maxAttempts {
-		done, err := s.attempt(cli, mode, keys, items, areas, decide)
+		done, err := s.attempt(ctx, cli, mode, keys, items, areas, decide)
 		if done || err != nil {
 			return err
 		}
@@ -292,7 +292,7 @@ func (s *Locks) transact(cli *clientv3.Client, mode store.Mode, keys []store.Key
 
 // attempt is one read-decide-write; done is false when another process
 // changed a key in between.
-func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key, items []item, areas bool, decide store.DecideAreas) (bool, error) {
+func (s *Locks) attempt(ctx context.Context, cli *clientv3.Client, mode store.Mode, keys []store.Key, items []item, areas bool, decide store.DecideAreas) (bool, error) {
 	ops := make([]clientv3.Op, 0, 2*len(items))
 	for _, it := range items {
 		ops = append(ops, clientv3.OpGet(s.LockPrefix()+it.rel), clientv3.OpGet(s.lastPrefix()+it.rel))
@@ -309,8 +309,8 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 	if len(ops) > maxTxnOps {
 		return false, &TooManyError{Paths: len(items)}
 	}
-	ctx, cancel := s.Conn.ctx()
-	resp, err := cli.Txn(ctx).Then(ops...).Commit()
+	rctx, cancel := s.Conn.ctx(ctx)
+	resp, err := cli.Txn(rctx).Then(ops...).Commit()
 	cancel()
 	if errors.Is(err, rpctypes.ErrTooManyOps) {
 		return false, &TooManyError{Paths: len(items)}
@@ -373,7 +373,7 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 		case mode == store.Update && it.live == nil:
 			return false, fmt.Errorf("%s: lock store: cannot write a lock that does not exist in update mode", lk)
 		default:
-			id, err := leases.forRecord(*rec, it.live)
+			id, err := leases.forRecord(ctx, *rec, it.live)
 			if errors.Is(err, errRetry) {
 				return false, nil
 			}
@@ -395,14 +395,14 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 	cmps = append(cmps, leases.cmps...)
 	writes = append(writes, leases.puts...)
 	if len(cmps) > maxTxnOps || len(writes) > maxTxnOps {
-		leases.revokeGranted()
+		leases.revokeGranted(ctx)
 		return false, &TooManyError{Paths: len(items)}
 	}
-	ctx, cancel = s.Conn.ctx()
-	tr, err := cli.Txn(ctx).If(cmps...).Then(writes...).Commit()
+	rctx, cancel = s.Conn.ctx(ctx)
+	tr, err := cli.Txn(rctx).If(cmps...).Then(writes...).Commit()
 	cancel()
 	if errors.Is(err, rpctypes.ErrTooManyOps) {
-		leases.revokeGranted()
+		leases.revokeGranted(ctx)
 		return false, &TooManyError{Paths: len(items)}
 	}
 	if err != nil {
@@ -410,18 +410,18 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 		// change, a stall): read again before answering, so that a lock
 		// taken is never reported as failed (and left held), nor a lock
 		// not taken as taken.
-		applied, rerr := s.applied(cli, expect)
+		applied, rerr := s.applied(ctx, cli, expect)
 		if rerr == nil && applied {
 			return true, nil
 		}
-		leases.revokeGranted()
+		leases.revokeGranted(ctx)
 		if rerr != nil {
 			return false, s.Conn.wrap("write locks (and read them again to see whether the write applied)", errors.Join(err, rerr))
 		}
 		return false, s.Conn.wrap("write locks", err)
 	}
 	if !tr.Succeeded {
-		leases.revokeGranted()
+		leases.revokeGranted(ctx)
 		return false, nil
 	}
 	return true, nil
@@ -430,7 +430,7 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 // applied reports whether every lock key of expect holds what the write
 // put there ("" for a key it deleted), read in one request. A value holds
 // the session and a stamp to the microsecond: no other write gives it.
-func (s *Locks) applied(cli *clientv3.Client, expect map[string]string) (bool, error) {
+func (s *Locks) applied(ctx context.Context, cli *clientv3.Client, expect map[string]string) (bool, error) {
 	if len(expect) == 0 {
 		return false, nil
 	}
@@ -440,9 +440,9 @@ func (s *Locks) applied(cli *clientv3.Client, expect map[string]string) (bool, e
 		keys = append(keys, k)
 		ops = append(ops, clientv3.OpGet(k))
 	}
-	ctx, cancel := s.Conn.ctx()
+	rctx, cancel := s.Conn.ctx(ctx)
 	defer cancel()
-	resp, err := cli.Txn(ctx).Then(ops...).Commit()
+	resp, err := cli.Txn(rctx).Then(ops...).Commit()
 	if err != nil {
 		return false, err
 	}
@@ -486,7 +486,7 @@ type leaseSet struct {
 // whole timeout from now: the session's lease for this repository and
 // timeout (granted when there is none). A lock its owner takes again with
 // another timeout moves to that timeout's lease.
-func (l *leaseSet) forRecord(rec store.Record, _ *mvccpb.KeyValue) (clientv3.LeaseID, error) {
+func (l *leaseSet) forRecord(ctx context.Context, rec store.Record, _ *mvccpb.KeyValue) (clientv3.LeaseID, error) {
 	if id, ok := l.session[rec.Session]; ok {
 		return id, nil
 	}
@@ -494,22 +494,22 @@ func (l *leaseSet) forRecord(rec store.Record, _ *mvccpb.KeyValue) (clientv3.Lea
 		l.session = map[string]clientv3.LeaseID{}
 	}
 	key := l.s.leaseKey(rec.Session)
-	ctx, cancel := l.s.Conn.ctx()
-	resp, err := l.cli.Get(ctx, key)
+	rctx, cancel := l.s.Conn.ctx(ctx)
+	resp, err := l.cli.Get(rctx, key)
 	cancel()
 	if err != nil {
 		return 0, l.s.Conn.wrap("read the session's lease", err)
 	}
 	if kv := first(resp.Kvs); kv != nil && kv.Lease != 0 {
-		id, err := l.renew(clientv3.LeaseID(kv.Lease))
+		id, err := l.renew(ctx, clientv3.LeaseID(kv.Lease))
 		if err == nil {
 			l.session[rec.Session] = id
 			l.puts = append(l.puts, clientv3.OpPut(key, leaseValue(id, l.s.now()), clientv3.WithLease(id)))
 		}
 		return id, err
 	}
-	ctx, cancel = l.s.Conn.ctx()
-	g, err := l.cli.Grant(ctx, l.s.ttl())
+	rctx, cancel = l.s.Conn.ctx(ctx)
+	g, err := l.cli.Grant(rctx, l.s.ttl())
 	cancel()
 	if err != nil {
 		return 0, l.s.Conn.wrap("grant a lease", err)
@@ -523,12 +523,12 @@ func (l *leaseSet) forRecord(rec store.Record, _ *mvccpb.KeyValue) (clientv3.Lea
 
 // renew keeps the lease id alive for another whole TTL, once per
 // transaction; errRetry when it has expired.
-func (l *leaseSet) renew(id clientv3.LeaseID) (clientv3.LeaseID, error) {
+func (l *leaseSet) renew(ctx context.Context, id clientv3.LeaseID) (clientv3.LeaseID, error) {
 	if l.renewed[id] {
 		return id, nil
 	}
-	ctx, cancel := l.s.Conn.ctx()
-	_, err := l.cli.KeepAliveOnce(ctx, id)
+	rctx, cancel := l.s.Conn.ctx(ctx)
+	_, err := l.cli.KeepAliveOnce(rctx, id)
 	cancel()
 	if errors.Is(err, rpctypes.ErrLeaseNotFound) {
 		return 0, errRetry
@@ -545,24 +545,25 @@ func (l *leaseSet) renew(id clientv3.LeaseID) (clientv3.LeaseID, error) {
 
 // revokeGranted revokes the leases granted for a transaction that was not
 // written, best effort: an orphan lease expires on its own.
-func (l *leaseSet) revokeGranted() {
+func (l *leaseSet) revokeGranted(ctx context.Context) {
+	ctx = context.WithoutCancel(ctx) // a write that failed for ctx still cleans up
 	for _, id := range l.granted {
-		ctx, cancel := l.s.Conn.ctx()
-		_, _ = l.cli.Revoke(ctx, id)
+		rctx, cancel := l.s.Conn.ctx(ctx)
+		_, _ = l.cli.Revoke(rctx, id)
 		cancel()
 	}
 }
 
 // Scan implements store.Locks: every lock of the repository, live or
 // expired, read at one revision, with the paths of this checkout.
-func (s *Locks) Scan() ([]store.Slot, error) {
+func (s *Locks) Scan(ctx context.Context) ([]store.Slot, error) {
 	cli, err := s.Conn.Client()
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := s.Conn.ctx()
+	rctx, cancel := s.Conn.ctx(ctx)
 	defer cancel()
-	resp, err := cli.Txn(ctx).Then(
+	resp, err := cli.Txn(rctx).Then(
 		clientv3.OpGet(s.LockPrefix(), clientv3.WithPrefix()),
 		clientv3.OpGet(s.lastPrefix(), clientv3.WithPrefix()),
 		clientv3.OpGet(s.leasePrefix(), clientv3.WithPrefix()),
@@ -601,13 +602,13 @@ func (s *Locks) Scan() ([]store.Slot, error) {
 // attached to (one per timeout it used; usually one), and one write that
 // publishes the renewal on the lease keys. Records are not rewritten: the
 // lease keeps them, and listings show the age of the last renewal.
-func (s *Locks) RenewSession(session string) ([]store.Slot, error) {
+func (s *Locks) RenewSession(ctx context.Context, session string) ([]store.Slot, error) {
 	cli, err := s.Conn.Client()
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := s.Conn.ctx()
-	resp, err := cli.Txn(ctx).Then(
+	rctx, cancel := s.Conn.ctx(ctx)
+	resp, err := cli.Txn(rctx).Then(
 		clientv3.OpGet(s.LockPrefix(), clientv3.WithPrefix()),
 		clientv3.OpGet(s.leasePrefix()+session+"/", clientv3.WithPrefix()),
 	).Commit()
@@ -630,8 +631,8 @@ func (s *Locks) RenewSession(session string) ([]store.Slot, error) {
 	alive := map[int64]time.Time{}
 	var problems []error
 	for _, id := range leases {
-		ctx, cancel := s.Conn.ctx()
-		_, err := cli.KeepAliveOnce(ctx, id)
+		rctx, cancel := s.Conn.ctx(ctx)
+		_, err := cli.KeepAliveOnce(rctx, id)
 		cancel()
 		switch {
 		case errors.Is(err, rpctypes.ErrLeaseNotFound):
@@ -651,8 +652,8 @@ func (s *Locks) RenewSession(session string) ([]store.Slot, error) {
 		}
 	}
 	if len(puts) > 0 {
-		ctx, cancel := s.Conn.ctx()
-		_, err := cli.Txn(ctx).Then(puts...).Commit()
+		rctx, cancel := s.Conn.ctx(ctx)
+		_, err := cli.Txn(rctx).Then(puts...).Commit()
 		cancel()
 		if err != nil {
 			problems = append(problems, s.Conn.wrap("publish the renewal", err))
@@ -671,13 +672,13 @@ func (s *Locks) RenewSession(session string) ([]store.Slot, error) {
 
 // Watch implements store.Watcher with etcd watches on the lock keys: a
 // deletion (a release, or the owner's lease expiring) is a change.
-func (s *Locks) Watch(keys []store.Key) (<-chan struct{}, func(), error) {
+func (s *Locks) Watch(ctx context.Context, keys []store.Key) (<-chan struct{}, func(), error) {
 	cli, err := s.Conn.Client()
 	if err != nil {
 		return nil, nil, err
 	}
 	changes := make(chan struct{}, 1)
-	ctx, cancel := context.WithCancel(clientv3.WithRequireLeader(context.Background()))
+	ctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	var wg sync.WaitGroup
 	for _, k := range keys {
 		r, err := s.rel(k)

@@ -1,67 +1,48 @@
 package hooks
 
 import (
-	"bytes"
-	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/internal/agents/cursor"
-	"github.com/agentlock/agentlock/internal/agents/manifest"
+	"github.com/agentlock/agentlock/integrations"
+	"github.com/agentlock/agentlock/internal/agents/all"
 )
 
-// failWriter fails every write.
-type failWriter struct{}
-
-func (failWriter) Write([]byte) (int, error) { return 0, errors.New("pipe closed") }
-
-func TestAnswerDenies(t *testing.T) {
-	res := Result{Deny: "a.go is locked by s2\x1b[2J", Warnings: []string{"w\x07"}}
-
-	// Claude reads a structured denial on stdout, with exit 0.
-	var out, errOut bytes.Buffer
-	assert.False(t, Answer(manifest.Builtin("claude"), "pre-edit", res, &out, &errOut))
-	assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
-	assert.Contains(t, out.String(), `a.go is locked by s2\\x1b[2J`, "the reason is escaped")
-	assert.Equal(t, "agentlock: warning: w\\a\n", errOut.String())
-
-	// Crush reads exit 2 and the reason on stderr.
-	out.Reset()
-	errOut.Reset()
-	assert.True(t, Answer(manifest.Builtin("crush"), "pre-edit", Result{Deny: "held"}, &out, &errOut))
-	assert.Empty(t, out.String())
-	assert.Equal(t, "held\n", errOut.String())
-
-	// Cursor reads both.
-	out.Reset()
-	errOut.Reset()
-	assert.True(t, Answer(cursor.Agent{}, "pre-edit", Result{Deny: "held"}, &out, &errOut))
-	assert.Contains(t, out.String(), `"permission":"deny"`)
-	assert.Equal(t, "held\n", errOut.String())
-
-	// A structured denial that cannot be written still denies: exit 2.
-	errOut.Reset()
-	assert.True(t, Answer(manifest.Builtin("claude"), "pre-edit", Result{Deny: "held"}, failWriter{}, &errOut))
-	assert.Equal(t, "agentlock: warning: claude pre-edit hook: pipe closed\nheld\n", errOut.String())
+func agentNamed(t *testing.T, name string) integrations.Agent {
+	t.Helper()
+	a, ok := all.Lookup(name)
+	require.True(t, ok, name)
+	return a
 }
 
-func TestAnswerAllows(t *testing.T) {
-	var out, errOut bytes.Buffer
-	res := Result{Notices: []string{"a.go is changed in ../wt2 too"}, Output: []byte("ctx\n")}
-	assert.False(t, Answer(manifest.Builtin("claude"), "pre-edit", res, &out, &errOut))
-	assert.Contains(t, out.String(), "a.go is changed in ../wt2 too", "Claude takes the notice as context")
-	assert.Contains(t, out.String(), "ctx\n")
-	assert.Empty(t, errOut.String())
+func TestRespondDeniesInEachHarnesssTerms(t *testing.T) {
+	res := Result{Deny: "agentlock: a.go is locked by session s1\x1b[2J", Warnings: []string{"w"}}
 
-	// Without a structured form, the notice goes to stderr.
-	out.Reset()
-	assert.False(t, Answer(manifest.Builtin("crush"), "pre-edit", res, &out, &errOut))
-	assert.Equal(t, "ctx\n", out.String())
-	assert.Equal(t, "a.go is changed in ../wt2 too\n", errOut.String())
+	claude := Respond(agentNamed(t, "claude"), res)
+	assert.False(t, claude.ExitDeny, "claude reads a structured denial with exit 0")
+	assert.Contains(t, string(claude.Stdout), `"permissionDecision":"deny"`)
+	assert.NotContains(t, string(claude.Stdout), "\x1b", "the reason is escaped")
+	assert.Equal(t, "agentlock: warning: w\n", string(claude.Stderr))
+	assert.NotEmpty(t, claude.Reason, "the fallback when stdout cannot be written")
 
-	// Output that cannot be written is a warning, not a denial.
-	errOut.Reset()
-	assert.False(t, Answer(manifest.Builtin("crush"), "session-start", Result{Output: []byte("x")}, failWriter{}, &errOut))
-	assert.Equal(t, "agentlock: warning: crush session-start hook: pipe closed\n", errOut.String())
+	kimi := Respond(agentNamed(t, "kimi"), res)
+	assert.True(t, kimi.ExitDeny, "kimi denies on exit 2")
+	assert.Empty(t, kimi.Stdout)
+	assert.Contains(t, string(kimi.Stderr), "a.go is locked by session s1")
+
+	cursor := Respond(agentNamed(t, "cursor"), res)
+	assert.True(t, cursor.ExitDeny, "cursor reads its denial only with exit 2")
+	assert.NotEmpty(t, cursor.Stdout)
+	assert.Contains(t, string(cursor.Stderr), "a.go is locked by session s1")
+}
+
+func TestRespondAllowsWithTheNoticesAndTheOutput(t *testing.T) {
+	res := Result{Output: []byte("context\n"), Notices: []string{"a.go also changed in ../wt-b"}}
+	kimi := Respond(agentNamed(t, "kimi"), res)
+	assert.False(t, kimi.ExitDeny)
+	assert.Equal(t, "context\n", string(kimi.Stdout))
+	assert.Contains(t, string(kimi.Stderr), "also changed in ../wt-b", "no structured context: stderr")
+	assert.Empty(t, kimi.Reason)
 }

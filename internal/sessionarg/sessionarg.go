@@ -59,89 +59,69 @@ func (a Args) FlagConflict(run string) error {
 		a.Context.Session, a.Context.Describe(), a.Session, run)}
 }
 
+// Rule is how PathsAndSession takes a lock command's session.
+type Rule int
+
+const (
+	// NewLock (acquire): required, a valid new id (core.ValidateSession).
+	NewLock Rule = iota
+	// ExistingLock (release, heartbeat): required, any id a lock record
+	// can hold (core.ValidateExistingSession), such as the ids with spaces
+	// that agent-registry 0.2 accepted.
+	ExistingLock
+	// AnySession (check): optional, any id a record can hold; with no
+	// session known, a second argument that looks like a path is a path.
+	AnySession
+)
+
 // PathsAndSession splits the positional arguments of a lock command into
-// paths and the session id. The original form "<cmd> <path> <session>" is
-// kept: with exactly two arguments and no --session flag, the second is
-// the session when no session is known here. When one is known, a second
-// argument equal to it is accepted as the session; one that names an
-// existing file or folder, or holds a path separator, is a second path;
-// anything else is a typed id that is not this session's, and is refused
-// in one line that names both ids and the command to run instead —
-// locking a path for another session than the one the agent's own hooks
-// use would only get the agent's edits denied.
-//
-// Commands that create a lock check the id strictly
-// (core.ValidateSession); with existing set, the commands that act on a
-// lock that exists accept every id a lock record can hold
-// (core.ValidateExistingSession), such as the ids with spaces that
-// agent-registry 0.2 accepted.
-func (a Args) PathsAndSession(command string, args []string, existing bool) ([]string, string, error) {
-	if err := a.paths(command, args); err != nil {
+// paths and the session id: the one reading of a lock command's positional
+// session (acquire, release, heartbeat, check). The original form "<cmd>
+// <path> <session>" is kept: with exactly two arguments and no --session
+// flag, the second is the session when no session is known here. When one
+// is known, a second argument equal to it is accepted as the session; one
+// that names an existing file or folder, or holds a path separator, is a
+// second path; anything else is a typed id that is not this session's,
+// and is refused in one line that names both ids and the command to run
+// instead — locking a path for another session than the one the agent's
+// own hooks use would only get the agent's edits denied. rule says which
+// ids the command accepts and whether it needs one; with AnySession the
+// session may come back "".
+func (a Args) PathsAndSession(command string, args []string, rule Rule) ([]string, string, error) {
+	if len(args) == 0 {
+		return nil, "", usagef("at least one path is required")
+	}
+	for _, p := range args {
+		if p == "" {
+			return nil, "", usagef("a path is empty ('' on the command line): name a file or a folder")
+		}
+	}
+	if err := a.FlagConflict(command + " " + report.ShellWords(args)); err != nil {
 		return nil, "", err
 	}
 	session := a.Session
 	if len(args) == 2 && a.Source != identity.SourceFlag {
 		switch typed := args[1]; {
-		case session == "" || typed == session:
+		case typed == session, session == "" && (rule != AnySession || !looksLikePath(typed)):
 			session, args = typed, args[:1]
-		case !looksLikePath(typed):
+		case session != "" && !looksLikePath(typed):
 			return nil, "", a.typedMismatch(command, typed, args[:1])
 		}
 	}
-	if session == "" {
+	switch {
+	case session == "" && rule == AnySession:
+		return args, "", nil
+	case session == "":
 		return nil, "", usagef("no session id: pass --session ID, set AGENTLOCK_SESSION, or use '%s <path> <session>' (agentlock whoami explains)", command)
 	}
 	validate := core.ValidateSession
-	if existing {
+	if rule != NewLock {
 		validate = core.ValidateExistingSession
 	}
 	if err := validate(session); err != nil {
 		return nil, "", usagef("%v", err)
 	}
 	return args, session, nil
-}
-
-// CheckPaths is PathsAndSession for check, whose session is optional: with
-// two arguments and no --session, the second is the session when it is
-// the session known here, or, with none known, when it names no existing
-// file and holds no path separator (otherwise it is a second path). The
-// session may be "".
-func (a Args) CheckPaths(command string, args []string) ([]string, string, error) {
-	if len(args) == 0 {
-		return nil, "", usagef("at least one path is required")
-	}
-	if err := a.FlagConflict(command + " " + report.ShellWords(args)); err != nil {
-		return nil, "", err
-	}
-	session := a.Session
-	if len(args) == 2 && a.Source != identity.SourceFlag && !looksLikePath(args[1]) {
-		if session != "" && args[1] != session {
-			return nil, "", a.typedMismatch(command, args[1], args[:1])
-		}
-		session, args = args[1], args[:1]
-	}
-	// However the session is given (positional, --session, the
-	// environment), an id no lock record can hold is refused alike.
-	if session != "" {
-		if err := core.ValidateExistingSession(session); err != nil {
-			return nil, "", usagef("%v", err)
-		}
-	}
-	return args, session, nil
-}
-
-// paths refuses no path, an empty one, and a --session that is not the
-// agent's.
-func (a Args) paths(command string, args []string) error {
-	if len(args) == 0 {
-		return usagef("at least one path is required")
-	}
-	for _, p := range args {
-		if p == "" {
-			return usagef("a path is empty ('' on the command line): name a file or a folder")
-		}
-	}
-	return a.FlagConflict(command + " " + report.ShellWords(args))
 }
 
 // looksLikePath reports whether a positional argument is a path rather

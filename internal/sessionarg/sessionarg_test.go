@@ -24,33 +24,33 @@ func TestPathsAndSessionOriginalForm(t *testing.T) {
 	require.NoError(t, os.WriteFile("exists", nil, 0o644))
 
 	// No session known: the second of two arguments is the session.
-	paths, s, err := Args{}.PathsAndSession("agentlock acquire", []string{"a.go", "s1"}, false)
+	paths, s, err := Args{}.PathsAndSession("agentlock acquire", []string{"a.go", "s1"}, NewLock)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a.go"}, paths)
 	assert.Equal(t, "s1", s)
 
 	known := Args{Session: "s1", Source: identity.SourceEnv, Resolved: identity.Identity{Session: "s1", Source: identity.SourceEnv}}
-	paths, s, err = known.PathsAndSession("agentlock acquire", []string{"a.go", "s1"}, false)
+	paths, s, err = known.PathsAndSession("agentlock acquire", []string{"a.go", "s1"}, NewLock)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a.go"}, paths)
 	assert.Equal(t, "s1", s)
 
 	// A second path: it exists, or holds a separator.
 	for _, second := range []string{"exists", "dir/b.go"} {
-		paths, _, err = known.PathsAndSession("agentlock acquire", []string{"a.go", second}, false)
+		paths, _, err = known.PathsAndSession("agentlock acquire", []string{"a.go", second}, NewLock)
 		require.NoError(t, err)
 		assert.Equal(t, []string{"a.go", second}, paths)
 	}
 
 	// Another id, typed: refused in one line naming the command to run.
-	_, _, err = known.PathsAndSession("agentlock acquire", []string{"my file.go", "s2"}, false)
+	_, _, err = known.PathsAndSession("agentlock acquire", []string{"my file.go", "s2"}, NewLock)
 	ae := argErr(t, err)
 	assert.True(t, ae.Line)
 	assert.Equal(t, `you are session s1 (from AGENTLOCK_SESSION), not s2: run 'agentlock acquire "my file.go"' (if s2 is a file to create, write it as ./s2)`, ae.Msg)
 
 	// --session given: two arguments are two paths.
 	flag := Args{Session: "s1", Source: identity.SourceFlag}
-	paths, _, err = flag.PathsAndSession("agentlock acquire", []string{"a.go", "s2"}, false)
+	paths, _, err = flag.PathsAndSession("agentlock acquire", []string{"a.go", "s2"}, NewLock)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a.go", "s2"}, paths)
 }
@@ -65,15 +65,15 @@ func TestPathsAndSessionRefusals(t *testing.T) {
 		{[]string{"a", ""}, Args{Session: "s1"}, "a path is empty ('' on the command line): name a file or a folder"},
 		{[]string{"a"}, Args{}, "no session id: pass --session ID, set AGENTLOCK_SESSION, or use 'agentlock acquire <path> <session>' (agentlock whoami explains)"},
 	} {
-		_, _, err := tc.a.PathsAndSession("agentlock acquire", tc.args, false)
+		_, _, err := tc.a.PathsAndSession("agentlock acquire", tc.args, NewLock)
 		ae := argErr(t, err)
 		assert.False(t, ae.Line, tc.want)
 		assert.Equal(t, tc.want, ae.Msg)
 	}
 	// The strict rule creates locks; an existing lock's id may hold a space.
-	_, _, err := Args{Session: "has space"}.PathsAndSession("agentlock acquire", []string{"a"}, false)
+	_, _, err := Args{Session: "has space"}.PathsAndSession("agentlock acquire", []string{"a"}, NewLock)
 	argErr(t, err)
-	_, s, err := Args{Session: "has space"}.PathsAndSession("agentlock release", []string{"a"}, true)
+	_, s, err := Args{Session: "has space"}.PathsAndSession("agentlock release", []string{"a"}, ExistingLock)
 	require.NoError(t, err)
 	assert.Equal(t, "has space", s)
 }
@@ -88,26 +88,26 @@ func TestFlagConflict(t *testing.T) {
 	assert.NoError(t, Args{Session: "x"}.FlagConflict("agentlock finish"), "no context: nothing to conflict with")
 }
 
-func TestCheckPaths(t *testing.T) {
+func TestPathsAndSessionForCheck(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	paths, s, err := Args{}.CheckPaths("agentlock check", []string{"a.go"})
+	paths, s, err := Args{}.PathsAndSession("agentlock check", []string{"a.go"}, AnySession)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a.go"}, paths)
 	assert.Empty(t, s, "check needs no session")
 
-	paths, s, err = Args{}.CheckPaths("agentlock check", []string{"a.go", "s1"})
+	paths, s, err = Args{}.PathsAndSession("agentlock check", []string{"a.go", "s1"}, AnySession)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a.go"}, paths)
 	assert.Equal(t, "s1", s)
 
-	paths, _, err = Args{}.CheckPaths("agentlock check", []string{"a.go", filepath.Join("d", "b.go")})
+	paths, _, err = Args{}.PathsAndSession("agentlock check", []string{"a.go", filepath.Join("d", "b.go")}, AnySession)
 	require.NoError(t, err)
 	assert.Len(t, paths, 2)
 
-	_, _, err = Args{Session: "s1", Source: identity.SourceEnv}.CheckPaths("agentlock check", []string{"a.go", "s2"})
+	_, _, err = Args{Session: "s1", Source: identity.SourceEnv}.PathsAndSession("agentlock check", []string{"a.go", "s2"}, AnySession)
 	assert.True(t, argErr(t, err).Line)
-	_, _, err = Args{}.CheckPaths("agentlock check", nil)
+	_, _, err = Args{}.PathsAndSession("agentlock check", nil, AnySession)
 	assert.Equal(t, "at least one path is required", argErr(t, err).Msg)
 }
 

@@ -2,11 +2,11 @@ package setup
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -140,7 +140,7 @@ func (in *Init) RecordStore() error {
 
 // RecordScope records the scope in the repository's common git folder,
 // and DenyConflicts beside it, or says what it would do (DryRun, Check).
-func (in *Init) RecordScope() error {
+func (in *Init) RecordScope(ctx context.Context) error {
 	if in.Scope == "" && !in.DenyConflictsGiven {
 		return nil
 	}
@@ -165,7 +165,7 @@ func (in *Init) RecordScope() error {
 			default:
 				// The sessions and locks of the home being left would
 				// be out of everyone's sight: they finish first.
-				if err := scopeInUse(in.Settings, project); err != nil {
+				if err := scopeInUse(ctx, in.Settings, project); err != nil {
 					return err
 				}
 				if _, err := workspace.SetRepoScope(project, on); err != nil {
@@ -193,7 +193,7 @@ func (in *Init) RecordScope() error {
 
 // scopeInUse refuses a change of scope while the home being left holds
 // locks or working sessions.
-func scopeInUse(settings workspace.Settings, project string) error {
+func scopeInUse(ctx context.Context, settings workspace.Settings, project string) error {
 	ws, err := workspace.Open(project, settings)
 	if err != nil {
 		return err
@@ -201,7 +201,7 @@ func scopeInUse(settings workspace.Settings, project string) error {
 	if ws.Missing() {
 		return nil
 	}
-	err = ws.InUse()
+	err = ws.InUse(ctx)
 	var kept *workspace.KeptError
 	if errors.As(err, &kept) {
 		return fmt.Errorf("--scope: %s stays in use (%s): its sessions would lose sight of each other's locks; finish them, then run this again (nothing was changed)", ws.Home, kept.Reason)
@@ -213,7 +213,7 @@ func scopeInUse(settings workspace.Settings, project string) error {
 // agents' files, the record of their writer and, with GitHook, git's
 // pre-commit guard; with DryRun or Check it writes nothing and says what
 // would change.
-func (in *Init) Install(p *Project) error {
+func (in *Init) Install(ctx context.Context, p *Project) error {
 	if in.GitHook {
 		if err := needGitWorkTree(p.Root); err != nil {
 			return err
@@ -225,7 +225,7 @@ func (in *Init) Install(p *Project) error {
 	}
 	moveHome := newHome != "" && !p.isHome(newHome)
 	if moveHome && !in.DryRun && !in.Check {
-		if _, err := p.ShareHome(newHome); err != nil {
+		if _, err := p.ShareHome(ctx, newHome); err != nil {
 			var kept *workspace.KeptError
 			if errors.As(err, &kept) {
 				fmt.Fprintf(in.ErrOut, "agentlock: the project's home stays %s, not %s: %s; finish its sessions first\n",
@@ -273,7 +273,7 @@ func (in *Init) Install(p *Project) error {
 	case in.Check:
 		return in.check(p, plan, moveHome, newHome, home, binary)
 	}
-	if err := p.CreateHome(); err != nil {
+	if err := p.CreateHome(ctx); err != nil {
 		return err
 	}
 	if plan.HomeMissing {
@@ -408,7 +408,7 @@ type Uninit struct {
 
 // Run takes apart what init set up. open opens the project of the working
 // directory for the agents named (see Options.Whole).
-func (u *Uninit) Run(open func(names []string, whole bool) (*Project, error)) (err error) {
+func (u *Uninit) Run(ctx context.Context, open func(names []string, whole bool) (*Project, error)) (err error) {
 	var homeKept string // why the .gitignore block stays: the home does
 	names := u.Agents
 	if u.GitHook && len(names) == 0 {
@@ -491,14 +491,14 @@ func (u *Uninit) Run(open func(names []string, whole bool) (*Project, error)) (e
 			return err
 		}
 	}
-	homeKept, err = u.removeHome(p, whole)
+	homeKept, err = u.removeHome(ctx, p, whole)
 	return err
 }
 
 // removeHome removes the project's home after the rest of an uninit (see
 // Project.RemoveHome) and reports it; it returns why the .gitignore block
 // stays, "" when it goes.
-func (u *Uninit) removeHome(p *Project, whole bool) (string, error) {
+func (u *Uninit) removeHome(ctx context.Context, p *Project, whole bool) (string, error) {
 	homeKept := ""
 	home, what := p.Rel(p.Workspace.Home), "registry.md, locks/"
 	if p.Workspace.Shared() {
@@ -506,7 +506,7 @@ func (u *Uninit) removeHome(p *Project, whole bool) (string, error) {
 		home = SharedHomeFile
 		what = "the shared home " + p.Workspace.Home + " is kept"
 	}
-	removed, err := p.RemoveHome(u.DryRun)
+	removed, err := p.RemoveHome(ctx, u.DryRun)
 	var kept *workspace.KeptError
 	switch {
 	case errors.As(err, &kept):
@@ -554,7 +554,7 @@ func repoKeptReason(ws *workspace.Workspace) string {
 // needGitWorkTree refuses --git-hook outside a git work tree, before
 // anything is written.
 func needGitWorkTree(root string) error {
-	if inside, _ := gitOutput(root, "rev-parse", "--is-inside-work-tree"); strings.TrimSpace(inside) != "true" {
+	if inside, _ := githook.Git(root, "rev-parse", "--is-inside-work-tree"); strings.TrimSpace(inside) != "true" {
 		return &UsageError{Msg: fmt.Sprintf("--git-hook installs git's pre-commit guard, and %s is in no git work tree: nothing was written", root)}
 	}
 	return nil
@@ -567,7 +567,7 @@ func (o Output) gitHook(root string, install, dryRun, check bool) error {
 	if err := needGitWorkTree(root); err != nil {
 		return err
 	}
-	dir, err := gitOutput(root, "rev-parse", "--git-path", "hooks")
+	dir, err := githook.Git(root, "rev-parse", "--git-path", "hooks")
 	if err != nil {
 		return fmt.Errorf("find the git hooks folder: %w", err)
 	}
@@ -619,17 +619,4 @@ func (o Output) gitHook(root string, install, dryRun, check bool) error {
 	}
 	o.Report.Change(verb, label, what, fmt.Sprintf("%-9s %s: %s", verb, label, what))
 	return nil
-}
-
-// gitOutput runs git in dir and returns its stdout.
-func gitOutput(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return string(out), nil
 }

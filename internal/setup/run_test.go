@@ -77,14 +77,14 @@ func TestInstallDryRunWritesNothingThenInstallThenCheck(t *testing.T) {
 	dry := &steps{}
 	in := f.init(dry, &errOut)
 	in.DryRun = true
-	require.NoError(t, in.Install(f.open(t, []string{"claude"}, true, true)))
+	require.NoError(t, in.Install(t.Context(), f.open(t, []string{"claude"}, true, true)))
 	assert.Equal(t, "would-create", dry.list[0].action)
 	assert.Contains(t, dry.actions(), "would-change")
 	_, err := os.Stat(filepath.Join(f.root, workspace.HomeDirName))
 	assert.ErrorIs(t, err, os.ErrNotExist, "a dry run wrote the home")
 
 	done := &steps{}
-	require.NoError(t, f.init(done, &errOut).Install(f.open(t, []string{"claude"}, true, true)))
+	require.NoError(t, f.init(done, &errOut).Install(t.Context(), f.open(t, []string{"claude"}, true, true)))
 	assert.Equal(t, "created", done.list[0].action)
 	assert.Equal(t, ".agent-registry/", done.list[0].path)
 	assert.FileExists(t, filepath.Join(f.root, workspace.HomeDirName, setup.WrittenByFile))
@@ -92,7 +92,7 @@ func TestInstallDryRunWritesNothingThenInstallThenCheck(t *testing.T) {
 	check := &steps{}
 	in = f.init(check, &errOut)
 	in.Check = true
-	require.NoError(t, in.Install(f.open(t, []string{"claude"}, true, true)))
+	require.NoError(t, in.Install(t.Context(), f.open(t, []string{"claude"}, true, true)))
 	assert.Equal(t, []string{"up-to-date"}, check.actions())
 	assert.Empty(t, errOut.String())
 }
@@ -103,7 +103,7 @@ func TestCheckRefusesDrift(t *testing.T) {
 	rec := &steps{}
 	in := f.init(rec, &errOut)
 	in.Check = true
-	err := in.Install(f.open(t, []string{"claude"}, true, true))
+	err := in.Install(t.Context(), f.open(t, []string{"claude"}, true, true))
 	require.ErrorIs(t, err, setup.ErrReported)
 	assert.Equal(t, "missing", rec.list[0].action)
 	assert.Contains(t, rec.actions(), "out-of-date")
@@ -116,7 +116,7 @@ func TestInstallWarnsOfTheBinaryOnPath(t *testing.T) {
 	rec := &steps{}
 	in := f.init(rec, &errOut)
 	in.Binary = func() (string, error) { return "agentlock is not on PATH", nil }
-	require.NoError(t, in.Install(f.open(t, nil, true, true)))
+	require.NoError(t, in.Install(t.Context(), f.open(t, nil, true, true)))
 	assert.Equal(t, "agentlock: warning: agentlock is not on PATH\n", errOut.String())
 
 	// With --check the warning is a step of the report, not a line on stderr.
@@ -124,7 +124,7 @@ func TestInstallWarnsOfTheBinaryOnPath(t *testing.T) {
 	rec = &steps{}
 	in = f.init(rec, &errOut)
 	in.Check, in.Binary = true, func() (string, error) { return "agentlock is not on PATH", nil }
-	require.NoError(t, in.Install(f.open(t, nil, true, true)))
+	require.NoError(t, in.Install(t.Context(), f.open(t, nil, true, true)))
 	assert.Equal(t, []string{"warning", "up-to-date"}, rec.actions())
 	assert.Empty(t, errOut.String())
 }
@@ -132,19 +132,19 @@ func TestInstallWarnsOfTheBinaryOnPath(t *testing.T) {
 func TestUninstallRemovesWhatInstallWrote(t *testing.T) {
 	f := newFixture(t)
 	var errOut bytes.Buffer
-	require.NoError(t, f.init(&steps{}, &errOut).Install(f.open(t, []string{"claude", "codex"}, true, true)))
+	require.NoError(t, f.init(&steps{}, &errOut).Install(t.Context(), f.open(t, []string{"claude", "codex"}, true, true)))
 
 	open := func(names []string, whole bool) (*setup.Project, error) {
 		return f.open(t, names, whole, false), nil
 	}
 	dry := &steps{}
-	require.NoError(t, (&setup.Uninit{Output: setup.Output{Report: dry, ErrOut: &errOut}, DryRun: true}).Run(open))
+	require.NoError(t, (&setup.Uninit{Output: setup.Output{Report: dry, ErrOut: &errOut}, DryRun: true}).Run(t.Context(), open))
 	assert.Contains(t, dry.actions(), "would-change")
 	assert.Equal(t, "would-remove", dry.list[len(dry.list)-2].action, "the home goes before the .gitignore block: %v", dry.actions())
 	assert.DirExists(t, filepath.Join(f.root, workspace.HomeDirName))
 
 	rec := &steps{}
-	require.NoError(t, (&setup.Uninit{Output: setup.Output{Report: rec, ErrOut: &errOut}}).Run(open))
+	require.NoError(t, (&setup.Uninit{Output: setup.Output{Report: rec, ErrOut: &errOut}}).Run(t.Context(), open))
 	_, err := os.Stat(filepath.Join(f.root, workspace.HomeDirName))
 	assert.ErrorIs(t, err, os.ErrNotExist)
 	assert.Equal(t, ".gitignore", rec.list[len(rec.list)-1].path, "the .gitignore block goes last")
@@ -155,15 +155,15 @@ func TestUninstallRemovesWhatInstallWrote(t *testing.T) {
 func TestUninstallKeepsTheHomeAndItsIgnoreBlockWhileALockIsHeld(t *testing.T) {
 	f := newFixture(t)
 	var errOut bytes.Buffer
-	require.NoError(t, f.init(&steps{}, &errOut).Install(f.open(t, []string{"claude"}, true, true)))
+	require.NoError(t, f.init(&steps{}, &errOut).Install(t.Context(), f.open(t, []string{"claude"}, true, true)))
 	ws, err := workspace.Open(f.root, f.settings)
 	require.NoError(t, err)
-	_, _, err = ws.Acquire([]string{filepath.Join(f.root, "a.go")}, "s1")
+	_, _, err = ws.Acquire(t.Context(), []string{filepath.Join(f.root, "a.go")}, "s1")
 	require.NoError(t, err)
 
 	rec := &steps{}
 	open := func(names []string, whole bool) (*setup.Project, error) { return f.open(t, names, whole, false), nil }
-	require.NoError(t, (&setup.Uninit{Output: setup.Output{Report: rec, ErrOut: &errOut}}).Run(open))
+	require.NoError(t, (&setup.Uninit{Output: setup.Output{Report: rec, ErrOut: &errOut}}).Run(t.Context(), open))
 	last := rec.list[len(rec.list)-1]
 	assert.Equal(t, step{"kept", ".gitignore", "its block stays while .agent-registry/ stays",
 		"kept      .gitignore: its block stays while .agent-registry/ stays"}, last)
@@ -180,7 +180,7 @@ func TestGitHookInstallNeedsAWorkTree(t *testing.T) {
 	var errOut bytes.Buffer
 	in := &setup.Init{Output: setup.Output{Report: &steps{}, ErrOut: &errOut}, Dir: dir, GitHook: true,
 		Binary: func() (string, error) { return "", nil }}
-	err = in.Install(p)
+	err = in.Install(t.Context(), p)
 	var usage *setup.UsageError
 	require.ErrorAs(t, err, &usage)
 	assert.Equal(t, "--git-hook installs git's pre-commit guard, and "+dir+" is in no git work tree: nothing was written", usage.Msg)
@@ -193,7 +193,7 @@ func TestGitHookInstalledThenUpToDateThenRemoved(t *testing.T) {
 	rec := &steps{}
 	in := f.init(rec, &errOut)
 	in.GitHook = true
-	require.NoError(t, in.Install(f.open(t, nil, true, true)))
+	require.NoError(t, in.Install(t.Context(), f.open(t, nil, true, true)))
 	last := rec.list[len(rec.list)-1]
 	assert.Equal(t, "installed", last.action)
 	assert.Equal(t, filepath.Join(".git", "hooks", "pre-commit"), last.path)
@@ -201,12 +201,12 @@ func TestGitHookInstalledThenUpToDateThenRemoved(t *testing.T) {
 	rec = &steps{}
 	in = f.init(rec, &errOut)
 	in.GitHook, in.Check = true, true
-	require.NoError(t, in.Install(f.open(t, nil, true, true)))
+	require.NoError(t, in.Install(t.Context(), f.open(t, nil, true, true)))
 	assert.Equal(t, []string{"up-to-date", "up-to-date"}, rec.actions())
 
 	rec = &steps{}
 	open := func(names []string, whole bool) (*setup.Project, error) { return f.open(t, names, whole, false), nil }
-	require.NoError(t, (&setup.Uninit{Output: setup.Output{Report: rec, ErrOut: &errOut}, GitHook: true}).Run(open))
+	require.NoError(t, (&setup.Uninit{Output: setup.Output{Report: rec, ErrOut: &errOut}, GitHook: true}).Run(t.Context(), open))
 	assert.Equal(t, []string{"removed"}, rec.actions(), "uninit --git-hook alone removes the guard and nothing else")
 	assert.DirExists(t, filepath.Join(f.root, workspace.HomeDirName))
 }
@@ -233,7 +233,7 @@ func TestHomeFlagExpandsTheUserHomeAndRefusesAHomeInUse(t *testing.T) {
 	rec := &steps{}
 	in := f.init(rec, &errOut)
 	in.Home, in.DryRun = "~/shared", true
-	require.NoError(t, in.Install(f.open(t, nil, true, true)))
+	require.NoError(t, in.Install(t.Context(), f.open(t, nil, true, true)))
 	assert.Equal(t, step{"would-use-home", filepath.Join(f.home, "shared"), "",
 		"would use " + filepath.Join(f.home, "shared") + " as the project's home"}, rec.list[0])
 
@@ -241,8 +241,8 @@ func TestHomeFlagExpandsTheUserHomeAndRefusesAHomeInUse(t *testing.T) {
 	rec = &steps{}
 	in = f.init(rec, &errOut)
 	in.Home, in.Check = filepath.Join(f.root, workspace.HomeDirName), true
-	require.NoError(t, f.init(&steps{}, &errOut).Install(f.open(t, nil, true, true)))
-	require.NoError(t, in.Install(f.open(t, nil, true, true)))
+	require.NoError(t, f.init(&steps{}, &errOut).Install(t.Context(), f.open(t, nil, true, true)))
+	require.NoError(t, in.Install(t.Context(), f.open(t, nil, true, true)))
 	assert.Equal(t, []string{"up-to-date"}, rec.actions())
 }
 
@@ -253,7 +253,7 @@ func TestProblemsAreReportedAndNothingIsWritten(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(f.root, ".claude", "settings.json"), []byte("{not json"), 0o644))
 	var errOut bytes.Buffer
 	rec := &steps{}
-	err := f.init(rec, &errOut).Install(f.open(t, []string{"claude"}, true, true))
+	err := f.init(rec, &errOut).Install(t.Context(), f.open(t, []string{"claude"}, true, true))
 	require.ErrorIs(t, err, setup.ErrReported)
 	assert.Empty(t, rec.list)
 	assert.Contains(t, errOut.String(), "agentlock: to add the hooks by hand, merge this into .claude/settings.json:\n")
@@ -282,8 +282,8 @@ func TestRecordScopeOutsideGitIsRefused(t *testing.T) {
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	in := &setup.Init{Output: setup.Output{Report: &steps{}, ErrOut: &bytes.Buffer{}}, Dir: dir, Scope: workspace.ScopeRepository}
-	assert.EqualError(t, in.RecordScope(), "--scope/--deny-conflicts: "+dir+" is in no git worktree (no .git above it)")
+	assert.EqualError(t, in.RecordScope(t.Context()), "--scope/--deny-conflicts: "+dir+" is in no git worktree (no .git above it)")
 	// Nothing to record: nothing is looked at.
 	in.Scope = ""
-	assert.NoError(t, in.RecordScope())
+	assert.NoError(t, in.RecordScope(t.Context()))
 }
