@@ -106,3 +106,14 @@ func workConfig(ctx context.Context, get func() (*config, error)) (*config, *wor
 	ws, err := c.workWorkspace(ctx)
 	return c, ws, err
 }
+
+// configDir resolves the configuration and the real working directory, for
+// the commands that open the project themselves (init, uninit, doctor).
+func configDir(get func() (*config, error)) (*config, string, error) {
+	c, err := get()
+	if err != nil {
+		return nil, "", err
+	}
+	wd, err := workspace.WorkDir()
+	return c, wd, err
+}

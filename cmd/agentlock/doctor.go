@@ -7,7 +7,6 @@ import (
 
 	"github.com/agentlock/agentlock/internal/doctor"
 	"github.com/agentlock/agentlock/report"
-	"github.com/agentlock/agentlock/workspace"
 )
 
 // DoctorOptions are the inputs of agentlock doctor.
@@ -58,11 +57,7 @@ detail, fix.`,
 }
 
 func doctorRun(ctx context.Context, opts *DoctorOptions) error {
-	c, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	wd, err := workspace.WorkDir()
+	c, wd, err := configDir(opts.Config)
 	if err != nil {
 		return err
 	}

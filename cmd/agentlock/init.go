@@ -260,11 +260,7 @@ func setupErr(err error) error {
 }
 
 func initRun(ctx context.Context, opts *InitOptions) error {
-	c, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	wd, err := workspace.WorkDir()
+	c, wd, err := configDir(opts.Config)
 	if err != nil {
 		return err
 	}
@@ -297,11 +293,7 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 }
 
 func uninitRun(ctx context.Context, opts *InitOptions) error {
-	c, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	wd, err := workspace.WorkDir()
+	c, wd, err := configDir(opts.Config)
 	if err != nil {
 		return err
 	}
