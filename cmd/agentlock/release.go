@@ -70,26 +70,15 @@ func releaseRun(ctx context.Context, opts *ReleaseOptions) error {
 		return forceReleaseRun(ctx, opts, c)
 	}
 	var paths []string
-	session := c.Session
-	switch {
-	case opts.All && len(opts.Args) > 1:
-		return usagef("--all takes no paths")
-	case opts.All && len(opts.Args) == 1:
-		// The original's positional session: "release --all <session>".
-		if session, err = sessionArg(opts.Command, c, opts.Args[0]); err != nil {
-			return err
-		}
-	case opts.All:
-		if err := c.flagConflict(opts.Command + " --all"); err != nil {
-			return err
-		}
-		if session == "" {
-			return errNoSession()
-		}
-	default:
-		if paths, session, err = pathsAndSession(opts.Command, opts.Args, c, existingLock); err != nil {
-			return err
-		}
+	var session string
+	if opts.All {
+		session, err = sessionArgs(c).AllSession(opts.Command, opts.Args)
+		err = argErr(err)
+	} else {
+		paths, session, err = pathsAndSession(opts.Command, opts.Args, c, existingLock)
+	}
+	if err != nil {
+		return err
 	}
 	ws, err := c.workWorkspace(ctx)
 	if err != nil {

@@ -190,6 +190,25 @@ func (a Args) SessionAndText(command string, args []string) (session, text strin
 	return session, "", false, nil
 }
 
+// AllSession is the session of release --all, whose only positional
+// argument is the original's session ("release --all <session>"): the
+// typed id as SessionArg takes it, else the session known here.
+func (a Args) AllSession(command string, args []string) (string, error) {
+	switch {
+	case len(args) > 1:
+		return "", usagef("--all takes no paths")
+	case len(args) == 1:
+		return a.SessionArg(command, args[0])
+	}
+	if err := a.FlagConflict(command + " --all"); err != nil {
+		return "", err
+	}
+	if a.Session == "" {
+		return "", ErrNoSession()
+	}
+	return a.Session, nil
+}
+
 // CommandSession is the session a registry command acts for: the typed id
 // (positional or --session) when given and allowed (see SessionArg), else
 // the one resolved for this process; an error when there is none. run is

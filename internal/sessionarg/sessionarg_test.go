@@ -155,3 +155,22 @@ func TestSessionAndText(t *testing.T) {
 	_, _, _, err := env.SessionAndText("agentlock update", []string{"s2", "now tests"})
 	assert.Equal(t, `you are session s1 (from AGENTLOCK_SESSION), not s2: run 'agentlock update "now tests"'`, argErr(t, err).Msg)
 }
+
+func TestAllSession(t *testing.T) {
+	env := Args{Session: "s1", Source: identity.SourceEnv, Resolved: identity.Identity{Session: "s1", Source: identity.SourceEnv}}
+	s, err := env.AllSession("agentlock release", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "s1", s)
+	s, err = Args{}.AllSession("agentlock release", []string{"s2"})
+	require.NoError(t, err)
+	assert.Equal(t, "s2", s, "the original's positional session")
+	_, err = env.AllSession("agentlock release", []string{"s2"})
+	assert.True(t, argErr(t, err).Line)
+	_, err = env.AllSession("agentlock release", []string{"a", "b"})
+	assert.Equal(t, "--all takes no paths", argErr(t, err).Msg)
+	_, err = Args{}.AllSession("agentlock release", nil)
+	assert.Equal(t, ErrNoSession().Error(), argErr(t, err).Msg)
+	ctx := Args{Session: "x", Source: identity.SourceFlag, Context: identity.Identity{Session: "claude-1", Source: "CLAUDE_CODE_SESSION_ID"}}
+	_, err = ctx.AllSession("agentlock release", nil)
+	assert.Contains(t, argErr(t, err).Msg, "run 'agentlock release --all' (without --session)")
+}
