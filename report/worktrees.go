@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/audit"
+	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -72,4 +73,30 @@ func AuditLine(e audit.Entry) string {
 		line += fmt.Sprintf(", %d lock(s) released", e.Released)
 	}
 	return line
+}
+
+// MarkOrphans sets the Orphaned of the records of held locks (states, as
+// the listing that made records gave them) whose owner is gone. owners
+// gives the rule (workspace.Owners.Orphaned); it is asked only when a lock
+// is held, since it reads the registry, and its error comes back.
+func MarkOrphans(records []Status, states []core.State, owners func() (func(core.State) bool, error)) error {
+	held := map[string]core.State{}
+	for _, st := range states {
+		if st.Owner != "" {
+			held[st.Ref] = st
+		}
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	orphaned, err := owners()
+	if err != nil {
+		return err
+	}
+	for i := range records {
+		if st, ok := held[records[i].File]; ok {
+			records[i].Orphaned = orphaned(st)
+		}
+	}
+	return nil
 }

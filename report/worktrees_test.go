@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/audit"
+	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -61,4 +63,23 @@ func TestVersionLineAndBuilt(t *testing.T) {
 	v := Built("v9.9.9", "c", "d")
 	assert.Equal(t, Version{Version: "v9.9.9", Commit: "c", Date: "d"}, v, "stamped values win")
 	assert.NotEmpty(t, Built("", "", "").Version, "unstamped: the build information, or devel")
+}
+
+func TestMarkOrphans(t *testing.T) {
+	states := []core.State{{Ref: "a.lock", Owner: "gone"}, {Ref: "b.lock", Owner: "here"}, {Ref: "c.lock"}}
+	records := []Status{{File: "a.lock"}, {File: "b.lock"}, {File: "c.lock"}}
+	asked := 0
+	owners := func() (func(core.State) bool, error) {
+		asked++
+		return func(st core.State) bool { return st.Owner == "gone" }, nil
+	}
+	require.NoError(t, MarkOrphans(records, states, owners))
+	assert.Equal(t, []bool{true, false, false}, []bool{records[0].Orphaned, records[1].Orphaned, records[2].Orphaned})
+
+	// Nothing held: the registry is not read.
+	require.NoError(t, MarkOrphans([]Status{{File: "c.lock"}}, []core.State{{Ref: "c.lock"}}, owners))
+	assert.Equal(t, 1, asked)
+
+	failed := errors.New("registry unreadable")
+	assert.ErrorIs(t, MarkOrphans(records, states, func() (func(core.State) bool, error) { return nil, failed }), failed)
 }

@@ -112,26 +112,12 @@ func writeStatus(out io.Writer, json bool, records []report.Status, lockDir, pro
 // is read only when a lock is held; one that cannot be read is a warning
 // on io's stderr (none when io is nil).
 func markOrphans(ctx context.Context, io *IOStreams, ws *workspace.Workspace, states []core.State, records []report.Status) {
-	held := map[string]core.State{}
-	for _, st := range states {
-		if st.Owner != "" {
-			held[st.Ref] = st
-		}
-	}
-	if len(held) == 0 {
-		return
-	}
-	owners, err := ws.Owners(ctx)
-	if err != nil {
-		if io != nil {
-			fmt.Fprintln(io.ErrOut, report.Linef("agentlock: warning: orphaned locks are not marked: %v", err))
-		}
-		return
-	}
-	for i := range records {
-		if st, ok := held[records[i].File]; ok {
-			records[i].Orphaned = owners.Orphaned(st)
-		}
+	err := report.MarkOrphans(records, states, func() (func(core.State) bool, error) {
+		owners, err := ws.Owners(ctx)
+		return owners.Orphaned, err
+	})
+	if err != nil && io != nil {
+		fmt.Fprintln(io.ErrOut, report.Linef("agentlock: warning: orphaned locks are not marked: %v", err))
 	}
 }
 
