@@ -7,7 +7,9 @@ package sessionarg
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/identity"
@@ -207,6 +209,31 @@ func (a Args) AllSession(command string, args []string) (string, error) {
 		return "", ErrNoSession()
 	}
 	return a.Session, nil
+}
+
+// LoopArgs splits the positional arguments of the original's
+// "heartbeat-loop <path> [session] [interval]": the third is the interval;
+// with two, the second is the interval when it is seconds or a Go
+// duration, else the session. rest are the arguments for PathsAndSession;
+// interval is "" when none is given.
+func LoopArgs(args []string) (rest []string, interval string) {
+	switch {
+	case len(args) == 3:
+		return args[:2], args[2]
+	case len(args) == 2 && isInterval(args[1]):
+		return args[:1], args[1]
+	}
+	return args, ""
+}
+
+// isInterval reports whether a heartbeat-loop argument is an interval
+// (seconds, or a Go duration) rather than a session id.
+func isInterval(s string) bool {
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return true
+	}
+	_, err := time.ParseDuration(s)
+	return err == nil
 }
 
 // CommandSession is the session a registry command acts for: the typed id

@@ -174,3 +174,22 @@ func TestAllSession(t *testing.T) {
 	_, err = ctx.AllSession("agentlock release", nil)
 	assert.Contains(t, argErr(t, err).Msg, "run 'agentlock release --all' (without --session)")
 }
+
+func TestLoopArgs(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		rest     []string
+		interval string
+	}{
+		{[]string{"a.go"}, []string{"a.go"}, ""},
+		{[]string{"a.go", "30"}, []string{"a.go"}, "30"},
+		{[]string{"a.go", "1.5"}, []string{"a.go"}, "1.5"},
+		{[]string{"a.go", "2m"}, []string{"a.go"}, "2m"},
+		{[]string{"a.go", "claude-1"}, []string{"a.go", "claude-1"}, ""},
+		{[]string{"a.go", "claude-1", "30"}, []string{"a.go", "claude-1"}, "30"},
+	} {
+		rest, interval := LoopArgs(tc.args)
+		assert.Equal(t, tc.rest, rest, tc.args)
+		assert.Equal(t, tc.interval, interval, tc.args)
+	}
+}
