@@ -3,6 +3,7 @@ package all
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentlock/agentlock/internal/agents/kimi"
 	"github.com/agentlock/agentlock/internal/agents/manifest"
@@ -64,4 +65,28 @@ func AgentDirs(getenv func(string) string) (map[string]string, error) {
 		dirs[name] = abs
 	}
 	return dirs, nil
+}
+
+// AgentOf returns the name of the built-in agent that a session id's
+// prefix names ("claude-..."), or "".
+func AgentOf(session string) string {
+	if name, _, ok := strings.Cut(session, "-"); ok {
+		if _, ok := Lookup(name); ok {
+			return name
+		}
+	}
+	return ""
+}
+
+// ProviderOf returns the provider of the agent a session belongs to: the
+// agent its record names, else its id's prefix (AgentOf); "" when neither
+// names a built-in agent.
+func ProviderOf(session, agent string) string {
+	if a, ok := Lookup(agent); ok {
+		return a.Provider()
+	}
+	if a, ok := Lookup(AgentOf(session)); ok {
+		return a.Provider()
+	}
+	return ""
 }

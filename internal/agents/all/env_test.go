@@ -43,3 +43,14 @@ func TestDefaultSources(t *testing.T) {
 	src := all.DefaultSources(func(string) string { return "" }, "/home/u")
 	assert.Equal(t, all.Sources{User: "/home/u/.config/agentlock/agents", Project: filepath.Join(root, filepath.FromSlash(manifest.ProjectDir))}, src)
 }
+
+func TestAgentOfAndProviderOf(t *testing.T) {
+	assert.Equal(t, "claude", all.AgentOf("claude-abc"))
+	assert.Empty(t, all.AgentOf("nobody-abc"))
+	assert.Empty(t, all.AgentOf("claude"), "no prefix")
+	claude, _ := all.Lookup("claude")
+	codex, _ := all.Lookup("codex")
+	assert.Equal(t, claude.Provider(), all.ProviderOf("claude-abc", ""))
+	assert.Equal(t, codex.Provider(), all.ProviderOf("claude-abc", "codex"), "the record's agent first")
+	assert.Empty(t, all.ProviderOf("alice", ""), "a person's session")
+}
