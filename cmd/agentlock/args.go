@@ -41,13 +41,6 @@ func pathsAndSession(command string, args []string, c *config, rule sessionRule)
 	return paths, session, argErr(err)
 }
 
-// sessionArg returns the session of a command that takes the session as its
-// only positional argument (sessionarg.Args.SessionArg).
-func sessionArg(command string, c *config, typed string) (string, error) {
-	session, err := sessionArgs(c).SessionArg(command, typed)
-	return session, argErr(err)
-}
-
 // commandSession is the session a registry command acts for
 // (sessionarg.Args.CommandSession).
 func commandSession(run string, c *config, typed string) (string, error) {
