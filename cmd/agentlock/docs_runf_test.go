@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/internal/cmdutil"
 )
 
 func TestRunFDocs(t *testing.T) {
@@ -27,7 +29,7 @@ func TestRunFDocs(t *testing.T) {
 
 	// The reference it writes from that tree names every visible command.
 	var ref bytes.Buffer
-	require.NoError(t, writeReference(&ref, r.Opts.Root))
+	require.NoError(t, cmdutil.WriteReference(&ref, r.Opts.Root, reference))
 	for _, c := range r.Opts.Root.Commands() {
 		if !c.Hidden && c.Name() != "help" {
 			require.Contains(t, ref.String(), "agentlock "+c.Name(), c.Name())

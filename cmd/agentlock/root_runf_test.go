@@ -28,6 +28,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/internal/agents/all"
+	"github.com/agentlock/agentlock/internal/cliconfig"
 )
 
 // runfResult is one command line run through a command built with a runF.
@@ -196,12 +197,12 @@ func runfEnv(t *testing.T) string {
 	require.NoError(t, os.MkdirAll(work, 0o700))
 	t.Setenv("HOME", home)
 	unset := []string{"XDG_CONFIG_HOME", frontVar}
-	for _, b := range envBindings {
+	for _, b := range cliconfig.EnvBindings {
 		if b[1] != "PATH" {
 			unset = append(unset, b[1])
 		}
 	}
-	unset = append(unset, agentDirVars...)
+	unset = append(unset, all.AgentDirVars...)
 	for _, a := range all.Builtin() {
 		if v := a.SessionEnvVar(); v != "" {
 			unset = append(unset, v)
