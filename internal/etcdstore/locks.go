@@ -170,31 +170,18 @@ func (s *Locks) localPath(rel string) string {
 	return p
 }
 
-// encode is a record's value: the lock file's format.
-func encode(r store.Record) string {
-	ts := float64(r.Stamp.UnixMicro()) / 1e6
-	return r.Session + "|" + strconv.FormatFloat(ts, 'f', 6, 64) + "|" + r.Path
-}
+// encode is a record's value: the lock record format every backend
+// stores (store.EncodeRecord).
+func encode(r store.Record) string { return string(store.EncodeRecord(r)) }
 
-// decode parses a value written by encode.
+// decode decodes a value (store.DecodeRecord); an error is a
+// *store.CorruptError naming the key ref.
 func decode(ref string, v []byte) (store.Record, error) {
-	parts := strings.SplitN(string(v), "|", 3)
-	bad := func(reason string) error {
-		c := string(v)
-		if len(c) > 80 {
-			c = c[:80] + "..."
-		}
-		return &store.CorruptError{Ref: ref, Content: c, Reason: reason}
+	rec, err := store.DecodeRecord(v)
+	if err != nil {
+		return store.Record{}, store.NewCorruptError(ref, v, err.Error())
 	}
-	if len(parts) != 3 || parts[0] == "" {
-		return store.Record{}, bad("not session|timestamp|path")
-	}
-	ts, err := strconv.ParseFloat(parts[1], 64)
-	if err != nil || math.IsNaN(ts) || math.IsInf(ts, 0) {
-		return store.Record{}, bad("bad timestamp")
-	}
-	sec, frac := math.Modf(ts)
-	return store.Record{Session: parts[0], Stamp: time.Unix(int64(sec), int64(math.Round(frac*1e6))*1e3), Path: parts[2]}, nil
+	return rec, nil
 }
 
 // item is one key of a transaction as read.

@@ -220,17 +220,11 @@ func parseFile(f *lockFile, k store.Key) (store.Record, error) {
 
 // parseContent parses the content data of the lock file ref for the key k.
 func parseContent(data []byte, ref string, k store.Key) (store.Record, error) {
-	corrupt := func(reason string) error {
-		content := string(data)
-		if len(content) > 80 {
-			content = content[:80] + "..."
-		}
-		return &store.CorruptError{Ref: ref, Content: content, Reason: reason}
-	}
+	corrupt := func(reason string) error { return store.NewCorruptError(ref, data, reason) }
 	if len(data) > maxLockFileSize {
 		return store.Record{}, corrupt("larger than any lock record")
 	}
-	rec, err := parseRecord(data)
+	rec, err := store.DecodeRecord(data)
 	if err != nil {
 		return store.Record{}, corrupt(err.Error())
 	}
@@ -244,7 +238,7 @@ func parseContent(data []byte, ref string, k store.Key) (store.Record, error) {
 	// by a kill between its write and its cut, the tail of a longer one
 	// after it — never a lock on that bogus path.
 	if rec.Path != "" && LockFileName(rec.Path) != filepath.Base(ref) {
-		return store.Record{}, corrupt(fmt.Sprintf("records path %s, which is not the path of this lock file (a torn or moved record)", clip(rec.Path)))
+		return store.Record{}, corrupt(fmt.Sprintf("records path %s, which is not the path of this lock file (a torn or moved record)", store.Clip(rec.Path)))
 	}
 	return rec, nil
 }
@@ -262,5 +256,5 @@ func parseContent(data []byte, ref string, k store.Key) (store.Record, error) {
 // file's modification time, which this write set: unwritten for longer than
 // the timeout, it is stale and taken over, like a record of a dead owner.
 func writeRecord(f *lockFile, rec store.Record) error {
-	return f.replace(encodeRecord(rec))
+	return f.replace(store.EncodeRecord(rec))
 }
