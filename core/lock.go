@@ -187,7 +187,11 @@ func AreaPath(path, real string) string {
 	return real
 }
 
-// state judges a slot read from the store.
+// state is the state of a slot read from the store, on the store's
+// verdict (store.Liveness: the lock files' stamp plus the timeout, etcd's
+// lease): the engine judges no record's freshness itself and forges no
+// stamp. A held record that comes without a verdict (no store of
+// agentlock's gives one) is taken as fresh, never taken over.
 func (l *Locker) state(slot store.Slot, now time.Time) State {
 	s := State{Path: slot.Key.Path, Ref: slot.Key.Ref}
 	rec := slot.Record
@@ -198,72 +202,58 @@ func (l *Locker) state(slot store.Slot, now time.Time) State {
 	if s.Path == "" {
 		s.Path = rec.Path // a listing learns the path from the record
 	}
-	if live := slot.Liveness; live != nil {
-		// The store judges (etcd: the lease), never the stamp: the
-		// engine forges no stamp and second-guesses no store.
-		if !live.Renewed.IsZero() && live.Renewed.After(rec.Stamp) {
-			s.Stamp = live.Renewed
-		}
-		until := live.Until
-		if until.IsZero() {
-			until = s.Stamp.Add(l.timeout)
-		}
-		s.Age, s.Left, s.Stale = max(now.Sub(s.Stamp), 0), until.Sub(now), !live.Fresh
-		switch {
-		case s.Stale:
-			s.Left = min(s.Left, 0)
-		case s.Left <= 0:
-			// Fresh by the store's word past the time it expected: the
-			// lease was kept alive since, or the clocks differ.
-			s.Left = time.Millisecond
-		}
-		return s
+	live := slot.Liveness
+	if live == nil {
+		live = &store.Liveness{Fresh: true}
 	}
-	s.Age, s.Left, s.Stale = l.age(rec.Stamp, now)
+	if !live.Renewed.IsZero() && live.Renewed.After(rec.Stamp) {
+		s.Stamp = live.Renewed
+	}
+	s.Age, s.Left, s.Stale = max(now.Sub(s.Stamp), 0), l.left(live, s.Stamp, now), !live.Fresh
 	return s
 }
 
-// age judges a time a record was written at: its age (never negative), the
-// time left before it is stale, and whether it is. A stamp further in the
-// future than the timeout is stale too: no clock is that far off, so it is
-// damage or a forgery, and trusting it would make a lock permanent (a stamp
-// in 2100). A stamp slightly ahead — another machine's clock — counts as
-// written now, and stays valid until its own stamp plus the timeout; the
-// time left is never shown longer than the timeout (it stays at the
-// timeout until the clock reaches the stamp).
-func (l *Locker) age(stamp, now time.Time) (age, left time.Duration, stale bool) {
-	age = now.Sub(stamp)
-	stale = age > l.timeout || -age > l.timeout
-	age = max(age, 0)
-	left = l.timeout - age
-	if stale {
-		left = min(left, 0)
+// left is the time left before a record whose last renewal was at stamp
+// stops being fresh, by the store's verdict live: zero or negative once
+// stale; while fresh, never less than a millisecond, even past the time
+// the store expected (a lease kept alive since, clocks that differ).
+func (l *Locker) left(live *store.Liveness, stamp, now time.Time) time.Duration {
+	until := live.Until
+	if until.IsZero() {
+		until = stamp.Add(l.timeout)
 	}
-	return age, left, stale
+	left := until.Sub(now)
+	switch {
+	case !live.Fresh:
+		left = min(left, 0)
+	case left <= 0:
+		left = time.Millisecond
+	}
+	return left
 }
 
 // staleCorrupt returns the *CorruptError of a slot whose record cannot be
-// decoded and was last written longer than the timeout ago (or, like a
-// stamp, further ahead than the timeout): content nobody keeps writing is
-// no live lock, whatever it holds. A record that can be decoded is judged
-// by its stamp, never by its file's time; a corrupt record written
-// recently stays an error, since it may be a live lock damaged a moment
-// ago, which must not be overwritten.
-func (l *Locker) staleCorrupt(slot store.Slot, now time.Time) (*CorruptError, bool) {
+// decoded and that its store judged stale (the lock files: content nobody
+// wrote for longer than the timeout is no live lock, whatever it holds).
+// A corrupt record without that verdict stays an error, since it may be
+// a live lock damaged a moment ago, which must not be overwritten.
+func (l *Locker) staleCorrupt(slot store.Slot) (*CorruptError, bool) {
 	var corrupt *CorruptError
-	if !errors.As(slot.Err, &corrupt) || slot.Written.IsZero() {
-		return nil, false
-	}
-	if _, _, stale := l.age(slot.Written, now); !stale {
+	if !errors.As(slot.Err, &corrupt) || slot.Liveness == nil || slot.Liveness.Fresh {
 		return nil, false
 	}
 	return corrupt, true
 }
 
-// corruptState is the state of a stale corrupt slot.
+// corruptState is the state of a stale corrupt slot: its age is the time
+// since it was last written.
 func (l *Locker) corruptState(slot store.Slot, corrupt *CorruptError, now time.Time) State {
-	age, left, _ := l.age(slot.Written, now)
-	return State{Path: slot.Key.Path, Ref: slot.Key.Ref, Age: age, Left: left, Stale: true, Corrupt: corrupt}
+	s := State{Path: slot.Key.Path, Ref: slot.Key.Ref, Stale: true, Corrupt: corrupt}
+	if !slot.Written.IsZero() {
+		s.Age = max(now.Sub(slot.Written), 0)
+	}
+	s.Left = l.left(slot.Liveness, slot.Written, now)
+	return s
 }
 
 // Acquire takes the lock on path for session, or renews it when session
@@ -329,7 +319,7 @@ func (l *Locker) AcquireAll(ctx context.Context, paths []string, session string)
 			var corrupt *CorruptError
 			if slot.Err != nil {
 				var stale bool
-				if corrupt, stale = l.staleCorrupt(slot, now); !stale {
+				if corrupt, stale = l.staleCorrupt(slot); !stale {
 					return nil, nil, fmt.Errorf("%s: %w", slot.Key.Path, slot.Err)
 				}
 				// Unreadable and unwritten for longer than the timeout:
@@ -404,7 +394,7 @@ func (l *Locker) judgeRelated(keys []store.Key, related []store.Slot, session st
 	exclusive := slices.ContainsFunc(keys, func(k store.Key) bool { return store.IsArea(k.Path) })
 	for _, slot := range related {
 		if slot.Err != nil {
-			if _, stale := l.staleCorrupt(slot, now); !stale {
+			if _, stale := l.staleCorrupt(slot); !stale {
 				return nil, nil, fmt.Errorf("%s: %w", name(slot), slot.Err)
 			}
 			continue
@@ -762,7 +752,7 @@ func (l *Locker) inspect(ctx context.Context, path, session string) (State, erro
 	decide := func(slots, related []store.Slot) ([]*store.Record, []store.Slot, error) {
 		now := l.now()
 		if slots[0].Err != nil {
-			corrupt, stale := l.staleCorrupt(slots[0], now)
+			corrupt, stale := l.staleCorrupt(slots[0])
 			if !stale {
 				return nil, nil, slots[0].Err
 			}

@@ -78,20 +78,24 @@ type Slot struct {
 	Err error
 	// Written is when the record was last written (a lock file's
 	// modification time); zero when the store does not know or the record
-	// does not exist. It lets the engine judge a record it cannot decode:
-	// content that nobody has written for longer than the timeout is not a
-	// live lock, whatever it says.
+	// does not exist. The engine shows a corrupt record's age from it.
 	Written time.Time
-	// Liveness is whether the record is fresh, as its store judges it, for
-	// a store whose records live on something else than their stamp
-	// (etcd: a lease). Nil for the lock files, whose freshness is their
-	// stamp plus the timeout, judged by the engine.
+	// Liveness is the store's verdict on the record's freshness, computed
+	// by the store from what keeps its records alive (the lock files: the
+	// stamp plus the timeout; etcd: the lease). A store sets it on every
+	// record that names an owner, and on a record it cannot decode when it
+	// can judge that one (the lock files: by Written, the modification
+	// time: content nobody has written for longer than the timeout is not
+	// a live lock, whatever it says). The engine takes the verdict as it is
+	// and judges no record itself: a held record without one is taken as
+	// fresh, and a corrupt one without one as possibly live.
 	Liveness *Liveness
 }
 
 // Liveness is a store's own verdict on a record's freshness.
 type Liveness struct {
-	// Fresh is true while the record is held (its lease is alive).
+	// Fresh is true while the record is held (its stamp is recent
+	// enough, its lease is alive).
 	Fresh bool
 	// Renewed is when the record was last kept alive (a lease's last
 	// keep-alive); zero when the store does not know, then the record's

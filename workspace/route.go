@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/agentlock/agentlock/internal/filestore"
@@ -66,7 +67,7 @@ func (r *renewingRouter) RenewSession(ctx context.Context, session string) ([]st
 
 // newRouter returns the lock store of w.
 func newRouter(w *Workspace) store.Locks {
-	files := &filestore.Locks{DirFor: w.settings.lockDirFor, ScanDir: w.LockDir, Wait: w.settings.LockWait}
+	files := w.settings.fileLocks(w.settings.lockDirFor, w.LockDir)
 	r := &router{w: w, own: files, files: files, byProject: map[string]routed{}}
 	if w.locks == nil && w.repo != nil {
 		// Every lock file goes through the mapping, which leaves the
@@ -212,15 +213,14 @@ func (r *indexedRouter) Noted(ctx context.Context, session string, visit func(ke
 	return r.idx.Noted(ctx, session, visit)
 }
 
-// Changes returns the change feed of the workspace's own store (see
-// store.Feed): a value whenever its locks or its registry may have
-// changed, wherever the change was made. ok is false for the lock files,
-// whose folders the caller watches instead.
-func (w *Workspace) Changes(ctx context.Context) (changes <-chan struct{}, ok bool, err error) {
+// Changes returns the change feed of the workspace's store (store.Feed):
+// a value whenever its locks or its registry may have changed, wherever
+// the change was made — on etcd, any machine's; with the lock files, a
+// write in the lock folder or the registry's folder on this machine.
+func (w *Workspace) Changes(ctx context.Context) (<-chan struct{}, error) {
 	feed, ok := w.locks.(store.Feed)
 	if !ok {
-		return nil, false, nil
+		feed = &filestore.Feed{Dirs: []string{w.LockDir, filepath.Dir(w.RegistryPath)}}
 	}
-	changes, err = feed.Changes(ctx)
-	return changes, true, err
+	return feed.Changes(ctx)
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/internal/filestore"
 	"github.com/agentlock/agentlock/store"
 )
 
@@ -389,7 +388,7 @@ func idleOf(quiet []string, locks []core.State) map[string]bool {
 // others onto a working session's files.
 func (s Settings) idleIn(lockDir string) func(context.Context, []core.Session) map[string]bool {
 	return s.idleWith(func() store.Locks {
-		return &filestore.Locks{DirFor: s.lockDirFor, ScanDir: lockDir, Wait: s.LockWait}
+		return s.fileLocks(s.lockDirFor, lockDir)
 	})
 }
 

@@ -57,8 +57,8 @@ type Options struct {
 	// Audit receives the line of every release made from the page, as
 	// agentlock release --force prints it; nil discards them.
 	Audit io.Writer
-	// Poll is how often the workspace is read when it cannot be watched
-	// with fsnotify; zero means one second.
+	// Poll is how often the workspace is read when its store's change
+	// feed cannot start; zero means one second.
 	Poll time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -209,17 +209,17 @@ func (s *Server) close() {
 }
 
 // Run keeps the server's snapshot current until ctx is done: it reads the
-// workspace whenever its store's change feed says so (etcd), or the lock
-// folder or the registry's folder changes (fsnotify; polling every
-// Options.Poll when they cannot be watched), and
-// when the next held lock goes stale, and pushes the events it finds to
-// the event streams.
+// workspace whenever its store's change feed says so (workspace.Changes:
+// etcd's watches, the lock files' folder notifications) and when the next
+// held lock goes stale, and pushes the events it finds to the event
+// streams.
 func (s *Server) Run(ctx context.Context) {
-	// A store with a change feed (etcd) tells of every change, made on
-	// any machine; the lock files are watched in their folders.
-	changes, fed, err := s.ws.Changes(ctx)
-	if !fed || err != nil {
-		changes, _ = Watch(ctx, []string{s.ws.LockDir, filepath.Dir(s.ws.RegistryPath)}, s.opts.Poll)
+	// The store's change feed tells of every change (on etcd, made on
+	// any machine). A feed that cannot start (a cluster that does not
+	// answer) is replaced by reading again every Options.Poll.
+	changes, err := s.ws.Changes(ctx)
+	if err != nil {
+		changes = ticks(ctx, s.opts.Poll)
 	}
 	s.mu.Lock()
 	s.watching = true
@@ -243,6 +243,28 @@ func (s *Server) Run(ctx context.Context) {
 		}
 		next = s.refresh(ctx)
 	}
+}
+
+// ticks sends on the returned channel (buffered, so that ticks coalesce)
+// every period until ctx is done.
+func ticks(ctx context.Context, every time.Duration) <-chan struct{} {
+	out := make(chan struct{}, 1)
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				select {
+				case out <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	return out
 }
 
 // minGap is the least time between two readings of the workspace while

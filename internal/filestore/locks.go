@@ -29,6 +29,12 @@ type Locks struct {
 	// Wait bounds every wait for another process's flock (DefaultWait when
 	// zero); past it, the operation fails with a *store.BusyError.
 	Wait time.Duration
+	// Timeout is the age after which a record that nobody renewed is
+	// stale (DefaultTimeout when zero): the store's verdict on each record
+	// it reads (store.Slot.Liveness).
+	Timeout time.Duration
+	// Now is the clock of those verdicts; nil means time.Now.
+	Now func() time.Time
 }
 
 var _ store.Locks = (*Locks)(nil)
@@ -134,6 +140,7 @@ func (s *Locks) Transact(ctx context.Context, mode store.Mode, keys []store.Key,
 		}
 		slots[i] = it.slot
 	}
+	s.judge(slots)
 	next, err := decide(slots)
 	if err != nil || mode == store.Read {
 		return err
@@ -198,7 +205,9 @@ func name(k store.Key) string {
 // is a free lock, known from its status alone; the others are read under a
 // shared flock. A missing folder holds no locks.
 func (s *Locks) Scan(ctx context.Context) ([]store.Slot, error) {
-	return scanDir(ctx, s.ScanDir, s.Wait)
+	slots, err := scanDir(ctx, s.ScanDir, s.Wait)
+	s.judge(slots)
+	return slots, err
 }
 
 // readRecord reads and parses the whole content of a lock file opened and
