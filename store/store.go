@@ -127,6 +127,9 @@ type Locks interface {
 	// comes back with Err set; only a failure to list the records at all is
 	// an error.
 	Scan(ctx context.Context) ([]Slot, error)
+	// Feed is every lock store's change feed: of its records and of the
+	// workspace's document.
+	Feed
 }
 
 // Watcher is implemented by the lock stores that can tell when records may
@@ -162,10 +165,12 @@ type Index interface {
 	Noted(ctx context.Context, session string, visit func(keys []Key, complete bool) (keep []Key, err error)) error
 }
 
-// Feed is implemented by the stores that publish their changes: a value
-// whenever a record or the document of the workspace may have changed,
-// made anywhere (another machine's acquire, a lease that expired). The
-// lock files have none of their own: their folders are watched instead.
+// Feed is a store's change feed: a value whenever a record or the
+// document of the workspace may have changed, made anywhere the store
+// can see (etcd: any machine's acquire, a lease that expired; the lock
+// files: a write in the lock folder or the registry's folder on this
+// machine). Readers still read again on a timer of their own, for locks
+// that expire without a write.
 type Feed interface {
 	// Changes sends on its channel (a buffered channel of one, so that
 	// changes coalesce) until ctx is done; a value after a lost watch too,

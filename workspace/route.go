@@ -3,10 +3,8 @@ package workspace
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 
-	"github.com/agentlock/agentlock/internal/filestore"
 	"github.com/agentlock/agentlock/store"
 )
 
@@ -68,6 +66,7 @@ func (r *renewingRouter) RenewSession(ctx context.Context, session string) ([]st
 // newRouter returns the lock store of w.
 func newRouter(w *Workspace) store.Locks {
 	files := w.settings.fileLocks(w.settings.lockDirFor, w.LockDir)
+	files.Document = w.RegistryPath // for the feed
 	r := &router{w: w, own: files, files: files, byProject: map[string]routed{}}
 	if w.locks == nil && w.repo != nil {
 		// Every lock file goes through the mapping, which leaves the
@@ -213,14 +212,13 @@ func (r *indexedRouter) Noted(ctx context.Context, session string, visit func(ke
 	return r.idx.Noted(ctx, session, visit)
 }
 
+// Changes implements store.Feed: the feed of the workspace's own store.
+func (r *router) Changes(ctx context.Context) (<-chan struct{}, error) { return r.own.Changes(ctx) }
+
 // Changes returns the change feed of the workspace's store (store.Feed):
 // a value whenever its locks or its registry may have changed, wherever
 // the change was made — on etcd, any machine's; with the lock files, a
 // write in the lock folder or the registry's folder on this machine.
 func (w *Workspace) Changes(ctx context.Context) (<-chan struct{}, error) {
-	feed, ok := w.locks.(store.Feed)
-	if !ok {
-		feed = &filestore.Feed{Dirs: []string{w.LockDir, filepath.Dir(w.RegistryPath)}}
-	}
-	return feed.Changes(ctx)
+	return w.lockStore().Changes(ctx)
 }

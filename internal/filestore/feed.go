@@ -3,44 +3,32 @@ package filestore
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
-
-	"github.com/agentlock/agentlock/store"
 )
 
 // settle is how long a burst of file-system events is let run before the
 // feed sends: one acquire writes a lock file and the registry.
 const settle = 30 * time.Millisecond
 
-// DefaultPoll is how often a Feed sends when it cannot watch its folders.
+// DefaultPoll is how often the feed sends when it cannot watch its
+// folders.
 const DefaultPoll = time.Second
 
-// Feed is the change feed (store.Feed) of lock files and a registry kept
-// in folders on this machine: a value after anything changes in Dirs —
-// the lock folder and the registry's folder — seen with the operating
-// system's file notifications (fsnotify: inotify, kqueue...). When a
-// folder cannot be watched (one that does not exist yet, an exhausted
-// inotify limit) it sends every Poll instead. A lock that expires without
-// a write changes no file: the reader's own timer covers it.
-type Feed struct {
-	Dirs []string
-	// Poll is how often the feed sends when it cannot watch Dirs
-	// (DefaultPoll when zero).
-	Poll time.Duration
-}
-
-var _ store.Feed = (*Feed)(nil)
-
-// Changes implements store.Feed. It never fails: a feed that cannot watch
-// polls.
-func (f *Feed) Changes(ctx context.Context) (<-chan struct{}, error) {
-	poll := f.Poll
-	if poll <= 0 {
-		poll = DefaultPoll
+// Changes implements store.Feed: a value after anything changes in the
+// lock folder (ScanDir) and the folder of Document — a lock file written, the
+// registry replaced — seen with the operating system's file notifications
+// (fsnotify: inotify, kqueue...). When a folder cannot be watched (one
+// that does not exist yet, an exhausted inotify limit) it sends every
+// DefaultPoll instead. It never fails: a feed that cannot watch polls.
+func (s *Locks) Changes(ctx context.Context) (<-chan struct{}, error) {
+	dirs := []string{s.ScanDir}
+	if s.Document != "" {
+		dirs = append(dirs, filepath.Dir(s.Document))
 	}
-	changes, _ := watchDirs(ctx, f.Dirs, poll)
+	changes, _ := watchDirs(ctx, dirs, DefaultPoll)
 	return changes, nil
 }
 

@@ -35,6 +35,9 @@ type Locks struct {
 	Timeout time.Duration
 	// Now is the clock of those verdicts; nil means time.Now.
 	Now func() time.Time
+	// Document is the registry's file, whose folder the change feed
+	// watches with the lock folder (see Changes); empty for none.
+	Document string
 }
 
 var _ store.Locks = (*Locks)(nil)
