@@ -304,7 +304,9 @@ func (l *repoLocks) Scan(ctx context.Context) ([]store.Slot, error) {
 }
 
 // Changes implements store.Feed.
-func (l *repoLocks) Changes(ctx context.Context) (<-chan struct{}, error) { return l.inner.Changes(ctx) }
+func (l *repoLocks) Changes(ctx context.Context) (<-chan struct{}, error) {
+	return l.inner.Changes(ctx)
+}
 
 // TransactAreas implements store.Areas.
 func (l *repoLocks) TransactAreas(ctx context.Context, mode store.Mode, keys []store.Key, decide store.DecideAreas) error {
