@@ -15,7 +15,7 @@ import (
 
 // DefaultTimeout is how long a lock stays valid after its last renewal when
 // the caller sets no timeout; it is agent-registry 0.2's default.
-const DefaultTimeout = 120 * time.Second
+const DefaultTimeout = store.DefaultTimeout
 
 // Locker is the lock manager. A lock gives one session the right to change
 // one path until the session releases it or stops renewing it for longer
@@ -41,7 +41,10 @@ type Locker struct {
 // Options configure a Locker.
 type Options struct {
 	// Timeout is the age after which an unrenewed lock is stale and may be
-	// taken by another session; zero means DefaultTimeout.
+	// taken by another session; zero means DefaultTimeout. The store
+	// judges each record (store.Slot.Liveness) and must be given the same
+	// timeout (package workspace does); the Locker reports it, and uses it
+	// only to show the time left of a record whose store gave no end.
 	Timeout time.Duration
 	// Now is the clock; nil means time.Now. Timestamps are compared across
 	// processes, so it must be the wall clock in production.

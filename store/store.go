@@ -29,6 +29,10 @@ import (
 	"time"
 )
 
+// DefaultTimeout is how long a lock stays valid after its last renewal when
+// nothing sets a timeout: agent-registry 0.2's default.
+const DefaultTimeout = 120 * time.Second
+
 // Record is the state of one lock as stored: who owns it, when the owner
 // last renewed it, and the real path it guards. The zero Record is free.
 type Record struct {

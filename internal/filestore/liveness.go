@@ -7,16 +7,12 @@ import (
 	"github.com/agentlock/agentlock/store"
 )
 
-// DefaultTimeout is the staleness timeout of Locks whose Timeout is zero:
-// agent-registry 0.2's default, as core.DefaultTimeout.
-const DefaultTimeout = 120 * time.Second
-
 // timeout is the staleness timeout of the store's locks.
 func (s *Locks) timeout() time.Duration {
 	if s.Timeout > 0 {
 		return s.Timeout
 	}
-	return DefaultTimeout
+	return store.DefaultTimeout
 }
 
 // now is the store's clock.

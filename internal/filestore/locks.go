@@ -30,7 +30,7 @@ type Locks struct {
 	// zero); past it, the operation fails with a *store.BusyError.
 	Wait time.Duration
 	// Timeout is the age after which a record that nobody renewed is
-	// stale (DefaultTimeout when zero): the store's verdict on each record
+	// stale (store.DefaultTimeout when zero): the store's verdict on each record
 	// it reads (store.Slot.Liveness).
 	Timeout time.Duration
 	// Now is the clock of those verdicts; nil means time.Now.
