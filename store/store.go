@@ -144,7 +144,7 @@ type Watcher interface {
 	// Watch starts watching the records of keys. Each change that may
 	// free one of them (a release; a store may also report others) sends
 	// a value on changes (a buffered channel of one, so changes
-	// coalesce) until stop is called.
+	// coalesce) until stop is called or ctx is done.
 	Watch(ctx context.Context, keys []Key) (changes <-chan struct{}, stop func(), err error)
 }
 
