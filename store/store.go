@@ -173,8 +173,10 @@ type Index interface {
 // document of the workspace may have changed, made anywhere the store
 // can see (etcd: any machine's acquire, a lease that expired; the lock
 // files: a write in the lock folder or the registry's folder on this
-// machine). Readers still read again on a timer of their own, for locks
-// that expire without a write.
+// machine). Every change made after Changes returns is reported, so a
+// reader that reads the store once its feed is set up misses none. Readers
+// still read again on a timer of their own, for locks that expire without
+// a write.
 type Feed interface {
 	// Changes sends on its channel (a buffered channel of one, so that
 	// changes coalesce) until ctx is done; a value after a lost watch too,

@@ -91,6 +91,10 @@ type Server struct {
 	seq        int64 // the number of the last event recorded
 	closing    chan struct{}
 	closed     bool
+	// ready is closed once Run follows the store's feed and has read the
+	// workspace a first time (see Serve).
+	ready     chan struct{}
+	readyOnce sync.Once
 
 	// regMu guards the last reading of the registry (see loadRegistry).
 	regMu  sync.Mutex
@@ -131,7 +135,7 @@ func New(opts Options) (*Server, error) {
 	}
 	return &Server{
 		opts: opts, ws: opts.Workspace, locker: opts.Workspace.Locker(), csrf: hex.EncodeToString(nonce[:]),
-		page: page, rules: protocolText(rules), subs: map[*subscriber]struct{}{}, closing: make(chan struct{}),
+		page: page, rules: protocolText(rules), subs: map[*subscriber]struct{}{}, closing: make(chan struct{}), ready: make(chan struct{}),
 	}, nil
 }
 
@@ -179,6 +183,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		defer close(watched)
 		s.Run(ctx)
 	}()
+	// Pages and streams are served once Run follows the feed and has read
+	// the workspace: a stream opened earlier could miss a change made
+	// before that first reading (it is in the reading, so no event tells
+	// of it). The listener is bound already; connections wait in its
+	// backlog.
+	select {
+	case <-s.ready:
+	case <-watched:
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -230,6 +243,7 @@ func (s *Server) Run(ctx context.Context) {
 		s.mu.Unlock()
 	}()
 	next := s.refresh(ctx)
+	s.readyOnce.Do(func() { close(s.ready) })
 	for s.wait(ctx, changes, next) {
 		// Under a steady stream of writes (200 sessions renewing), changes
 		// are coalesced: at most one reading per minGap. The first change

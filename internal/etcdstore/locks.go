@@ -711,11 +711,22 @@ func (s *Locks) Changes(ctx context.Context) (<-chan struct{}, error) {
 		default:
 		}
 	}
+	// The watches start at the revision read here, not when the cluster
+	// gets round to registering them: a change made after Changes
+	// returns is never missed (a reader that reads the store once the
+	// feed is set up sees every later change reported).
+	rctx, cancel := s.Conn.ctx(ctx)
+	head, err := cli.Get(rctx, s.LockPrefix(), clientv3.WithPrefix(), clientv3.WithCountOnly())
+	cancel()
+	if err != nil {
+		return nil, s.Conn.wrap("start the change feed", err)
+	}
+	from := clientv3.WithRev(head.Header.Revision + 1)
 	ctx = clientv3.WithRequireLeader(ctx)
 	for _, w := range []clientv3.WatchChan{
-		cli.Watch(ctx, s.LockPrefix(), clientv3.WithPrefix()),
-		cli.Watch(ctx, s.lastPrefix(), clientv3.WithPrefix()),
-		cli.Watch(ctx, s.Conn.cfg.Prefix+"/sessions/"+escape(s.Repo), clientv3.WithPrefix()),
+		cli.Watch(ctx, s.LockPrefix(), clientv3.WithPrefix(), from),
+		cli.Watch(ctx, s.lastPrefix(), clientv3.WithPrefix(), from),
+		cli.Watch(ctx, s.Conn.cfg.Prefix+"/sessions/"+escape(s.Repo), clientv3.WithPrefix(), from),
 	} {
 		go func() {
 			for resp := range w {
