@@ -225,14 +225,25 @@ func conformDashboardFeed(t *testing.T, b backend) {
 		t.Skip("starts a server and waits for its events")
 	}
 	c := newConformance(t, b, "30")
-	serve := proctest.Start(t, harness(t).Bin, c.cmd("serve", "--addr", "127.0.0.1:0", "--read-only"))
+	serve, lines := serveEvents(t, c.cmd())
+	requireExit(t, 0, c.run("acquire", "src/fed.go", "--session", "far-away"))
+	awaitEvent(t, serve, lines, "far-away", 10*time.Second)
+}
+
+// serveEvents starts a read-only dashboard as cmd says (its Args are
+// replaced), opens its event stream, and returns the server and the
+// stream's lines once the stream's greeting arrived.
+func serveEvents(t *testing.T, cmd proctest.Cmd) (*proctest.Proc, <-chan string) {
+	t.Helper()
+	cmd.Args = []string{"serve", "--addr", "127.0.0.1:0", "--read-only"}
+	serve := proctest.Start(t, harness(t).Bin, cmd)
 	serve.WaitStderr(t, "serving the dashboard", 10*time.Second)
 	link := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(serve.Stderr())
 	require.NotEmpty(t, link, serve.Stderr())
 	client := &http.Client{Timeout: 30 * time.Second}
 	stream, err := client.Get(link + "api/events")
 	require.NoError(t, err)
-	defer stream.Body.Close()
+	t.Cleanup(func() { stream.Body.Close() })
 	lines := make(chan string, 64)
 	go func() {
 		sc := bufio.NewScanner(stream.Body)
@@ -242,25 +253,30 @@ func conformDashboardFeed(t *testing.T, b backend) {
 		}
 		close(lines)
 	}()
-	// The stream is open once its greeting arrives.
 	for line := range lines {
 		if strings.HasPrefix(line, ": agentlock dashboard") {
 			break
 		}
 	}
-	requireExit(t, 0, c.run("acquire", "src/fed.go", "--session", "far-away"))
-	deadline := time.After(10 * time.Second)
+	return serve, lines
+}
+
+// awaitEvent waits up to within for a line of the stream naming what,
+// then stops the server.
+func awaitEvent(t *testing.T, serve *proctest.Proc, lines <-chan string, what string, within time.Duration) {
+	t.Helper()
+	deadline := time.After(within)
 	for {
 		select {
 		case line, ok := <-lines:
 			require.True(t, ok, "the stream ended")
-			if strings.Contains(line, "far-away") {
+			if strings.Contains(line, what) {
 				require.NoError(t, serve.Signal(syscall.SIGTERM))
 				serve.Wait(t)
 				return
 			}
 		case <-deadline:
-			t.Fatalf("the acquire did not reach the dashboard: %s", serve.Stderr())
+			t.Fatalf("%s did not reach the dashboard within %s: %s", what, within, serve.Stderr())
 		}
 	}
 }
