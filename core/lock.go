@@ -443,8 +443,12 @@ func (l *Locker) AcquireAllWait(ctx context.Context, paths []string, session str
 	changes, stop := l.watch(ctx, watched)
 	defer func() { stop() }()
 	pause := 50 * time.Millisecond
+	// Each attempt runs to its end, bounded by the store's own bounds:
+	// the wait's deadline ends the waiting, never an attempt half-way (a
+	// request cut by it would report a store error, not the refusal).
+	attempt := context.WithoutCancel(ctx)
 	for {
-		leases, err := l.AcquireAll(ctx, paths, session)
+		leases, err := l.AcquireAll(attempt, paths, session)
 		if !errors.Is(err, ErrLocked) {
 			return leases, err
 		}

@@ -55,7 +55,9 @@ func (w *Workspace) AcquireWait(ctx context.Context, paths []string, session str
 		return nil, nil, err
 	}
 	w.auditTakeovers(session, leases)
-	return leases, w.mirrorLeases(ctx, session, leases), nil
+	// The wait's deadline bounds the waiting, not the mirror of what it
+	// took: a lock taken at the last moment is still listed.
+	return leases, w.mirrorLeases(context.WithoutCancel(ctx), session, leases), nil
 }
 
 // auditTakeovers records in the audit log the stale (or expired
