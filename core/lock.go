@@ -913,6 +913,21 @@ func (l *Locker) ReleaseSession(session string) ([]State, error) {
 // leases) does it in a constant number of requests. Otherwise every
 // record is read, like ReleaseSession.
 func (l *Locker) RenewSession(session string) ([]State, error) {
+	return l.renewSession(session, true)
+}
+
+// KeepSessionAlive renews every lock of session as RenewSession does,
+// without listing them: on a store that renews a whole session at once
+// (etcd) that is one round trip, with no read. The renew hook, after
+// every tool call, needs no more.
+func (l *Locker) KeepSessionAlive(session string) error {
+	_, err := l.renewSession(session, false)
+	return err
+}
+
+// renewSession is RenewSession; list false lets a store that renews a
+// whole session at once return no state.
+func (l *Locker) renewSession(session string, list bool) ([]State, error) {
 	renew := func(k store.Key) (*State, error) {
 		s, _, err := l.renewKey(k, session)
 		if err != nil || s.Owner != session {
@@ -927,7 +942,7 @@ func (l *Locker) RenewSession(session string) ([]State, error) {
 			return nil, err
 		}
 		var slots []store.Slot
-		slots, err = r.RenewSession(session)
+		slots, err = r.RenewSession(session, list)
 		now := l.now()
 		for _, slot := range slots {
 			if slot.Err == nil && slot.Record.Session == session {

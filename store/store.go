@@ -169,9 +169,11 @@ type Feed interface {
 // number of its locks.
 type SessionRenewer interface {
 	// RenewSession keeps every record session holds alive for another
-	// whole timeout, without rewriting them, and returns them as they
-	// were read. A record whose lease already expired is not renewed.
-	RenewSession(session string) ([]Slot, error)
+	// whole timeout, without rewriting them. With list it returns them as
+	// they were read; without, it returns none and may read nothing (etcd:
+	// one keep-alive round trip). A record whose lease already expired is
+	// not renewed.
+	RenewSession(session string, list bool) ([]Slot, error)
 }
 
 // Document keeps one document: the registry's markdown file.

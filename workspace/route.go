@@ -60,8 +60,8 @@ type renewingRouter struct {
 }
 
 // RenewSession implements store.SessionRenewer with the own store's.
-func (r *renewingRouter) RenewSession(session string) ([]store.Slot, error) {
-	return r.renewer.RenewSession(session)
+func (r *renewingRouter) RenewSession(session string, list bool) ([]store.Slot, error) {
+	return r.renewer.RenewSession(session, list)
 }
 
 // newRouter returns the lock store of w.

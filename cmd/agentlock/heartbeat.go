@@ -183,7 +183,14 @@ func watchedAgent(opts *HeartbeatOptions, c *config, ws *workspace.Workspace, se
 // that another session took over meanwhile is simply not the session's any
 // more.
 func renewOwned(out printer, locker *core.Locker, session string, verbose bool) error {
-	renewed, err := locker.RenewSession(session)
+	var renewed []core.State
+	var err error
+	if verbose {
+		renewed, err = locker.RenewSession(session)
+	} else {
+		// Nothing to print but warnings: no listing (on etcd, one round trip).
+		err = locker.KeepSessionAlive(session)
+	}
 	notices, err := core.Notices(err)
 	for _, n := range notices {
 		fmt.Fprintf(out.io.ErrOut, "agentlock: warning: %s\n", report.Escape(n.Error()))

@@ -5,6 +5,7 @@ package etcdstore
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -73,7 +74,11 @@ func (b *Backend) Open(spec store.Spec, co store.Checkout) (store.Locks, store.D
 			b.repos[co.Root] = repo
 		}
 	}
-	return &Locks{Conn: conn, Repo: repo, Root: co.Root, Timeout: co.Timeout, Now: co.Now},
+	var memory string
+	if memoryWorks && co.Registry != "" {
+		memory = filepath.Join(filepath.Dir(co.Registry), "etcd", "leases")
+	}
+	return &Locks{Conn: conn, Repo: repo, Root: co.Root, Timeout: co.Timeout, Now: co.Now, Memory: memory},
 		&Document{Conn: conn, Repo: repo, Local: co.Registry}, nil
 }
 

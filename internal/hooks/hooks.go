@@ -468,7 +468,7 @@ func (h run) sessionStart() {
 
 // renew renews every lock the session holds.
 func (h run) renew() {
-	if _, err := h.ws.Locker().RenewSession(h.session); err != nil {
+	if err := h.ws.Locker().KeepSessionAlive(h.session); err != nil {
 		h.res.warnf("%s renew hook: %v", h.req.Agent.Name(), err)
 	}
 }
