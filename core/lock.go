@@ -369,6 +369,10 @@ func (l *Locker) AcquireAll(paths []string, session string) ([]Lease, error) {
 			return next, err
 		})
 	}
+	var queued *store.QueuedError
+	if errors.As(err, &queued) {
+		err = &HeldError{Path: queued.Path, Owner: queued.Ahead, Age: queued.Since, Queued: true}
+	}
 	if err != nil {
 		return nil, wrapUnlessRefusal("acquire", err)
 	}
@@ -447,7 +451,7 @@ func (l *Locker) AcquireAllWait(ctx context.Context, paths []string, session str
 	// Watch before the first attempt, so that a release between a refusal
 	// and the wait is not missed.
 	watched := slices.Clone(paths)
-	changes, stop := l.watch(watched)
+	changes, stop, queued := l.watch(watched, session)
 	defer func() { stop() }()
 	pause := 50 * time.Millisecond
 	for {
@@ -465,9 +469,9 @@ func (l *Locker) AcquireAllWait(ctx context.Context, paths []string, session str
 				more = true
 			}
 		}
-		if more {
+		if more && !queued {
 			stop()
-			changes, stop = l.watch(watched)
+			changes, stop, _ = l.watch(watched, session)
 			continue
 		}
 		// Retry when a lock file changes, when the lock that refused us
@@ -504,26 +508,36 @@ func Unjoin(err error) []error {
 }
 
 // watch returns the store's change notifications for the locks of paths,
-// or a channel that never fires when the store has none.
-func (l *Locker) watch(paths []string) (<-chan struct{}, func()) {
+// or a channel that never fires when the store has none. On a store that
+// queues waiters (store.Queue), session stands in line for paths until
+// stop; queued is then true, and the notifications cover the areas that
+// exclude paths too.
+func (l *Locker) watch(paths []string, session string) (changes <-chan struct{}, stop func(), queued bool) {
 	none := func() {}
-	w, ok := l.store.(store.Watcher)
-	if !ok {
-		return nil, none
-	}
 	keys := make([]store.Key, 0, len(paths))
 	for _, p := range paths {
 		k, err := l.key(p)
 		if err != nil {
-			return nil, none // AcquireAll reports it
+			return nil, none, false // AcquireAll reports it
 		}
 		keys = append(keys, k)
 	}
+	if q, ok := l.store.(store.Queue); ok {
+		changes, stop, err := q.Enqueue(session, keys)
+		if err == nil {
+			return changes, stop, true
+		}
+		// Not in line: waiting still works, unfairly, as without a queue.
+	}
+	w, ok := l.store.(store.Watcher)
+	if !ok {
+		return nil, none, false
+	}
 	changes, stop, err := w.Watch(keys)
 	if err != nil {
-		return nil, none // polling still works
+		return nil, none, false // polling still works
 	}
-	return changes, stop
+	return changes, stop, false
 }
 
 // wrapUnlessRefusal adds op to an error, except to the refusals, which

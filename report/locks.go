@@ -51,6 +51,15 @@ func AcquireRefused(held *core.HeldError, waited time.Duration) (Acquire, string
 	rec := Acquire{Kind: KindLock, Path: held.Path, SessionID: held.Owner, Age: &age, ExpiresIn: &left, Note: "held by another session", Via: held.Via}
 	what := linef("%s is locked by %s", held.Path, held.Owner)
 	switch {
+	case held.Queued:
+		rec.Note = "free, but another session waits for it since earlier and goes first"
+		what = linef("%s is free, but %s has been waiting for it for %s and goes first", held.Path, held.Owner, Human(held.Age))
+		msg := linef("agentlock: %s (waiters are served first come, first served)", what)
+		if waited > 0 {
+			msg = linef("agentlock: gave up after %s: %s", Human(waited), what)
+		}
+		return rec, msg + ".\n" + linef("Do not modify it and do not work around this: wait your turn with `%s`, work on something else, or ask %s.",
+			WaitCommand(held.Path), held.Owner)
 	case held.Via == "":
 	case strings.HasSuffix(held.Via, "/") && strings.HasPrefix(held.Path+"/", held.Via):
 		rec.Note = "inside an area held by another session"

@@ -131,6 +131,32 @@ type Watcher interface {
 	Watch(keys []Key) (changes <-chan struct{}, stop func(), err error)
 }
 
+// Queue is implemented by the lock stores that serve waiters first come,
+// first served, as etcd's concurrency.Mutex does: a waiter stands in line
+// for its records, ordered by when it came, and the store refuses to give
+// an overlapping record to anyone else (a *QueuedError) while an earlier
+// waiter that could take all of its own records now stands in line.
+type Queue interface {
+	// Enqueue puts session in line for the records of keys until leave is
+	// called; a waiter whose process dies loses its place within a few
+	// seconds. changes reports what may let it go, as Watcher.Watch does,
+	// for the records of keys and for every record that excludes them
+	// through an area.
+	Enqueue(session string, keys []Key) (changes <-chan struct{}, leave func(), err error)
+}
+
+// QueuedError refuses a record that is free, or stale, because another
+// session came first and waits for it (see Queue).
+type QueuedError struct {
+	Path  string // the real path asked for
+	Ahead string // the session waiting since earlier
+	Since time.Duration
+}
+
+func (e *QueuedError) Error() string {
+	return fmt.Sprintf("%s is free, but %s has been waiting for it for %s (waiters are served first come, first served)", e.Path, e.Ahead, e.Since.Round(100*time.Millisecond))
+}
+
 // Index is implemented by the lock stores that keep, per session, a list
 // of the records the session acquired, so that renewing a session's locks
 // costs in proportion to the locks it holds rather than to every record of

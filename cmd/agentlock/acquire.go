@@ -79,6 +79,8 @@ func acquireRun(opts *AcquireOptions) error {
 	if errors.Is(err, core.ErrLocked) && opts.Wait > 0 {
 		var held *core.HeldError
 		switch {
+		case errors.As(err, &held) && held.Queued:
+			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s is free, but %s came first and goes first; waiting up to %s...", held.Path, held.Owner, report.Human(opts.Wait)))
 		case errors.As(err, &held) && held.Via != "":
 			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s is held through %s by %s; waiting up to %s...", held.Path, held.Via, held.Owner, report.Human(opts.Wait)))
 		case held != nil:

@@ -9,6 +9,9 @@
 //	<prefix>/leases/<repo>/<session>/<ttl>  "lease id|last keep-alive (µs)" of the session's
 //	                                      locks in repo at that timeout (seconds), attached
 //	                                      to that lease
+//	<prefix>/queue/<repo>/<lease>    a waiter's place in line: "session\nsince (µs)\npath...",
+//	                                      attached to the waiter's own short lease; the
+//	                                      key's creation revision orders the line (queue.go)
 //	<prefix>/sessions/<repo>         the registry: registry.md as a whole, replaced by compare-and-swap
 //
 // <repo> is the repository's id (configured, or its normalised origin URL)
@@ -22,6 +25,8 @@
 // lock when the lease expires. The lease, not a clock, decides: a lock
 // whose key is alive is fresh whatever its stamp says, and a lock whose key
 // expired is stale, its owner still known from the <prefix>/last/ record.
+// The machine that uses a session's leases remembers them (memory.go), so
+// that renewing the session is one keep-alive round trip.
 //
 // The package is built only with the build tag etcd (go build -tags etcd):
 // linking the etcd client costs every agentlock process start-up time, and

@@ -22,6 +22,7 @@ import (
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/etcdstore"
 	"github.com/agentlock/agentlock/internal/etcdtest"
+	"github.com/agentlock/agentlock/store"
 )
 
 // checkout is one checkout of the repository, on the shared cluster.
@@ -619,5 +620,72 @@ func TestListingIsOneRequest(t *testing.T) {
 	st, err := a.IsLocked("s0.go")
 	if err != nil || !st.Locked() || st.Age > time.Second {
 		t.Fatalf("after the renewal: %+v %v", st, err)
+	}
+}
+
+// Waiters are served first come, first served, as etcd's Mutex serves
+// them (issue 23: the first waiter was overtaken by 13 of 15 later ones):
+// a free lock an earlier waiter stands in line for is refused to anyone
+// else, and a waiter that cannot go yet (another of its paths is held)
+// keeps nobody waiting.
+func TestWaitersInLineGoFirst(t *testing.T) {
+	conn := startConn(t)
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &etcdstore.Locks{Conn: conn, Repo: "example.com/org/line", Root: root, Timeout: 30 * time.Second}
+	a := core.NewLocker(st, core.Options{Timeout: 30 * time.Second, Cwd: root})
+	key := func(rel string) store.Key { return store.Key{Path: filepath.Join(root, rel)} }
+	if err := os.Mkdir(filepath.Join(root, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Acquire("src/x.go", "holder"); err != nil {
+		t.Fatal(err)
+	}
+	_, leave, err := st.Enqueue("first", []store.Key{key("src/x.go")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer leave()
+	if _, err := a.Release("src/x.go", "holder"); err != nil {
+		t.Fatal(err)
+	}
+	// Free, but "first" waits for it: a later comer is refused, saying so.
+	_, err = a.Acquire("src/x.go", "later")
+	var held *core.HeldError
+	if !errors.As(err, &held) || !held.Queued || held.Owner != "first" || !strings.Contains(err.Error(), "first come, first served") {
+		t.Fatalf("a later comer while a waiter stands in line: %v", err)
+	}
+	// An area over it is refused too.
+	if _, err := a.Acquire("src/", "later"); !errors.As(err, &held) || held.Owner != "first" {
+		t.Fatalf("an area over the waited path: %v", err)
+	}
+	if _, err := a.Acquire("y.go", "later"); err != nil {
+		t.Fatalf("a path nobody waits for: %v", err)
+	}
+	if _, err := a.Acquire("src/x.go", "first"); err != nil {
+		t.Fatalf("the first in line: %v", err)
+	}
+	leave()
+	if _, err := a.Release("src/x.go", "first"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Acquire("src/x.go", "later"); err != nil {
+		t.Fatalf("once the line is empty: %v", err)
+	}
+
+	// A waiter for a and b, b held by another: a is not kept from anyone
+	// (no waiter holds up another one that can go, no deadlock).
+	if _, err := a.Acquire("b.go", "busy"); err != nil {
+		t.Fatal(err)
+	}
+	_, leave2, err := st.Enqueue("both", []store.Key{key("a.go"), key("b.go")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer leave2()
+	if _, err := a.Acquire("a.go", "busy"); err != nil {
+		t.Fatalf("a path whose waiter cannot go yet: %v", err)
 	}
 }

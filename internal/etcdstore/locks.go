@@ -310,6 +310,10 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 		// The sessions' last renewals, in the same request.
 		ops = append(ops, clientv3.OpGet(s.leasePrefix(), clientv3.WithPrefix()))
 	}
+	if mode == store.Create {
+		// The waiters in line (see queue.go), in the same request.
+		ops = append(ops, clientv3.OpGet(s.queuePrefix(), clientv3.WithPrefix()))
+	}
 	if len(ops) > maxTxnOps {
 		return false, &TooManyError{Paths: len(items)}
 	}
@@ -350,6 +354,12 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 	}
 	if len(next) != len(items) {
 		return false, fmt.Errorf("lock store: %d records decided for %d keys", len(next), len(items))
+	}
+	if mode == store.Create {
+		line := resp.Responses[len(resp.Responses)-1].GetResponseRange().Kvs
+		if err := s.checkLine(cli, items, next, line); err != nil {
+			return true, err
+		}
 	}
 	var writes []clientv3.Op
 	// expect is what each written lock key holds once the write applied

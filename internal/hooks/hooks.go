@@ -410,6 +410,10 @@ func (h run) acquire(ws *workspace.Workspace, paths []string) bool {
 	var held *core.HeldError
 	var corrupt *core.CorruptError
 	switch {
+	case errors.As(err, &held) && held.Queued:
+		h.res.Deny = fmt.Sprintf("agentlock: %s is free, but session %s%s has been waiting for it for %s and goes first, so you (%s) must not edit it now. "+
+			"Do not work around this: work on another file, wait your turn with `%s`, or ask %s.",
+			held.Path, held.Owner, ws.Place(held.Owner), report.Human(held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
 	case errors.As(err, &held) && held.Via != "":
 		h.res.Deny = fmt.Sprintf("agentlock: %s is inside area %s held by session %s%s (renewed %s ago), so you (%s) must not edit it now. "+
 			"Do not work around this: work outside that area, wait with `%s`, or ask %s.",
