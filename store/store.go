@@ -7,13 +7,13 @@
 // interleave with; Scan reads every record. A document store keeps one
 // document (registry.md) and runs read-modify-write sections on it.
 //
-// Package filestore is the default implementation: lock files changed in
-// place under flock(2), and registry.md replaced atomically under a sidecar
-// lock. Package etcdstore (build tag etcd) keeps them in an etcd cluster,
-// for agents on several machines. The interfaces name no file, so that
-// either store serves the same decision logic. The
-// package is internal: the public entry points are packages core and
-// workspace.
+// The default implementation (internal/filestore) keeps lock files changed
+// in place under flock(2), and registry.md replaced atomically under a
+// sidecar lock; internal/etcdstore (build tag etcd) keeps them in an etcd
+// cluster, for agents on several machines. The interfaces name no file, so
+// that either store serves the same decision logic. The package is part of
+// agentlock's SDK: core's constructors take its interfaces, and a backend
+// implements them.
 package store
 
 import (

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentlock/agentlock/gitwt"
 	"github.com/agentlock/agentlock/internal/atomicfile"
-	"github.com/agentlock/agentlock/internal/gitwt"
 )
 
 // Conflict warnings (in both scopes): a file about to be locked or edited
@@ -78,29 +78,6 @@ func (w *Workspace) Worktrees() (list []gitwt.Worktree, here gitwt.Worktree, err
 		return nil, here, nil
 	}
 	return list, here, nil
-}
-
-// WorktreeChanges returns what every worktree of the repository changed,
-// committed changes compared with this worktree's HEAD.
-func (w *Workspace) WorktreeChanges() (list []gitwt.Worktree, here gitwt.Worktree, changes map[string]gitwt.Changes, err error) {
-	list, here, err = w.Worktrees()
-	if err != nil || list == nil {
-		return nil, here, nil, err
-	}
-	o := w.conflictOptions(GitCommonDir(w.Project))
-	changes = map[string]gitwt.Changes{}
-	for _, wt := range list {
-		base := here.Head
-		if wt.Root == here.Root {
-			base = ""
-		}
-		ch, err := gitwt.Changed(wt, base, o)
-		if err != nil {
-			return nil, here, nil, err
-		}
-		changes[wt.Root] = ch
-	}
-	return list, here, changes, nil
 }
 
 // Conflicts returns, for real paths of this worktree, the other worktrees
