@@ -218,6 +218,41 @@ type Document interface {
 	Where() string
 }
 
+// Entry is one entry of a document kept in entries (see EntryDocument):
+// one session of the registry, or the head (ID ""), the rest of it. The
+// store keeps Data as it is; what it means is the registry engine's.
+type Entry struct {
+	ID   string
+	Data []byte // nil, in an edit's answer, deletes the entry
+}
+
+// EntryDocument is implemented by the document stores that keep the
+// registry in entries, one per session, instead of one document, so that
+// writers of different sessions never conflict and the document has no
+// size limit (etcd: one key per session, each written by its own
+// compare-and-swap). The registry engine splits and joins the document;
+// the store keeps its entries and this machine's copy of the whole.
+type EntryDocument interface {
+	Document
+	// ReadEntries returns the entries, in no particular order; or, while
+	// the store holds the document whole (written by an older version, or
+	// this machine's copy of a project that moves to the store), no entry
+	// and the whole document (nil when there is none). When this machine's
+	// copy is older than the entries, render gets them and returns the
+	// whole document to copy.
+	ReadEntries(render func([]Entry) ([]byte, error)) (entries []Entry, whole []byte, err error)
+	// EditEntries runs one read-modify-write section: change gets what
+	// ReadEntries returns and answers the entries to write (nil: nothing
+	// to write). They are written only if none of them but the head, which
+	// is written as it is, changed since the read, whatever happened to
+	// other entries; otherwise change runs again. A document read whole is
+	// split first: change then answers its entries, as they are, and runs
+	// again on them.
+	// render gets every entry as written and returns the whole document,
+	// this machine's copy.
+	EditEntries(change func(entries []Entry, whole []byte) ([]Entry, error), render func([]Entry) ([]byte, error)) error
+}
+
 // ErrCorrupt matches a record that cannot be decoded.
 var ErrCorrupt = errors.New("corrupt lock file")
 

@@ -12,7 +12,11 @@
 //	<prefix>/queue/<repo>/<lease>    a waiter's place in line: "session\nsince (µs)\npath...",
 //	                                      attached to the waiter's own short lease; the
 //	                                      key's creation revision orders the line (queue.go)
-//	<prefix>/sessions/<repo>         the registry: registry.md as a whole, replaced by compare-and-swap
+//	<prefix>/registry/<repo>/s/<session>  the registry: one session's entry ("#<n>" and its
+//	                                      frontmatter), written by compare-and-swap on its own
+//	<prefix>/registry/<repo>/head    the rest of registry.md's frontmatter (version, last_updated)
+//	<prefix>/sessions/<repo>         older versions' registry, registry.md whole: read while
+//	                                      there is no head key, split by the first write
 //
 // <repo> is the repository's id (configured, or its normalised origin URL)
 // escaped so that it holds no '/'; <path> is the path relative to the

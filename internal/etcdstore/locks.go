@@ -692,6 +692,7 @@ func (s *Locks) Changes(ctx context.Context) (<-chan struct{}, error) {
 		cli.Watch(ctx, s.LockPrefix(), clientv3.WithPrefix()),
 		cli.Watch(ctx, s.lastPrefix(), clientv3.WithPrefix()),
 		cli.Watch(ctx, s.Conn.cfg.Prefix+"/sessions/"+escape(s.Repo), clientv3.WithPrefix()),
+		cli.Watch(ctx, s.Conn.cfg.Prefix+"/registry/"+escape(s.Repo)+"/", clientv3.WithPrefix()),
 	} {
 		go func() {
 			for resp := range w {
