@@ -89,6 +89,7 @@ type snapshot struct {
 	// version names what was read (the newest write and the number of
 	// keys), to tell whether the local copy is older.
 	version string
+	rev     int64 // the cluster's revision at the read
 }
 
 func (d *Document) read() (snapshot, error) {
@@ -122,6 +123,7 @@ func (d *Document) read() (snapshot, error) {
 		}
 	}
 	snap.version = fmt.Sprintf("%d/%d", newest, len(kvs))
+	snap.rev = resp.Header.Revision
 	return snap, nil
 }
 
@@ -297,9 +299,14 @@ func (d *Document) EditEntries(change func(entries []store.Entry, whole []byte) 
 		for id, data := range all {
 			merged = append(merged, store.Entry{ID: id, Data: data})
 		}
-		// Other writes may have come between the read and this one: the
-		// next read renders the copy again.
-		d.refreshCopy("", merged, render)
+		// The copy is of the registry at this write, unless another
+		// write came between the read and this one: then the next read
+		// renders it again.
+		version := ""
+		if resp.Header.Revision == snap.rev+1 {
+			version = fmt.Sprintf("%d/%d", resp.Header.Revision, len(merged))
+		}
+		d.refreshCopy(version, merged, render)
 		return nil
 	}
 	return &store.BusyError{Ref: d.EntriesPrefix(), Waited: time.Duration(maxAttempts) * 50 * time.Millisecond}
@@ -343,6 +350,9 @@ func (d *Document) refreshCopy(version string, entries []store.Entry, render fun
 			}
 		}
 	}
+	if version == "" {
+		_ = os.Remove(mark) // until the copy is written: a crash leaves no false mark
+	}
 	data, err := render(entries)
 	if err != nil {
 		return
@@ -350,7 +360,9 @@ func (d *Document) refreshCopy(version string, entries []store.Entry, render fun
 	if err := d.writeLocal(data); err != nil {
 		return
 	}
-	_ = atomicfile.Write(mark, []byte(version), 0o644)
+	// Not synced: a mark lost or torn by a crash only renders the copy
+	// again.
+	_ = os.WriteFile(mark, []byte(version), 0o644)
 }
 
 func (d *Document) readLocal() ([]byte, error) {

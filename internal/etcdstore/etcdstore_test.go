@@ -385,7 +385,7 @@ func TestTooManyPathsAreRefusedClearly(t *testing.T) {
 
 // connWith is a connection to c with more gRPC options, closed when the
 // test ends.
-func connWith(t *testing.T, c *etcdtest.Cluster, opts ...grpc.DialOption) *etcdstore.Conn {
+func connWith(t testing.TB, c *etcdtest.Cluster, opts ...grpc.DialOption) *etcdstore.Conn {
 	t.Helper()
 	cfg, err := etcdstore.ParseURL(c.URL("t"))
 	if err != nil {
@@ -399,7 +399,7 @@ func connWith(t *testing.T, c *etcdtest.Cluster, opts ...grpc.DialOption) *etcds
 
 // countingConn is a connection to c that counts its requests: unary calls
 // and streams opened (a keep-alive opens one).
-func countingConn(t *testing.T, c *etcdtest.Cluster, n *atomic.Int64) *etcdstore.Conn {
+func countingConn(t testing.TB, c *etcdtest.Cluster, n *atomic.Int64) *etcdstore.Conn {
 	t.Helper()
 	return connWith(t, c,
 		grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
