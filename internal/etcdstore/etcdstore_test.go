@@ -452,10 +452,27 @@ func TestSessionRenewalIsOneRoundTrip(t *testing.T) {
 	}
 	acquire("one", 1)
 	acquire("hundred", 100)
+	revision := func() int64 {
+		cli, err := connWith(t, c).Client()
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := cli.Get(context.Background(), "any")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Header.Revision
+	}
+	before := revision()
 	one := cost(func() error { return a.KeepSessionAlive("one") })
 	hundred := cost(func() error { return a.KeepSessionAlive("hundred") })
 	if one != 1 || hundred != 1 {
 		t.Fatalf("renewing 1 lock took %d requests, 100 locks %d: want 1 each", one, hundred)
+	}
+	// Nothing written: the database does not grow with renewals (issue
+	// 23: ~400 B per lock per renewal).
+	if after := revision(); after != before {
+		t.Fatalf("renewing wrote %d revisions, want none", after-before)
 	}
 	// A second timeout is a second lease on the same stream: still one.
 	if _, err := locker(3*time.Second).Acquire("hundred/short.go", "hundred"); err != nil {
