@@ -33,10 +33,10 @@ func BenchmarkAreaAcquire10k(b *testing.B) {
 		}
 	}
 	for b.Loop() {
-		if _, err := l.Acquire("tree/", "me"); err != nil {
+		if _, err := l.Acquire(b.Context(), "tree/", "me"); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := l.Release("tree/", "me"); err != nil {
+		if _, err := l.Release(b.Context(), "tree/", "me"); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -56,13 +56,13 @@ func BenchmarkFileAcquireDepth8(b *testing.B) {
 			l := testLocker(dir, Options{Cwd: dir})
 			if withAreas {
 				for _, a := range []string{"a/b/c/d/", "x/", "y/z/"} {
-					if _, err := l.Acquire(a, "me"); err != nil {
+					if _, err := l.Acquire(b.Context(), a, "me"); err != nil {
 						b.Fatal(err)
 					}
 				}
 			}
 			for b.Loop() {
-				if _, err := l.Acquire("a/b/c/d/e/f/g/h/file.go", "me"); err != nil {
+				if _, err := l.Acquire(b.Context(), "a/b/c/d/e/f/g/h/file.go", "me"); err != nil {
 					b.Fatal(err)
 				}
 			}

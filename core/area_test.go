@@ -30,36 +30,36 @@ func areaLocker(t *testing.T) (*Locker, string, string) {
 
 func TestAreaCoversPathsBelowIt(t *testing.T) {
 	l, project, _ := areaLocker(t)
-	lease, err := l.Acquire("src/auth", "s1") // an existing folder: an area
+	lease, err := l.Acquire(t.Context(), "src/auth", "s1") // an existing folder: an area
 	require.NoError(t, err)
 	area := filepath.Join(project, "src/auth") + "/"
 	assert.Equal(t, area, lease.Path)
 
-	_, err = l.Acquire("src/auth/deep/f.go", "s2")
+	_, err = l.Acquire(t.Context(), "src/auth/deep/f.go", "s2")
 	var held *HeldError
 	require.ErrorAs(t, err, &held)
 	assert.Equal(t, area, held.Via)
 	assert.Equal(t, "s1", held.Owner)
 	assert.Contains(t, err.Error(), "inside area "+area+" held by s1")
 
-	s, err := l.IsLocked("src/auth/deep/f.go")
+	s, err := l.IsLocked(t.Context(), "src/auth/deep/f.go")
 	require.NoError(t, err)
 	assert.True(t, s.Locked())
 	assert.Equal(t, "s1", s.Owner)
 	assert.Equal(t, area, s.Via)
 
-	_, err = l.Acquire("src/auth/deep/f.go", "s1")
+	_, err = l.Acquire(t.Context(), "src/auth/deep/f.go", "s1")
 	require.NoError(t, err, "inside its own area")
-	_, err = l.Acquire("src/", "s2")
+	_, err = l.Acquire(t.Context(), "src/", "s2")
 	require.ErrorAs(t, err, &held)
 	assert.Equal(t, filepath.Join(project, "src")+"/", held.Path)
 
-	_, err = l.Acquire("src/main.go", "s2")
+	_, err = l.Acquire(t.Context(), "src/main.go", "s2")
 	require.NoError(t, err, "beside the area")
 
-	_, err = l.Release("src/auth/", "s1")
+	_, err = l.Release(t.Context(), "src/auth/", "s1")
 	require.NoError(t, err)
-	_, err = l.Acquire("src/auth/other.go", "s2")
+	_, err = l.Acquire(t.Context(), "src/auth/other.go", "s2")
 	require.NoError(t, err, "a released area covers nothing")
 }
 
@@ -69,14 +69,14 @@ func TestAreaTakesOverStaleLocksBelowIt(t *testing.T) {
 	stamp := float64(time.Now().Add(-time.Hour).UnixMicro()) / 1e6
 	require.NoError(t, os.MkdirAll(locks, 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(locks, filestore.LockFileName(below)), fmt.Appendf(nil, "crashed|%.6f|%s", stamp, below), 0o644))
-	_, err := l.Acquire("src/auth/", "s1")
+	_, err := l.Acquire(t.Context(), "src/auth/", "s1")
 	require.NoError(t, err)
-	s, err := l.IsLocked(below)
+	s, err := l.IsLocked(t.Context(), below)
 	require.NoError(t, err)
 	assert.Equal(t, "s1", s.Owner, "the stale lock below was freed; the area covers the path")
 	assert.NotEmpty(t, s.Via)
 	// Its owner cannot renew it any more.
-	_, err = l.Heartbeat(below, "crashed")
+	_, err = l.Heartbeat(t.Context(), below, "crashed")
 	assert.ErrorIs(t, err, ErrNoLock)
 }
 
@@ -86,9 +86,9 @@ type noAreas struct{ store.Locks }
 func TestAreaRefusedByAStoreWithoutAreas(t *testing.T) {
 	l, _, locks := areaLocker(t)
 	plain := NewLocker(noAreas{&filestore.Locks{DirFor: func(string) (string, error) { return locks, nil }, ScanDir: locks}}, Options{Cwd: l.cwd})
-	_, err := plain.Acquire("src/auth/", "s1")
+	_, err := plain.Acquire(t.Context(), "src/auth/", "s1")
 	assert.ErrorIs(t, err, ErrNoAreas)
-	_, err = plain.Acquire("src/auth/f.go", "s1")
+	_, err = plain.Acquire(t.Context(), "src/auth/f.go", "s1")
 	assert.NoError(t, err, "files work as before")
 }
 
@@ -97,7 +97,7 @@ func TestWaitForAPathInsideAnAreaEndsWithItsRelease(t *testing.T) {
 		t.Skip("waits in real time")
 	}
 	l, _, _ := areaLocker(t)
-	_, err := l.Acquire("src/auth/", "s1")
+	_, err := l.Acquire(t.Context(), "src/auth/", "s1")
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() {
@@ -107,7 +107,7 @@ func TestWaitForAPathInsideAnAreaEndsWithItsRelease(t *testing.T) {
 		done <- err
 	}()
 	time.Sleep(100 * time.Millisecond)
-	_, err = l.Release("src/auth/", "s1")
+	_, err = l.Release(t.Context(), "src/auth/", "s1")
 	require.NoError(t, err)
 	select {
 	case err := <-done:

@@ -51,17 +51,17 @@ func TestRealPath(t *testing.T) {
 func TestHeldErrorMatchesSentinel(t *testing.T) {
 	dir := t.TempDir()
 	l := testLocker(dir, Options{Cwd: dir})
-	_, err := l.Acquire("f", "a")
+	_, err := l.Acquire(t.Context(), "f", "a")
 	require.NoError(t, err)
-	_, err = l.Acquire("f", "b")
+	_, err = l.Acquire(t.Context(), "f", "b")
 	var held *HeldError
 	require.ErrorAs(t, err, &held)
 	assert.Equal(t, "a", held.Owner)
 	assert.True(t, errors.Is(err, ErrLocked))
 
-	_, err = l.Heartbeat("f", "b")
+	_, err = l.Heartbeat(t.Context(), "f", "b")
 	assert.ErrorIs(t, err, ErrNotOwner)
-	_, err = l.Heartbeat("g", "b")
+	_, err = l.Heartbeat(t.Context(), "g", "b")
 	assert.ErrorIs(t, err, ErrNoLock)
 }
 
@@ -69,13 +69,13 @@ func TestClockDecidesStaleness(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Unix(1_800_000_000, 0)
 	l := testLocker(dir, Options{Cwd: dir, Timeout: time.Minute, Now: func() time.Time { return now }})
-	_, err := l.Acquire("f", "a")
+	_, err := l.Acquire(t.Context(), "f", "a")
 	require.NoError(t, err)
 	now = now.Add(time.Minute) // exactly the timeout: still fresh
-	_, err = l.Acquire("f", "b")
+	_, err = l.Acquire(t.Context(), "f", "b")
 	require.ErrorIs(t, err, ErrLocked)
 	now = now.Add(time.Millisecond)
-	lease, err := l.Acquire("f", "b")
+	lease, err := l.Acquire(t.Context(), "f", "b")
 	require.NoError(t, err)
 	assert.Equal(t, "a", lease.StaleOwner)
 }
@@ -84,10 +84,10 @@ func BenchmarkAcquireRelease(b *testing.B) {
 	dir := b.TempDir()
 	l := testLocker(dir, Options{Cwd: dir})
 	for b.Loop() {
-		if _, err := l.Acquire("src/file.go", "bench"); err != nil {
+		if _, err := l.Acquire(b.Context(), "src/file.go", "bench"); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := l.Release("src/file.go", "bench"); err != nil {
+		if _, err := l.Release(b.Context(), "src/file.go", "bench"); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -96,11 +96,11 @@ func BenchmarkAcquireRelease(b *testing.B) {
 func BenchmarkIsLocked(b *testing.B) {
 	dir := b.TempDir()
 	l := testLocker(dir, Options{Cwd: dir})
-	if _, err := l.Acquire("src/file.go", "bench"); err != nil {
+	if _, err := l.Acquire(b.Context(), "src/file.go", "bench"); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := l.IsLocked("src/file.go"); err != nil {
+		if _, err := l.IsLocked(b.Context(), "src/file.go"); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -111,7 +111,7 @@ func BenchmarkAcquireAllTenPaths(b *testing.B) {
 	l := testLocker(dir, Options{Cwd: dir})
 	paths := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}
 	for b.Loop() {
-		if _, err := l.AcquireAll(paths, "bench"); err != nil {
+		if _, err := l.AcquireAll(b.Context(), paths, "bench"); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -137,7 +137,7 @@ func TestValidateExistingSession(t *testing.T) {
 func TestLocksOfIDsThatOnlyExistingStateAccepts(t *testing.T) {
 	dir := t.TempDir()
 	l := testLocker(dir, Options{Cwd: dir})
-	_, err := l.Acquire("f", "claude 1")
+	_, err := l.Acquire(t.Context(), "f", "claude 1")
 	require.ErrorIs(t, err, ErrInvalidSession, "new locks keep the strict rule")
 
 	for _, name := range []string{"f", "g"} {
@@ -146,15 +146,15 @@ func TestLocksOfIDsThatOnlyExistingStateAccepts(t *testing.T) {
 		rec := fmt.Sprintf("claude 1|%d.5|%s", time.Now().Unix(), real)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, filestore.LockFileName(real)), []byte(rec), 0o644))
 	}
-	_, err = l.Heartbeat("f", "claude 1")
+	_, err = l.Heartbeat(t.Context(), "f", "claude 1")
 	require.NoError(t, err)
-	st, err := l.Release("f", "claude 1")
+	st, err := l.Release(t.Context(), "f", "claude 1")
 	require.NoError(t, err)
 	assert.Equal(t, "claude 1", st.Owner)
-	renewed, err := l.RenewSession("claude 1")
+	renewed, err := l.RenewSession(t.Context(), "claude 1")
 	require.NoError(t, err)
 	assert.Len(t, renewed, 1)
-	released, err := l.ReleaseSession("claude 1")
+	released, err := l.ReleaseSession(t.Context(), "claude 1")
 	require.NoError(t, err)
 	require.Len(t, released, 1)
 	assert.Equal(t, filepath.Join(dir, "g"), released[0].Path)

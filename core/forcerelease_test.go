@@ -30,31 +30,31 @@ func TestForceReleaseIfReleasesOnlyTheLockShown(t *testing.T) {
 	clock := time.Unix(1_700_000_000, 0)
 	l := testLocker(dir, Options{Timeout: time.Minute, Now: func() time.Time { return clock }})
 	path := filepath.Join(dir, "a.go")
-	_, err := l.Acquire(path, "old")
+	_, err := l.Acquire(t.Context(), path, "old")
 	require.NoError(t, err)
-	shown, err := l.IsLocked(path)
+	shown, err := l.IsLocked(t.Context(), path)
 	require.NoError(t, err)
 
 	// The owner renews after the person looked: the lock is not the one
 	// shown any more, and stays.
 	clock = clock.Add(time.Second)
-	_, err = l.Heartbeat(path, "old")
+	_, err = l.Heartbeat(t.Context(), path, "old")
 	require.NoError(t, err)
-	_, err = l.ForceReleaseIf(path, sameLock(shown))
+	_, err = l.ForceReleaseIf(t.Context(), path, sameLock(shown))
 	require.ErrorIs(t, err, errChanged, "the condition's error comes back unwrapped")
-	now, err := l.IsLocked(path)
+	now, err := l.IsLocked(t.Context(), path)
 	require.NoError(t, err)
 	assert.Equal(t, "old", now.Owner)
 
-	prev, err := l.ForceReleaseIf(path, sameLock(now))
+	prev, err := l.ForceReleaseIf(t.Context(), path, sameLock(now))
 	require.NoError(t, err)
 	assert.Equal(t, "old", prev.Owner)
-	after, err := l.IsLocked(path)
+	after, err := l.IsLocked(t.Context(), path)
 	require.NoError(t, err)
 	assert.Empty(t, after.Owner)
 
 	// A path without a lock file is not created.
-	_, err = l.ForceReleaseIf(filepath.Join(dir, "none"), func(State) error { return errChanged })
+	_, err = l.ForceReleaseIf(t.Context(), filepath.Join(dir, "none"), func(State) error { return errChanged })
 	require.ErrorIs(t, err, errChanged)
 }
 
@@ -64,9 +64,9 @@ func TestForceReleaseIfRace(t *testing.T) {
 	dir := t.TempDir()
 	l := testLocker(dir, Options{Timeout: time.Minute})
 	path := filepath.Join(dir, "a.go")
-	_, err := l.Acquire(path, "old")
+	_, err := l.Acquire(t.Context(), path, "old")
 	require.NoError(t, err)
-	shown, err := l.IsLocked(path)
+	shown, err := l.IsLocked(t.Context(), path)
 	require.NoError(t, err)
 	var wins atomic.Int32
 	var wg sync.WaitGroup
@@ -76,7 +76,7 @@ func TestForceReleaseIfRace(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			if _, err := l.ForceReleaseIf(path, sameLock(shown)); err == nil {
+			if _, err := l.ForceReleaseIf(t.Context(), path, sameLock(shown)); err == nil {
 				wins.Add(1)
 			} else {
 				assert.ErrorIs(t, err, errChanged)
@@ -88,7 +88,7 @@ func TestForceReleaseIfRace(t *testing.T) {
 		defer wg.Done()
 		<-start
 		for {
-			if _, err := l.Acquire(path, "new"); err == nil {
+			if _, err := l.Acquire(t.Context(), path, "new"); err == nil {
 				return
 			}
 		}
@@ -96,7 +96,7 @@ func TestForceReleaseIfRace(t *testing.T) {
 	close(start)
 	wg.Wait()
 	assert.Equal(t, int32(1), wins.Load())
-	now, err := l.IsLocked(path)
+	now, err := l.IsLocked(t.Context(), path)
 	require.NoError(t, err)
 	assert.Equal(t, "new", now.Owner, "the new session's lock is never released by a click on the old one")
 }

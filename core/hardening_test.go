@@ -26,7 +26,7 @@ func TestFutureStampBeyondTimeoutIsStale(t *testing.T) {
 	}{{30 * time.Second, false}, {time.Minute, false}, {time.Minute + time.Millisecond, true}, {100 * 365 * 24 * time.Hour, true}} {
 		stamp := float64(now.Add(tc.ahead).UnixNano()) / 1e9
 		require.NoError(t, os.WriteFile(file, []byte("x|"+strconv.FormatFloat(stamp, 'f', 6, 64)+"|"+real), 0o644))
-		s, err := l.IsLocked("f")
+		s, err := l.IsLocked(t.Context(), "f")
 		require.NoError(t, err)
 		assert.Equal(t, tc.stale, s.Stale, "stamp %s ahead", tc.ahead)
 		assert.GreaterOrEqual(t, s.Age, time.Duration(0), "an age is never negative")
@@ -42,7 +42,7 @@ func TestPathWithNULRefused(t *testing.T) {
 	_, err := RealPath("a\x00b", t.TempDir())
 	require.ErrorIs(t, err, ErrInvalidPath)
 	dir := t.TempDir()
-	_, err = testLocker(dir, Options{Cwd: dir}).Acquire("src/a\x00.go", "s")
+	_, err = testLocker(dir, Options{Cwd: dir}).Acquire(t.Context(), "src/a\x00.go", "s")
 	require.ErrorIs(t, err, ErrInvalidPath)
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)

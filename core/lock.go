@@ -271,8 +271,8 @@ func (l *Locker) corruptState(slot store.Slot, corrupt *CorruptError, now time.T
 // owner reported in Lease.StaleOwner. When another session holds a fresh
 // lock, Acquire changes nothing and returns a *HeldError (errors.Is
 // ErrLocked) naming it.
-func (l *Locker) Acquire(path, session string) (Lease, error) {
-	leases, err := l.AcquireAll([]string{path}, session)
+func (l *Locker) Acquire(ctx context.Context, path, session string) (Lease, error) {
+	leases, err := l.AcquireAll(ctx, []string{path}, session)
 	if err != nil {
 		return Lease{}, err
 	}
@@ -294,7 +294,7 @@ func (l *Locker) Acquire(path, session string) (Lease, error) {
 // locks of other sessions below an area are freed when it is taken. With
 // a store that cannot hold areas (no store.Areas), an area fails with
 // ErrNoAreas.
-func (l *Locker) AcquireAll(paths []string, session string) ([]Lease, error) {
+func (l *Locker) AcquireAll(ctx context.Context, paths []string, session string) ([]Lease, error) {
 	if err := ValidateSession(session); err != nil {
 		return nil, err
 	}
@@ -360,11 +360,11 @@ func (l *Locker) AcquireAll(paths []string, session string) ([]Lease, error) {
 	}
 	var err error
 	if as, ok := l.store.(store.Areas); ok {
-		err = as.TransactAreas(store.Create, keys, decide)
+		err = as.TransactAreas(ctx, store.Create, keys, decide)
 	} else if slices.ContainsFunc(keys, func(k store.Key) bool { return store.IsArea(k.Path) }) {
 		err = ErrNoAreas
 	} else {
-		err = l.store.Transact(store.Create, keys, func(slots []store.Slot) ([]*store.Record, error) {
+		err = l.store.Transact(ctx, store.Create, keys, func(slots []store.Slot) ([]*store.Record, error) {
 			next, _, err := decide(slots, nil)
 			return next, err
 		})
@@ -382,7 +382,7 @@ func (l *Locker) AcquireAll(paths []string, session string) ([]Lease, error) {
 	// Missing the lock for that one renewal is harmless: it was just
 	// stamped.
 	if idx, ok := l.store.(store.Index); ok {
-		if err := idx.Note(session, keys); err != nil {
+		if err := idx.Note(ctx, session, keys); err != nil {
 			// The locks are taken all the same: renewals that cannot use
 			// the index find them by a scan (eachIndexed).
 			for i := range leases {
@@ -451,11 +451,11 @@ func (l *Locker) AcquireAllWait(ctx context.Context, paths []string, session str
 	// Watch before the first attempt, so that a release between a refusal
 	// and the wait is not missed.
 	watched := slices.Clone(paths)
-	changes, stop, queued := l.watch(watched, session)
+	changes, stop, queued := l.watch(ctx, watched, session)
 	defer func() { stop() }()
 	pause := 50 * time.Millisecond
 	for {
-		leases, err := l.AcquireAll(paths, session)
+		leases, err := l.AcquireAll(ctx, paths, session)
 		if !errors.Is(err, ErrLocked) {
 			return leases, err
 		}
@@ -471,7 +471,7 @@ func (l *Locker) AcquireAllWait(ctx context.Context, paths []string, session str
 		}
 		if more && !queued {
 			stop()
-			changes, stop, _ = l.watch(watched, session)
+			changes, stop, _ = l.watch(ctx, watched, session)
 			continue
 		}
 		// Retry when a lock file changes, when the lock that refused us
@@ -512,7 +512,7 @@ func Unjoin(err error) []error {
 // queues waiters (store.Queue), session stands in line for paths until
 // stop; queued is then true, and the notifications cover the areas that
 // exclude paths too.
-func (l *Locker) watch(paths []string, session string) (changes <-chan struct{}, stop func(), queued bool) {
+func (l *Locker) watch(ctx context.Context, paths []string, session string) (changes <-chan struct{}, stop func(), queued bool) {
 	none := func() {}
 	keys := make([]store.Key, 0, len(paths))
 	for _, p := range paths {
@@ -523,7 +523,7 @@ func (l *Locker) watch(paths []string, session string) (changes <-chan struct{},
 		keys = append(keys, k)
 	}
 	if q, ok := l.store.(store.Queue); ok {
-		changes, stop, err := q.Enqueue(session, keys)
+		changes, stop, err := q.Enqueue(ctx, session, keys)
 		if err == nil {
 			return changes, stop, true
 		}
@@ -533,7 +533,7 @@ func (l *Locker) watch(paths []string, session string) (changes <-chan struct{},
 	if !ok {
 		return nil, none, false
 	}
-	changes, stop, err := w.Watch(keys)
+	changes, stop, err := w.Watch(ctx, keys)
 	if err != nil {
 		return nil, none, false // polling still works
 	}
@@ -555,12 +555,12 @@ func wrapUnlessRefusal(op string, err error) error {
 // RenewSession: they act on locks that exist. A path with no lock returns a free State (Owner empty) and no
 // error: releasing is idempotent. A lock held by another session, fresh or
 // stale, is left untouched and a *NotOwnerError returned.
-func (l *Locker) Release(path, session string) (State, error) {
+func (l *Locker) Release(ctx context.Context, path, session string) (State, error) {
 	if err := ValidateExistingSession(session); err != nil {
 		return State{}, err
 	}
 	var released State
-	err := l.edit(path, func(s State) (*store.Record, error) {
+	err := l.edit(ctx, path, func(s State) (*store.Record, error) {
 		released = s
 		switch s.Owner {
 		case "":
@@ -580,13 +580,13 @@ func (l *Locker) Release(path, session string) (State, error) {
 // ForceRelease frees the lock on path whoever owns it, even when its record
 // is corrupt, and returns what it held. It is for people clearing a lock by
 // hand; agents use Release.
-func (l *Locker) ForceRelease(path string) (State, error) {
+func (l *Locker) ForceRelease(ctx context.Context, path string) (State, error) {
 	k, err := l.key(path)
 	if err != nil {
 		return State{}, fmt.Errorf("force release %s: %w", path, err)
 	}
 	var released State
-	err = l.store.Transact(store.Update, []store.Key{k}, func(slots []store.Slot) ([]*store.Record, error) {
+	err = l.store.Transact(ctx, store.Update, []store.Key{k}, func(slots []store.Slot) ([]*store.Record, error) {
 		released = l.state(slots[0], l.now())
 		// What a corrupt record held is unknown, not "free": the
 		// caller must not say it was not locked.
@@ -611,14 +611,14 @@ func (l *Locker) ForceRelease(path string) (State, error) {
 // can change the record between the check and the write. A record that
 // cannot be read is never released this way (ForceRelease is for that);
 // a path with no lock file is not created.
-func (l *Locker) ForceReleaseIf(path string, allow func(State) error) (State, error) {
+func (l *Locker) ForceReleaseIf(ctx context.Context, path string, allow func(State) error) (State, error) {
 	k, err := l.key(path)
 	if err != nil {
 		return State{}, fmt.Errorf("force release %s: %w", path, err)
 	}
 	var released State
 	var refused error
-	err = l.store.Transact(store.Update, []store.Key{k}, func(slots []store.Slot) ([]*store.Record, error) {
+	err = l.store.Transact(ctx, store.Update, []store.Key{k}, func(slots []store.Slot) ([]*store.Record, error) {
 		if slots[0].Err != nil {
 			return nil, slots[0].Err
 		}
@@ -643,7 +643,7 @@ func (l *Locker) ForceReleaseIf(path string, allow func(State) error) (State, er
 // A session may renew its own lock even after it went stale, as long as no
 // other session has taken it over, nor taken a lock it covers or an area
 // that covers it (then a *NotOwnerError with Via: see renewStale).
-func (l *Locker) Heartbeat(path, session string) (Lease, error) {
+func (l *Locker) Heartbeat(ctx context.Context, path, session string) (Lease, error) {
 	if err := ValidateExistingSession(session); err != nil {
 		return Lease{}, err
 	}
@@ -651,7 +651,7 @@ func (l *Locker) Heartbeat(path, session string) (Lease, error) {
 	if err != nil {
 		return Lease{}, fmt.Errorf("heartbeat: %s: %w", path, err)
 	}
-	s, stamp, err := l.renewKey(k, session)
+	s, stamp, err := l.renewKey(ctx, k, session)
 	switch {
 	case err != nil:
 		return Lease{}, fmt.Errorf("heartbeat: %w", err)
@@ -672,10 +672,10 @@ var errRecheck = errors.New("a stale record is renewed with the records around i
 // own is returned as it is, unchanged, with a zero stamp. A stale record of session is
 // renewed only when no other session took, meanwhile, a lock it covers or
 // an area that covers it (see renewStale): else a *NotOwnerError with Via.
-func (l *Locker) renewKey(k store.Key, session string) (State, time.Time, error) {
+func (l *Locker) renewKey(ctx context.Context, k store.Key, session string) (State, time.Time, error) {
 	var got State
 	var stamp time.Time
-	err := l.editKey(k, func(now State) (*store.Record, error) {
+	err := l.editKey(ctx, k, func(now State) (*store.Record, error) {
 		got, stamp = now, time.Time{}
 		if now.Owner != session {
 			return nil, nil
@@ -687,7 +687,7 @@ func (l *Locker) renewKey(k store.Key, session string) (State, time.Time, error)
 		return &store.Record{Session: session, Stamp: stamp, Path: now.Path}, nil
 	})
 	if errors.Is(err, errRecheck) {
-		return l.renewStale(store.Key{Path: got.Path, Ref: got.Ref}, session)
+		return l.renewStale(ctx, store.Key{Path: got.Path, Ref: got.Ref}, session)
 	}
 	if err != nil {
 		return State{}, time.Time{}, err
@@ -701,7 +701,7 @@ func (l *Locker) renewKey(k store.Key, session string) (State, time.Time, error)
 // needs freeing for that), and the area, renewed, would cover a live lock
 // of another session. Then it is refused with a *NotOwnerError naming the
 // other lock (Via), and nothing is written.
-func (l *Locker) renewStale(k store.Key, session string) (State, time.Time, error) {
+func (l *Locker) renewStale(ctx context.Context, k store.Key, session string) (State, time.Time, error) {
 	var got State
 	var stamp time.Time
 	decide := func(slots, related []store.Slot) ([]*store.Record, []store.Slot, error) {
@@ -726,7 +726,7 @@ func (l *Locker) renewStale(k store.Key, session string) (State, time.Time, erro
 		stamp = now
 		return []*store.Record{{Session: session, Stamp: now, Path: got.Path}}, release, nil
 	}
-	if err := l.store.(store.Areas).TransactAreas(store.Create, []store.Key{k}, decide); err != nil {
+	if err := l.store.(store.Areas).TransactAreas(ctx, store.Create, []store.Key{k}, decide); err != nil {
 		return State{}, time.Time{}, err
 	}
 	return got, stamp, nil
@@ -735,17 +735,17 @@ func (l *Locker) renewStale(k store.Key, session string) (State, time.Time, erro
 // edit runs one read-decide-write of the lock of path. decide sees the
 // current state and returns the record to write, or nil to leave it as it
 // is. A path without a lock is free, and its record is not created.
-func (l *Locker) edit(path string, decide func(State) (*store.Record, error)) error {
+func (l *Locker) edit(ctx context.Context, path string, decide func(State) (*store.Record, error)) error {
 	k, err := l.key(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return l.editKey(k, decide)
+	return l.editKey(ctx, k, decide)
 }
 
 // editKey is edit for a key.
-func (l *Locker) editKey(k store.Key, decide func(State) (*store.Record, error)) error {
-	return l.store.Transact(store.Update, []store.Key{k}, func(slots []store.Slot) ([]*store.Record, error) {
+func (l *Locker) editKey(ctx context.Context, k store.Key, decide func(State) (*store.Record, error)) error {
+	return l.store.Transact(ctx, store.Update, []store.Key{k}, func(slots []store.Slot) ([]*store.Record, error) {
 		if slots[0].Err != nil {
 			return nil, slots[0].Err
 		}
@@ -758,8 +758,8 @@ func (l *Locker) editKey(k store.Key, decide func(State) (*store.Record, error))
 // The store reads it atomically, so it never sees a half-written record. A
 // path without a lock is free. A stale lock is reported with Stale set and
 // is not Locked.
-func (l *Locker) IsLocked(path string) (State, error) {
-	return l.inspect(path, "")
+func (l *Locker) IsLocked(ctx context.Context, path string) (State, error) {
+	return l.inspect(ctx, path, "")
 }
 
 // inspect is IsLocked as seen by session (any session when empty). When
@@ -767,7 +767,7 @@ func (l *Locker) IsLocked(path string) (State, error) {
 // record related to it through an area is reported instead, with Via
 // naming it: an area that covers the path, or, for an area, a lock or
 // area inside it. Another session's is named before session's own.
-func (l *Locker) inspect(path, session string) (State, error) {
+func (l *Locker) inspect(ctx context.Context, path, session string) (State, error) {
 	k, err := l.key(path)
 	if err != nil {
 		return State{}, fmt.Errorf("check %s: %w", path, err)
@@ -811,9 +811,9 @@ func (l *Locker) inspect(path, session string) (State, error) {
 		return nil, nil, nil
 	}
 	if as, ok := l.store.(store.Areas); ok {
-		err = as.TransactAreas(store.Read, []store.Key{k}, decide)
+		err = as.TransactAreas(ctx, store.Read, []store.Key{k}, decide)
 	} else {
-		err = l.store.Transact(store.Read, []store.Key{k}, func(slots []store.Slot) ([]*store.Record, error) {
+		err = l.store.Transact(ctx, store.Read, []store.Key{k}, func(slots []store.Slot) ([]*store.Record, error) {
 			_, _, err := decide(slots, nil)
 			return nil, err
 		})
@@ -828,8 +828,8 @@ func (l *Locker) inspect(path, session string) (State, error) {
 // free, stale, or already held by session. Warning says, in words an agent
 // can act on, who holds the path, or that a stale lock will be taken over.
 // Nothing is modified.
-func (l *Locker) CheckAndWarn(path, session string) (Check, error) {
-	s, err := l.inspect(path, session)
+func (l *Locker) CheckAndWarn(ctx context.Context, path, session string) (Check, error) {
+	s, err := l.inspect(ctx, path, session)
 	if err != nil {
 		return Check{}, err
 	}
@@ -855,8 +855,8 @@ func (l *Locker) CheckAndWarn(path, session string) (Check, error) {
 // come last by Ref). Free locks are included, with an empty Owner. A record
 // that cannot be read is returned in the second slice (a *CorruptError when
 // it cannot be parsed) instead of failing the listing.
-func (l *Locker) List() ([]State, []error, error) {
-	slots, err := l.store.Scan()
+func (l *Locker) List(ctx context.Context) ([]State, []error, error) {
+	slots, err := l.store.Scan(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -889,10 +889,10 @@ func (l *Locker) List() ([]State, []error, error) {
 // found by reading every record (not from any list the session kept), and
 // returns what it released. Locks of other sessions are never touched; a
 // corrupt record is reported in the error and skipped.
-func (l *Locker) ReleaseSession(session string) ([]State, error) {
-	released, err := l.eachOwned(session, func(k store.Key) (*State, error) {
+func (l *Locker) ReleaseSession(ctx context.Context, session string) ([]State, error) {
+	released, err := l.eachOwned(ctx, session, func(k store.Key) (*State, error) {
 		var got *State
-		err := l.editKey(k, func(now State) (*store.Record, error) {
+		err := l.editKey(ctx, k, func(now State) (*store.Record, error) {
 			got = nil
 			if now.Owner != session {
 				return nil, nil
@@ -905,7 +905,7 @@ func (l *Locker) ReleaseSession(session string) ([]State, error) {
 	if idx, ok := l.store.(store.Index); ok && err == nil {
 		// The session's index lists none of what was just released, so
 		// that it stays as short as what the session holds.
-		err = l.pruneIndex(idx, session)
+		err = l.pruneIndex(ctx, idx, session)
 	}
 	if err != nil {
 		return released, fmt.Errorf("release locks of %s: %w", session, err)
@@ -926,24 +926,24 @@ func (l *Locker) ReleaseSession(session string) ([]State, error) {
 // A store that renews a whole session at once (store.SessionRenewer: etcd's
 // leases) does it in a constant number of requests. Otherwise every
 // record is read, like ReleaseSession.
-func (l *Locker) RenewSession(session string) ([]State, error) {
-	return l.renewSession(session, true)
+func (l *Locker) RenewSession(ctx context.Context, session string) ([]State, error) {
+	return l.renewSession(ctx, session, true)
 }
 
 // KeepSessionAlive renews every lock of session as RenewSession does,
 // without listing them: on a store that renews a whole session at once
 // (etcd) that is one round trip, with no read. The renew hook, after
 // every tool call, needs no more.
-func (l *Locker) KeepSessionAlive(session string) error {
-	_, err := l.renewSession(session, false)
+func (l *Locker) KeepSessionAlive(ctx context.Context, session string) error {
+	_, err := l.renewSession(ctx, session, false)
 	return err
 }
 
 // renewSession is RenewSession; list false lets a store that renews a
 // whole session at once return no state.
-func (l *Locker) renewSession(session string, list bool) ([]State, error) {
+func (l *Locker) renewSession(ctx context.Context, session string, list bool) ([]State, error) {
 	renew := func(k store.Key) (*State, error) {
-		s, _, err := l.renewKey(k, session)
+		s, _, err := l.renewKey(ctx, k, session)
 		if err != nil || s.Owner != session {
 			return nil, err
 		}
@@ -956,7 +956,7 @@ func (l *Locker) renewSession(session string, list bool) ([]State, error) {
 			return nil, err
 		}
 		var slots []store.Slot
-		slots, err = r.RenewSession(session, list)
+		slots, err = r.RenewSession(ctx, session, list)
 		now := l.now()
 		for _, slot := range slots {
 			if slot.Err == nil && slot.Record.Session == session {
@@ -964,9 +964,9 @@ func (l *Locker) renewSession(session string, list bool) ([]State, error) {
 			}
 		}
 	} else if idx, ok := l.store.(store.Index); ok {
-		renewed, err = l.eachIndexed(idx, session, renew)
+		renewed, err = l.eachIndexed(ctx, idx, session, renew)
 	} else {
-		renewed, err = l.eachOwned(session, renew)
+		renewed, err = l.eachOwned(ctx, session, renew)
 	}
 	// Notices stay at the top of the joined error, for Notices to find.
 	notices, err := Notices(err)
@@ -979,11 +979,11 @@ func (l *Locker) renewSession(session string, list bool) ([]State, error) {
 // eachOwned runs apply on every record that session owns (apply re-judges
 // it in its own transaction and returns its state when it changed it) and
 // returns the states it changed.
-func (l *Locker) eachOwned(session string, apply func(store.Key) (*State, error)) ([]State, error) {
+func (l *Locker) eachOwned(ctx context.Context, session string, apply func(store.Key) (*State, error)) ([]State, error) {
 	if err := ValidateExistingSession(session); err != nil {
 		return nil, err
 	}
-	slots, err := l.store.Scan()
+	slots, err := l.store.Scan(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -1016,17 +1016,17 @@ func (l *Locker) eachOwned(session string, apply func(store.Key) (*State, error)
 // changed. A record that cannot be read stays listed and is reported. The
 // first time (the index is not complete), the records are found by a scan,
 // as eachOwned does, and the index lists what it found.
-func (l *Locker) eachIndexed(idx store.Index, session string, apply func(store.Key) (*State, error)) ([]State, error) {
+func (l *Locker) eachIndexed(ctx context.Context, idx store.Index, session string, apply func(store.Key) (*State, error)) ([]State, error) {
 	if err := ValidateExistingSession(session); err != nil {
 		return nil, err
 	}
 	var changed []State
 	var problems []error
 	visited := false
-	err := idx.Noted(session, func(keys []store.Key, complete bool) ([]store.Key, error) {
+	err := idx.Noted(ctx, session, func(keys []store.Key, complete bool) ([]store.Key, error) {
 		visited = true
 		if !complete {
-			owned, unread, err := l.ownedKeys(session)
+			owned, unread, err := l.ownedKeys(ctx, session)
 			if err != nil {
 				return nil, err
 			}
@@ -1066,7 +1066,7 @@ func (l *Locker) eachIndexed(idx store.Index, session string, apply func(store.K
 	if err != nil && !visited {
 		// The index itself cannot be used (a folder or a symbolic link in
 		// its place, say): the session's locks are still its to keep.
-		changed, serr := l.eachOwned(session, apply)
+		changed, serr := l.eachOwned(ctx, session, apply)
 		return changed, errors.Join(&IndexRepairedError{Session: session, Err: err}, serr)
 	}
 	if err != nil {
@@ -1078,12 +1078,12 @@ func (l *Locker) eachIndexed(idx store.Index, session string, apply func(store.K
 // pruneIndex drops from session's index every record that session does
 // not own. It runs with the index held, so an acquisition that lists a
 // record after writing it is either seen owned here or listed after.
-func (l *Locker) pruneIndex(idx store.Index, session string) error {
+func (l *Locker) pruneIndex(ctx context.Context, idx store.Index, session string) error {
 	var problems []error
-	err := idx.Noted(session, func(keys []store.Key, _ bool) ([]store.Key, error) {
+	err := idx.Noted(ctx, session, func(keys []store.Key, _ bool) ([]store.Key, error) {
 		var keep []store.Key
 		for _, k := range keys {
-			err := l.store.Transact(store.Read, []store.Key{k}, func(slots []store.Slot) ([]*store.Record, error) {
+			err := l.store.Transact(ctx, store.Read, []store.Key{k}, func(slots []store.Slot) ([]*store.Record, error) {
 				if slots[0].Err == nil && slots[0].Record.Session != session {
 					return nil, nil
 				}
@@ -1102,8 +1102,8 @@ func (l *Locker) pruneIndex(idx store.Index, session string) error {
 
 // ownedKeys scans every record and returns the keys of those session
 // owns, and the errors of the records it could not read.
-func (l *Locker) ownedKeys(session string) ([]store.Key, []error, error) {
-	slots, err := l.store.Scan()
+func (l *Locker) ownedKeys(ctx context.Context, session string) ([]store.Key, []error, error) {
+	slots, err := l.store.Scan(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

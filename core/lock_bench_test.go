@@ -26,7 +26,7 @@ func lockerOf10k(b *testing.B) (*Locker, []string) {
 		}
 	}
 	own := []string{filepath.Join(dir, "own1.go"), filepath.Join(dir, "own2.go"), filepath.Join(dir, "own3.go")}
-	if _, err := l.AcquireAll(own, "me"); err != nil {
+	if _, err := l.AcquireAll(b.Context(), own, "me"); err != nil {
 		b.Fatal(err)
 	}
 	return l, own
@@ -36,7 +36,7 @@ func lockerOf10k(b *testing.B) (*Locker, []string) {
 func BenchmarkList10k(b *testing.B) {
 	l, _ := lockerOf10k(b)
 	for b.Loop() {
-		states, _, err := l.List()
+		states, _, err := l.List(b.Context())
 		if err != nil || len(states) != 10003 {
 			b.Fatal(len(states), err)
 		}
@@ -48,11 +48,11 @@ func BenchmarkList10k(b *testing.B) {
 // after the first renewal's one scan.
 func BenchmarkRenewSession10k(b *testing.B) {
 	l, own := lockerOf10k(b)
-	if _, err := l.RenewSession("me"); err != nil {
+	if _, err := l.RenewSession(b.Context(), "me"); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		renewed, err := l.RenewSession("me")
+		renewed, err := l.RenewSession(b.Context(), "me")
 		if err != nil || len(renewed) != len(own) {
 			b.Fatal(len(renewed), err)
 		}
@@ -64,10 +64,10 @@ func BenchmarkRenewSession10k(b *testing.B) {
 func BenchmarkReleaseSession10k(b *testing.B) {
 	l, own := lockerOf10k(b)
 	for b.Loop() {
-		if _, err := l.AcquireAll(own, "me"); err != nil {
+		if _, err := l.AcquireAll(b.Context(), own, "me"); err != nil {
 			b.Fatal(err)
 		}
-		released, err := l.ReleaseSession("me")
+		released, err := l.ReleaseSession(b.Context(), "me")
 		if err != nil || len(released) != len(own) {
 			b.Fatal(len(released), err)
 		}
@@ -80,7 +80,7 @@ func BenchmarkAcquireRenew(b *testing.B) {
 	dir := b.TempDir()
 	l := testLocker(dir, Options{Cwd: dir})
 	for b.Loop() {
-		if _, err := l.Acquire("f.go", "me"); err != nil {
+		if _, err := l.Acquire(b.Context(), "f.go", "me"); err != nil {
 			b.Fatal(err)
 		}
 	}

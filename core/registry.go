@@ -2,6 +2,7 @@ package core
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -114,7 +115,7 @@ type Registry struct {
 	doc      store.Document
 	protocol func() (string, error)
 	clock    func() time.Time
-	idle     func([]Session) map[string]bool
+	idle     func(context.Context, []Session) map[string]bool
 }
 
 // RegistryOptions configure a Registry.
@@ -129,7 +130,7 @@ type RegistryOptions struct {
 	// be written and returns the ids of those the table shows as idle
 	// (StatusIdle). It runs inside the registry's write section: it may
 	// read lock files, never the registry.
-	Idle func([]Session) map[string]bool
+	Idle func(context.Context, []Session) map[string]bool
 }
 
 // NewRegistry returns the registry kept in doc. Package workspace gives the
@@ -155,8 +156,8 @@ func (r *Registry) now() time.Time { return r.clock() }
 
 // Load reads the registry. A missing document is an empty registry.
 // Writers replace the document whole, so a reader always sees one version.
-func (r *Registry) Load() (Document, error) {
-	data, err := r.doc.Read()
+func (r *Registry) Load(ctx context.Context) (Document, error) {
+	data, err := r.doc.Read(ctx)
 	if err != nil {
 		return Document{}, fmt.Errorf("read registry: %w", err)
 	}
@@ -165,9 +166,9 @@ func (r *Registry) Load() (Document, error) {
 
 // Create writes the empty registry, protocol block included, when there is
 // none yet; an existing one is kept as it is. It reports whether it wrote.
-func (r *Registry) Create() (bool, error) {
+func (r *Registry) Create(ctx context.Context) (bool, error) {
 	created := false
-	err := r.doc.Edit(func(old []byte) ([]byte, error) {
+	err := r.doc.Edit(ctx, func(old []byte) ([]byte, error) {
 		if old != nil {
 			return nil, nil
 		}
@@ -190,7 +191,7 @@ func (r *Registry) Create() (bool, error) {
 // do_not_touch when s has none (nil): re-registering does not forget the
 // paths the session holds. A caller that knows them (package workspace
 // reads them from the lock records) passes them instead.
-func (r *Registry) Register(s Session) (Session, error) {
+func (r *Registry) Register(ctx context.Context, s Session) (Session, error) {
 	if err := ValidateSession(s.SessionID); err != nil {
 		return Session{}, err
 	}
@@ -198,7 +199,7 @@ func (r *Registry) Register(s Session) (Session, error) {
 	s.StartedAt = r.now().Format(time.RFC3339)
 	s.foreign, s.Todo.foreign, s.opaque = foreign{}, foreign{}, nil
 	given := s.DoNotTouch
-	err := r.edit(func(d *Document) error {
+	err := r.edit(ctx, func(d *Document) error {
 		s.DoNotTouch = given // the store may run this again (compare-and-swap)
 		if old, ok := d.Find(s.SessionID); ok {
 			s.extra, s.Todo.extra = old.extra, old.Todo.extra
@@ -222,7 +223,7 @@ func (r *Registry) Register(s Session) (Session, error) {
 // register it): an entry already working is left as it is; a finished one
 // is marked working again, with s's do_not_touch when s has one; a new one
 // is registered as Register does. It reports whether anything changed.
-func (r *Registry) Start(s Session) (bool, error) {
+func (r *Registry) Start(ctx context.Context, s Session) (bool, error) {
 	if err := ValidateSession(s.SessionID); err != nil {
 		return false, err
 	}
@@ -230,7 +231,7 @@ func (r *Registry) Start(s Session) (bool, error) {
 	s.StartedAt = r.now().Format(time.RFC3339)
 	s.foreign, s.Todo.foreign, s.opaque = foreign{}, foreign{}, nil
 	changed := false
-	err := r.edit(func(d *Document) error {
+	err := r.edit(ctx, func(d *Document) error {
 		changed = false // the store may run this again (compare-and-swap)
 		if old, ok := d.Find(s.SessionID); ok {
 			if old.Status == StatusWorking {
@@ -254,9 +255,9 @@ func (r *Registry) Start(s Session) (bool, error) {
 // Update applies change to the session id inside the critical section and
 // returns the result. It fails with ErrNoSession, changing nothing, when
 // the session is not registered.
-func (r *Registry) Update(id string, change func(*Session)) (Session, error) {
+func (r *Registry) Update(ctx context.Context, id string, change func(*Session)) (Session, error) {
 	var out Session
-	err := r.edit(func(d *Document) error {
+	err := r.edit(ctx, func(d *Document) error {
 		s, ok := d.Find(id)
 		if !ok {
 			return fmt.Errorf("%w %s in %s", ErrNoSession, id, r.Where())
@@ -278,8 +279,8 @@ func (r *Registry) Update(id string, change func(*Session)) (Session, error) {
 // caller releases the session's locks (Locker.ReleaseSession; package
 // workspace does both): the lock records stay authoritative, the registry
 // is their readable view.
-func (r *Registry) Finish(id string) (Session, error) {
-	return r.Update(id, func(s *Session) {
+func (r *Registry) Finish(ctx context.Context, id string) (Session, error) {
+	return r.Update(ctx, id, func(s *Session) {
 		s.Status = StatusFinished
 		s.DoNotTouch = []string{}
 	})
@@ -288,8 +289,8 @@ func (r *Registry) Finish(id string) (Session, error) {
 // AddHandoffRef records ref (a path to notes for the next agent) as the
 // session's handoff, replacing the previous one, as agent-registry 0.2's
 // add_handoff_ref does.
-func (r *Registry) AddHandoffRef(id, ref string) (Session, error) {
-	return r.Update(id, func(s *Session) { s.Handoff = ref })
+func (r *Registry) AddHandoffRef(ctx context.Context, id, ref string) (Session, error) {
+	return r.Update(ctx, id, func(s *Session) { s.Handoff = ref })
 }
 
 // appendMissing appends the items not yet in list, keeping order.
@@ -330,27 +331,27 @@ func removeItems(list []string, items ...string) []string {
 // HoldPaths adds paths to the session's do_not_touch (after an acquire).
 // It reports false, changing nothing, when the session is not registered
 // or the registry does not exist yet.
-func (r *Registry) HoldPaths(id string, paths ...string) (bool, error) {
-	return r.changeIfRegistered(id, func(s *Session) { s.DoNotTouch = appendMissing(s.DoNotTouch, paths...) })
+func (r *Registry) HoldPaths(ctx context.Context, id string, paths ...string) (bool, error) {
+	return r.changeIfRegistered(ctx, id, func(s *Session) { s.DoNotTouch = appendMissing(s.DoNotTouch, paths...) })
 }
 
 // DropPaths removes paths from the session's do_not_touch (after a
 // release), like HoldPaths.
-func (r *Registry) DropPaths(id string, paths ...string) (bool, error) {
-	return r.changeIfRegistered(id, func(s *Session) { s.DoNotTouch = removeItems(s.DoNotTouch, paths...) })
+func (r *Registry) DropPaths(ctx context.Context, id string, paths ...string) (bool, error) {
+	return r.changeIfRegistered(ctx, id, func(s *Session) { s.DoNotTouch = removeItems(s.DoNotTouch, paths...) })
 }
 
 // TakeOver is HoldPaths after an acquire that took over stale locks: in
 // the same write, each path of from (previous owner → paths) leaves that
 // owner's do_not_touch, so that Do Not Touch keeps mirroring the locks. It
 // reports whether any session was changed.
-func (r *Registry) TakeOver(id string, paths []string, from map[string][]string) (bool, error) {
-	data, err := r.doc.Read()
+func (r *Registry) TakeOver(ctx context.Context, id string, paths []string, from map[string][]string) (bool, error) {
+	data, err := r.doc.Read(ctx)
 	if err == nil && data == nil {
 		return false, nil
 	}
 	changed := false
-	err = r.edit(func(d *Document) error {
+	err = r.edit(ctx, func(d *Document) error {
 		changed = false // the store may run this again (compare-and-swap)
 		if s, ok := d.Find(id); ok {
 			s.DoNotTouch, changed = appendMissing(s.DoNotTouch, paths...), true
@@ -379,13 +380,13 @@ var errUnchanged = errors.New("registry unchanged")
 
 // changeIfRegistered applies change, which may only change the session's
 // do_not_touch, to the session id when the registry has it.
-func (r *Registry) changeIfRegistered(id string, change func(*Session)) (bool, error) {
+func (r *Registry) changeIfRegistered(ctx context.Context, id string, change func(*Session)) (bool, error) {
 	// Every acquire and release comes here: skip the locked parse and
 	// rewrite when there is no document. A document is parsed even when
 	// the id does not appear in it: one that does not parse must make the
 	// caller warn (the lock commands carry on with a warning), not pass
 	// for a registry without the session.
-	data, err := r.doc.Read()
+	data, err := r.doc.Read(ctx)
 	if err == nil && data == nil {
 		return false, nil
 	}
@@ -404,7 +405,7 @@ func (r *Registry) changeIfRegistered(id string, change func(*Session)) (bool, e
 			return true, nil
 		}
 	}
-	_, err = r.Update(id, change)
+	_, err = r.Update(ctx, id, change)
 	if errors.Is(err, ErrNoSession) {
 		return false, nil
 	}
@@ -432,8 +433,8 @@ func unchanged(where string, data []byte, id string, change func(*Session)) (reg
 // edit runs one write section on the registry; see Registry. A change that
 // changes nothing writes nothing: an agent re-acquiring a path it already
 // lists, or a pre-edit hook on a file it holds, costs no registry write.
-func (r *Registry) edit(change func(*Document) error) error {
-	return r.doc.Edit(func(old []byte) ([]byte, error) {
+func (r *Registry) edit(ctx context.Context, change func(*Document) error) error {
+	return r.doc.Edit(ctx, func(old []byte) ([]byte, error) {
 		doc, err := parseRegistry(r.Where(), old)
 		if err != nil {
 			return nil, err
@@ -461,7 +462,7 @@ func (r *Registry) edit(change func(*Document) error) error {
 		}
 		doc.LastUpdated = r.now().Format(time.RFC3339)
 		if r.idle != nil {
-			doc.idle = r.idle(doc.Agents)
+			doc.idle = r.idle(ctx, doc.Agents)
 		}
 		return renderRegistry(doc, protocol)
 	})

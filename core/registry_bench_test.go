@@ -15,7 +15,7 @@ func registryOf200(b *testing.B) *Registry {
 		RegistryOptions{Protocol: func() (string, error) { return "<!-- PROTOCOL:START -->\n<!-- PROTOCOL:END -->", nil }})
 	for i := range 200 {
 		id := fmt.Sprintf("session-%03d", i)
-		if _, err := r.Register(Session{SessionID: id, Provider: "vendor", AIVersion: "m", WorkingOn: "working on " + id,
+		if _, err := r.Register(b.Context(), Session{SessionID: id, Provider: "vendor", AIVersion: "m", WorkingOn: "working on " + id,
 			Space: []string{"src/a", "src/b"}, Todo: Todo{Present: []string{"one", "two"}}}); err != nil {
 			b.Fatal(err)
 		}
@@ -26,7 +26,7 @@ func registryOf200(b *testing.B) *Registry {
 func BenchmarkRegistryUpdate200(b *testing.B) {
 	r := registryOf200(b)
 	for b.Loop() {
-		if _, err := r.Update("session-001", func(s *Session) { s.WorkingOn = "x" }); err != nil {
+		if _, err := r.Update(b.Context(), "session-001", func(s *Session) { s.WorkingOn = "x" }); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -35,7 +35,7 @@ func BenchmarkRegistryUpdate200(b *testing.B) {
 func BenchmarkRegistryLoad200(b *testing.B) {
 	r := registryOf200(b)
 	for b.Loop() {
-		if _, err := r.Load(); err != nil {
+		if _, err := r.Load(b.Context()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -43,7 +43,7 @@ func BenchmarkRegistryLoad200(b *testing.B) {
 
 func BenchmarkRegistryRender200(b *testing.B) {
 	r := registryOf200(b)
-	doc, err := r.Load()
+	doc, err := r.Load(b.Context())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -63,11 +63,11 @@ func BenchmarkRegistryRender200(b *testing.B) {
 // a change that changes nothing, which must write nothing.
 func BenchmarkRegistryNoop200(b *testing.B) {
 	r := registryOf200(b)
-	if _, err := r.HoldPaths("session-100", "/src/held.go"); err != nil {
+	if _, err := r.HoldPaths(b.Context(), "session-100", "/src/held.go"); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := r.HoldPaths("session-100", "/src/held.go"); err != nil {
+		if _, err := r.HoldPaths(b.Context(), "session-100", "/src/held.go"); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -80,7 +80,7 @@ func BenchmarkRegistryNoop200(b *testing.B) {
 func BenchmarkRegistryUnregistered200(b *testing.B) {
 	r := registryOf200(b)
 	for b.Loop() {
-		if _, err := r.HoldPaths("nobody-registered", "/src/held.go"); err != nil {
+		if _, err := r.HoldPaths(b.Context(), "nobody-registered", "/src/held.go"); err != nil {
 			b.Fatal(err)
 		}
 	}

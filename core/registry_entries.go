@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -31,8 +32,8 @@ type entryDocument struct {
 
 // Read implements store.Document: the frontmatter of the registry joined
 // from its entries, or the whole document the store still holds.
-func (e entryDocument) Read() ([]byte, error) {
-	entries, whole, err := e.ReadEntries(e.render)
+func (e entryDocument) Read(ctx context.Context) ([]byte, error) {
+	entries, whole, err := e.ReadEntries(ctx, e.renderer(ctx))
 	if err != nil || entries == nil {
 		return whole, err
 	}
@@ -45,8 +46,8 @@ func (e entryDocument) Read() ([]byte, error) {
 
 // Edit implements store.Document: change gets the whole registry and
 // returns it whole; only the entries whose content differs are written.
-func (e entryDocument) Edit(change func(old []byte) ([]byte, error)) error {
-	return e.EditEntries(func(entries []store.Entry, whole []byte) ([]store.Entry, error) {
+func (e entryDocument) Edit(ctx context.Context, change func(old []byte) ([]byte, error)) error {
+	return e.EditEntries(ctx, func(entries []store.Entry, whole []byte) ([]store.Entry, error) {
 		if entries == nil && whole != nil {
 			// Split as it is first (see store.EntryDocument).
 			doc, err := parseRegistry(e.r.Where(), whole)
@@ -97,23 +98,25 @@ func (e entryDocument) Edit(change func(old []byte) ([]byte, error)) error {
 			}
 		}
 		return out, nil
-	}, e.render)
+	}, e.renderer(ctx))
 }
 
-// render is the whole registry.md of entries, as a write renders it.
-func (e entryDocument) render(entries []store.Entry) ([]byte, error) {
-	doc, _, err := e.join(entries)
-	if err != nil {
-		return nil, err
+// renderer renders the whole registry.md of entries, as a write renders it.
+func (e entryDocument) renderer(ctx context.Context) func([]store.Entry) ([]byte, error) {
+	return func(entries []store.Entry) ([]byte, error) {
+		doc, _, err := e.join(entries)
+		if err != nil {
+			return nil, err
+		}
+		protocol, err := e.r.protocol()
+		if err != nil {
+			return nil, err
+		}
+		if e.r.idle != nil {
+			doc.idle = e.r.idle(ctx, doc.Agents)
+		}
+		return renderRegistry(doc, protocol)
 	}
-	protocol, err := e.r.protocol()
-	if err != nil {
-		return nil, err
-	}
-	if e.r.idle != nil {
-		doc.idle = e.r.idle(doc.Agents)
-	}
-	return renderRegistry(doc, protocol)
 }
 
 // frontmatterOnly renders doc's frontmatter alone: what the engine parses.

@@ -241,20 +241,20 @@ func TestUnknownKeysAndVersionSurviveEveryWrite(t *testing.T) {
 	r := NewRegistry(&filestore.Document{Path: path}, RegistryOptions{})
 	before := frontmatterMap(t, []byte(withUnknown))
 
-	_, err := r.Register(Session{SessionID: "s2", Provider: "p", AIVersion: "v", WorkingOn: "other"})
+	_, err := r.Register(t.Context(), Session{SessionID: "s2", Provider: "p", AIVersion: "v", WorkingOn: "other"})
 	require.NoError(t, err)
-	_, err = r.Update("s1", func(s *Session) { s.WorkingOn = "changed"; s.Todo.Past = []string{"done"} })
+	_, err = r.Update(t.Context(), "s1", func(s *Session) { s.WorkingOn = "changed"; s.Todo.Past = []string{"done"} })
 	require.NoError(t, err)
-	ok, err := r.HoldPaths("s1", "/p/a.go")
+	ok, err := r.HoldPaths(t.Context(), "s1", "/p/a.go")
 	require.NoError(t, err)
 	require.True(t, ok)
-	_, err = r.Register(Session{SessionID: "s1", Provider: "p2", AIVersion: "v2", WorkingOn: "again"})
+	_, err = r.Register(t.Context(), Session{SessionID: "s1", Provider: "p2", AIVersion: "v2", WorkingOn: "again"})
 	require.NoError(t, err)
-	_, err = r.AddHandoffRef("s1", "n1.md")
+	_, err = r.AddHandoffRef(t.Context(), "s1", "n1.md")
 	require.NoError(t, err)
-	_, err = r.AddHandoffRef("s1", "n2.md")
+	_, err = r.AddHandoffRef(t.Context(), "s1", "n2.md")
 	require.NoError(t, err)
-	_, err = r.Finish("s1")
+	_, err = r.Finish(t.Context(), "s1")
 	require.NoError(t, err)
 
 	data, err := os.ReadFile(path)
@@ -291,7 +291,7 @@ func TestUnknownKeysAndVersionSurviveEveryWrite(t *testing.T) {
 		}
 	}
 
-	doc, err := r.Load()
+	doc, err := r.Load(t.Context())
 	require.NoError(t, err)
 	_, found := doc.Find("plain entry, not a session")
 	assert.False(t, found, "an entry that is not a mapping is no session")
@@ -308,7 +308,7 @@ func keysOf(m *yaml.Node) []string {
 func TestWritesAgentRegistry02Schema(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "registry.md")
 	r := NewRegistry(&filestore.Document{Path: path}, RegistryOptions{})
-	_, err := r.Register(Session{SessionID: "s", Provider: "p", AIVersion: "v", WorkingOn: "w"})
+	_, err := r.Register(t.Context(), Session{SessionID: "s", Provider: "p", AIVersion: "v", WorkingOn: "w"})
 	require.NoError(t, err)
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)

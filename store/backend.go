@@ -20,8 +20,8 @@ type Spec struct {
 	// RepoID is the repository's id; empty for the normalised URL of the
 	// checkout's origin remote.
 	RepoID string
-	// DialTimeout bounds the connection and each request; zero for the
-	// backend's default.
+	// DialTimeout bounds the connection, and each request whose context
+	// has no deadline of its own; zero for the backend's default.
 	DialTimeout time.Duration
 	// Scope is "repository" when every git worktree of the repository
 	// shares the project's home and lock space (package workspace reads

@@ -14,6 +14,12 @@
 // that either store serves the same decision logic. The package is part of
 // agentlock's SDK: core's constructors take its interfaces, and a backend
 // implements them.
+//
+// Every method that reaches the records takes a context.Context first: a
+// store stops waiting (for another process's flock, for a cluster) when it
+// is done, and a store that talks to a service takes its deadline as the
+// bound of each request. A store may also keep its own bound on waiting
+// (the lock files' flock wait, a BusyError past it).
 package store
 
 import (
@@ -111,12 +117,12 @@ type Locks interface {
 	// that transactions over overlapping sets never deadlock. Keys must
 	// name distinct records. If writing fails part-way, the records written
 	// before the failure stay and the error is returned.
-	Transact(mode Mode, keys []Key, decide Decide) error
+	Transact(ctx context.Context, mode Mode, keys []Key, decide Decide) error
 	// Scan reads every record of the workspace, each one atomically, and
 	// returns them in no particular order. A record that cannot be read
 	// comes back with Err set; only a failure to list the records at all is
 	// an error.
-	Scan() ([]Slot, error)
+	Scan(ctx context.Context) ([]Slot, error)
 }
 
 // Watcher is implemented by the lock stores that can tell when records may
@@ -128,7 +134,7 @@ type Watcher interface {
 	// free one of them (a release; a store may also report others) sends
 	// a value on changes (a buffered channel of one, so changes
 	// coalesce) until stop is called.
-	Watch(keys []Key) (changes <-chan struct{}, stop func(), err error)
+	Watch(ctx context.Context, keys []Key) (changes <-chan struct{}, stop func(), err error)
 }
 
 // Queue is implemented by the lock stores that serve waiters first come,
@@ -142,7 +148,7 @@ type Queue interface {
 	// seconds. changes reports what may let it go, as Watcher.Watch does,
 	// for the records of keys and for every record that excludes them
 	// through an area.
-	Enqueue(session string, keys []Key) (changes <-chan struct{}, leave func(), err error)
+	Enqueue(ctx context.Context, session string, keys []Key) (changes <-chan struct{}, leave func(), err error)
 }
 
 // QueuedError refuses a record that is free, or stale, because another
@@ -167,7 +173,7 @@ func (e *QueuedError) Error() string {
 type Index interface {
 	// Note adds the records of keys to session's list. Call it after the
 	// records were written, outside any transaction.
-	Note(session string, keys []Key) error
+	Note(ctx context.Context, session string, keys []Key) error
 	// Noted calls visit with session's list, holding it so that no Note or
 	// Noted of the same session's list runs in between, and stores the
 	// keys visit returns as the new list, marked complete. The keys carry
@@ -175,7 +181,7 @@ type Index interface {
 	// may then miss records the session held before the store kept one
 	// (taken by an older version, or by agent-registry 0.2 for the same
 	// id), so visit should find the session's records by a Scan.
-	Noted(session string, visit func(keys []Key, complete bool) (keep []Key, err error)) error
+	Noted(ctx context.Context, session string, visit func(keys []Key, complete bool) (keep []Key, err error)) error
 }
 
 // Feed is implemented by the stores that publish their changes: a value
@@ -199,21 +205,21 @@ type SessionRenewer interface {
 	// they were read; without, it returns none and may read nothing (etcd:
 	// one keep-alive round trip). A record whose lease already expired is
 	// not renewed.
-	RenewSession(session string, list bool) ([]Slot, error)
+	RenewSession(ctx context.Context, session string, list bool) ([]Slot, error)
 }
 
 // Document keeps one document: the registry's markdown file.
 type Document interface {
 	// Read returns the document's current content; nil when there is none.
 	// It sees a whole version, never a write in progress.
-	Read() ([]byte, error)
+	Read(ctx context.Context) ([]byte, error)
 	// Edit runs one read-modify-write section: change gets the current
 	// content (nil when there is none) and returns the new content, or nil
 	// to leave it unchanged. No other Edit of the same document runs in
 	// between, in this process or another. A store that writes by
 	// compare-and-swap calls change again when another write came first,
 	// so change must keep no effect of a call but the last one's.
-	Edit(change func(old []byte) ([]byte, error)) error
+	Edit(ctx context.Context, change func(old []byte) ([]byte, error)) error
 	// Where names the document for people and for messages.
 	Where() string
 }
@@ -240,7 +246,7 @@ type EntryDocument interface {
 	// and the whole document (nil when there is none). When this machine's
 	// copy is older than the entries, render gets them and returns the
 	// whole document to copy.
-	ReadEntries(render func([]Entry) ([]byte, error)) (entries []Entry, whole []byte, err error)
+	ReadEntries(ctx context.Context, render func([]Entry) ([]byte, error)) (entries []Entry, whole []byte, err error)
 	// EditEntries runs one read-modify-write section: change gets what
 	// ReadEntries returns and answers the entries to write (nil: nothing
 	// to write). They are written only if none of them but the head, which
@@ -250,7 +256,7 @@ type EntryDocument interface {
 	// again on them.
 	// render gets every entry as written and returns the whole document,
 	// this machine's copy.
-	EditEntries(change func(entries []Entry, whole []byte) ([]Entry, error), render func([]Entry) ([]byte, error)) error
+	EditEntries(ctx context.Context, change func(entries []Entry, whole []byte) ([]Entry, error), render func([]Entry) ([]byte, error)) error
 }
 
 // ErrCorrupt matches a record that cannot be decoded.
@@ -342,7 +348,7 @@ type Areas interface {
 	// folders runs at the same time, so what it reads below its areas
 	// stays true until it has written. Otherwise, in Create mode, it
 	// excludes only the area transactions and the writers of its own keys.
-	TransactAreas(mode Mode, keys []Key, decide DecideAreas) error
+	TransactAreas(ctx context.Context, mode Mode, keys []Key, decide DecideAreas) error
 }
 
 // Diagnosis is one verdict of a store on its own service, for agentlock
@@ -359,5 +365,5 @@ type Diagnosis struct {
 // cluster) and can check it: reachable, its version, the clock skew
 // between this machine and it, its leases.
 type Diagnoser interface {
-	Diagnose() []Diagnosis
+	Diagnose(ctx context.Context) []Diagnosis
 }

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -83,7 +84,7 @@ func (w *Workspace) Worktrees() (list []gitwt.Worktree, here gitwt.Worktree, err
 // Conflicts returns, for real paths of this worktree, the other worktrees
 // that changed the same files. Paths outside the worktree have none. With
 // only one worktree it asks git nothing.
-func (w *Workspace) Conflicts(paths []string) ([]Conflict, error) {
+func (w *Workspace) Conflicts(ctx context.Context, paths []string) ([]Conflict, error) {
 	var rels []string
 	for _, p := range paths {
 		if rel, ok := relIn(w.Project, p); ok {
@@ -114,7 +115,7 @@ func (w *Workspace) Conflicts(paths []string) ([]Conflict, error) {
 			}
 			c := Conflict{Path: filepath.Join(w.Project, filepath.FromSlash(rel)), Rel: rel, Worktree: wt.Root,
 				Name: wt.Name(w.Project), Branch: wt.Branch, How: how}
-			c.Session = w.holderIn(wt.Root, rel)
+			c.Session = w.holderIn(ctx, wt.Root, rel)
 			out = append(out, c)
 		}
 	}
@@ -124,20 +125,20 @@ func (w *Workspace) Conflicts(paths []string) ([]Conflict, error) {
 
 // holderIn names the session holding rel in the worktree at root, "" when
 // none (or when that cannot be read: this is only a warning's detail).
-func (w *Workspace) holderIn(root, rel string) string {
+func (w *Workspace) holderIn(ctx context.Context, root, rel string) string {
 	p := filepath.Join(root, filepath.FromSlash(rel))
 	other, err := Open(p, w.settings)
 	if err != nil {
 		return ""
 	}
-	st, err := other.Locker().IsLocked(p)
+	st, err := other.Locker().IsLocked(ctx, p)
 	if err != nil || !st.Locked() {
 		return ""
 	}
 	if w.repo != nil {
 		// One lock for every worktree: its holder is that worktree's
 		// only when the registry says the session works there.
-		doc, err := w.Registry().Load()
+		doc, err := w.Registry().Load(ctx)
 		if err != nil {
 			return ""
 		}
@@ -191,11 +192,11 @@ func SetDenyConflicts(common string, deny bool) (bool, error) {
 
 // Place names where session works, for messages: " (worktree ../wt-a,
 // branch feat-a)" when the registry says (repository scope), else "".
-func (w *Workspace) Place(session string) string {
+func (w *Workspace) Place(ctx context.Context, session string) string {
 	if w.repo == nil || session == "" {
 		return ""
 	}
-	doc, err := w.Registry().Load()
+	doc, err := w.Registry().Load(ctx)
 	if err != nil {
 		return ""
 	}

@@ -1,6 +1,7 @@
 package workspace_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -18,21 +19,22 @@ func Example() {
 	os.Mkdir(filepath.Join(project, ".git"), 0o755) // a project root
 	ws, _ := workspace.Open(project, workspace.Settings{})
 	locker := ws.Locker()
+	ctx := context.Background()
 	file := filepath.Join(project, "src/auth.py")
 
-	if _, err := locker.Acquire(file, "claude-1"); err != nil {
+	if _, err := locker.Acquire(ctx, file, "claude-1"); err != nil {
 		fmt.Println("unexpected:", err)
 	}
-	_, err := locker.Acquire(file, "codex-2")
+	_, err := locker.Acquire(ctx, file, "codex-2")
 	var held *core.HeldError
 	if errors.As(err, &held) {
 		fmt.Println("codex-2 refused; owner:", held.Owner)
 	}
-	if _, err := locker.Release(file, "codex-2"); errors.Is(err, core.ErrNotOwner) {
+	if _, err := locker.Release(ctx, file, "codex-2"); errors.Is(err, core.ErrNotOwner) {
 		fmt.Println("codex-2 cannot release it")
 	}
-	locker.Release(file, "claude-1")
-	lease, _ := locker.Acquire(file, "codex-2")
+	locker.Release(ctx, file, "claude-1")
+	lease, _ := locker.Acquire(ctx, file, "codex-2")
 	fmt.Println("now held by", lease.Session)
 	fmt.Println("lock folder:", ws.LockDir == filepath.Join(project, ".agent-registry", "locks"))
 	// Output:

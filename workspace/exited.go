@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -23,7 +24,7 @@ import (
 // Every agentlock command that opens the workspace calls it (the next
 // command that notices), so nobody sees such a session as working. It
 // returns the sessions it finished.
-func (w *Workspace) FinishExited() ([]Finished, error) {
+func (w *Workspace) FinishExited(ctx context.Context) ([]Finished, error) {
 	dir := identity.Dir(w.Home)
 	gone := identity.Exited(dir)
 	if len(gone) == 0 {
@@ -44,14 +45,14 @@ func (w *Workspace) FinishExited() ([]Finished, error) {
 		err, seen := done[id]
 		if !seen {
 			if doc == nil {
-				d, lerr := w.Registry().Load()
+				d, lerr := w.Registry().Load(ctx)
 				if lerr != nil {
 					return out, fmt.Errorf("finish the sessions of exited agents: %w", lerr)
 				}
 				doc = &d
 			}
 			var f Finished
-			f, err = w.finishGone(doc, id)
+			f, err = w.finishGone(ctx, doc, id)
 			done[id] = err
 			if err != nil {
 				errs = append(errs, fmt.Errorf("finish %s, whose agent process %s exited: %w", id, g.ID, err))
@@ -91,7 +92,7 @@ func endedSessions(dir string, gone []identity.Gone) map[string]bool {
 // registry read once) shows it: a working session is finished; a finished
 // one is left as it is; one the registry does not know has its locks
 // released.
-func (w *Workspace) finishGone(doc *core.Document, id string) (Finished, error) {
+func (w *Workspace) finishGone(ctx context.Context, doc *core.Document, id string) (Finished, error) {
 	if err := core.ValidateExistingSession(id); err != nil {
 		return Finished{}, err
 	}
@@ -100,8 +101,8 @@ func (w *Workspace) finishGone(doc *core.Document, id string) (Finished, error) 
 	case ok && s.Status == core.StatusFinished:
 		return Finished{}, nil
 	case ok:
-		return w.Finish(id)
+		return w.Finish(ctx, id)
 	}
-	released, err := w.Locker().ReleaseSession(id)
+	released, err := w.Locker().ReleaseSession(ctx, id)
 	return Finished{Released: released}, err
 }

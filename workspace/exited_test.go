@@ -55,18 +55,18 @@ func TestFinishExited(t *testing.T) {
 	}
 	file := func(name string) string { return filepath.Join(root, name) }
 	for _, s := range []string{"kimi-done", "kimi-resumed"} {
-		_, err := ws.Register(core.Session{SessionID: s, Provider: "moonshot"})
+		_, err := ws.Register(t.Context(), core.Session{SessionID: s, Provider: "moonshot"})
 		require.NoError(t, err)
 	}
 	for s, f := range map[string]string{"kimi-done": "a.go", "kimi-ghost": "b.go", "kimi-resumed": "c.go"} {
-		_, _, err := ws.Acquire([]string{file(f)}, s)
+		_, _, err := ws.Acquire(t.Context(), []string{file(f)}, s)
 		require.NoError(t, err)
 	}
 	stopDone, stopGhost, stopFirst := record("kimi-done"), record("kimi-ghost"), record("kimi-resumed")
 	_ = record("kimi-resumed") // the resumed session's live process
 
 	assert.Empty(t, ws.Exited(), "every agent process runs")
-	got, err := ws.FinishExited()
+	got, err := ws.FinishExited(t.Context())
 	require.NoError(t, err)
 	assert.Empty(t, got, "nothing finished while every agent process runs")
 
@@ -74,7 +74,7 @@ func TestFinishExited(t *testing.T) {
 	stopGhost()
 	stopFirst()
 	assert.Equal(t, map[string]bool{"kimi-done": true, "kimi-ghost": true}, ws.Exited())
-	got, err = ws.FinishExited()
+	got, err = ws.FinishExited(t.Context())
 	require.NoError(t, err)
 	var ids []string
 	for _, f := range got {
@@ -83,20 +83,20 @@ func TestFinishExited(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"kimi-done", ""}, ids, "kimi-done finished, kimi-ghost (unregistered) released")
 
-	doc, err := ws.Registry().Load()
+	doc, err := ws.Registry().Load(t.Context())
 	require.NoError(t, err)
 	done, _ := doc.Find("kimi-done")
 	assert.Equal(t, core.StatusFinished, done.Status)
 	resumed, _ := doc.Find("kimi-resumed")
 	assert.Equal(t, core.StatusWorking, resumed.Status, "a session another live process runs is not finished")
 	for f, owner := range map[string]string{"a.go": "", "b.go": "", "c.go": "kimi-resumed"} {
-		st, err := ws.Locker().IsLocked(file(f))
+		st, err := ws.Locker().IsLocked(t.Context(), file(f))
 		require.NoError(t, err)
 		assert.Equal(t, owner, st.Owner, f)
 	}
 	assert.Empty(t, identity.Exited(dir), "the records of the gone processes are removed")
 	assert.Len(t, identity.OfSession(dir, "kimi-resumed"), 1)
-	got, err = ws.FinishExited()
+	got, err = ws.FinishExited(t.Context())
 	require.NoError(t, err)
 	assert.Empty(t, got)
 }

@@ -3,6 +3,7 @@ package workspace
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -289,54 +290,54 @@ func (l *repoLocks) inRecords(recs []*store.Record) []*store.Record {
 }
 
 // Transact implements store.Locks.
-func (l *repoLocks) Transact(mode store.Mode, keys []store.Key, decide store.Decide) error {
-	return l.inner.Transact(mode, l.inKeys(keys), func(slots []store.Slot) ([]*store.Record, error) {
+func (l *repoLocks) Transact(ctx context.Context, mode store.Mode, keys []store.Key, decide store.Decide) error {
+	return l.inner.Transact(ctx, mode, l.inKeys(keys), func(slots []store.Slot) ([]*store.Record, error) {
 		next, err := decide(l.outSlots(slots, keys))
 		return l.inRecords(next), err
 	})
 }
 
 // Scan implements store.Locks.
-func (l *repoLocks) Scan() ([]store.Slot, error) {
-	slots, err := l.inner.Scan()
+func (l *repoLocks) Scan(ctx context.Context) ([]store.Slot, error) {
+	slots, err := l.inner.Scan(ctx)
 	return l.outSlots(slots, nil), err
 }
 
 // TransactAreas implements store.Areas.
-func (l *repoLocks) TransactAreas(mode store.Mode, keys []store.Key, decide store.DecideAreas) error {
+func (l *repoLocks) TransactAreas(ctx context.Context, mode store.Mode, keys []store.Key, decide store.DecideAreas) error {
 	as, ok := l.inner.(store.Areas)
 	if !ok {
 		return fmt.Errorf("this store cannot hold area locks")
 	}
-	return as.TransactAreas(mode, l.inKeys(keys), func(slots, related []store.Slot) ([]*store.Record, []store.Slot, error) {
+	return as.TransactAreas(ctx, mode, l.inKeys(keys), func(slots, related []store.Slot) ([]*store.Record, []store.Slot, error) {
 		next, release, err := decide(l.outSlots(slots, keys), l.outSlots(related, nil))
 		return l.inRecords(next), l.inSlots(release), err
 	})
 }
 
 // Watch implements store.Watcher.
-func (l *repoLocks) Watch(keys []store.Key) (<-chan struct{}, func(), error) {
+func (l *repoLocks) Watch(ctx context.Context, keys []store.Key) (<-chan struct{}, func(), error) {
 	if w, ok := l.inner.(store.Watcher); ok {
-		return w.Watch(l.inKeys(keys))
+		return w.Watch(ctx, l.inKeys(keys))
 	}
 	return make(chan struct{}), func() {}, nil
 }
 
 // Note implements store.Index.
-func (l *repoLocks) Note(session string, keys []store.Key) error {
+func (l *repoLocks) Note(ctx context.Context, session string, keys []store.Key) error {
 	if ix, ok := l.inner.(store.Index); ok {
-		return ix.Note(session, l.inKeys(keys))
+		return ix.Note(ctx, session, l.inKeys(keys))
 	}
 	return nil
 }
 
 // Noted implements store.Index.
-func (l *repoLocks) Noted(session string, visit func(keys []store.Key, complete bool) ([]store.Key, error)) error {
+func (l *repoLocks) Noted(ctx context.Context, session string, visit func(keys []store.Key, complete bool) ([]store.Key, error)) error {
 	ix, ok := l.inner.(store.Index)
 	if !ok {
 		return fmt.Errorf("this store keeps no index")
 	}
-	return ix.Noted(session, func(keys []store.Key, complete bool) ([]store.Key, error) {
+	return ix.Noted(ctx, session, func(keys []store.Key, complete bool) ([]store.Key, error) {
 		local := make([]store.Key, len(keys))
 		for i, k := range keys {
 			local[i] = store.Key{Path: l.r.local(k.Path), Ref: k.Ref}

@@ -62,8 +62,8 @@ type renewingRouter struct {
 }
 
 // RenewSession implements store.SessionRenewer with the own store's.
-func (r *renewingRouter) RenewSession(session string, list bool) ([]store.Slot, error) {
-	return r.renewer.RenewSession(session, list)
+func (r *renewingRouter) RenewSession(ctx context.Context, session string, list bool) ([]store.Slot, error) {
+	return r.renewer.RenewSession(ctx, session, list)
 }
 
 // newRouter returns the lock store of w.
@@ -152,19 +152,19 @@ func (r *router) one(keys []store.Key) (store.Locks, error) {
 }
 
 // Transact implements store.Locks on the one store of keys.
-func (r *router) Transact(mode store.Mode, keys []store.Key, decide store.Decide) error {
+func (r *router) Transact(ctx context.Context, mode store.Mode, keys []store.Key, decide store.Decide) error {
 	s, err := r.one(keys)
 	if err != nil {
 		return err
 	}
-	return s.Transact(mode, keys, decide)
+	return s.Transact(ctx, mode, keys, decide)
 }
 
 // Scan implements store.Locks: the records of the workspace's own store.
-func (r *router) Scan() ([]store.Slot, error) { return r.own.Scan() }
+func (r *router) Scan(ctx context.Context) ([]store.Slot, error) { return r.own.Scan(ctx) }
 
 // TransactAreas implements store.Areas on the one store of keys.
-func (r *router) TransactAreas(mode store.Mode, keys []store.Key, decide store.DecideAreas) error {
+func (r *router) TransactAreas(ctx context.Context, mode store.Mode, keys []store.Key, decide store.DecideAreas) error {
 	s, err := r.one(keys)
 	if err != nil {
 		return err
@@ -173,32 +173,32 @@ func (r *router) TransactAreas(mode store.Mode, keys []store.Key, decide store.D
 	if !ok {
 		return fmt.Errorf("this store cannot hold area locks")
 	}
-	return as.TransactAreas(mode, keys, decide)
+	return as.TransactAreas(ctx, mode, keys, decide)
 }
 
 // Watch implements store.Watcher on the one store of keys; a store that
 // cannot watch gives a channel that never fires (the waiter's timer still
 // retries).
-func (r *router) Watch(keys []store.Key) (<-chan struct{}, func(), error) {
+func (r *router) Watch(ctx context.Context, keys []store.Key) (<-chan struct{}, func(), error) {
 	s, err := r.one(keys)
 	if err != nil {
 		return nil, nil, err
 	}
 	if w, ok := s.(store.Watcher); ok {
-		return w.Watch(keys)
+		return w.Watch(ctx, keys)
 	}
 	return make(chan struct{}), func() {}, nil
 }
 
 // Enqueue implements store.Queue on the one store of keys; an error when
 // that store keeps no queue (the waiter then watches: see Watch).
-func (r *router) Enqueue(session string, keys []store.Key) (<-chan struct{}, func(), error) {
+func (r *router) Enqueue(ctx context.Context, session string, keys []store.Key) (<-chan struct{}, func(), error) {
 	s, err := r.one(keys)
 	if err != nil {
 		return nil, nil, err
 	}
 	if q, ok := s.(store.Queue); ok {
-		return q.Enqueue(session, keys)
+		return q.Enqueue(ctx, session, keys)
 	}
 	return nil, nil, errNoQueue
 }
@@ -208,7 +208,7 @@ var errNoQueue = errors.New("this lock store keeps no queue of waiters")
 
 // Note implements store.Index: the keys kept in the lock files are noted
 // in their folders' indexes; the others' stores keep no index.
-func (r *indexedRouter) Note(session string, keys []store.Key) error {
+func (r *indexedRouter) Note(ctx context.Context, session string, keys []store.Key) error {
 	var mine []store.Key
 	for _, k := range keys {
 		got, err := r.route(k)
@@ -222,12 +222,12 @@ func (r *indexedRouter) Note(session string, keys []store.Key) error {
 	if len(mine) == 0 {
 		return nil
 	}
-	return r.idx.Note(session, mine)
+	return r.idx.Note(ctx, session, mine)
 }
 
 // Noted implements store.Index with the own store's index.
-func (r *indexedRouter) Noted(session string, visit func(keys []store.Key, complete bool) ([]store.Key, error)) error {
-	return r.idx.Noted(session, visit)
+func (r *indexedRouter) Noted(ctx context.Context, session string, visit func(keys []store.Key, complete bool) ([]store.Key, error)) error {
+	return r.idx.Noted(ctx, session, visit)
 }
 
 // Changes returns the change feed of the workspace's own store (see

@@ -30,16 +30,16 @@ func (e *MirrorError) Unwrap() error { return e.Err }
 // core.Locker.AcquireAll), and lists them in the session's do_not_touch
 // when the session is registered. The second error is a *MirrorError when
 // only the registry could not follow.
-func (w *Workspace) Acquire(paths []string, session string) ([]core.Lease, *MirrorError, error) {
+func (w *Workspace) Acquire(ctx context.Context, paths []string, session string) ([]core.Lease, *MirrorError, error) {
 	if err := w.ensureOwnHome(w.LockDir); err != nil {
 		return nil, nil, err
 	}
-	leases, err := w.Locker().AcquireAll(paths, session)
+	leases, err := w.Locker().AcquireAll(ctx, paths, session)
 	if err != nil {
 		return nil, nil, err
 	}
 	w.auditTakeovers(session, leases)
-	return leases, w.mirrorLeases(session, leases), nil
+	return leases, w.mirrorLeases(ctx, session, leases), nil
 }
 
 // AcquireWait is Acquire retried until the paths are free or ctx is done
@@ -53,7 +53,7 @@ func (w *Workspace) AcquireWait(ctx context.Context, paths []string, session str
 		return nil, nil, err
 	}
 	w.auditTakeovers(session, leases)
-	return leases, w.mirrorLeases(session, leases), nil
+	return leases, w.mirrorLeases(ctx, session, leases), nil
 }
 
 // auditTakeovers records in the audit log the stale (or expired
@@ -91,7 +91,7 @@ func (w *Workspace) Audit() *audit.Log {
 // mirrorLeases lists the paths of leases in the do_not_touch of session
 // and, for the stale locks it took over, removes them from their previous
 // owner's: Do Not Touch mirrors the lock records.
-func (w *Workspace) mirrorLeases(session string, leases []core.Lease) *MirrorError {
+func (w *Workspace) mirrorLeases(ctx context.Context, session string, leases []core.Lease) *MirrorError {
 	from := map[string][]string{}
 	for _, l := range leases {
 		if l.StaleOwner != "" && l.StaleOwner != session {
@@ -99,11 +99,11 @@ func (w *Workspace) mirrorLeases(session string, leases []core.Lease) *MirrorErr
 		}
 	}
 	if len(from) == 0 {
-		return w.mirror(session, leasePaths(leases), true)
+		return w.mirror(ctx, session, leasePaths(leases), true)
 	}
 	reg, err := w.settings.registryOf(leases[0].Path)
 	if err == nil {
-		_, err = reg.TakeOver(session, leasePaths(leases), from)
+		_, err = reg.TakeOver(ctx, session, leasePaths(leases), from)
 	}
 	if err != nil {
 		return &MirrorError{Err: err}
@@ -132,14 +132,14 @@ type Released struct {
 // released ones from the session's do_not_touch. A path held by another
 // session is refused (Released.Refused) and the others go on; any other
 // error stops at that path, returning what was done before it.
-func (w *Workspace) Release(paths []string, session string) ([]Released, *MirrorError, error) {
+func (w *Workspace) Release(ctx context.Context, paths []string, session string) ([]Released, *MirrorError, error) {
 	locker := w.Locker()
 	var out []Released
 	var dropped []string
 	var err error
 	for _, p := range paths {
 		var r Released
-		r.State, err = locker.Release(p, session)
+		r.State, err = locker.Release(ctx, p, session)
 		if errors.As(err, &r.Refused) {
 			r.State, err = core.State{Path: r.Refused.Path, Owner: r.Refused.Owner}, nil
 		}
@@ -151,35 +151,35 @@ func (w *Workspace) Release(paths []string, session string) ([]Released, *Mirror
 		}
 		out = append(out, r)
 	}
-	return out, w.mirror(session, dropped, false), err
+	return out, w.mirror(ctx, session, dropped, false), err
 }
 
 // ReleaseAll releases every lock that session owns in the workspace's lock
 // folder (found by owner, like Finish) and drops them from the session's
 // do_not_touch; the session stays registered as it is.
-func (w *Workspace) ReleaseAll(session string) ([]Released, *MirrorError, error) {
-	states, err := w.Locker().ReleaseSession(session)
+func (w *Workspace) ReleaseAll(ctx context.Context, session string) ([]Released, *MirrorError, error) {
+	states, err := w.Locker().ReleaseSession(ctx, session)
 	out := make([]Released, len(states))
 	paths := make([]string, len(states))
 	for i, st := range states {
 		out[i], paths[i] = Released{State: st}, st.Path
 	}
-	return out, w.mirror(session, paths, false), err
+	return out, w.mirror(ctx, session, paths, false), err
 }
 
 // mirror adds paths to (hold) or removes them from the do_not_touch of
 // session, in the registry of the first path's workspace, when the session
 // is registered there.
-func (w *Workspace) mirror(session string, paths []string, hold bool) *MirrorError {
+func (w *Workspace) mirror(ctx context.Context, session string, paths []string, hold bool) *MirrorError {
 	if len(paths) == 0 {
 		return nil
 	}
 	reg, err := w.settings.registryOf(paths[0])
 	if err == nil {
 		if hold {
-			_, err = reg.HoldPaths(session, paths...)
+			_, err = reg.HoldPaths(ctx, session, paths...)
 		} else {
-			_, err = reg.DropPaths(session, paths...)
+			_, err = reg.DropPaths(ctx, session, paths...)
 		}
 	}
 	if err != nil {
@@ -207,16 +207,16 @@ type Finished struct {
 // registry cannot be read: a finished agent must not keep its locks. Any id
 // that a lock record can hold is accepted (core.ValidateExistingSession),
 // so that sessions agent-registry 0.2 started can be finished.
-func (w *Workspace) Finish(id string) (Finished, error) {
+func (w *Workspace) Finish(ctx context.Context, id string) (Finished, error) {
 	if err := core.ValidateExistingSession(id); err != nil {
 		return Finished{}, err
 	}
 	var out Finished
-	s, regErr := w.Registry().Finish(id)
+	s, regErr := w.Registry().Finish(ctx, id)
 	if regErr == nil {
 		out.Session, out.Registered = s, true
 	}
-	released, relErr := w.Locker().ReleaseSession(id)
+	released, relErr := w.Locker().ReleaseSession(ctx, id)
 	out.Released = released
 	if regErr == nil || len(released) > 0 {
 		_ = w.Audit().Append(audit.Entry{Action: audit.ActionFinish, SessionID: id, Who: id, Released: len(released)})
@@ -228,19 +228,19 @@ func (w *Workspace) Finish(id string) (Finished, error) {
 // registry (core.Registry.Start): a session already working is left as it
 // is, a finished one is marked working again, and a new one is registered,
 // each listing the locks the session holds as its do_not_touch.
-func (w *Workspace) StartSession(s core.Session) error {
+func (w *Workspace) StartSession(ctx context.Context, s core.Session) error {
 	if err := w.ensureOwnHome(w.RegistryPath); err != nil {
 		return err
 	}
 	// The locks the session already holds (taken by a hook before it
 	// registered, or before it finished) are listed, as Register does.
-	held, err := w.heldBy(s.SessionID)
+	held, err := w.heldBy(ctx, s.SessionID)
 	if err != nil {
 		return err
 	}
 	s.DoNotTouch = held
 	w.placeSession(&s)
-	_, err = w.Registry().Start(s)
+	_, err = w.Registry().Start(ctx, s)
 	return err
 }
 
@@ -287,23 +287,23 @@ func (w *Workspace) Of(realPath string) (*Workspace, error) {
 // Register adds s to the registry (see core.Registry.Register) with the
 // paths the session holds in the lock folder as its do_not_touch, so that
 // registering after a hook took a lock, or again, keeps them listed.
-func (w *Workspace) Register(s core.Session) (core.Session, error) {
+func (w *Workspace) Register(ctx context.Context, s core.Session) (core.Session, error) {
 	if err := w.ensureOwnHome(w.RegistryPath); err != nil {
 		return core.Session{}, err
 	}
-	held, err := w.heldBy(s.SessionID)
+	held, err := w.heldBy(ctx, s.SessionID)
 	if err != nil {
 		return core.Session{}, err
 	}
 	s.DoNotTouch = held
 	w.placeSession(&s)
-	return w.Registry().Register(s)
+	return w.Registry().Register(ctx, s)
 }
 
 // heldBy returns the paths of the live (not stale) locks session owns in
 // the workspace's lock folder.
-func (w *Workspace) heldBy(session string) ([]string, error) {
-	states, _, err := w.Locker().List()
+func (w *Workspace) heldBy(ctx context.Context, session string) ([]string, error) {
+	states, _, err := w.Locker().List(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list the locks of %s: %w", session, err)
 	}
@@ -319,13 +319,13 @@ func (w *Workspace) heldBy(session string) ([]string, error) {
 // Idle returns the ids of the sessions that show as idle (core.StatusIdle):
 // working, registered longer than the timeout ago, and holding no live
 // lock in the workspace's lock folder.
-func (w *Workspace) Idle(sessions []core.Session) map[string]bool {
-	return w.idle(sessions)
+func (w *Workspace) Idle(ctx context.Context, sessions []core.Session) map[string]bool {
+	return w.idle(ctx, sessions)
 }
 
 // idle is Idle on the workspace's own lock store.
-func (w *Workspace) idle(sessions []core.Session) map[string]bool {
-	return w.settings.idleWith(w.lockStore)(sessions)
+func (w *Workspace) idle(ctx context.Context, sessions []core.Session) map[string]bool {
+	return w.settings.idleWith(w.lockStore)(ctx, sessions)
 }
 
 // IdleAmong is Idle for a caller that has just listed the lock folder
@@ -387,21 +387,21 @@ func idleOf(quiet []string, locks []core.State) map[string]bool {
 // keep their locks in lockDir. When the lock folder cannot be listed no
 // session is called idle: idle is a hint, and a wrong one would invite
 // others onto a working session's files.
-func (s Settings) idleIn(lockDir string) func([]core.Session) map[string]bool {
+func (s Settings) idleIn(lockDir string) func(context.Context, []core.Session) map[string]bool {
 	return s.idleWith(func() store.Locks {
 		return &filestore.Locks{DirFor: s.lockDirFor, ScanDir: lockDir, Wait: s.LockWait}
 	})
 }
 
 // idleWith is idleIn on the lock store that locks returns.
-func (s Settings) idleWith(locks func() store.Locks) func([]core.Session) map[string]bool {
-	return func(sessions []core.Session) map[string]bool {
+func (s Settings) idleWith(locks func() store.Locks) func(context.Context, []core.Session) map[string]bool {
+	return func(ctx context.Context, sessions []core.Session) map[string]bool {
 		now, timeout := s.clockAndTimeout()
 		quiet := quietSessions(sessions, now(), timeout)
 		if len(quiet) == 0 {
 			return nil
 		}
-		states, _, err := core.NewLocker(locks(), core.Options{Timeout: timeout, Now: now}).List()
+		states, _, err := core.NewLocker(locks(), core.Options{Timeout: timeout, Now: now}).List(ctx)
 		if err != nil {
 			return nil
 		}

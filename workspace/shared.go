@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -66,7 +67,7 @@ func (w *Workspace) Shared() bool { return w.shared }
 // only when no lock is held and no session works there; a home shared
 // before is left only when it holds no live lock on the project's files.
 // Otherwise a *KeptError says why, and nothing changes.
-func ShareHome(project, dir string, s Settings) (bool, error) {
+func ShareHome(ctx context.Context, project, dir string, s Settings) (bool, error) {
 	own := filepath.Join(project, HomeDirName)
 	pointer := filepath.Join(own, SharedHomeFile)
 	dir = filepath.Clean(dir)
@@ -88,19 +89,19 @@ func ShareHome(project, dir string, s Settings) (bool, error) {
 		old := &Workspace{Project: project, Home: current, LockDir: filepath.Join(current, "locks"),
 			RegistryPath: filepath.Join(current, "registry.md"), shared: true, settings: plain}
 		if sameDir(dir, own) {
-			if err := old.Unshare(false); err != nil {
+			if err := old.Unshare(ctx, false); err != nil {
 				return false, err
 			}
 			return true, nil
 		}
-		if err := old.Unshare(true); err != nil {
+		if err := old.Unshare(ctx, true); err != nil {
 			return false, err
 		}
 	default:
 		ownWS := &Workspace{Project: project, Home: own, LockDir: filepath.Join(own, "locks"),
 			RegistryPath: filepath.Join(own, "registry.md"), settings: plain}
 		if exists(ownWS.LockDir) || exists(ownWS.RegistryPath) {
-			if err := ownWS.Teardown(false); err != nil {
+			if err := ownWS.Teardown(ctx, false); err != nil {
 				return false, err
 			}
 		}
@@ -119,11 +120,11 @@ func ShareHome(project, dir string, s Settings) (bool, error) {
 // itself is never touched. It refuses, with a *KeptError, while the shared
 // home holds a live lock on a path inside the project: the agents of the
 // project would stop seeing it. With dryRun nothing is removed.
-func (w *Workspace) Unshare(dryRun bool) error {
+func (w *Workspace) Unshare(ctx context.Context, dryRun bool) error {
 	if !w.shared {
 		return nil
 	}
-	states, _, err := w.Locker().List()
+	states, _, err := w.Locker().List(ctx)
 	if err != nil {
 		return err
 	}
@@ -162,7 +163,7 @@ func LegacyHome(userHome string) string {
 // 0.2 agent and an agentlock agent can both believe they hold the file. It
 // only reads, and finds nothing (at the cost of one stat) when there is no
 // 0.2 home. Problems reading the 0.2 home are ignored: this is a warning.
-func (w *Workspace) LegacyHeld(paths []string) (home string, held []core.State) {
+func (w *Workspace) LegacyHeld(ctx context.Context, paths []string) (home string, held []core.State) {
 	if home = LegacyHome(w.settings.UserHome); home == "" {
 		return "", nil
 	}
@@ -178,7 +179,7 @@ func (w *Workspace) LegacyHeld(paths []string) (home string, held []core.State) 
 		if err != nil || sameDir(dir, legacyLocks) {
 			continue
 		}
-		if s, err := legacy.IsLocked(real); err == nil && s.Locked() {
+		if s, err := legacy.IsLocked(ctx, real); err == nil && s.Locked() {
 			held = append(held, s)
 		}
 	}
@@ -189,7 +190,7 @@ func (w *Workspace) LegacyHeld(paths []string) (home string, held []core.State) 
 // locks, when that home exists and is not this workspace's lock folder's
 // home: locks that this workspace's agents do not see. It only reads; an
 // error says the 0.2 lock folder could not be listed.
-func (w *Workspace) LegacyLive() (home string, live []core.State, err error) {
+func (w *Workspace) LegacyLive(ctx context.Context) (home string, live []core.State, err error) {
 	if home = LegacyHome(w.settings.UserHome); home == "" {
 		return "", nil, nil
 	}
@@ -198,7 +199,7 @@ func (w *Workspace) LegacyLive() (home string, live []core.State, err error) {
 		return "", nil, nil
 	}
 	st := &filestore.Locks{DirFor: func(string) (string, error) { return legacyLocks, nil }, ScanDir: legacyLocks, Wait: w.settings.LockWait}
-	states, _, err := core.NewLocker(st, core.Options{Timeout: w.settings.Timeout, Now: w.settings.Now}).List()
+	states, _, err := core.NewLocker(st, core.Options{Timeout: w.settings.Timeout, Now: w.settings.Now}).List(ctx)
 	if err != nil {
 		return home, nil, err
 	}

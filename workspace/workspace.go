@@ -18,6 +18,7 @@
 package workspace
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -368,7 +369,7 @@ func registryAt(path, lockDir string, s Settings) *core.Registry {
 }
 
 // newRegistry returns the registry kept in doc.
-func newRegistry(doc store.Document, s Settings, idle func([]core.Session) map[string]bool) *core.Registry {
+func newRegistry(doc store.Document, s Settings, idle func(context.Context, []core.Session) map[string]bool) *core.Registry {
 	bin := s.Bin
 	if bin == "" {
 		bin = "agentlock"
@@ -399,7 +400,7 @@ func (w *Workspace) Missing() bool {
 // Setup creates the lock folder and an empty registry (with its protocol
 // block) when they are missing; an existing registry is kept. The registry
 // is written like every other registry write, under its lock.
-func (w *Workspace) Setup() error {
+func (w *Workspace) Setup(ctx context.Context) error {
 	if w.OwnHome() {
 		// The home folder marks the project, wherever its files are.
 		if err := os.MkdirAll(w.Home, 0o700); err != nil {
@@ -414,7 +415,7 @@ func (w *Workspace) Setup() error {
 			return err
 		}
 	}
-	if _, err := w.Registry().Create(); err != nil {
+	if _, err := w.Registry().Create(ctx); err != nil {
 		return err
 	}
 	return nil
@@ -459,12 +460,12 @@ func (e *KeptError) Error() string { return "kept: " + e.Reason }
 // happen while no lock can be taken in the lock folder and no registry
 // write can run, so a lock taken meanwhile is never deleted. With dryRun
 // nothing is removed.
-func (w *Workspace) Teardown(dryRun bool) error {
+func (w *Workspace) Teardown(ctx context.Context, dryRun bool) error {
 	if !w.OwnHome() {
 		return &KeptError{Reason: "the home is not the project's own .agent-registry"}
 	}
 	check := func() error {
-		if err := w.InUse(); err != nil {
+		if err := w.InUse(ctx); err != nil {
 			return err
 		}
 		if dryRun {
@@ -472,7 +473,7 @@ func (w *Workspace) Teardown(dryRun bool) error {
 		}
 		return nil
 	}
-	err := filestore.RemoveHome(w.Home, w.LockDir, &filestore.Document{Path: w.RegistryPath, Wait: w.settings.LockWait}, check)
+	err := filestore.RemoveHome(ctx, w.Home, w.LockDir, &filestore.Document{Path: w.RegistryPath, Wait: w.settings.LockWait}, check)
 	if errors.Is(err, errDryRun) {
 		return nil
 	}
@@ -483,8 +484,8 @@ func (w *Workspace) Teardown(dryRun bool) error {
 // dropped — a lock is held, a session works, or a file cannot be read —
 // and nil when nothing depends on it (Teardown; init --scope, which moves
 // every worktree to another home).
-func (w *Workspace) InUse() error {
-	states, problems, err := w.Locker().List()
+func (w *Workspace) InUse(ctx context.Context) error {
+	states, problems, err := w.Locker().List(ctx)
 	if err != nil {
 		return err
 	}
@@ -494,7 +495,7 @@ func (w *Workspace) InUse() error {
 			held = append(held, st.Path+" ("+st.Owner+")")
 		}
 	}
-	doc, regErr := w.Registry().Load()
+	doc, regErr := w.Registry().Load(ctx)
 	var working []string
 	for _, sess := range doc.Agents {
 		if sess.Status == core.StatusWorking {

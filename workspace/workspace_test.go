@@ -22,7 +22,7 @@ func newProject(t *testing.T) (string, *Workspace) {
 	require.NoError(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
 	ws, err := Open(root, Settings{UserHome: filepath.Join(root, "user")})
 	require.NoError(t, err)
-	require.NoError(t, ws.Setup())
+	require.NoError(t, ws.Setup(t.Context()))
 	return root, ws
 }
 
@@ -57,10 +57,10 @@ func TestSetupWritesTheEmptyRegistryOnce(t *testing.T) {
 	data, err := os.ReadFile(ws.RegistryPath)
 	require.NoError(t, err)
 	assert.Contains(t, string(data), "<!-- PROTOCOL:START")
-	_, err = ws.Registry().Register(core.Session{SessionID: "a", Provider: "p", AIVersion: "m", WorkingOn: "w"})
+	_, err = ws.Registry().Register(t.Context(), core.Session{SessionID: "a", Provider: "p", AIVersion: "m", WorkingOn: "w"})
 	require.NoError(t, err)
-	require.NoError(t, ws.Setup())
-	doc, err := ws.Registry().Load()
+	require.NoError(t, ws.Setup(t.Context()))
+	doc, err := ws.Registry().Load(t.Context())
 	require.NoError(t, err)
 	assert.Len(t, doc.Agents, 1, "Setup keeps an existing registry")
 }
@@ -68,36 +68,36 @@ func TestSetupWritesTheEmptyRegistryOnce(t *testing.T) {
 func TestFinishReleasesTheLocksOfAnUnregisteredSession(t *testing.T) {
 	root, ws := newProject(t)
 	file := filepath.Join(root, "a.go")
-	_, _, err := ws.Acquire([]string{file}, "ghost")
+	_, _, err := ws.Acquire(t.Context(), []string{file}, "ghost")
 	require.NoError(t, err)
-	done, err := ws.Finish("ghost")
+	done, err := ws.Finish(t.Context(), "ghost")
 	assert.ErrorIs(t, err, core.ErrNoSession)
 	assert.False(t, done.Registered)
 	require.Len(t, done.Released, 1)
-	st, err := ws.Locker().IsLocked(file)
+	st, err := ws.Locker().IsLocked(t.Context(), file)
 	require.NoError(t, err)
 	assert.Empty(t, st.Owner)
 }
 
 func TestAcquireAndReleaseMirrorDoNotTouch(t *testing.T) {
 	root, ws := newProject(t)
-	_, err := ws.Registry().Register(core.Session{SessionID: "s", Provider: "p", AIVersion: "m", WorkingOn: "w"})
+	_, err := ws.Registry().Register(t.Context(), core.Session{SessionID: "s", Provider: "p", AIVersion: "m", WorkingOn: "w"})
 	require.NoError(t, err)
 	file := filepath.Join(root, "a.go")
-	_, warning, err := ws.Acquire([]string{file}, "s")
+	_, warning, err := ws.Acquire(t.Context(), []string{file}, "s")
 	require.NoError(t, err)
 	require.Nil(t, warning)
-	doc, err := ws.Registry().Load()
+	doc, err := ws.Registry().Load(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, []string{file}, doc.Agents[0].DoNotTouch)
 
-	results, warning, err := ws.Release([]string{file, filepath.Join(root, "free.go")}, "s")
+	results, warning, err := ws.Release(t.Context(), []string{file, filepath.Join(root, "free.go")}, "s")
 	require.NoError(t, err)
 	require.Nil(t, warning)
 	require.Len(t, results, 2)
 	assert.Equal(t, "s", results[0].State.Owner)
 	assert.Empty(t, results[1].State.Owner)
-	doc, err = ws.Registry().Load()
+	doc, err = ws.Registry().Load(t.Context())
 	require.NoError(t, err)
 	assert.Empty(t, doc.Agents[0].DoNotTouch)
 }
@@ -105,23 +105,23 @@ func TestAcquireAndReleaseMirrorDoNotTouch(t *testing.T) {
 func TestTeardownKeepsAHomeInUse(t *testing.T) {
 	root, ws := newProject(t)
 	file := filepath.Join(root, "a.go")
-	_, _, err := ws.Acquire([]string{file}, "s")
+	_, _, err := ws.Acquire(t.Context(), []string{file}, "s")
 	require.NoError(t, err)
 	var kept *KeptError
-	require.ErrorAs(t, ws.Teardown(false), &kept)
+	require.ErrorAs(t, ws.Teardown(t.Context(), false), &kept)
 	assert.Contains(t, kept.Reason, "locks are held")
 
-	_, err = ws.Locker().Release(file, "s")
+	_, err = ws.Locker().Release(t.Context(), file, "s")
 	require.NoError(t, err)
-	require.NoError(t, ws.StartSession(core.Session{SessionID: "s", Provider: "p", AIVersion: "m", WorkingOn: "w"}))
-	require.ErrorAs(t, ws.Teardown(false), &kept)
+	require.NoError(t, ws.StartSession(t.Context(), core.Session{SessionID: "s", Provider: "p", AIVersion: "m", WorkingOn: "w"}))
+	require.ErrorAs(t, ws.Teardown(t.Context(), false), &kept)
 	assert.Contains(t, kept.Reason, "sessions are working: s")
 
-	_, err = ws.Finish("s")
+	_, err = ws.Finish(t.Context(), "s")
 	require.NoError(t, err)
-	require.NoError(t, ws.Teardown(true))
+	require.NoError(t, ws.Teardown(t.Context(), true))
 	assert.DirExists(t, ws.Home, "a dry run removes nothing")
-	require.NoError(t, ws.Teardown(false))
+	require.NoError(t, ws.Teardown(t.Context(), false))
 	assert.NoDirExists(t, ws.Home)
 }
 
@@ -142,16 +142,16 @@ func TestShareHome(t *testing.T) {
 	s := Settings{UserHome: filepath.Join(root, "user")}
 
 	// The project's own home is in use: it stays.
-	_, err := ws.Locker().Acquire(filepath.Join(root, "a.go"), "s1")
+	_, err := ws.Locker().Acquire(t.Context(), filepath.Join(root, "a.go"), "s1")
 	require.NoError(t, err)
-	_, err = ShareHome(root, shared, s)
+	_, err = ShareHome(t.Context(), root, shared, s)
 	var kept *KeptError
 	require.ErrorAs(t, err, &kept)
 	assert.Contains(t, kept.Reason, "a.go")
-	_, err = ws.Locker().Release(filepath.Join(root, "a.go"), "s1")
+	_, err = ws.Locker().Release(t.Context(), filepath.Join(root, "a.go"), "s1")
 	require.NoError(t, err)
 
-	changed, err := ShareHome(root, shared, s)
+	changed, err := ShareHome(t.Context(), root, shared, s)
 	require.NoError(t, err)
 	assert.True(t, changed)
 	data, err := os.ReadFile(filepath.Join(root, HomeDirName, SharedHomeFile))
@@ -166,11 +166,11 @@ func TestShareHome(t *testing.T) {
 	assert.True(t, sub.Enabled())
 	assert.Equal(t, filepath.Join(shared, "locks"), sub.LockDir)
 	assert.Equal(t, filepath.Join(shared, "registry.md"), sub.RegistryPath)
-	lease, err := sub.Locker().Acquire(filepath.Join(root, "src", "b.go"), "s1")
+	lease, err := sub.Locker().Acquire(t.Context(), filepath.Join(root, "src", "b.go"), "s1")
 	require.NoError(t, err)
 	assert.FileExists(t, filepath.Join(shared, "locks", filestore.LockFileName(lease.Path)))
 
-	changed, err = ShareHome(root, shared, s)
+	changed, err = ShareHome(t.Context(), root, shared, s)
 	require.NoError(t, err)
 	assert.False(t, changed, "sharing the same home again changes nothing")
 
@@ -180,10 +180,10 @@ func TestShareHome(t *testing.T) {
 	assert.Equal(t, filepath.Join(root, "env-home"), env.Home)
 
 	// Unshare keeps the record while the shared home holds a lock of the project.
-	require.ErrorAs(t, sub.Unshare(false), &kept)
-	_, err = sub.Locker().Release(lease.Path, "s1")
+	require.ErrorAs(t, sub.Unshare(t.Context(), false), &kept)
+	_, err = sub.Locker().Release(t.Context(), lease.Path, "s1")
 	require.NoError(t, err)
-	require.NoError(t, sub.Unshare(false))
+	require.NoError(t, sub.Unshare(t.Context(), false))
 	assert.NoFileExists(t, filepath.Join(root, HomeDirName, SharedHomeFile))
 	assert.DirExists(t, filepath.Join(shared, "locks"), "the shared home is never removed")
 	back, err := Open(root, s)
@@ -206,7 +206,7 @@ func TestLegacyHeld(t *testing.T) {
 	s := Settings{UserHome: user, Timeout: time.Minute}
 	ws, err := Open(root, s)
 	require.NoError(t, err)
-	home, held := ws.LegacyHeld([]string{filepath.Join(root, "a.go")})
+	home, held := ws.LegacyHeld(t.Context(), []string{filepath.Join(root, "a.go")})
 	assert.Empty(t, home, "no 0.2 home")
 	assert.Empty(t, held)
 
@@ -218,17 +218,17 @@ func TestLegacyHeld(t *testing.T) {
 		rec := fmt.Sprintf("claude 1|%d|%s", time.Now().Add(-age).Unix(), p)
 		require.NoError(t, os.WriteFile(filepath.Join(legacy, "locks", filestore.LockFileName(p)), []byte(rec), 0o644))
 	}
-	home, held = ws.LegacyHeld([]string{a, stale, filepath.Join(root, "free.go")})
+	home, held = ws.LegacyHeld(t.Context(), []string{a, stale, filepath.Join(root, "free.go")})
 	assert.Equal(t, legacy, home)
 	require.Len(t, held, 1, "only the live lock")
 	assert.Equal(t, a, held[0].Path)
 	assert.Equal(t, "claude 1", held[0].Owner)
 
-	_, err = ShareHome(root, legacy, s)
+	_, err = ShareHome(t.Context(), root, legacy, s)
 	require.NoError(t, err)
 	shared, err := Open(root, s)
 	require.NoError(t, err)
-	_, held = shared.LegacyHeld([]string{a})
+	_, held = shared.LegacyHeld(t.Context(), []string{a})
 	assert.Empty(t, held, "no split once the home is shared")
 }
 
@@ -240,11 +240,11 @@ func TestCorruptRegistryStopsNoLockOperation(t *testing.T) {
 	notARegistry := "---\ntitle: notes of s1\n---\n\nNot a registry.\n"
 	require.NoError(t, os.WriteFile(ws.RegistryPath, []byte(notARegistry), 0o644))
 	a := filepath.Join(root, "a.go")
-	_, warning, err := ws.Acquire([]string{a}, "s1")
+	_, warning, err := ws.Acquire(t.Context(), []string{a}, "s1")
 	require.NoError(t, err)
 	require.NotNil(t, warning)
 	assert.ErrorIs(t, warning, core.ErrCorruptRegistry)
-	done, err := ws.Finish("s1")
+	done, err := ws.Finish(t.Context(), "s1")
 	assert.ErrorIs(t, err, core.ErrCorruptRegistry)
 	require.Len(t, done.Released, 1)
 	assert.Equal(t, a, done.Released[0].Path)
@@ -259,16 +259,16 @@ func TestShareHomeMovesOnlyAnUnusedHome(t *testing.T) {
 	root, _ := newProject(t)
 	s := Settings{UserHome: filepath.Join(root, "user")}
 	first, second := filepath.Join(t.TempDir(), "first"), filepath.Join(t.TempDir(), "second")
-	_, err := ShareHome(root, first, s)
+	_, err := ShareHome(t.Context(), root, first, s)
 	require.NoError(t, err)
 	ws, err := Open(root, s)
 	require.NoError(t, err)
-	lease, err := ws.Locker().Acquire(filepath.Join(root, "a.go"), "s1")
+	lease, err := ws.Locker().Acquire(t.Context(), filepath.Join(root, "a.go"), "s1")
 	require.NoError(t, err)
 
 	var kept *KeptError
 	for _, to := range []string{second, filepath.Join(root, HomeDirName)} {
-		changed, err := ShareHome(root, to, s)
+		changed, err := ShareHome(t.Context(), root, to, s)
 		require.ErrorAs(t, err, &kept, "to %s", to)
 		assert.False(t, changed)
 		again, err := Open(root, s)
@@ -276,12 +276,12 @@ func TestShareHomeMovesOnlyAnUnusedHome(t *testing.T) {
 		assert.Equal(t, first, again.Home, "nothing changed")
 	}
 
-	_, err = ws.Locker().Release(lease.Path, "s1")
+	_, err = ws.Locker().Release(t.Context(), lease.Path, "s1")
 	require.NoError(t, err)
-	changed, err := ShareHome(root, second, s)
+	changed, err := ShareHome(t.Context(), root, second, s)
 	require.NoError(t, err)
 	assert.True(t, changed)
-	changed, err = ShareHome(root, filepath.Join(root, HomeDirName), s)
+	changed, err = ShareHome(t.Context(), root, filepath.Join(root, HomeDirName), s)
 	require.NoError(t, err)
 	assert.True(t, changed)
 	back, err := Open(root, s)
@@ -296,27 +296,27 @@ func TestShareHomeMovesOnlyAnUnusedHome(t *testing.T) {
 func TestStartSessionListsTheLocksItHolds(t *testing.T) {
 	root, ws := newProject(t)
 	file := filepath.Join(root, "a.go")
-	_, _, err := ws.Acquire([]string{file}, "s")
+	_, _, err := ws.Acquire(t.Context(), []string{file}, "s")
 	require.NoError(t, err)
 	s := core.Session{SessionID: "s", Provider: "p", AIVersion: "m", WorkingOn: "w"}
-	require.NoError(t, ws.StartSession(s))
-	doc, err := ws.Registry().Load()
+	require.NoError(t, ws.StartSession(t.Context(), s))
+	doc, err := ws.Registry().Load(t.Context())
 	require.NoError(t, err)
 	require.Len(t, doc.Agents, 1)
 	assert.Equal(t, core.StatusWorking, doc.Agents[0].Status)
 	assert.Equal(t, []string{file}, doc.Agents[0].DoNotTouch)
-	require.NoError(t, ws.StartSession(s))
-	doc, err = ws.Registry().Load()
+	require.NoError(t, ws.StartSession(t.Context(), s))
+	doc, err = ws.Registry().Load(t.Context())
 	require.NoError(t, err)
 	require.Len(t, doc.Agents, 1)
 
 	// Finished, then started again: working, listing what it holds.
-	_, err = ws.Finish("s")
+	_, err = ws.Finish(t.Context(), "s")
 	require.NoError(t, err)
-	_, _, err = ws.Acquire([]string{file}, "s")
+	_, _, err = ws.Acquire(t.Context(), []string{file}, "s")
 	require.NoError(t, err)
-	require.NoError(t, ws.StartSession(s))
-	doc, err = ws.Registry().Load()
+	require.NoError(t, ws.StartSession(t.Context(), s))
+	doc, err = ws.Registry().Load(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, core.StatusWorking, doc.Agents[0].Status)
 	assert.Equal(t, []string{file}, doc.Agents[0].DoNotTouch)

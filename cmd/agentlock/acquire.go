@@ -50,14 +50,14 @@ modify it, and do not work around the refusal. Wait (--wait) or ask the holder.`
 			if runF != nil {
 				return runF(opts)
 			}
-			return acquireRun(opts)
+			return acquireRun(cmd.Context(), opts)
 		},
 	}
 	secondsVar(cmd.Flags(), &opts.Wait, "wait", "when a path is held, retry until it is free or this much time has passed (90 or 90s; keep it under your tool timeout)")
 	return cmd
 }
 
-func acquireRun(opts *AcquireOptions) error {
+func acquireRun(ctx context.Context, opts *AcquireOptions) error {
 	c, err := opts.Config()
 	if err != nil {
 		return err
@@ -69,13 +69,13 @@ func acquireRun(opts *AcquireOptions) error {
 	if opts.Wait < 0 {
 		return usagef("--wait %s: must not be negative", opts.Wait)
 	}
-	ws, err := c.workWorkspace()
+	ws, err := c.workWorkspace(ctx)
 	if err != nil {
 		return err
 	}
 	out := newPrinter(opts.IO, c)
-	warnLegacy(opts.IO, ws, paths)
-	leases, warning, err := ws.Acquire(paths, session)
+	warnLegacy(ctx, opts.IO, ws, paths)
+	leases, warning, err := ws.Acquire(ctx, paths, session)
 	if errors.Is(err, core.ErrLocked) && opts.Wait > 0 {
 		var held *core.HeldError
 		switch {
@@ -87,7 +87,7 @@ func acquireRun(opts *AcquireOptions) error {
 			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s is locked by %s; waiting up to %s...", held.Path, held.Owner, report.Human(opts.Wait)))
 		}
 		keepCollecting()
-		ctx, cancel := context.WithTimeout(context.Background(), opts.Wait)
+		ctx, cancel := context.WithTimeout(ctx, opts.Wait)
 		defer cancel()
 		leases, warning, err = ws.AcquireWait(ctx, paths, session)
 	}
@@ -112,10 +112,10 @@ func acquireRun(opts *AcquireOptions) error {
 	if len(leases) > 0 && leases[0].Unindexed != nil {
 		fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %v", leases[0].Unindexed))
 	}
-	warnConflicts(opts.IO, ws, leases)
+	warnConflicts(ctx, opts.IO, ws, leases)
 	for _, l := range leases {
 		if err := out.emit(report.Acquired(l)); err != nil {
-			return unreported(ws, leases, session, err)
+			return unreported(ctx, ws, leases, session, err)
 		}
 	}
 	return nil
@@ -125,7 +125,7 @@ func acquireRun(opts *AcquireOptions) error {
 // stdout: the caller never learns that it holds the locks, so it would
 // never release them. Only the locks this call newly took are released; a
 // renewal leaves a lock the session already held (and knows of) alone.
-func unreported(ws *workspace.Workspace, leases []core.Lease, session string, werr error) error {
+func unreported(ctx context.Context, ws *workspace.Workspace, leases []core.Lease, session string, werr error) error {
 	var taken []string
 	for _, l := range leases {
 		if !l.Renewed {
@@ -135,7 +135,7 @@ func unreported(ws *workspace.Workspace, leases []core.Lease, session string, we
 	if len(taken) == 0 {
 		return werr
 	}
-	if _, _, err := ws.Release(taken, session); err != nil {
+	if _, _, err := ws.Release(ctx, taken, session); err != nil {
 		return errors.Join(werr, fmt.Errorf("release what could not be reported: %w", err))
 	}
 	return fmt.Errorf("%w; released what this call took", werr)
@@ -186,12 +186,12 @@ func joined(err error) []error {
 // warnConflicts says, on stderr, which of the files just locked another
 // worktree of the repository changed too (docs/worktrees.md): a warning,
 // the lock is taken.
-func warnConflicts(io *IOStreams, ws *workspace.Workspace, leases []core.Lease) {
+func warnConflicts(ctx context.Context, io *IOStreams, ws *workspace.Workspace, leases []core.Lease) {
 	var paths []string
 	for _, l := range leases {
 		paths = append(paths, l.Path)
 	}
-	found, err := ws.Conflicts(paths)
+	found, err := ws.Conflicts(ctx, paths)
 	if err != nil {
 		fmt.Fprintln(io.ErrOut, report.Linef("agentlock: warning: could not check the other worktrees for changes of these files: %v", err))
 		return

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -45,12 +46,12 @@ second path). A typed id that is not the known session is refused.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return checkRun(opts)
+			return checkRun(cmd.Context(), opts)
 		},
 	}
 }
 
-func checkRun(opts *CheckOptions) error {
+func checkRun(ctx context.Context, opts *CheckOptions) error {
 	c, err := opts.Config()
 	if err != nil {
 		return err
@@ -75,15 +76,15 @@ func checkRun(opts *CheckOptions) error {
 			return usagef("%v", err)
 		}
 	}
-	ws, err := c.workWorkspace()
+	ws, err := c.workWorkspace(ctx)
 	if err != nil {
 		return err
 	}
 	locker, out := ws.Locker(), newPrinter(opts.IO, c)
-	warnLegacy(opts.IO, ws, opts.Paths)
+	warnLegacy(ctx, opts.IO, ws, opts.Paths)
 	blocked := false
 	for _, p := range opts.Paths {
-		chk, err := locker.CheckAndWarn(p, session)
+		chk, err := locker.CheckAndWarn(ctx, p, session)
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -250,7 +251,10 @@ func (c *config) ancestryLookup() func() identity.Found {
 	return func() identity.Found {
 		if found == nil {
 			found = &identity.Found{}
-			if ws, err := c.workWorkspace(); err == nil {
+			// Resolved while the configuration loads, before any
+			// command's context exists: only the best-effort finishing of
+			// exited sessions that opening the workspace does uses it.
+			if ws, err := c.workWorkspace(context.Background()); err == nil {
 				*found = identity.LookupSelf(identity.Dir(ws.Home))()
 			}
 		}
@@ -398,32 +402,32 @@ func warnProblems(io *IOStreams, c *config) {
 // opens one first finishes the sessions whose agent process exited
 // without finishing them (workspace.FinishExited): best effort, a session
 // it could not finish is retried by the next command.
-func (c *config) workspaceOf(realPath string) (*workspace.Workspace, error) {
+func (c *config) workspaceOf(ctx context.Context, realPath string) (*workspace.Workspace, error) {
 	ws, err := workspace.Open(realPath, c.Settings)
 	if err == nil && ws.Enabled() {
-		_, _ = ws.FinishExited()
+		_, _ = ws.FinishExited(ctx)
 	}
 	return ws, err
 }
 
 // workWorkspace returns the workspace of the working directory, for the
 // commands that take no path.
-func (c *config) workWorkspace() (*workspace.Workspace, error) {
+func (c *config) workWorkspace(ctx context.Context) (*workspace.Workspace, error) {
 	wd, err := workspace.WorkDir()
 	if err != nil {
 		return nil, err
 	}
-	return c.workspaceOf(wd)
+	return c.workspaceOf(ctx, wd)
 }
 
 // workConfig resolves the configuration and the workspace of the working
 // directory, for the commands that need nothing else first.
-func workConfig(get func() (*config, error)) (*config, *workspace.Workspace, error) {
+func workConfig(ctx context.Context, get func() (*config, error)) (*config, *workspace.Workspace, error) {
 	c, err := get()
 	if err != nil {
 		return nil, nil, err
 	}
-	ws, err := c.workWorkspace()
+	ws, err := c.workWorkspace(ctx)
 	return c, ws, err
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -44,15 +45,15 @@ See docs/worktrees.md.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return conflictsRun(opts)
+			return conflictsRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Predict, "predict", false, "also report which files git merge-tree says the merges would leave in conflict")
 	return cmd
 }
 
-func conflictsRun(opts *ConflictsOptions) error {
-	c, ws, err := workConfig(opts.Config)
+func conflictsRun(ctx context.Context, opts *ConflictsOptions) error {
+	c, ws, err := workConfig(ctx, opts.Config)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -52,13 +53,13 @@ detail, fix.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return doctorRun(opts)
+			return doctorRun(cmd.Context(), opts)
 		},
 	}
 	return cmd
 }
 
-func doctorRun(opts *DoctorOptions) error {
+func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 	c, err := opts.Config()
 	if err != nil {
 		return err
@@ -71,7 +72,7 @@ func doctorRun(opts *DoctorOptions) error {
 	if err != nil {
 		return err
 	}
-	checks, err := doctor.Run(doctor.Options{Dir: wd, Settings: c.Settings, SearchPath: c.SearchPath, Self: self, CodexHome: c.CodexHome,
+	checks, err := doctor.Run(ctx, doctor.Options{Dir: wd, Settings: c.Settings, SearchPath: c.SearchPath, Self: self, CodexHome: c.CodexHome,
 		CopilotHome: c.CopilotHome, CopilotAllowAll: c.CopilotAllowAll, PluginsOff: c.PluginsOff, AgentDirs: c.AgentDirs, Writer: thisWriter(), Agents: c.Agents})
 	if errors.Is(err, workspace.ErrUnknownScheme) || errors.Is(err, workspace.ErrNoRemote) {
 		// The store setting, or the build that serves it, is what is

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/report"
@@ -29,13 +30,13 @@ shares a home (agentlock init --home) exports that home's paths.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return envRun(opts)
+			return envRun(cmd.Context(), opts)
 		},
 	}
 }
 
-func envRun(opts *EnvOptions) error {
-	c, ws, err := workConfig(opts.Config)
+func envRun(ctx context.Context, opts *EnvOptions) error {
+	c, ws, err := workConfig(ctx, opts.Config)
 	if err != nil {
 		return err
 	}

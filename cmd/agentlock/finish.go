@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -42,12 +43,12 @@ a typed id that is not that session is refused.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return finishRun(opts)
+			return finishRun(cmd.Context(), opts)
 		},
 	}
 }
 
-func finishRun(opts *FinishOptions) error {
+func finishRun(ctx context.Context, opts *FinishOptions) error {
 	c, err := opts.Config()
 	if err != nil {
 		return err
@@ -59,11 +60,11 @@ func finishRun(opts *FinishOptions) error {
 	if err := core.ValidateExistingSession(opts.Session); err != nil {
 		return usagef("%v", err)
 	}
-	ws, err := c.workWorkspace()
+	ws, err := c.workWorkspace(ctx)
 	if err != nil {
 		return err
 	}
-	done, err := ws.Finish(opts.Session)
+	done, err := ws.Finish(ctx, opts.Session)
 	if !done.Registered {
 		if len(done.Released) > 0 || err != nil {
 			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: released %d lock(s) of %s", len(done.Released), opts.Session))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -52,15 +53,15 @@ of defence for edits that bypassed the harness hooks (shell writes). "git commit
 			if runF != nil {
 				return runF(opts)
 			}
-			return guardRun(opts)
+			return guardRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Staged, "staged", false, "check the files staged for commit")
 	return cmd
 }
 
-func guardRun(opts *GuardOptions) error {
-	c, ws, err := workConfig(opts.Config)
+func guardRun(ctx context.Context, opts *GuardOptions) error {
+	c, ws, err := workConfig(ctx, opts.Config)
 	if err != nil {
 		return err
 	}
@@ -96,7 +97,7 @@ func guardRun(opts *GuardOptions) error {
 		refused++
 	}
 	for _, p := range coordinated {
-		chk, err := ws.Locker().CheckAndWarn(p, c.Session)
+		chk, err := ws.Locker().CheckAndWarn(ctx, p, c.Session)
 		if err != nil {
 			fmt.Fprintf(opts.IO.ErrOut, "agentlock: cannot check the lock of %s (%s), so the commit is refused\n", report.Escape(rel(top, p)), report.Escape(err.Error()))
 			refused++

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"github.com/spf13/cobra"
 )
 
@@ -33,13 +34,13 @@ whoami); a typed id that is not that session is refused.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return handoffRun(opts)
+			return handoffRun(cmd.Context(), opts)
 		},
 	}
 }
 
-func handoffRun(opts *HandoffOptions) error {
-	c, ws, err := workConfig(opts.Config)
+func handoffRun(ctx context.Context, opts *HandoffOptions) error {
+	c, ws, err := workConfig(ctx, opts.Config)
 	if err != nil {
 		return err
 	}
@@ -48,7 +49,7 @@ func handoffRun(opts *HandoffOptions) error {
 		return err
 	}
 	reg := ws.Registry()
-	s, err := reg.AddHandoffRef(session, opts.Notes)
+	s, err := reg.AddHandoffRef(ctx, session, opts.Notes)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -67,7 +68,7 @@ once, or, with --every, the loop goes on).`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return heartbeatRun(opts)
+			return heartbeatRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().DurationVar(&opts.Every, "every", 0, "keep renewing at this interval (e.g. 30s; from 100ms to 24h) until a lock is lost or the watched process exits")
@@ -76,7 +77,7 @@ once, or, with --every, the loop goes on).`,
 	return cmd
 }
 
-func heartbeatRun(opts *HeartbeatOptions) error {
+func heartbeatRun(ctx context.Context, opts *HeartbeatOptions) error {
 	c, err := opts.Config()
 	if err != nil {
 		return err
@@ -104,7 +105,7 @@ func heartbeatRun(opts *HeartbeatOptions) error {
 	if opts.PID != 0 && opts.Every == 0 {
 		return usagef("--pid goes with --every")
 	}
-	ws, err := c.workWorkspace()
+	ws, err := c.workWorkspace(ctx)
 	if err != nil {
 		return err
 	}
@@ -115,16 +116,16 @@ func heartbeatRun(opts *HeartbeatOptions) error {
 		}
 	}
 	locker, out := ws.Locker(), newPrinter(opts.IO, c)
-	renew := func(verbose bool) error { return renewPaths(out, locker, paths, session, verbose) }
+	renew := func(verbose bool) error { return renewPaths(ctx, out, locker, paths, session, verbose) }
 	if opts.All {
-		renew = func(verbose bool) error { return renewOwned(out, locker, session, verbose) }
+		renew = func(verbose bool) error { return renewOwned(ctx, out, locker, session, verbose) }
 		if opts.Every > 0 {
 			// A loop renews what it can every time: one file it cannot
 			// read (foreign damage, a corrupt record) is reported and
 			// skipped, never a reason to let the session's other locks
 			// expire.
 			renew = func(bool) error {
-				if err := renewOwned(out, locker, session, false); err != nil {
+				if err := renewOwned(ctx, out, locker, session, false); err != nil {
 					fmt.Fprintf(opts.IO.ErrOut, "agentlock: heartbeat: %s; skipped, renewing the rest\n", report.EscapeLines(err.Error()))
 				}
 				return nil
@@ -182,14 +183,14 @@ func watchedAgent(opts *HeartbeatOptions, c *config, ws *workspace.Workspace, se
 // renewOwned renews every lock of the workspace that session holds. A lock
 // that another session took over meanwhile is simply not the session's any
 // more.
-func renewOwned(out printer, locker *core.Locker, session string, verbose bool) error {
+func renewOwned(ctx context.Context, out printer, locker *core.Locker, session string, verbose bool) error {
 	var renewed []core.State
 	var err error
 	if verbose {
-		renewed, err = locker.RenewSession(session)
+		renewed, err = locker.RenewSession(ctx, session)
 	} else {
 		// Nothing to print but warnings: no listing (on etcd, one round trip).
-		err = locker.KeepSessionAlive(session)
+		err = locker.KeepSessionAlive(ctx, session)
 	}
 	notices, err := core.Notices(err)
 	for _, n := range notices {
@@ -212,10 +213,10 @@ func renewOwned(out printer, locker *core.Locker, session string, verbose bool) 
 // renewPaths renews every path once. Each renewal is printed when verbose;
 // failures are always printed. The error is a refusal when any lock was
 // lost.
-func renewPaths(out printer, locker *core.Locker, paths []string, session string, verbose bool) error {
+func renewPaths(ctx context.Context, out printer, locker *core.Locker, paths []string, session string, verbose bool) error {
 	lost := false
 	for _, p := range paths {
-		lease, err := locker.Heartbeat(p, session)
+		lease, err := locker.Heartbeat(ctx, p, session)
 		var notOwner *core.NotOwnerError
 		switch {
 		case errors.As(err, &notOwner):
@@ -317,7 +318,7 @@ is the interval when it is a number or a duration, else the session.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return heartbeatRun(opts)
+			return heartbeatRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().IntVar(&opts.PID, "pid", 0, "stop when this process exits (default: the session's agent process)")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -72,12 +73,12 @@ see docs/integrations/README.md for the whole policy.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return hookRun(opts)
+			return hookRun(cmd.Context(), opts)
 		},
 	}
 }
 
-func hookRun(opts *HookOptions) error {
+func hookRun(ctx context.Context, opts *HookOptions) error {
 	c, err := opts.Config()
 	if err != nil {
 		return err
@@ -107,7 +108,7 @@ func hookRun(opts *HookOptions) error {
 	if c.SessionSource == identity.SourceFlag || c.SessionSource == identity.SourceEnv {
 		req.Session = c.Session
 	}
-	res := hooks.Run(req)
+	res := hooks.Run(ctx, req)
 	if res.Deny != "" {
 		hookHandOver(c, opts.Args, payload.Bytes())
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -138,7 +139,7 @@ docs/worktrees.md.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return initRun(opts)
+			return initRun(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -237,7 +238,7 @@ func recordStore(opts *InitOptions) error {
 // recordScope records --scope in the repository's common git folder, and
 // --deny-conflicts beside it, or says what it would do (--dry-run,
 // --check).
-func recordScope(opts *InitOptions) error {
+func recordScope(ctx context.Context, opts *InitOptions) error {
 	if opts.Scope == "" && !opts.DenyConflictsGiven {
 		return nil
 	}
@@ -271,7 +272,7 @@ func recordScope(opts *InitOptions) error {
 			default:
 				// The sessions and locks of the home being left would
 				// be out of everyone's sight: they finish first.
-				if err := scopeInUse(c, project); err != nil {
+				if err := scopeInUse(ctx, c, project); err != nil {
 					return err
 				}
 				if _, err := workspace.SetRepoScope(project, on); err != nil {
@@ -322,7 +323,7 @@ the legacy kimi-cli) are touched only with --global.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return uninitRun(opts)
+			return uninitRun(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -401,8 +402,8 @@ func reportProblems(io *IOStreams, err error) error {
 	return errSilentRefusal
 }
 
-func initRun(opts *InitOptions) error {
-	if err := recordScope(opts); err != nil {
+func initRun(ctx context.Context, opts *InitOptions) error {
+	if err := recordScope(ctx, opts); err != nil {
 		return err
 	}
 	if opts.StoreGiven {
@@ -436,7 +437,7 @@ func initRun(opts *InitOptions) error {
 	}
 	moveHome := newHome != "" && !sameHome(newHome, p)
 	if moveHome && !opts.DryRun && !opts.Check {
-		if _, err := p.ShareHome(newHome); err != nil {
+		if _, err := p.ShareHome(ctx, newHome); err != nil {
 			var kept *workspace.KeptError
 			if errors.As(err, &kept) {
 				fmt.Fprintf(opts.IO.ErrOut, "agentlock: the project's home stays %s, not %s: %s; finish its sessions first\n",
@@ -520,7 +521,7 @@ func initRun(opts *InitOptions) error {
 		out.change("up-to-date", "", "", "up to date")
 		return nil
 	}
-	if err := p.CreateHome(); err != nil {
+	if err := p.CreateHome(ctx); err != nil {
 		return err
 	}
 	if plan.HomeMissing {
@@ -602,7 +603,7 @@ func sameHome(dir string, p *setup.Project) bool {
 	return dir == own
 }
 
-func uninitRun(opts *InitOptions) (err error) {
+func uninitRun(ctx context.Context, opts *InitOptions) (err error) {
 	var homeKept string // why the .gitignore block stays: the home does
 	names := opts.Agents
 	if opts.GitHook && len(names) == 0 {
@@ -696,7 +697,7 @@ func uninitRun(opts *InitOptions) (err error) {
 		home = sharedHomeFile
 		what = "the shared home " + p.Workspace.Home + " is kept"
 	}
-	removed, err := p.RemoveHome(opts.DryRun)
+	removed, err := p.RemoveHome(ctx, opts.DryRun)
 	var kept *workspace.KeptError
 	switch {
 	case errors.As(err, &kept):
@@ -819,7 +820,7 @@ func repoKeptReason(ws *workspace.Workspace) string {
 
 // scopeInUse refuses a change of scope while the home being left holds
 // locks or working sessions.
-func scopeInUse(c *config, project string) error {
+func scopeInUse(ctx context.Context, c *config, project string) error {
 	ws, err := workspace.Open(project, c.Settings)
 	if err != nil {
 		return err
@@ -827,7 +828,7 @@ func scopeInUse(c *config, project string) error {
 	if ws.Missing() {
 		return nil
 	}
-	err = ws.InUse()
+	err = ws.InUse(ctx)
 	var kept *workspace.KeptError
 	if errors.As(err, &kept) {
 		return fmt.Errorf("--scope: %s stays in use (%s): its sessions would lose sight of each other's locks; finish them, then run this again (nothing was changed)", ws.Home, kept.Reason)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -43,7 +44,7 @@ every agentlock process, rotated at 1 MiB with three older files kept
 			if runF != nil {
 				return runF(opts)
 			}
-			return logRun(opts)
+			return logRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Session, "for", "", "only the entries of this session (acting, or previous owner)")
@@ -51,8 +52,8 @@ every agentlock process, rotated at 1 MiB with three older files kept
 	return cmd
 }
 
-func logRun(opts *LogOptions) error {
-	c, ws, err := workConfig(opts.Config)
+func logRun(ctx context.Context, opts *LogOptions) error {
+	c, ws, err := workConfig(ctx, opts.Config)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -82,8 +83,8 @@ func warnf(io *IOStreams, format string, args ...any) {
 // warnLegacy warns once, on stderr, when agent-registry 0.2's default home
 // holds live locks on some of paths while the workspace keeps their locks
 // elsewhere (see workspace.Workspace.LegacyHeld).
-func warnLegacy(io *IOStreams, ws *workspace.Workspace, paths []string) {
-	if home, held := ws.LegacyHeld(paths); len(held) > 0 {
+func warnLegacy(ctx context.Context, io *IOStreams, ws *workspace.Workspace, paths []string) {
+	if home, held := ws.LegacyHeld(ctx, paths); len(held) > 0 {
 		fmt.Fprintln(io.ErrOut, "agentlock: warning: "+report.LegacyHeld(home, held))
 	}
 }

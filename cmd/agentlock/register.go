@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -67,7 +68,7 @@ version to "unknown"; what the session works on is required.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return registerRun(opts)
+			return registerRun(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -81,7 +82,7 @@ version to "unknown"; what the session works on is required.`,
 	return cmd
 }
 
-func registerRun(opts *RegisterOptions) error {
+func registerRun(ctx context.Context, opts *RegisterOptions) error {
 	c, err := opts.Config()
 	if err != nil {
 		return err
@@ -96,7 +97,7 @@ func registerRun(opts *RegisterOptions) error {
 	if err := core.ValidateSession(opts.Session); err != nil {
 		return usagef("%v", err)
 	}
-	ws, err := c.workWorkspace()
+	ws, err := c.workWorkspace(ctx)
 	if err != nil {
 		return err
 	}
@@ -106,7 +107,7 @@ func registerRun(opts *RegisterOptions) error {
 		}
 	}
 	reg := ws.Registry()
-	s, err := reg.Update(session, func(old *core.Session) { opts.apply(old) })
+	s, err := reg.Update(ctx, session, func(old *core.Session) { opts.apply(old) })
 	if errors.Is(err, core.ErrNoSession) {
 		if opts.Provider == "" {
 			opts.Provider = providerOf(session, c.Identity.Record.Agent)
@@ -120,7 +121,7 @@ func registerRun(opts *RegisterOptions) error {
 		}
 		// A new entry lists the locks the session already holds (a
 		// hook may have taken some before it registered).
-		s, err = ws.Register(core.Session{
+		s, err = ws.Register(ctx, core.Session{
 			SessionID: opts.Session, Provider: opts.Provider, AIVersion: opts.AIVersion, WorkingOn: opts.WorkingOn,
 			Space: splitList(opts.Space), Todo: core.Todo{Present: splitList(opts.TodoPresent)},
 		})
@@ -129,7 +130,7 @@ func registerRun(opts *RegisterOptions) error {
 		return err
 	}
 	if opts.Claim {
-		return claimSpace(opts.IO, c, ws, s)
+		return claimSpace(ctx, opts.IO, c, ws, s)
 	}
 	return printSession(opts.IO, c, reg, s, "registered")
 }
@@ -138,7 +139,7 @@ func registerRun(opts *RegisterOptions) error {
 // locks, all or none, writes them back to its space as the areas' paths
 // (so that show and the table mark them), and reports the session and
 // each lock.
-func claimSpace(io *IOStreams, c *config, ws *workspace.Workspace, s core.Session) error {
+func claimSpace(ctx context.Context, io *IOStreams, c *config, ws *workspace.Workspace, s core.Session) error {
 	out := newPrinter(io, c)
 	if len(s.Space) == 0 {
 		return usagef("register --claim needs a space (--space src/auth,tests/auth)")
@@ -150,7 +151,7 @@ func claimSpace(io *IOStreams, c *config, ws *workspace.Workspace, s core.Sessio
 		}
 		areas[i] = e
 	}
-	leases, warning, err := ws.Acquire(areas, s.SessionID)
+	leases, warning, err := ws.Acquire(ctx, areas, s.SessionID)
 	if errors.Is(err, core.ErrLocked) {
 		fmt.Fprintln(io.ErrOut, report.Linef("agentlock: registered %s, but its space was not claimed:", s.SessionID))
 		return reportRefusal(out, areas, err, 0)
@@ -160,7 +161,7 @@ func claimSpace(io *IOStreams, c *config, ws *workspace.Workspace, s core.Sessio
 	}
 	warn(io, warning)
 	reg := ws.Registry()
-	claimed, err := reg.Update(s.SessionID, func(old *core.Session) {
+	claimed, err := reg.Update(ctx, s.SessionID, func(old *core.Session) {
 		old.Space = old.Space[:0]
 		for _, l := range leases {
 			old.Space = append(old.Space, l.Path)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"github.com/agentlock/agentlock/audit"
 
@@ -44,7 +45,7 @@ clearing a lock by hand after checking that its owner is gone.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return releaseRun(opts)
+			return releaseRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "empty the lock whoever holds it (for people, not agents)")
@@ -52,7 +53,7 @@ clearing a lock by hand after checking that its owner is gone.`,
 	return cmd
 }
 
-func releaseRun(opts *ReleaseOptions) error {
+func releaseRun(ctx context.Context, opts *ReleaseOptions) error {
 	c, err := opts.Config()
 	if err != nil {
 		return err
@@ -63,7 +64,7 @@ func releaseRun(opts *ReleaseOptions) error {
 		return usagef("--all and --force do not go together")
 	}
 	if opts.Force {
-		return forceReleaseRun(opts, c)
+		return forceReleaseRun(ctx, opts, c)
 	}
 	var paths []string
 	session := c.Session
@@ -87,19 +88,19 @@ func releaseRun(opts *ReleaseOptions) error {
 			return err
 		}
 	}
-	ws, err := c.workWorkspace()
+	ws, err := c.workWorkspace(ctx)
 	if err != nil {
 		return err
 	}
 	var results []workspace.Released
 	var warning *workspace.MirrorError
 	if opts.All {
-		results, warning, err = ws.ReleaseAll(session)
+		results, warning, err = ws.ReleaseAll(ctx, session)
 		if len(results) == 0 && err == nil && !c.JSON {
 			fmt.Fprintln(opts.IO.Out, report.Linef("no lock of %s to release", session))
 		}
 	} else {
-		results, warning, err = ws.Release(paths, session)
+		results, warning, err = ws.Release(ctx, paths, session)
 	}
 	warn(opts.IO, warning)
 	out := newPrinter(opts.IO, c)
@@ -122,17 +123,17 @@ func releaseRun(opts *ReleaseOptions) error {
 	return nil
 }
 
-func forceReleaseRun(opts *ReleaseOptions, c *config) error {
+func forceReleaseRun(ctx context.Context, opts *ReleaseOptions, c *config) error {
 	if len(opts.Args) == 0 {
 		return usagef("at least one path is required")
 	}
-	ws, err := c.workWorkspace()
+	ws, err := c.workWorkspace(ctx)
 	if err != nil {
 		return err
 	}
 	locker, out := ws.Locker(), newPrinter(opts.IO, c)
 	for _, p := range opts.Args {
-		prev, err := locker.ForceRelease(p)
+		prev, err := locker.ForceRelease(ctx, p)
 		if err != nil {
 			return err
 		}

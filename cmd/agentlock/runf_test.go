@@ -55,7 +55,7 @@ func TestReleaseFlags(t *testing.T) {
 func TestReleaseAllForceIsRefusedBeforeAnything(t *testing.T) {
 	opts := &ReleaseOptions{IO: testFactory(t).IO, All: true, Force: true, Args: []string{"x"}, Command: "agentlock release",
 		Config: func() (*config, error) { return &config{}, nil }}
-	err := releaseRun(opts)
+	err := releaseRun(t.Context(), opts)
 	require.Error(t, err)
 	require.Equal(t, exitUsage, exitCode(err), "%v", err)
 	require.Contains(t, err.Error(), "--all and --force")

@@ -61,7 +61,7 @@ cookie). See docs/dashboard.md. Stop it with Ctrl-C (SIGINT) or SIGTERM.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return serveRun(opts)
+			return serveRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:7420", "address to listen on, host:port (one that is not loopback needs --token)")
@@ -71,11 +71,11 @@ cookie). See docs/dashboard.md. Stop it with Ctrl-C (SIGINT) or SIGTERM.`,
 	return cmd
 }
 
-func serveRun(opts *ServeOptions) error {
+func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if err := dashboard.CheckAddr(opts.Addr, opts.Token); err != nil {
 		return &usageError{err: err}
 	}
-	_, ws, err := workConfig(opts.Config)
+	_, ws, err := workConfig(ctx, opts.Config)
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func serveRun(opts *ServeOptions) error {
 			fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: could not open a browser: %v\n", err)
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := srv.Serve(ctx, ln); err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -29,22 +30,22 @@ finish --session. A registry that does not exist yet shows as empty.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return showRun(opts)
+			return showRun(cmd.Context(), opts)
 		},
 	}
 }
 
-func showRun(opts *ShowOptions) error {
-	c, ws, err := workConfig(opts.Config)
+func showRun(ctx context.Context, opts *ShowOptions) error {
+	c, ws, err := workConfig(ctx, opts.Config)
 	if err != nil {
 		return err
 	}
 	reg := ws.Registry()
-	doc, err := reg.Load()
+	doc, err := reg.Load(ctx)
 	if err != nil {
 		return err
 	}
-	idle := ws.Idle(doc.Agents)
+	idle := ws.Idle(ctx, doc.Agents)
 	if c.JSON {
 		for _, s := range doc.Agents {
 			if !s.IsSession() {

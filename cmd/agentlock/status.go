@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -44,7 +45,7 @@ changes (and every few seconds, as ages grow), until Ctrl-C.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return statusRun(opts)
+			return statusRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.All, "all", false, "also list released (free) lock files")
@@ -52,8 +53,8 @@ changes (and every few seconds, as ages grow), until Ctrl-C.`,
 	return cmd
 }
 
-func statusRun(opts *StatusOptions) error {
-	c, ws, err := workConfig(opts.Config)
+func statusRun(ctx context.Context, opts *StatusOptions) error {
+	c, ws, err := workConfig(ctx, opts.Config)
 	if err != nil {
 		return err
 	}
@@ -61,14 +62,14 @@ func statusRun(opts *StatusOptions) error {
 		if c.JSON {
 			return usagef("--watch draws a table for people: it does not go with --json")
 		}
-		return statusWatch(opts, ws)
+		return statusWatch(ctx, opts, ws)
 	}
-	states, problems, err := ws.Locker().List()
+	states, problems, err := ws.Locker().List(ctx)
 	if err != nil {
 		return err
 	}
 	records := report.Statuses(states, problems, opts.All)
-	markConflicts(opts.IO, ws, records)
+	markConflicts(ctx, opts.IO, ws, records)
 	// One write for the whole listing, not one per cell: among 10,000
 	// locks the unbuffered table took 100,000 write calls.
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
@@ -123,14 +124,14 @@ func busy(problems []error) error {
 
 // markConflicts fills the records' AlsoChangedIn from the other worktrees
 // of the repository; a failure to ask git is a warning.
-func markConflicts(io *IOStreams, ws *workspace.Workspace, records []report.Status) {
+func markConflicts(ctx context.Context, io *IOStreams, ws *workspace.Workspace, records []report.Status) {
 	var paths []string
 	for _, r := range records {
 		if r.Path != "" && !r.Area {
 			paths = append(paths, r.Path)
 		}
 	}
-	found, err := ws.Conflicts(paths)
+	found, err := ws.Conflicts(ctx, paths)
 	if err != nil {
 		fmt.Fprintln(io.ErrOut, report.Linef("agentlock: warning: could not check the other worktrees for changes: %v", err))
 		return

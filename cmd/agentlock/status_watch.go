@@ -24,9 +24,9 @@ const clearScreen = "\x1b[H\x1b[2J"
 
 // statusWatch draws the status table, and draws it again whenever it
 // changes, until SIGINT or SIGTERM.
-func statusWatch(opts *StatusOptions, ws *workspace.Workspace) error {
+func statusWatch(ctx context.Context, opts *StatusOptions, ws *workspace.Workspace) error {
 	keepCollecting()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	changes, fed, err := ws.Changes(ctx)
 	if !fed || err != nil {
@@ -37,7 +37,7 @@ func statusWatch(opts *StatusOptions, ws *workspace.Workspace) error {
 	locker := ws.Locker()
 	var last []byte
 	for {
-		frame, err := watchFrame(locker, ws, opts.All)
+		frame, err := watchFrame(ctx, locker, ws, opts.All)
 		if err != nil {
 			return err
 		}
@@ -58,8 +58,8 @@ func statusWatch(opts *StatusOptions, ws *workspace.Workspace) error {
 
 // watchFrame renders one screen: a heading line, then status's table,
 // every line within report.TableWidth columns.
-func watchFrame(locker *core.Locker, ws *workspace.Workspace, all bool) ([]byte, error) {
-	states, problems, err := locker.List()
+func watchFrame(ctx context.Context, locker *core.Locker, ws *workspace.Workspace, all bool) ([]byte, error) {
+	states, problems, err := locker.List(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -50,7 +51,7 @@ original form). A typed id that is not the known session is refused.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return updateRun(opts)
+			return updateRun(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -105,8 +106,8 @@ func updateArgs(opts *UpdateOptions, c *config) error {
 	return nil
 }
 
-func updateRun(opts *UpdateOptions) error {
-	c, ws, err := workConfig(opts.Config)
+func updateRun(ctx context.Context, opts *UpdateOptions) error {
+	c, ws, err := workConfig(ctx, opts.Config)
 	if err != nil {
 		return err
 	}
@@ -114,7 +115,7 @@ func updateRun(opts *UpdateOptions) error {
 		return err
 	}
 	reg := ws.Registry()
-	s, err := reg.Update(opts.Session, func(s *core.Session) {
+	s, err := reg.Update(ctx, opts.Session, func(s *core.Session) {
 		for _, t := range []struct {
 			flag, value string
 			dst         *string

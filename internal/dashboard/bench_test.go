@@ -29,7 +29,7 @@ func writeFleetOf(tb testing.TB, ws *workspace.Workspace, n int) {
 	reg := ws.Registry()
 	for i := range fleetSessions {
 		s := core.Session{SessionID: fmt.Sprintf("agent-%03d", i), Provider: "anthropic", AIVersion: "opus", WorkingOn: fmt.Sprintf("package pkg%03d", i)}
-		if _, err := reg.Register(s); err != nil {
+		if _, err := reg.Register(tb.Context(), s); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -66,7 +66,7 @@ func fleetServerOf(b *testing.B, watching bool, n int) *Server {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := ws.Setup(); err != nil {
+	if err := ws.Setup(b.Context()); err != nil {
 		b.Fatal(err)
 	}
 	writeFleetOf(b, ws, n)
@@ -75,7 +75,7 @@ func fleetServerOf(b *testing.B, watching bool, n int) *Server {
 		b.Fatal(err)
 	}
 	if watching {
-		srv.refresh()
+		srv.refresh(b.Context())
 		srv.mu.Lock()
 		srv.watching = true
 		srv.mu.Unlock()
@@ -123,14 +123,14 @@ func BenchmarkAPILocks10k(b *testing.B) {
 func BenchmarkRefresh200(b *testing.B) {
 	srv := fleetServerOf(b, true, fleetSessions)
 	for b.Loop() {
-		srv.refresh()
+		srv.refresh(b.Context())
 	}
 }
 
 func BenchmarkRefresh10k(b *testing.B) {
 	srv := fleetServer(b, true)
 	for b.Loop() {
-		srv.refresh()
+		srv.refresh(b.Context())
 	}
 }
 

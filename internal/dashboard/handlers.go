@@ -3,6 +3,7 @@ package dashboard
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -141,7 +142,8 @@ type pageData struct {
 }
 
 func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
-	snap, events, err := s.current()
+	ctx := r.Context()
+	snap, events, err := s.current(ctx)
 	if err != nil {
 		httpError(w, http.StatusInternalServerError, 3, err.Error())
 		return
@@ -150,7 +152,8 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveView(w http.ResponseWriter, r *http.Request) {
-	snap, events, err := s.current()
+	ctx := r.Context()
+	snap, events, err := s.current(ctx)
 	if err != nil {
 		httpError(w, http.StatusInternalServerError, 3, err.Error())
 		return
@@ -171,7 +174,8 @@ func (s *Server) render(w http.ResponseWriter, name string, data any) {
 
 // serveSessions writes agentlock show --json's records, one per line.
 func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request) {
-	snap, _, err := s.current()
+	ctx := r.Context()
+	snap, _, err := s.current(ctx)
 	if err != nil {
 		httpError(w, http.StatusInternalServerError, 3, err.Error())
 		return
@@ -186,7 +190,8 @@ func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request) {
 // serveLocks writes agentlock status --json's records, one per line; with
 // ?all=1, free lock files too, as status --all.
 func (s *Server) serveLocks(w http.ResponseWriter, r *http.Request) {
-	snap, _, err := s.current()
+	ctx := r.Context()
+	snap, _, err := s.current(ctx)
 	if err != nil {
 		httpError(w, http.StatusInternalServerError, 3, err.Error())
 		return
@@ -263,7 +268,8 @@ func sseFrame(event string, v any) []byte {
 // serveHandoff serves a session's handoff file as plain text, only when
 // it is a regular file inside the project (see handoffFile).
 func (s *Server) serveHandoff(w http.ResponseWriter, r *http.Request) {
-	snap, _, err := s.current()
+	ctx := r.Context()
+	snap, _, err := s.current(ctx)
 	if err != nil {
 		httpError(w, http.StatusInternalServerError, 3, err.Error())
 		return
@@ -334,6 +340,7 @@ func (e *refusal) Error() string { return e.reason }
 // the page showed (same owner, same stamp) and still stale, or held by a
 // session the registry does not list as working.
 func (s *Server) serveRelease(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
 	if s.opts.ReadOnly {
 		httpError(w, http.StatusForbidden, 1, "the dashboard is read-only (--read-only)")
 		return
@@ -354,7 +361,7 @@ func (s *Server) serveRelease(w http.ResponseWriter, r *http.Request) {
 	}
 	// The lock must be one of this workspace's lock folder, named by the
 	// real path its record holds: the page cannot reach any other file.
-	snap, err := s.take()
+	snap, err := s.take(ctx)
 	if err != nil {
 		httpError(w, http.StatusInternalServerError, 3, err.Error())
 		return
@@ -376,7 +383,7 @@ func (s *Server) serveRelease(w http.ResponseWriter, r *http.Request) {
 	// write takes its own lock and may list the lock folder): "orphaned"
 	// is judged on this reading, everything else on the record itself.
 	finished := snap.finished()
-	prev, err := s.locker.ForceReleaseIf(req.Path, func(now core.State) error {
+	prev, err := s.locker.ForceReleaseIf(ctx, req.Path, func(now core.State) error {
 		switch {
 		case now.Owner != req.SessionID || !now.Stamp.Equal(stamp):
 			return &refusal{fmt.Sprintf("not released: the lock on %s changed since the page showed it (now %s); look again", now.Name(), describe(now))}
@@ -402,18 +409,18 @@ func (s *Server) serveRelease(w http.ResponseWriter, r *http.Request) {
 	}
 	// The change is pushed to every page now, not when the file system
 	// says so.
-	go s.refreshIfWatching()
+	go s.refreshIfWatching(ctx)
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(rec)
 }
 
 // refreshIfWatching reads the workspace again when Run keeps it current.
-func (s *Server) refreshIfWatching() {
+func (s *Server) refreshIfWatching(ctx context.Context) {
 	s.mu.Lock()
 	watching := s.watching
 	s.mu.Unlock()
 	if watching {
-		s.refresh()
+		s.refresh(ctx)
 	}
 }
 

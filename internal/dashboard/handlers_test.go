@@ -52,7 +52,7 @@ func newFixture(t *testing.T, opts Options) *fixture {
 	require.NoError(t, os.Mkdir(filepath.Join(root, "src"), 0o755))
 	ws, err := workspace.Open(root, workspace.Settings{UserHome: filepath.Join(root, "user")})
 	require.NoError(t, err)
-	require.NoError(t, ws.Setup())
+	require.NoError(t, ws.Setup(t.Context()))
 	audit := &bytes.Buffer{}
 	opts.Workspace, opts.Audit = ws, audit
 	srv, err := New(opts)
@@ -63,7 +63,7 @@ func newFixture(t *testing.T, opts Options) *fixture {
 // register registers a working session.
 func (f *fixture) register(t *testing.T, id, workingOn string) {
 	t.Helper()
-	_, err := f.ws.Register(core.Session{SessionID: id, Provider: "anthropic", AIVersion: "opus", WorkingOn: workingOn})
+	_, err := f.ws.Register(t.Context(), core.Session{SessionID: id, Provider: "anthropic", AIVersion: "opus", WorkingOn: workingOn})
 	require.NoError(t, err)
 }
 
@@ -72,7 +72,7 @@ func (f *fixture) lock(t *testing.T, rel, session string, age time.Duration) str
 	t.Helper()
 	ws, err := workspace.Open(f.root, workspace.Settings{UserHome: filepath.Join(f.root, "user"), Now: func() time.Time { return time.Now().Add(-age) }})
 	require.NoError(t, err)
-	leases, err := ws.Locker().AcquireAll([]string{filepath.Join(f.root, rel)}, session)
+	leases, err := ws.Locker().AcquireAll(t.Context(), []string{filepath.Join(f.root, rel)}, session)
 	require.NoError(t, err)
 	return leases[0].Path
 }
@@ -123,7 +123,7 @@ func lines(t *testing.T, body []byte) []map[string]any {
 // stateOf reads the lock on real path.
 func (f *fixture) stateOf(t *testing.T, real string) core.State {
 	t.Helper()
-	st, err := f.ws.Locker().IsLocked(real)
+	st, err := f.ws.Locker().IsLocked(t.Context(), real)
 	require.NoError(t, err)
 	return st
 }
@@ -140,7 +140,7 @@ func TestAPIRecordsAreTheCLIs(t *testing.T) {
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 	assert.Equal(t, "application/x-ndjson", rec.Header().Get("Content-Type"))
 	got := lines(t, rec.Body.Bytes())
-	states, problems, err := f.ws.Locker().List()
+	states, problems, err := f.ws.Locker().List(t.Context())
 	require.NoError(t, err)
 	want := report.Statuses(states, problems, false)
 	require.Len(t, got, len(want))
@@ -288,7 +288,7 @@ func TestReleaseOnlyTheStaleOrOrphanedLockShown(t *testing.T) {
 	fresh := f.lock(t, "src/fresh.go", "claude-1", 0)
 	renewing := f.lock(t, "src/renewing.go", "never-registered", 0)
 	orphan := f.lock(t, "src/orphan.go", "gone-2", 0)
-	_, err := f.ws.Registry().Finish("gone-2")
+	_, err := f.ws.Registry().Finish(t.Context(), "gone-2")
 	require.NoError(t, err)
 	stale := f.lock(t, "src/stale.go", "claude-1", time.Hour)
 	ask := func(real string) releaseRequest {
@@ -309,7 +309,7 @@ func TestReleaseOnlyTheStaleOrOrphanedLockShown(t *testing.T) {
 
 	// The owner renewed the stale lock after the page showed it.
 	shown := ask(stale)
-	_, err = f.ws.Locker().Heartbeat(stale, "claude-1")
+	_, err = f.ws.Locker().Heartbeat(t.Context(), stale, "claude-1")
 	require.NoError(t, err)
 	rec = f.release(t, shown, nil)
 	assert.Equal(t, http.StatusConflict, rec.Code, rec.Body.String())
@@ -356,7 +356,7 @@ func TestHandoffServedOnlyInsideTheProject(t *testing.T) {
 		"pem": "deploy.pem", "token": "api-token.txt", "secrets": "Secrets.md", "env-alias": "env-alias.md", "big": "big.md",
 	} {
 		f.register(t, id, "w")
-		_, err := f.ws.Registry().Update(id, func(s *core.Session) { s.Handoff = handoff })
+		_, err := f.ws.Registry().Update(t.Context(), id, func(s *core.Session) { s.Handoff = handoff })
 		require.NoError(t, err)
 	}
 	rec := f.get(t, "/handoff?session=in")
@@ -467,7 +467,7 @@ func TestAreaLockShownAndReleased(t *testing.T) {
 	require.NoError(t, os.Mkdir(filepath.Join(f.root, "src", "auth"), 0o755))
 	ws, err := workspace.Open(f.root, workspace.Settings{UserHome: filepath.Join(f.root, "user"), Now: func() time.Time { return time.Now().Add(-time.Hour) }})
 	require.NoError(t, err)
-	leases, err := ws.Locker().AcquireAll([]string{filepath.Join(f.root, "src", "auth") + "/"}, "gone-1")
+	leases, err := ws.Locker().AcquireAll(t.Context(), []string{filepath.Join(f.root, "src", "auth") + "/"}, "gone-1")
 	require.NoError(t, err)
 	area := leases[0].Path
 	require.True(t, strings.HasSuffix(area, "/"), area)
@@ -510,7 +510,7 @@ func TestExitedAgentsSessionShownFinished(t *testing.T) {
 		status[s["session_id"]] = s["status"]
 	}
 	assert.Equal(t, map[any]any{"kimi-gone": core.StatusFinished, "kimi-live": core.StatusWorking}, status)
-	doc, err := f.ws.Registry().Load()
+	doc, err := f.ws.Registry().Load(t.Context())
 	require.NoError(t, err)
 	gone, _ := doc.Find("kimi-gone")
 	assert.Equal(t, core.StatusWorking, gone.Status, "the dashboard only shows it; a command finishes it")

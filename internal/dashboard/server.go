@@ -229,7 +229,7 @@ func (s *Server) Run(ctx context.Context) {
 		s.watching = false
 		s.mu.Unlock()
 	}()
-	next := s.refresh()
+	next := s.refresh(ctx)
 	for s.wait(ctx, changes, next) {
 		// Under a steady stream of writes (200 sessions renewing), changes
 		// are coalesced: at most one reading per minGap. The first change
@@ -241,7 +241,7 @@ func (s *Server) Run(ctx context.Context) {
 			case <-time.After(gap):
 			}
 		}
-		next = s.refresh()
+		next = s.refresh(ctx)
 	}
 }
 
@@ -293,10 +293,10 @@ func (s *Server) wait(ctx context.Context, changes <-chan struct{}, next time.Ti
 
 // refresh reads the workspace, records and pushes what changed, and
 // returns when the next held lock expires.
-func (s *Server) refresh() time.Time {
+func (s *Server) refresh(ctx context.Context) time.Time {
 	s.refreshing.Lock()
 	defer s.refreshing.Unlock()
-	snap, err := s.take()
+	snap, err := s.take(ctx)
 	if err != nil {
 		// The lock folder cannot be listed (removed, unreadable): the
 		// page keeps the last snapshot and says nothing new.
@@ -335,7 +335,7 @@ func (s *Server) refresh() time.Time {
 
 // current returns the snapshot to show: the one Run keeps current, or a
 // new reading when Run is not running.
-func (s *Server) current() (*Snapshot, []Event, error) {
+func (s *Server) current(ctx context.Context) (*Snapshot, []Event, error) {
 	s.mu.Lock()
 	if s.watching && s.snap != nil {
 		snap, events := s.snap, append([]Event(nil), s.events...)
@@ -343,7 +343,7 @@ func (s *Server) current() (*Snapshot, []Event, error) {
 		return snap, events, nil
 	}
 	s.mu.Unlock()
-	snap, err := s.take()
+	snap, err := s.take(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"github.com/agentlock/agentlock/audit"
@@ -31,14 +32,14 @@ type Snapshot struct {
 }
 
 // take reads the workspace once: the lock folder, then the registry.
-func (s *Server) take() (*Snapshot, error) {
+func (s *Server) take(ctx context.Context) (*Snapshot, error) {
 	snap := &Snapshot{Taken: s.now()}
 	var err error
-	snap.Locks, snap.Problems, err = s.locker.List()
+	snap.Locks, snap.Problems, err = s.locker.List(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list the locks of %s: %w", s.ws.LockDir, err)
 	}
-	doc, err := s.loadRegistry()
+	doc, err := s.loadRegistry(ctx)
 	if err != nil {
 		snap.RegistryErr = err
 	} else {
@@ -55,7 +56,7 @@ func (s *Server) take() (*Snapshot, error) {
 		}
 	}
 	snap.Idle = s.ws.IdleAmong(snap.Sessions, snap.Locks)
-	snap.Conflicts = conflictsOf(s, snap.Locks)
+	snap.Conflicts = conflictsOf(ctx, s, snap.Locks)
 	// The history is for people: a log that cannot be read shows empty.
 	snap.History, _ = s.ws.Audit().Tail(maxHistory)
 	return snap, nil
@@ -73,7 +74,7 @@ type registryKey struct {
 // file has not been replaced since: a heartbeat does not write it, and a
 // fleet renews several times a second. A distributed store's registry is
 // read every time.
-func (s *Server) loadRegistry() (core.Document, error) {
+func (s *Server) loadRegistry(ctx context.Context) (core.Document, error) {
 	key, ok := statKey(s.ws.RegistryPath)
 	if ok && !s.ws.Store().Set() {
 		s.regMu.Lock()
@@ -83,7 +84,7 @@ func (s *Server) loadRegistry() (core.Document, error) {
 			return *cached, nil
 		}
 	}
-	doc, err := s.ws.Registry().Load()
+	doc, err := s.ws.Registry().Load(ctx)
 	if err == nil && ok {
 		s.regMu.Lock()
 		s.regKey, s.regDoc = key, &doc
@@ -361,14 +362,14 @@ func parseStamp(s string) (time.Time, error) {
 
 // conflictsOf returns the warnings about the held files among locks that
 // another worktree changed too; a failure to ask git shows none.
-func conflictsOf(s *Server, locks []core.State) map[string]string {
+func conflictsOf(ctx context.Context, s *Server, locks []core.State) map[string]string {
 	var paths []string
 	for _, l := range locks {
 		if l.Owner != "" && l.Path != "" && !l.Area() {
 			paths = append(paths, l.Path)
 		}
 	}
-	found, err := s.ws.Conflicts(paths)
+	found, err := s.ws.Conflicts(ctx, paths)
 	if err != nil || len(found) == 0 {
 		return nil
 	}

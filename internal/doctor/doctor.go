@@ -8,6 +8,7 @@
 package doctor
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -97,7 +98,7 @@ func Failed(checks []Check) bool {
 // Run runs every check for the project of opts.Dir, in a fixed order, and
 // returns one Check per check (per connected agent for the integration
 // checks). It fails only when the project cannot be opened at all.
-func Run(opts Options) ([]Check, error) {
+func Run(ctx context.Context, opts Options) ([]Check, error) {
 	if opts.Bin == "" {
 		opts.Bin = "agentlock"
 	}
@@ -114,8 +115,8 @@ func Run(opts Options) ([]Check, error) {
 	d := &run{opts: opts, project: p, ws: p.Workspace}
 	var checks []Check
 	// The store first: when it is down, what cannot be read is not damage.
-	storeChecks := d.store()
-	checks = append(checks, d.home(), d.registry())
+	storeChecks := d.store(ctx)
+	checks = append(checks, d.home(), d.registry(ctx))
 	checks = append(checks, fileSystem("home-filesystem", "the home", d.ws.Home, opts.Settings.UserHome))
 	if filepath.Clean(d.ws.LockDir) != filepath.Join(d.ws.Home, "locks") {
 		checks = append(checks, fileSystem("lockdir-filesystem", "the lock folder", d.ws.LockDir, opts.Settings.UserHome))
@@ -125,9 +126,9 @@ func Run(opts Options) ([]Check, error) {
 	checks = append(checks, d.binary())
 	checks = append(checks, d.integrations()...)
 	checks = append(checks, d.mcpServer())
-	checks = append(checks, d.legacy())
+	checks = append(checks, d.legacy(ctx))
 	checks = append(checks, d.worktrees()...)
-	lockChecks := d.lockFolder()
+	lockChecks := d.lockFolder(ctx)
 	checks = append(checks, lockChecks...)
 	checks = append(checks, d.tempFiles())
 	return checks, nil
@@ -160,9 +161,9 @@ func (d *run) home() Check {
 
 // registry: registry.md reads and parses (a missing one is an empty
 // registry). Registry commands refuse to write one that does not.
-func (d *run) registry() Check {
+func (d *run) registry(ctx context.Context) Check {
 	c := Check{Name: "registry"}
-	doc, err := d.ws.Registry().Load()
+	doc, err := d.ws.Registry().Load(ctx)
 	if err != nil && d.ws.Store().Set() {
 		// The registry is a document in the store, not registry.md.
 		c.Status, c.Detail = Problem, "the registry in "+d.ws.Store().URL+" cannot be read: "+err.Error()
@@ -198,7 +199,7 @@ func (d *run) binary() Check {
 
 // store: a distributed store (etcd) answers, and what it says about
 // itself; nothing with the lock files.
-func (d *run) store() []Check {
+func (d *run) store(ctx context.Context) []Check {
 	spec := d.ws.Store()
 	if !spec.Set() {
 		return nil
@@ -208,7 +209,7 @@ func (d *run) store() []Check {
 		return nil
 	}
 	var checks []Check
-	for _, g := range diag.Diagnose() {
+	for _, g := range diag.Diagnose(ctx) {
 		c := Check{Name: g.Name, Status: OK, Detail: spec.URL + ": " + g.Detail, Fix: g.Fix}
 		switch {
 		case g.Problem:

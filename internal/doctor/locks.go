@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,9 +21,9 @@ import (
 // whatever the project: a live one on a file of this project, while the
 // project keeps its locks elsewhere, lets a 0.2 agent and an agentlock
 // agent both hold the file.
-func (d *run) legacy() Check {
+func (d *run) legacy(ctx context.Context) Check {
 	c := Check{Name: "agent-registry-0.2"}
-	home, live, err := d.ws.LegacyLive()
+	home, live, err := d.ws.LegacyLive(ctx)
 	switch {
 	case home == "":
 		c.Status, c.Detail = OK, "no agent-registry 0.2 home beside this project's"
@@ -58,10 +59,10 @@ func (d *run) legacy() Check {
 // lockFolder: every lock file reads (none corrupt, busy past the bound,
 // linked or not a regular file), nothing foreign lies in the folder, and no
 // lock is stamped in the future (clock).
-func (d *run) lockFolder() []Check {
+func (d *run) lockFolder(ctx context.Context) []Check {
 	files := Check{Name: "lock-files"}
 	clock := Check{Name: "clock"}
-	states, problems, err := d.ws.Locker().List()
+	states, problems, err := d.ws.Locker().List(ctx)
 	if err != nil && d.ws.Store().Set() {
 		files.Status, files.Detail = Problem, fmt.Sprintf("cannot list the locks in %s: %v", d.ws.Store().URL, err)
 		files.Fix = "see the store checks: start the store or fix its settings; the locks are in the store, not in files here"

@@ -3,6 +3,7 @@
 package etcdstore
 
 import (
+	"context"
 	"strings"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -22,7 +23,7 @@ var _ store.Areas = (*Locks)(nil)
 // on every key in it (no key below the area written after the read). A
 // concurrent file acquire below a new area and that area's acquire thus
 // exclude each other whichever writes first.
-func (s *Locks) TransactAreas(mode store.Mode, keys []store.Key, decide store.DecideAreas) error {
+func (s *Locks) TransactAreas(ctx context.Context, mode store.Mode, keys []store.Key, decide store.DecideAreas) error {
 	cli, err := s.Conn.Client()
 	if err != nil {
 		return err
@@ -43,7 +44,7 @@ func (s *Locks) TransactAreas(mode store.Mode, keys []store.Key, decide store.De
 		seen[r] = true
 		items[i].rel = r
 	}
-	return s.transact(cli, mode, keys, items, true, decide)
+	return s.transact(ctx, cli, mode, keys, items, true, decide)
 }
 
 type dupError struct{ path string }

@@ -37,8 +37,8 @@ type Config struct {
 	CACert, Cert, Key string
 	// User and Password authenticate (etcdctl's --user, --password).
 	User, Password string
-	// DialTimeout bounds the connection and every request
-	// (DefaultDialTimeout when zero).
+	// DialTimeout bounds the connection, and every request whose context
+	// has no deadline (DefaultDialTimeout when zero).
 	DialTimeout time.Duration
 	// DialOptions are more gRPC options of the connection (tests count
 	// requests with an interceptor); none from a store URL.
@@ -159,10 +159,18 @@ func (c *Conn) Close() error {
 	return nil
 }
 
-// ctx returns the context of one request: bounded by the dial timeout, and
-// failing at once when the member has no leader (a quorum lost).
-func (c *Conn) ctx() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.dialTimeout())
+// ctx returns the context of one request made for the caller's ctx: done
+// when ctx is, bounded by ctx's deadline when it has one and by the dial
+// timeout otherwise (a caller that sets no deadline never waits on an
+// unreachable cluster for longer), and failing at once when the member has
+// no leader (a quorum lost).
+func (c *Conn) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
+	var cancel context.CancelFunc
+	if _, ok := ctx.Deadline(); ok {
+		ctx, cancel = context.WithCancel(ctx)
+	} else {
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.dialTimeout())
+	}
 	return clientv3.WithRequireLeader(ctx), cancel
 }
 

@@ -3,6 +3,7 @@
 package etcdstore
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -22,7 +23,7 @@ const maxSkew = 2 * time.Second
 // Diagnose implements store.Diagnoser: every member reachable and its
 // version; the clock skew to the cluster; a lease of the timeout's length
 // granted as asked.
-func (s *Locks) Diagnose() []store.Diagnosis {
+func (s *Locks) Diagnose(ctx context.Context) []store.Diagnosis {
 	cfg := s.Conn.cfg
 	reach := store.Diagnosis{Name: "store-reachable"}
 	cli, err := s.Conn.Client()
@@ -33,8 +34,8 @@ func (s *Locks) Diagnose() []store.Diagnosis {
 	}
 	var ok, down []string
 	for _, ep := range cfg.Endpoints {
-		ctx, cancel := s.Conn.ctx()
-		st, err := cli.Status(ctx, ep)
+		rctx, cancel := s.Conn.ctx(ctx)
+		st, err := cli.Status(rctx, ep)
 		cancel()
 		if err != nil {
 			down = append(down, fmt.Sprintf("%s (%v)", ep, s.Conn.wrap("status", err)))
@@ -53,7 +54,7 @@ func (s *Locks) Diagnose() []store.Diagnosis {
 	default:
 		reach.Detail = "serving: " + strings.Join(ok, ", ")
 	}
-	out := []store.Diagnosis{reach, s.repoID(), s.clockSkew(), s.leaseTTL()}
+	out := []store.Diagnosis{reach, s.repoID(), s.clockSkew(ctx), s.leaseTTL(ctx)}
 	return out
 }
 
@@ -66,7 +67,7 @@ func (s *Locks) repoID() store.Diagnosis {
 
 // clockSkew compares this machine's clock with the Date header of a
 // member's /version (one-second resolution).
-func (s *Locks) clockSkew() store.Diagnosis {
+func (s *Locks) clockSkew(ctx context.Context) store.Diagnosis {
 	d := store.Diagnosis{Name: "store-clock"}
 	cfg := s.Conn.cfg
 	scheme := "http"
@@ -81,8 +82,15 @@ func (s *Locks) clockSkew() store.Diagnosis {
 		}
 		hc.Transport = &http.Transport{TLSClientConfig: tc}
 	}
+	rctx, cancel := s.Conn.ctx(ctx)
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodGet, scheme+"://"+cfg.Endpoints[0]+"/version", nil)
+	if err != nil {
+		d.Warn, d.Detail = true, "cannot compare clocks: "+err.Error()
+		return d
+	}
 	before := time.Now()
-	resp, err := hc.Get(scheme + "://" + cfg.Endpoints[0] + "/version")
+	resp, err := hc.Do(req)
 	after := time.Now()
 	if err != nil {
 		d.Warn, d.Detail = true, "cannot compare clocks: "+err.Error()
@@ -110,16 +118,16 @@ func (s *Locks) clockSkew() store.Diagnosis {
 // leaseTTL grants a lease of the timeout's length and checks that the
 // cluster keeps it as asked (a member may raise a short TTL to its
 // minimum), then revokes it.
-func (s *Locks) leaseTTL() store.Diagnosis {
+func (s *Locks) leaseTTL(ctx context.Context) store.Diagnosis {
 	d := store.Diagnosis{Name: "store-lease"}
 	cli, err := s.Conn.Client()
 	if err != nil {
 		d.Problem, d.Detail = true, err.Error()
 		return d
 	}
-	ctx, cancel := s.Conn.ctx()
+	rctx, cancel := s.Conn.ctx(ctx)
 	defer cancel()
-	g, err := cli.Grant(ctx, s.ttl())
+	g, err := cli.Grant(rctx, s.ttl())
 	if err != nil {
 		d.Problem, d.Detail = true, s.Conn.wrap("grant a lease", err).Error()
 		d.Fix = "check that the user may grant leases (etcd role permissions)"

@@ -4,6 +4,7 @@ package etcdstore
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -92,14 +93,14 @@ type snapshot struct {
 	rev     int64 // the cluster's revision at the read
 }
 
-func (d *Document) read() (snapshot, error) {
+func (d *Document) read(ctx context.Context) (snapshot, error) {
 	cli, err := d.Conn.Client()
 	if err != nil {
 		return snapshot{}, err
 	}
-	ctx, cancel := d.Conn.ctx()
+	rctx, cancel := d.Conn.ctx(ctx)
 	defer cancel()
-	resp, err := cli.Txn(ctx).Then(
+	resp, err := cli.Txn(rctx).Then(
 		clientv3.OpGet(d.EntriesPrefix(), clientv3.WithPrefix()),
 		clientv3.OpGet(d.Key()),
 	).Commit()
@@ -149,8 +150,8 @@ func (d *Document) whole(snap snapshot) ([]byte, error) {
 // Read implements store.Document: the document as a whole, while the
 // cluster keeps it so; the local copy otherwise (package core reads the
 // entries through ReadEntries).
-func (d *Document) Read() ([]byte, error) {
-	snap, err := d.read()
+func (d *Document) Read(ctx context.Context) ([]byte, error) {
+	snap, err := d.read(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -161,8 +162,8 @@ func (d *Document) Read() ([]byte, error) {
 }
 
 // ReadEntries implements store.EntryDocument.
-func (d *Document) ReadEntries(render func([]store.Entry) ([]byte, error)) ([]store.Entry, []byte, error) {
-	snap, err := d.read()
+func (d *Document) ReadEntries(ctx context.Context, render func([]store.Entry) ([]byte, error)) ([]store.Entry, []byte, error) {
+	snap, err := d.read(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -177,7 +178,7 @@ func (d *Document) ReadEntries(render func([]store.Entry) ([]byte, error)) ([]st
 
 // Edit implements store.Document for a caller that edits the document
 // whole: the registry engine edits entries (EditEntries), so this refuses.
-func (d *Document) Edit(func(old []byte) ([]byte, error)) error {
+func (d *Document) Edit(context.Context, func(old []byte) ([]byte, error)) error {
 	return errors.New("the etcd registry is kept per session: edit it through package core")
 }
 
@@ -190,14 +191,14 @@ const (
 )
 
 // EditEntries implements store.EntryDocument.
-func (d *Document) EditEntries(change func(entries []store.Entry, whole []byte) ([]store.Entry, error), render func([]store.Entry) ([]byte, error)) error {
+func (d *Document) EditEntries(ctx context.Context, change func(entries []store.Entry, whole []byte) ([]store.Entry, error), render func([]store.Entry) ([]byte, error)) error {
 	cli, err := d.Conn.Client()
 	if err != nil {
 		return err
 	}
 	pause := time.Millisecond
 	for range maxAttempts {
-		snap, err := d.read()
+		snap, err := d.read(ctx)
 		if err != nil {
 			return err
 		}
@@ -241,7 +242,7 @@ func (d *Document) EditEntries(change func(entries []store.Entry, whole []byte) 
 			if head == nil {
 				return errors.New("registry: the first write of the registry on etcd has no head entry")
 			}
-			if err := d.putAll(cli, sessions); err != nil {
+			if err := d.putAll(ctx, cli, sessions); err != nil {
 				return err
 			}
 			cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(d.headKey()), "=", 0),
@@ -268,8 +269,8 @@ func (d *Document) EditEntries(change func(entries []store.Entry, whole []byte) 
 				return fmt.Errorf("registry: one edit changes %d sessions (%d bytes), more than one etcd transaction holds", len(out), size)
 			}
 		}
-		ctx, cancel := d.Conn.ctx()
-		resp, err := cli.Txn(ctx).If(cmps...).Then(ops...).Commit()
+		rctx, cancel := d.Conn.ctx(ctx)
+		resp, err := cli.Txn(rctx).If(cmps...).Then(ops...).Commit()
 		cancel()
 		if err != nil {
 			return d.Conn.wrap("write the registry", err)
@@ -314,7 +315,7 @@ func (d *Document) EditEntries(change func(entries []store.Entry, whole []byte) 
 
 // putAll writes entries without comparisons, in transactions within
 // etcd's limits.
-func (d *Document) putAll(cli *clientv3.Client, entries []store.Entry) error {
+func (d *Document) putAll(ctx context.Context, cli *clientv3.Client, entries []store.Entry) error {
 	for len(entries) > 0 {
 		var ops []clientv3.Op
 		size := 0
@@ -328,8 +329,8 @@ func (d *Document) putAll(cli *clientv3.Client, entries []store.Entry) error {
 			size += n
 			entries = entries[1:]
 		}
-		ctx, cancel := d.Conn.ctx()
-		_, err := cli.Txn(ctx).Then(ops...).Commit()
+		rctx, cancel := d.Conn.ctx(ctx)
+		_, err := cli.Txn(rctx).Then(ops...).Commit()
 		cancel()
 		if err != nil {
 			return d.Conn.wrap("write the registry's sessions", err)

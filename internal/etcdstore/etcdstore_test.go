@@ -55,41 +55,41 @@ func TestLocksAcrossCheckouts(t *testing.T) {
 	rootA, a := checkout(t, conn, 30*time.Second)
 	rootB, b := checkout(t, conn, 30*time.Second)
 
-	if _, err := a.Acquire("src/x.go", "s-a"); err != nil {
+	if _, err := a.Acquire(t.Context(), "src/x.go", "s-a"); err != nil {
 		t.Fatalf("acquire in A: %v", err)
 	}
-	_, err := b.Acquire("src/x.go", "s-b")
+	_, err := b.Acquire(t.Context(), "src/x.go", "s-b")
 	var held *core.HeldError
 	if !errors.As(err, &held) || held.Owner != "s-a" || held.Path != filepath.Join(rootB, "src/x.go") {
 		t.Fatalf("acquire in B: want held by s-a at B's path, got %v", err)
 	}
-	if l, err := a.Acquire("src/x.go", "s-a"); err != nil || !l.Renewed {
+	if l, err := a.Acquire(t.Context(), "src/x.go", "s-a"); err != nil || !l.Renewed {
 		t.Fatalf("re-acquire: %+v %v", l, err)
 	}
-	if _, err := b.Heartbeat("src/x.go", "s-b"); !errors.Is(err, core.ErrNotOwner) {
+	if _, err := b.Heartbeat(t.Context(), "src/x.go", "s-b"); !errors.Is(err, core.ErrNotOwner) {
 		t.Fatalf("heartbeat by another: %v", err)
 	}
-	if _, err := b.Release("src/x.go", "s-b"); !errors.Is(err, core.ErrNotOwner) {
+	if _, err := b.Release(t.Context(), "src/x.go", "s-b"); !errors.Is(err, core.ErrNotOwner) {
 		t.Fatalf("release by another: %v", err)
 	}
 	// All or nothing: y is free, x is held, so B gets neither.
-	if _, err := b.AcquireAll([]string{"src/y.go", "src/x.go"}, "s-b"); !errors.Is(err, core.ErrLocked) {
+	if _, err := b.AcquireAll(t.Context(), []string{"src/y.go", "src/x.go"}, "s-b"); !errors.Is(err, core.ErrLocked) {
 		t.Fatalf("acquire all: %v", err)
 	}
-	if s, err := b.IsLocked("src/y.go"); err != nil || s.Owner != "" {
+	if s, err := b.IsLocked(t.Context(), "src/y.go"); err != nil || s.Owner != "" {
 		t.Fatalf("y after a refused acquire all: %+v %v", s, err)
 	}
-	states, problems, err := b.List()
+	states, problems, err := b.List(t.Context())
 	if err != nil || len(problems) > 0 || len(states) != 1 || states[0].Path != filepath.Join(rootB, "src/x.go") || states[0].Owner != "s-a" || !states[0].Locked() {
 		t.Fatalf("list from B: %+v %v %v", states, problems, err)
 	}
-	if s, err := a.Release("src/x.go", "s-a"); err != nil || s.Owner != "s-a" || s.Path != filepath.Join(rootA, "src/x.go") {
+	if s, err := a.Release(t.Context(), "src/x.go", "s-a"); err != nil || s.Owner != "s-a" || s.Path != filepath.Join(rootA, "src/x.go") {
 		t.Fatalf("release: %+v %v", s, err)
 	}
-	if _, err := b.Acquire("src/x.go", "s-b"); err != nil {
+	if _, err := b.Acquire(t.Context(), "src/x.go", "s-b"); err != nil {
 		t.Fatalf("acquire after release: %v", err)
 	}
-	if _, err := b.Acquire(filepath.Join(os.TempDir(), "elsewhere"), "s-b"); err == nil || !strings.Contains(err.Error(), "outside the checkout") {
+	if _, err := b.Acquire(t.Context(), filepath.Join(os.TempDir(), "elsewhere"), "s-b"); err == nil || !strings.Contains(err.Error(), "outside the checkout") {
 		t.Fatalf("a path outside the checkout: %v", err)
 	}
 }
@@ -101,12 +101,12 @@ func TestLeaseExpiry(t *testing.T) {
 	conn := startConn(t)
 	_, a := checkout(t, conn, time.Second)
 	_, b := checkout(t, conn, time.Second)
-	if _, err := a.Acquire("f", "s-a"); err != nil {
+	if _, err := a.Acquire(t.Context(), "f", "s-a"); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		s, err := b.IsLocked("f")
+		s, err := b.IsLocked(t.Context(), "f")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,10 +122,10 @@ func TestLeaseExpiry(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	// The owner lost it: renewing says so.
-	if _, err := a.Heartbeat("f", "s-a"); !errors.Is(err, core.ErrNoLock) {
+	if _, err := a.Heartbeat(t.Context(), "f", "s-a"); !errors.Is(err, core.ErrNoLock) {
 		t.Fatalf("heartbeat after the lease expired: %v", err)
 	}
-	l, err := b.Acquire("f", "s-b")
+	l, err := b.Acquire(t.Context(), "f", "s-b")
 	if err != nil || l.StaleOwner != "s-a" {
 		t.Fatalf("takeover: %+v %v", l, err)
 	}
@@ -159,7 +159,7 @@ func TestUnreachable(t *testing.T) {
 	conn := etcdstore.NewConn(etcdstore.Config{Endpoints: []string{"127.0.0.1:1"}, Prefix: "/t", DialTimeout: 300 * time.Millisecond})
 	t.Cleanup(func() { conn.Close() })
 	_, a := checkout(t, conn, time.Minute)
-	_, err := a.Acquire("f", "s")
+	_, err := a.Acquire(t.Context(), "f", "s")
 	if !errors.Is(err, etcdstore.ErrUnavailable) || !strings.Contains(err.Error(), "127.0.0.1:1") {
 		t.Fatalf("want unavailable naming the endpoint, got %v", err)
 	}
@@ -173,17 +173,17 @@ func TestRenewalKeepsTheSessionsLocks(t *testing.T) {
 	}
 	conn := startConn(t)
 	_, a := checkout(t, conn, 3*time.Second)
-	if _, err := a.AcquireAll([]string{"x", "y"}, "s"); err != nil {
+	if _, err := a.AcquireAll(t.Context(), []string{"x", "y"}, "s"); err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {
 		time.Sleep(time.Second)
-		if _, err := a.Heartbeat("x", "s"); err != nil {
+		if _, err := a.Heartbeat(t.Context(), "x", "s"); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// 3 s after y was written, past its timeout: alive through x's renewals.
-	s, err := a.IsLocked("y")
+	s, err := a.IsLocked(t.Context(), "y")
 	if err != nil || !s.Locked() || s.Age > 2*time.Second {
 		t.Fatalf("y after the session renewed x: %+v %v", s, err)
 	}
@@ -200,30 +200,30 @@ func TestAreasAcrossCheckouts(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(rootB, "src", "auth"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Acquire("src/auth/", "s-a"); err != nil {
+	if _, err := a.Acquire(t.Context(), "src/auth/", "s-a"); err != nil {
 		t.Fatalf("area in A: %v", err)
 	}
 	var held *core.HeldError
 	for _, p := range []string{"src/auth/login.py", "src/auth/deep/", "src/"} {
-		_, err := b.Acquire(p, "s-b")
+		_, err := b.Acquire(t.Context(), p, "s-b")
 		if !errors.As(err, &held) || held.Owner != "s-a" {
 			t.Fatalf("%s in B under A's area: %v", p, err)
 		}
 	}
-	if _, err := a.Acquire("src/auth/login.py", "s-a"); err != nil {
+	if _, err := a.Acquire(t.Context(), "src/auth/login.py", "s-a"); err != nil {
 		t.Fatalf("a file in one's own area: %v", err)
 	}
-	if _, err := b.Acquire("src/other.go", "s-b"); err != nil {
+	if _, err := b.Acquire(t.Context(), "src/other.go", "s-b"); err != nil {
 		t.Fatalf("a file beside the area: %v", err)
 	}
-	if _, err := a.Release("src/auth/", "s-a"); err != nil {
+	if _, err := a.Release(t.Context(), "src/auth/", "s-a"); err != nil {
 		t.Fatal(err)
 	}
 	// A still holds login.py: B's area over it is refused, a file beside it is not.
-	if _, err := b.Acquire("src/auth/", "s-b"); !errors.As(err, &held) || held.Owner != "s-a" {
+	if _, err := b.Acquire(t.Context(), "src/auth/", "s-b"); !errors.As(err, &held) || held.Owner != "s-a" {
 		t.Fatalf("an area over another's file: %v", err)
 	}
-	if _, err := b.Acquire("src/auth/util.py", "s-b"); err != nil {
+	if _, err := b.Acquire(t.Context(), "src/auth/util.py", "s-b"); err != nil {
 		t.Fatalf("a file in a released area: %v", err)
 	}
 }
@@ -247,13 +247,13 @@ func TestAreaRacesFilesBelowIt(t *testing.T) {
 		start := make(chan struct{})
 		go func() {
 			<-start
-			_, err := a.Acquire("src/", fmt.Sprintf("area-%d", round))
+			_, err := a.Acquire(t.Context(), "src/", fmt.Sprintf("area-%d", round))
 			results <- result{true, err}
 		}()
 		for i := range files {
 			go func() {
 				<-start
-				_, err := a.Acquire(fmt.Sprintf("src/f%d.go", i), fmt.Sprintf("file-%d-%d", round, i))
+				_, err := a.Acquire(t.Context(), fmt.Sprintf("src/f%d.go", i), fmt.Sprintf("file-%d-%d", round, i))
 				results <- result{false, err}
 			}()
 		}
@@ -275,12 +275,12 @@ func TestAreaRacesFilesBelowIt(t *testing.T) {
 		if areaWon && filesWon > 0 || !areaWon && filesWon == 0 {
 			t.Fatalf("round %d: area won %v, files won %d", round, areaWon, filesWon)
 		}
-		states, _, err := a.List()
+		states, _, err := a.List(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, s := range states {
-			if _, err := a.ForceRelease(s.Path); err != nil {
+			if _, err := a.ForceRelease(t.Context(), s.Path); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -324,16 +324,16 @@ func TestLeasePerRepositorySessionAndTimeout(t *testing.T) {
 	otherShort, other := locker("example.com/other/repo", 3*time.Second)
 	_, short := locker("example.com/org/repo", 3*time.Second)
 	long, longL := locker("example.com/org/repo", 30*time.Second)
-	if _, err := other.Acquire("o.go", "s"); err != nil {
+	if _, err := other.Acquire(t.Context(), "o.go", "s"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := longL.Acquire("first-long.go", "s"); err != nil {
+	if _, err := longL.Acquire(t.Context(), "first-long.go", "s"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := short.Acquire("short.go", "s"); err != nil {
+	if _, err := short.Acquire(t.Context(), "short.go", "s"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := longL.Acquire("long.go", "s"); err != nil {
+	if _, err := longL.Acquire(t.Context(), "long.go", "s"); err != nil {
 		t.Fatal(err)
 	}
 	if got := lockLeaseTTL(t, conn, long, "long.go"); got != 30 {
@@ -346,7 +346,7 @@ func TestLeasePerRepositorySessionAndTimeout(t *testing.T) {
 		t.Errorf("the other repository's lock has a lease of %d s", got)
 	}
 	// Taken again with the long timeout, the short lock moves to the long lease.
-	if _, err := longL.Acquire("short.go", "s"); err != nil {
+	if _, err := longL.Acquire(t.Context(), "short.go", "s"); err != nil {
 		t.Fatal(err)
 	}
 	if got := lockLeaseTTL(t, conn, long, "short.go"); got != 30 {
@@ -369,16 +369,16 @@ func TestTooManyPathsAreRefusedClearly(t *testing.T) {
 		return out
 	}
 	for _, ps := range [][]string{paths(64, ""), paths(70, "a/b/c/d/")} {
-		_, err := a.AcquireAll(ps, "s")
+		_, err := a.AcquireAll(t.Context(), ps, "s")
 		var tooMany *etcdstore.TooManyError
 		if !errors.As(err, &tooMany) || !strings.Contains(err.Error(), "smaller groups") || strings.Contains(err.Error(), "txn request") {
 			t.Fatalf("acquire of %d paths: want a clear refusal, got %v", len(ps), err)
 		}
-		if states, _, err := a.List(); err != nil || len(states) != 0 {
+		if states, _, err := a.List(t.Context()); err != nil || len(states) != 0 {
 			t.Fatalf("after the refusal: %d locks, %v", len(states), err)
 		}
 	}
-	if _, err := a.AcquireAll(paths(etcdstore.MaxPaths, "a/b/c/d/"), "s"); err != nil {
+	if _, err := a.AcquireAll(t.Context(), paths(etcdstore.MaxPaths, "a/b/c/d/"), "s"); err != nil {
 		t.Fatalf("acquire of %d paths: %v", etcdstore.MaxPaths, err)
 	}
 }
@@ -437,7 +437,7 @@ func TestSessionRenewalIsOneRoundTrip(t *testing.T) {
 		}
 		for len(paths) > 0 {
 			k := min(len(paths), etcdstore.MaxPaths)
-			if _, err := a.AcquireAll(paths[:k], session); err != nil {
+			if _, err := a.AcquireAll(t.Context(), paths[:k], session); err != nil {
 				t.Fatal(err)
 			}
 			paths = paths[k:]
@@ -464,8 +464,8 @@ func TestSessionRenewalIsOneRoundTrip(t *testing.T) {
 		return resp.Header.Revision
 	}
 	before := revision()
-	one := cost(func() error { return a.KeepSessionAlive("one") })
-	hundred := cost(func() error { return a.KeepSessionAlive("hundred") })
+	one := cost(func() error { return a.KeepSessionAlive(t.Context(), "one") })
+	hundred := cost(func() error { return a.KeepSessionAlive(t.Context(), "hundred") })
 	if one != 1 || hundred != 1 {
 		t.Fatalf("renewing 1 lock took %d requests, 100 locks %d: want 1 each", one, hundred)
 	}
@@ -475,18 +475,18 @@ func TestSessionRenewalIsOneRoundTrip(t *testing.T) {
 		t.Fatalf("renewing wrote %d revisions, want none", after-before)
 	}
 	// A second timeout is a second lease on the same stream: still one.
-	if _, err := locker(3*time.Second).Acquire("hundred/short.go", "hundred"); err != nil {
+	if _, err := locker(3*time.Second).Acquire(t.Context(), "hundred/short.go", "hundred"); err != nil {
 		t.Fatal(err)
 	}
-	if got := cost(func() error { return a.KeepSessionAlive("hundred") }); got != 1 {
+	if got := cost(func() error { return a.KeepSessionAlive(t.Context(), "hundred") }); got != 1 {
 		t.Fatalf("renewing a session of two leases took %d requests, want 1", got)
 	}
 	var listed []core.State
-	if got := cost(func() (err error) { listed, err = a.RenewSession("hundred"); return err }); got != 2 || len(listed) != 101 {
+	if got := cost(func() (err error) { listed, err = a.RenewSession(t.Context(), "hundred"); return err }); got != 2 || len(listed) != 101 {
 		t.Fatalf("renewing and listing: %d requests, %d locks listed; want 2 and 101", got, len(listed))
 	}
 	// The renewal kept the locks: another session is refused.
-	if _, err := a.Acquire("hundred/f99.go", "other"); !errors.Is(err, core.ErrLocked) {
+	if _, err := a.Acquire(t.Context(), "hundred/f99.go", "other"); !errors.Is(err, core.ErrLocked) {
 		t.Fatalf("after the renewal: %v", err)
 	}
 	// Nothing remembered (another machine, the first renewal after an
@@ -494,10 +494,10 @@ func TestSessionRenewalIsOneRoundTrip(t *testing.T) {
 	if err := os.RemoveAll(memory); err != nil {
 		t.Fatal(err)
 	}
-	if got := cost(func() error { return a.KeepSessionAlive("hundred") }); got > 3 {
+	if got := cost(func() error { return a.KeepSessionAlive(t.Context(), "hundred") }); got > 3 {
 		t.Fatalf("renewing with nothing remembered took %d requests, want a read, the keep-alive and a publication", got)
 	}
-	if got := cost(func() error { return a.KeepSessionAlive("hundred") }); got != 1 {
+	if got := cost(func() error { return a.KeepSessionAlive(t.Context(), "hundred") }); got != 1 {
 		t.Fatalf("renewing once the leases are remembered again took %d requests, want 1", got)
 	}
 }
@@ -520,20 +520,20 @@ func TestRenewalRemembersLeasesItDidNotGrant(t *testing.T) {
 		return core.NewLocker(st, core.Options{Timeout: timeout, Cwd: root})
 	}
 	// Taken without memory (an older build): the 2 s lease is unknown here.
-	if _, err := locker(2*time.Second, "").Acquire("old.go", "s"); err != nil {
+	if _, err := locker(2*time.Second, "").Acquire(t.Context(), "old.go", "s"); err != nil {
 		t.Fatal(err)
 	}
 	a := locker(30*time.Second, memory)
-	if _, err := a.Acquire("new.go", "s"); err != nil {
+	if _, err := a.Acquire(t.Context(), "new.go", "s"); err != nil {
 		t.Fatal(err)
 	}
 	for range 4 {
 		time.Sleep(time.Second)
-		if err := a.KeepSessionAlive("s"); err != nil {
+		if err := a.KeepSessionAlive(t.Context(), "s"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if st, err := a.IsLocked("old.go"); err != nil || !st.Locked() || st.Owner != "s" {
+	if st, err := a.IsLocked(t.Context(), "old.go"); err != nil || !st.Locked() || st.Owner != "s" {
 		t.Fatalf("the lock on the unremembered 2 s lease after 4 s of renewals: %+v %v", st, err)
 	}
 }
@@ -565,11 +565,11 @@ func TestAmbiguousWriteIsResolvedByReadingAgain(t *testing.T) {
 	c := etcdtest.Start(t, 1)
 	var lost atomic.Int64
 	_, a := checkout(t, losingConn(t, c, &lost), 30*time.Second)
-	l, err := a.Acquire("x.go", "s")
+	l, err := a.Acquire(t.Context(), "x.go", "s")
 	if err != nil || lost.Load() != 1 {
 		t.Fatalf("acquire with a lost answer (%d lost): %+v %v", lost.Load(), l, err)
 	}
-	if st, err := a.IsLocked("x.go"); err != nil || st.Owner != "s" || !st.Locked() {
+	if st, err := a.IsLocked(t.Context(), "x.go"); err != nil || st.Owner != "s" || !st.Locked() {
 		t.Fatalf("after: %+v %v", st, err)
 	}
 }
@@ -582,11 +582,11 @@ func TestRecordsCarryTheLeasesVerdictNotAForgedStamp(t *testing.T) {
 	conn := startConn(t)
 	st := &etcdstore.Locks{Conn: conn, Repo: "example.com/org/verdict", Root: t.TempDir(), Timeout: 30 * time.Second}
 	a := core.NewLocker(st, core.Options{Timeout: 30 * time.Second, Cwd: st.Root})
-	l, err := a.Acquire("x.go", "s")
+	l, err := a.Acquire(t.Context(), "x.go", "s")
 	if err != nil {
 		t.Fatal(err)
 	}
-	slots, err := st.Scan()
+	slots, err := st.Scan(t.Context())
 	if err != nil || len(slots) != 1 {
 		t.Fatalf("scan: %+v %v", slots, err)
 	}
@@ -609,17 +609,17 @@ func TestListingIsOneRequest(t *testing.T) {
 	_, a := checkout(t, conn, 30*time.Second)
 	listCost := func() int64 {
 		before := n.Load()
-		if _, _, err := a.List(); err != nil {
+		if _, _, err := a.List(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		return n.Load() - before
 	}
-	if _, err := a.Acquire("s0.go", "s0"); err != nil {
+	if _, err := a.Acquire(t.Context(), "s0.go", "s0"); err != nil {
 		t.Fatal(err)
 	}
 	one := listCost()
 	for i := 1; i < 30; i++ {
-		if _, err := a.Acquire(fmt.Sprintf("s%d.go", i), fmt.Sprintf("s%d", i)); err != nil {
+		if _, err := a.Acquire(t.Context(), fmt.Sprintf("s%d.go", i), fmt.Sprintf("s%d", i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -631,10 +631,10 @@ func TestListingIsOneRequest(t *testing.T) {
 	}
 	// A session renewed as a whole shows the renewal, not its stamp.
 	time.Sleep(1100 * time.Millisecond)
-	if err := a.KeepSessionAlive("s0"); err != nil {
+	if err := a.KeepSessionAlive(t.Context(), "s0"); err != nil {
 		t.Fatal(err)
 	}
-	st, err := a.IsLocked("s0.go")
+	st, err := a.IsLocked(t.Context(), "s0.go")
 	if err != nil || !st.Locked() || st.Age > time.Second {
 		t.Fatalf("after the renewal: %+v %v", st, err)
 	}
@@ -657,52 +657,52 @@ func TestWaitersInLineGoFirst(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(root, "src"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Acquire("src/x.go", "holder"); err != nil {
+	if _, err := a.Acquire(t.Context(), "src/x.go", "holder"); err != nil {
 		t.Fatal(err)
 	}
-	_, leave, err := st.Enqueue("first", []store.Key{key("src/x.go")})
+	_, leave, err := st.Enqueue(t.Context(), "first", []store.Key{key("src/x.go")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer leave()
-	if _, err := a.Release("src/x.go", "holder"); err != nil {
+	if _, err := a.Release(t.Context(), "src/x.go", "holder"); err != nil {
 		t.Fatal(err)
 	}
 	// Free, but "first" waits for it: a later comer is refused, saying so.
-	_, err = a.Acquire("src/x.go", "later")
+	_, err = a.Acquire(t.Context(), "src/x.go", "later")
 	var held *core.HeldError
 	if !errors.As(err, &held) || !held.Queued || held.Owner != "first" || !strings.Contains(err.Error(), "first come, first served") {
 		t.Fatalf("a later comer while a waiter stands in line: %v", err)
 	}
 	// An area over it is refused too.
-	if _, err := a.Acquire("src/", "later"); !errors.As(err, &held) || held.Owner != "first" {
+	if _, err := a.Acquire(t.Context(), "src/", "later"); !errors.As(err, &held) || held.Owner != "first" {
 		t.Fatalf("an area over the waited path: %v", err)
 	}
-	if _, err := a.Acquire("y.go", "later"); err != nil {
+	if _, err := a.Acquire(t.Context(), "y.go", "later"); err != nil {
 		t.Fatalf("a path nobody waits for: %v", err)
 	}
-	if _, err := a.Acquire("src/x.go", "first"); err != nil {
+	if _, err := a.Acquire(t.Context(), "src/x.go", "first"); err != nil {
 		t.Fatalf("the first in line: %v", err)
 	}
 	leave()
-	if _, err := a.Release("src/x.go", "first"); err != nil {
+	if _, err := a.Release(t.Context(), "src/x.go", "first"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Acquire("src/x.go", "later"); err != nil {
+	if _, err := a.Acquire(t.Context(), "src/x.go", "later"); err != nil {
 		t.Fatalf("once the line is empty: %v", err)
 	}
 
 	// A waiter for a and b, b held by another: a is not kept from anyone
 	// (no waiter holds up another one that can go, no deadlock).
-	if _, err := a.Acquire("b.go", "busy"); err != nil {
+	if _, err := a.Acquire(t.Context(), "b.go", "busy"); err != nil {
 		t.Fatal(err)
 	}
-	_, leave2, err := st.Enqueue("both", []store.Key{key("a.go"), key("b.go")})
+	_, leave2, err := st.Enqueue(t.Context(), "both", []store.Key{key("a.go"), key("b.go")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer leave2()
-	if _, err := a.Acquire("a.go", "busy"); err != nil {
+	if _, err := a.Acquire(t.Context(), "a.go", "busy"); err != nil {
 		t.Fatalf("a path whose waiter cannot go yet: %v", err)
 	}
 }

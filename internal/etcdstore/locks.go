@@ -252,7 +252,7 @@ func rev(kv *mvccpb.KeyValue) int64 {
 // succeeds only if none of the keys changed since the read; otherwise read
 // and decide again. decide may therefore run more than once; only the
 // answer of the run that is written counts.
-func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide) error {
+func (s *Locks) Transact(ctx context.Context, mode store.Mode, keys []store.Key, decide store.Decide) error {
 	cli, err := s.Conn.Client()
 	if err != nil {
 		return err
@@ -273,7 +273,7 @@ func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide)
 		seen[r] = i
 		items[i].rel = r
 	}
-	return s.transact(cli, mode, keys, items, false, func(slots, _ []store.Slot) ([]*store.Record, []store.Slot, error) {
+	return s.transact(ctx, cli, mode, keys, items, false, func(slots, _ []store.Slot) ([]*store.Record, []store.Slot, error) {
 		next, err := decide(slots)
 		return next, nil, err
 	})
@@ -281,10 +281,10 @@ func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide)
 
 // transact runs attempts until one is written or decided; areas reads the
 // records related to the keys through areas too.
-func (s *Locks) transact(cli *clientv3.Client, mode store.Mode, keys []store.Key, items []item, areas bool, decide store.DecideAreas) error {
+func (s *Locks) transact(ctx context.Context, cli *clientv3.Client, mode store.Mode, keys []store.Key, items []item, areas bool, decide store.DecideAreas) error {
 	pause := time.Millisecond
 	for range maxAttempts {
-		done, err := s.attempt(cli, mode, keys, items, areas, decide)
+		done, err := s.attempt(ctx, cli, mode, keys, items, areas, decide)
 		if done || err != nil {
 			return err
 		}
@@ -296,7 +296,7 @@ func (s *Locks) transact(cli *clientv3.Client, mode store.Mode, keys []store.Key
 
 // attempt is one read-decide-write; done is false when another process
 // changed a key in between.
-func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key, items []item, areas bool, decide store.DecideAreas) (bool, error) {
+func (s *Locks) attempt(ctx context.Context, cli *clientv3.Client, mode store.Mode, keys []store.Key, items []item, areas bool, decide store.DecideAreas) (bool, error) {
 	ops := make([]clientv3.Op, 0, 2*len(items))
 	for _, it := range items {
 		ops = append(ops, clientv3.OpGet(s.LockPrefix()+it.rel), clientv3.OpGet(s.lastPrefix()+it.rel))
@@ -317,8 +317,8 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 	if len(ops) > maxTxnOps {
 		return false, &TooManyError{Paths: len(items)}
 	}
-	ctx, cancel := s.Conn.ctx()
-	resp, err := cli.Txn(ctx).Then(ops...).Commit()
+	rctx, cancel := s.Conn.ctx(ctx)
+	resp, err := cli.Txn(rctx).Then(ops...).Commit()
 	cancel()
 	if errors.Is(err, rpctypes.ErrTooManyOps) {
 		return false, &TooManyError{Paths: len(items)}
@@ -357,7 +357,7 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 	}
 	if mode == store.Create {
 		line := resp.Responses[len(resp.Responses)-1].GetResponseRange().Kvs
-		if err := s.checkLine(cli, items, next, line); err != nil {
+		if err := s.checkLine(ctx, cli, items, next, line); err != nil {
 			return true, err
 		}
 	}
@@ -387,7 +387,7 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 		case mode == store.Update && it.live == nil:
 			return false, fmt.Errorf("%s: lock store: cannot write a lock that does not exist in update mode", lk)
 		default:
-			id, err := leases.forRecord(*rec, it.live)
+			id, err := leases.forRecord(ctx, *rec, it.live)
 			if errors.Is(err, errRetry) {
 				return false, nil
 			}
@@ -409,14 +409,14 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 	cmps = append(cmps, leases.cmps...)
 	writes = append(writes, leases.puts...)
 	if len(cmps) > maxTxnOps || len(writes) > maxTxnOps {
-		leases.revokeGranted()
+		leases.revokeGranted(ctx)
 		return false, &TooManyError{Paths: len(items)}
 	}
-	ctx, cancel = s.Conn.ctx()
-	tr, err := cli.Txn(ctx).If(cmps...).Then(writes...).Commit()
+	rctx, cancel = s.Conn.ctx(ctx)
+	tr, err := cli.Txn(rctx).If(cmps...).Then(writes...).Commit()
 	cancel()
 	if errors.Is(err, rpctypes.ErrTooManyOps) {
-		leases.revokeGranted()
+		leases.revokeGranted(ctx)
 		return false, &TooManyError{Paths: len(items)}
 	}
 	if err != nil {
@@ -424,19 +424,19 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 		// change, a stall): read again before answering, so that a lock
 		// taken is never reported as failed (and left held), nor a lock
 		// not taken as taken.
-		applied, rerr := s.applied(cli, expect)
+		applied, rerr := s.applied(ctx, cli, expect)
 		if rerr == nil && applied {
 			leases.markPublished()
 			return true, nil
 		}
-		leases.revokeGranted()
+		leases.revokeGranted(ctx)
 		if rerr != nil {
 			return false, s.Conn.wrap("write locks (and read them again to see whether the write applied)", errors.Join(err, rerr))
 		}
 		return false, s.Conn.wrap("write locks", err)
 	}
 	if !tr.Succeeded {
-		leases.revokeGranted()
+		leases.revokeGranted(ctx)
 		return false, nil
 	}
 	leases.markPublished()
@@ -446,7 +446,7 @@ func (s *Locks) attempt(cli *clientv3.Client, mode store.Mode, keys []store.Key,
 // applied reports whether every lock key of expect holds what the write
 // put there ("" for a key it deleted), read in one request. A value holds
 // the session and a stamp to the microsecond: no other write gives it.
-func (s *Locks) applied(cli *clientv3.Client, expect map[string]string) (bool, error) {
+func (s *Locks) applied(ctx context.Context, cli *clientv3.Client, expect map[string]string) (bool, error) {
 	if len(expect) == 0 {
 		return false, nil
 	}
@@ -456,9 +456,9 @@ func (s *Locks) applied(cli *clientv3.Client, expect map[string]string) (bool, e
 		keys = append(keys, k)
 		ops = append(ops, clientv3.OpGet(k))
 	}
-	ctx, cancel := s.Conn.ctx()
+	rctx, cancel := s.Conn.ctx(ctx)
 	defer cancel()
-	resp, err := cli.Txn(ctx).Then(ops...).Commit()
+	resp, err := cli.Txn(rctx).Then(ops...).Commit()
 	if err != nil {
 		return false, err
 	}
@@ -506,7 +506,7 @@ type leaseSet struct {
 // another timeout moves to that timeout's lease. Every lease of the
 // session the read shows is remembered (see Locks.Memory) before the
 // transaction attaches a lock to it, so that a renewal never misses one.
-func (l *leaseSet) forRecord(rec store.Record, _ *mvccpb.KeyValue) (clientv3.LeaseID, error) {
+func (l *leaseSet) forRecord(ctx context.Context, rec store.Record, _ *mvccpb.KeyValue) (clientv3.LeaseID, error) {
 	if id, ok := l.session[rec.Session]; ok {
 		return id, nil
 	}
@@ -514,8 +514,8 @@ func (l *leaseSet) forRecord(rec store.Record, _ *mvccpb.KeyValue) (clientv3.Lea
 		l.session = map[string]clientv3.LeaseID{}
 	}
 	key := l.s.leaseKey(rec.Session)
-	ctx, cancel := l.s.Conn.ctx()
-	resp, err := l.cli.Get(ctx, l.s.leasePrefix()+rec.Session+"/", clientv3.WithPrefix())
+	rctx, cancel := l.s.Conn.ctx(ctx)
+	resp, err := l.cli.Get(rctx, l.s.leasePrefix()+rec.Session+"/", clientv3.WithPrefix())
 	cancel()
 	if err != nil {
 		return 0, l.s.Conn.wrap("read the session's lease", err)
@@ -526,7 +526,7 @@ func (l *leaseSet) forRecord(rec store.Record, _ *mvccpb.KeyValue) (clientv3.Lea
 		if err := l.s.remember(rec.Session, known); err != nil {
 			return 0, err
 		}
-		id, err := l.renew(clientv3.LeaseID(cur.Lease))
+		id, err := l.renew(ctx, clientv3.LeaseID(cur.Lease))
 		if err == nil {
 			l.session[rec.Session] = id
 			l.puts = append(l.puts, clientv3.OpPut(key, leaseValue(id, l.s.now()), clientv3.WithLease(id)))
@@ -534,8 +534,8 @@ func (l *leaseSet) forRecord(rec store.Record, _ *mvccpb.KeyValue) (clientv3.Lea
 		}
 		return id, err
 	}
-	ctx, cancel = l.s.Conn.ctx()
-	g, err := l.cli.Grant(ctx, l.s.ttl())
+	rctx, cancel = l.s.Conn.ctx(ctx)
+	g, err := l.cli.Grant(rctx, l.s.ttl())
 	cancel()
 	if err != nil {
 		return 0, l.s.Conn.wrap("grant a lease", err)
@@ -553,12 +553,12 @@ func (l *leaseSet) forRecord(rec store.Record, _ *mvccpb.KeyValue) (clientv3.Lea
 
 // renew keeps the lease id alive for another whole TTL, once per
 // transaction; errRetry when it has expired.
-func (l *leaseSet) renew(id clientv3.LeaseID) (clientv3.LeaseID, error) {
+func (l *leaseSet) renew(ctx context.Context, id clientv3.LeaseID) (clientv3.LeaseID, error) {
 	if l.renewed[id] {
 		return id, nil
 	}
-	ctx, cancel := l.s.Conn.ctx()
-	_, err := l.cli.KeepAliveOnce(ctx, id)
+	rctx, cancel := l.s.Conn.ctx(ctx)
+	_, err := l.cli.KeepAliveOnce(rctx, id)
 	cancel()
 	if errors.Is(err, rpctypes.ErrLeaseNotFound) {
 		return 0, errRetry
@@ -583,24 +583,25 @@ func (l *leaseSet) markPublished() {
 
 // revokeGranted revokes the leases granted for a transaction that was not
 // written, best effort: an orphan lease expires on its own.
-func (l *leaseSet) revokeGranted() {
+func (l *leaseSet) revokeGranted(ctx context.Context) {
+	ctx = context.WithoutCancel(ctx) // a write that failed for ctx still cleans up
 	for _, id := range l.granted {
-		ctx, cancel := l.s.Conn.ctx()
-		_, _ = l.cli.Revoke(ctx, id)
+		rctx, cancel := l.s.Conn.ctx(ctx)
+		_, _ = l.cli.Revoke(rctx, id)
 		cancel()
 	}
 }
 
 // Scan implements store.Locks: every lock of the repository, live or
 // expired, read at one revision, with the paths of this checkout.
-func (s *Locks) Scan() ([]store.Slot, error) {
+func (s *Locks) Scan(ctx context.Context) ([]store.Slot, error) {
 	cli, err := s.Conn.Client()
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := s.Conn.ctx()
+	rctx, cancel := s.Conn.ctx(ctx)
 	defer cancel()
-	resp, err := cli.Txn(ctx).Then(
+	resp, err := cli.Txn(rctx).Then(
 		clientv3.OpGet(s.LockPrefix(), clientv3.WithPrefix()),
 		clientv3.OpGet(s.lastPrefix(), clientv3.WithPrefix()),
 		clientv3.OpGet(s.leasePrefix(), clientv3.WithPrefix()),
@@ -635,13 +636,13 @@ func (s *Locks) Scan() ([]store.Slot, error) {
 
 // Watch implements store.Watcher with etcd watches on the lock keys: a
 // deletion (a release, or the owner's lease expiring) is a change.
-func (s *Locks) Watch(keys []store.Key) (<-chan struct{}, func(), error) {
+func (s *Locks) Watch(ctx context.Context, keys []store.Key) (<-chan struct{}, func(), error) {
 	cli, err := s.Conn.Client()
 	if err != nil {
 		return nil, nil, err
 	}
 	changes := make(chan struct{}, 1)
-	ctx, cancel := context.WithCancel(clientv3.WithRequireLeader(context.Background()))
+	ctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	var wg sync.WaitGroup
 	for _, k := range keys {
 		r, err := s.rel(k)

@@ -74,7 +74,7 @@ func (w waiter) waitsFor(rel string) bool {
 }
 
 // Enqueue implements store.Queue.
-func (s *Locks) Enqueue(session string, keys []store.Key) (<-chan struct{}, func(), error) {
+func (s *Locks) Enqueue(ctx context.Context, session string, keys []store.Key) (<-chan struct{}, func(), error) {
 	cli, err := s.Conn.Client()
 	if err != nil {
 		return nil, nil, err
@@ -87,7 +87,9 @@ func (s *Locks) Enqueue(session string, keys []store.Key) (<-chan struct{}, func
 		}
 		rels = append(rels, r)
 	}
-	ctx, cancel := context.WithCancel(clientv3.WithRequireLeader(context.Background()))
+	// The place lasts until leave, not until ctx: ctx bounds the wait,
+	// and leave is what ends it.
+	ctx, cancel := context.WithCancel(clientv3.WithRequireLeader(context.WithoutCancel(ctx)))
 	id, rev, err := s.stand(ctx, cli, session, rels)
 	if err != nil {
 		cancel()
@@ -158,7 +160,7 @@ func (s *Locks) Enqueue(session string, keys []store.Key) (<-chan struct{}, func
 		mu.Lock()
 		last := current
 		mu.Unlock()
-		rctx, rcancel := s.Conn.ctx()
+		rctx, rcancel := s.Conn.ctx(context.Background())
 		_, _ = cli.Revoke(rctx, last) // else it expires in waitTTL seconds
 		rcancel()
 	})
@@ -187,7 +189,7 @@ func (s *Locks) stand(ctx context.Context, cli *clientv3.Client, session string,
 // stale) while a waiter that came earlier than the taker for one of them
 // stands in line and could take all of its records now. line is the
 // queue as the transaction read it.
-func (s *Locks) checkLine(cli *clientv3.Client, items []item, next []*store.Record, line []*mvccpb.KeyValue) error {
+func (s *Locks) checkLine(ctx context.Context, cli *clientv3.Client, items []item, next []*store.Record, line []*mvccpb.KeyValue) error {
 	if len(line) == 0 {
 		return nil
 	}
@@ -235,7 +237,7 @@ func (s *Locks) checkLine(cli *clientv3.Client, items []item, next []*store.Reco
 			continue
 		}
 		checked[c.w.rev] = true
-		ready, err := s.ready(cli, c.w)
+		ready, err := s.ready(ctx, cli, c.w)
 		if err != nil {
 			return err
 		}
@@ -250,7 +252,7 @@ func (s *Locks) checkLine(cli *clientv3.Client, items []item, next []*store.Reco
 // no live lock of another session is on them or excludes them through an
 // area. When that cannot be read in one transaction, w counts as ready:
 // the first to come keeps its place.
-func (s *Locks) ready(cli *clientv3.Client, w waiter) (bool, error) {
+func (s *Locks) ready(ctx context.Context, cli *clientv3.Client, w waiter) (bool, error) {
 	items := make([]item, len(w.rels))
 	var ops []clientv3.Op
 	for i, r := range w.rels {
@@ -261,8 +263,8 @@ func (s *Locks) ready(cli *clientv3.Client, w waiter) (bool, error) {
 	if len(ops) > maxTxnOps {
 		return true, nil
 	}
-	ctx, cancel := s.Conn.ctx()
-	resp, err := cli.Txn(ctx).Then(ops...).Commit()
+	rctx, cancel := s.Conn.ctx(ctx)
+	resp, err := cli.Txn(rctx).Then(ops...).Commit()
 	cancel()
 	if err != nil {
 		return false, s.Conn.wrap("read the locks of the waiter ahead", err)

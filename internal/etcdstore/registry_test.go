@@ -57,16 +57,16 @@ func TestRegistrySessionsDoNotConflict(t *testing.T) {
 		conn := connWith(t, c, conflictCounting(&conflicts))
 		_, regs[i] = registryOn(conn, filepath.Join(dir, fmt.Sprintf("m%d", i), "registry.md"))
 	}
-	if _, err := regs[0].Create(); err != nil {
+	if _, err := regs[0].Create(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	for _, step := range []func(i int) error{
 		func(i int) error {
-			_, err := regs[i].Register(core.Session{SessionID: fmt.Sprintf("s%d", i), Provider: "test"})
+			_, err := regs[i].Register(t.Context(), core.Session{SessionID: fmt.Sprintf("s%d", i), Provider: "test"})
 			return err
 		},
 		func(i int) error {
-			_, err := regs[i].HoldPaths(fmt.Sprintf("s%d", i), fmt.Sprintf("/repo/f%d.go", i))
+			_, err := regs[i].HoldPaths(t.Context(), fmt.Sprintf("s%d", i), fmt.Sprintf("/repo/f%d.go", i))
 			return err
 		},
 	} {
@@ -93,7 +93,7 @@ func TestRegistrySessionsDoNotConflict(t *testing.T) {
 	if n := conflicts.Load(); n != 0 {
 		t.Fatalf("%d sessions registering and holding different files: %d writes found their key changed and were retried, want 0", sessions, n)
 	}
-	doc, err := regs[0].Load()
+	doc, err := regs[0].Load(t.Context())
 	if err != nil || len(doc.Agents) != sessions {
 		t.Fatalf("after: %d sessions, %v", len(doc.Agents), err)
 	}
@@ -114,14 +114,14 @@ func TestRegistryCopyIsTheFileFormat(t *testing.T) {
 		core.RegistryOptions{Now: fixedNow, Protocol: func() (string, error) { return "<!-- PROTOCOL -->", nil }})
 	for _, r := range []*core.Registry{onEtcd, files} {
 		for _, id := range []string{"zed", "alice", "bob"} {
-			if _, err := r.Register(core.Session{SessionID: id, Provider: "test", WorkingOn: "x: y, \"z\""}); err != nil {
+			if _, err := r.Register(t.Context(), core.Session{SessionID: id, Provider: "test", WorkingOn: "x: y, \"z\""}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := r.HoldPaths("alice", "/repo/a.go", "/repo/src/"); err != nil {
+		if _, err := r.HoldPaths(t.Context(), "alice", "/repo/a.go", "/repo/src/"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.Finish("bob"); err != nil {
+		if _, err := r.Finish(t.Context(), "bob"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -154,14 +154,14 @@ func TestRegistryMovesFromOneKeyAndHasNoSizeLimit(t *testing.T) {
 	if _, err := cli.Put(context.Background(), doc.Key(), legacy); err != nil {
 		t.Fatal(err)
 	}
-	got, err := r.Load()
+	got, err := r.Load(t.Context())
 	if err != nil || len(got.Agents) != 2 {
 		t.Fatalf("the one-key registry: %+v %v", got.Agents, err)
 	}
-	if _, err := r.Register(core.Session{SessionID: "new", Provider: "test"}); err != nil {
+	if _, err := r.Register(t.Context(), core.Session{SessionID: "new", Provider: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	if got, err = r.Load(); err != nil || len(got.Agents) != 3 || got.Agents[0].SessionID != "old-1" || got.Agents[2].SessionID != "new" {
+	if got, err = r.Load(t.Context()); err != nil || len(got.Agents) != 3 || got.Agents[0].SessionID != "old-1" || got.Agents[2].SessionID != "new" {
 		t.Fatalf("after the first write: %+v %v", got.Agents, err)
 	}
 	if resp, err := cli.Get(context.Background(), doc.Key()); err != nil || len(resp.Kvs) != 0 {
@@ -189,13 +189,13 @@ func TestRegistryMovesFromOneKeyAndHasNoSizeLimit(t *testing.T) {
 	}
 	bigDoc := &etcdstore.Document{Conn: conn, Repo: "example.com/org/big", Local: big}
 	rb := core.NewRegistry(bigDoc, core.RegistryOptions{Now: fixedNow})
-	if _, err := rb.Register(core.Session{SessionID: "one-more", Provider: "test"}); err != nil {
+	if _, err := rb.Register(t.Context(), core.Session{SessionID: "one-more", Provider: "test"}); err != nil {
 		t.Fatalf("a write past %d sessions: %v", many, err)
 	}
-	if _, err := rb.HoldPaths("s4999", "/repo/x.go"); err != nil {
+	if _, err := rb.HoldPaths(t.Context(), "s4999", "/repo/x.go"); err != nil {
 		t.Fatalf("a second write: %v", err)
 	}
-	got, err = rb.Load()
+	got, err = rb.Load(t.Context())
 	if err != nil || len(got.Agents) != many+1 {
 		t.Fatalf("after: %d sessions, %v", len(got.Agents), err)
 	}

@@ -3,6 +3,7 @@
 package etcdstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -28,7 +29,7 @@ import (
 // without memory); a read of the records when list asks for them; and a
 // write publishing the renewal's time on the lease keys, for listings,
 // at most every quarter of the lease (listings show a renewal that old).
-func (s *Locks) RenewSession(session string, list bool) ([]store.Slot, error) {
+func (s *Locks) RenewSession(ctx context.Context, session string, list bool) ([]store.Slot, error) {
 	cli, err := s.Conn.Client()
 	if err != nil {
 		return nil, err
@@ -37,8 +38,8 @@ func (s *Locks) RenewSession(session string, list bool) ([]store.Slot, error) {
 	if !ok {
 		// Nothing remembered: the cluster says which leases the session
 		// has here, and they are remembered for the next renewal.
-		ctx, cancel := s.Conn.ctx()
-		resp, err := cli.Get(ctx, s.leasePrefix()+session+"/", clientv3.WithPrefix())
+		rctx, cancel := s.Conn.ctx(ctx)
+		resp, err := cli.Get(rctx, s.leasePrefix()+session+"/", clientv3.WithPrefix())
 		cancel()
 		if err != nil {
 			return nil, s.Conn.wrap("read the session's leases", err)
@@ -48,7 +49,7 @@ func (s *Locks) RenewSession(session string, list bool) ([]store.Slot, error) {
 			return nil, err
 		}
 	}
-	alive, dead, err := s.keepAlive(cli, leases)
+	alive, dead, err := s.keepAlive(ctx, cli, leases)
 	if err != nil {
 		return nil, err
 	}
@@ -65,8 +66,8 @@ func (s *Locks) RenewSession(session string, list bool) ([]store.Slot, error) {
 			puts = append(puts, clientv3.OpPut(s.leasePrefix()+session+"/"+strconv.FormatInt(l.ttl, 10),
 				leaseValue(l.id, now), clientv3.WithLease(l.id)))
 		}
-		ctx, cancel := s.Conn.ctx()
-		_, err := cli.Txn(ctx).Then(puts...).Commit()
+		rctx, cancel := s.Conn.ctx(ctx)
+		_, err := cli.Txn(rctx).Then(puts...).Commit()
 		cancel()
 		if err != nil {
 			problems = append(problems, s.Conn.wrap("publish the renewal", err))
@@ -77,7 +78,7 @@ func (s *Locks) RenewSession(session string, list bool) ([]store.Slot, error) {
 	if !list {
 		return nil, errors.Join(problems...)
 	}
-	slots, err := s.sessionSlots(cli, session, alive, now)
+	slots, err := s.sessionSlots(ctx, cli, session, alive, now)
 	return slots, errors.Join(append(problems, err)...)
 }
 
@@ -106,13 +107,13 @@ func minTTL(leases []lease) int64 {
 // keepAlive keeps leases alive on one keep-alive stream (one round trip:
 // every request is sent before the first answer is read), and says which
 // are alive and which the cluster no longer has.
-func (s *Locks) keepAlive(cli *clientv3.Client, leases []lease) (alive []lease, dead []clientv3.LeaseID, err error) {
+func (s *Locks) keepAlive(ctx context.Context, cli *clientv3.Client, leases []lease) (alive []lease, dead []clientv3.LeaseID, err error) {
 	if len(leases) == 0 {
 		return nil, nil, nil
 	}
-	ctx, cancel := s.Conn.ctx()
+	rctx, cancel := s.Conn.ctx(ctx)
 	defer cancel()
-	stream, err := pb.NewLeaseClient(cli.ActiveConnection()).LeaseKeepAlive(ctx)
+	stream, err := pb.NewLeaseClient(cli.ActiveConnection()).LeaseKeepAlive(rctx)
 	if err != nil {
 		return nil, nil, s.Conn.wrap("renew the session's leases", err)
 	}
@@ -148,9 +149,9 @@ func (s *Locks) keepAlive(cli *clientv3.Client, leases []lease) (alive []lease, 
 
 // sessionSlots reads the records session holds on the leases alive, with
 // the renewal's time.
-func (s *Locks) sessionSlots(cli *clientv3.Client, session string, alive []lease, now time.Time) ([]store.Slot, error) {
-	ctx, cancel := s.Conn.ctx()
-	resp, err := cli.Get(ctx, s.LockPrefix(), clientv3.WithPrefix())
+func (s *Locks) sessionSlots(ctx context.Context, cli *clientv3.Client, session string, alive []lease, now time.Time) ([]store.Slot, error) {
+	rctx, cancel := s.Conn.ctx(ctx)
+	resp, err := cli.Get(rctx, s.LockPrefix(), clientv3.WithPrefix())
 	cancel()
 	if err != nil {
 		return nil, s.Conn.wrap("list locks", err)

@@ -35,7 +35,7 @@ func BenchmarkRenewSession100(b *testing.B) {
 	}
 	for len(paths) > 0 {
 		k := min(len(paths), etcdstore.MaxPaths)
-		if _, err := l.AcquireAll(paths[:k], "s"); err != nil {
+		if _, err := l.AcquireAll(b.Context(), paths[:k], "s"); err != nil {
 			b.Fatal(err)
 		}
 		paths = paths[k:]
@@ -55,7 +55,7 @@ func BenchmarkRenewSession100(b *testing.B) {
 	req0 := n.Load()
 	b.ResetTimer()
 	for range b.N {
-		if err := l.KeepSessionAlive("s"); err != nil {
+		if err := l.KeepSessionAlive(b.Context(), "s"); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -77,7 +77,7 @@ func BenchmarkRegistryHoldPaths100(b *testing.B) {
 	conn := countingConn(b, c, &n)
 	_, r := registryOn(conn, filepath.Join(b.TempDir(), "registry.md"))
 	for i := range 100 {
-		if _, err := r.Register(core.Session{SessionID: fmt.Sprintf("s%d", i), Provider: "bench", WorkingOn: "benchmarking the registry"}); err != nil {
+		if _, err := r.Register(b.Context(), core.Session{SessionID: fmt.Sprintf("s%d", i), Provider: "bench", WorkingOn: "benchmarking the registry"}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -97,10 +97,10 @@ func BenchmarkRegistryHoldPaths100(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		p := fmt.Sprintf("/repo/f%d.go", i)
-		if _, err := r.HoldPaths("s7", p); err != nil {
+		if _, err := r.HoldPaths(b.Context(), "s7", p); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := r.DropPaths("s7", p); err != nil {
+		if _, err := r.DropPaths(b.Context(), "s7", p); err != nil {
 			b.Fatal(err)
 		}
 	}

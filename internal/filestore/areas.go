@@ -2,6 +2,7 @@ package filestore
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -47,7 +48,7 @@ const maxAreasSize = 1 << 20
 //     flocks and reads its own keys, writes what decide returned, and
 //     rewrites AreasFileName from the scan: every area record that is not
 //     free, plus its own.
-func (s *Locks) TransactAreas(mode store.Mode, keys []store.Key, decide store.DecideAreas) error {
+func (s *Locks) TransactAreas(ctx context.Context, mode store.Mode, keys []store.Key, decide store.DecideAreas) error {
 	if mode != store.Read && mode != store.Create {
 		return fmt.Errorf("lock store: an area-aware transaction reads or creates, mode %d", mode)
 	}
@@ -58,7 +59,7 @@ func (s *Locks) TransactAreas(mode store.Mode, keys []store.Key, decide store.De
 		}
 	}
 	for attempt := 0; ; attempt++ {
-		again, err := s.transactAreas(mode, exclusive, keys, decide)
+		again, err := s.transactAreas(ctx, mode, exclusive, keys, decide)
 		if !again {
 			return err
 		}
@@ -70,7 +71,7 @@ func (s *Locks) TransactAreas(mode store.Mode, keys []store.Key, decide store.De
 
 // transactAreas is one attempt of TransactAreas. again is true when a
 // stale record to free changed meanwhile: the caller runs it again.
-func (s *Locks) transactAreas(mode store.Mode, exclusive bool, keys []store.Key, decide store.DecideAreas) (again bool, err error) {
+func (s *Locks) transactAreas(ctx context.Context, mode store.Mode, exclusive bool, keys []store.Key, decide store.DecideAreas) (again bool, err error) {
 	items := make([]*slotFile, len(keys))
 	byRef := map[string]int{}
 	var dirs []string
@@ -112,7 +113,7 @@ func (s *Locks) transactAreas(mode store.Mode, exclusive bool, keys []store.Key,
 		if exclusive {
 			lt = writeLock
 		}
-		d, err := lockDir(dir, lt, mode == store.Create, s.Wait)
+		d, err := lockDir(ctx, dir, lt, mode == store.Create, s.Wait)
 		if mode == store.Read && errors.Is(err, fs.ErrNotExist) {
 			continue // no lock folder: no areas, no records
 		}
@@ -120,7 +121,7 @@ func (s *Locks) transactAreas(mode store.Mode, exclusive bool, keys []store.Key,
 			return false, err
 		}
 		held = append(held, d)
-		if listed[dir], err = readAreas(dir, s.Wait); err != nil {
+		if listed[dir], err = readAreas(ctx, dir, s.Wait); err != nil {
 			return false, err
 		}
 	}
@@ -129,7 +130,7 @@ func (s *Locks) transactAreas(mode store.Mode, exclusive bool, keys []store.Key,
 	if mode == store.Read && slices.ContainsFunc(keys, func(k store.Key) bool { return store.IsArea(k.Path) }) {
 		// A check of an area: what is held inside it, as it stands.
 		for _, dir := range dirs {
-			slots, err := scanDir(dir, s.Wait)
+			slots, err := scanDir(ctx, dir, s.Wait)
 			if err != nil {
 				return false, err
 			}
@@ -142,7 +143,7 @@ func (s *Locks) transactAreas(mode store.Mode, exclusive bool, keys []store.Key,
 	}
 	if exclusive {
 		for _, dir := range dirs {
-			slots, err := scanDir(dir, s.Wait)
+			slots, err := scanDir(ctx, dir, s.Wait)
 			if err != nil {
 				return false, err
 			}
@@ -200,7 +201,7 @@ func (s *Locks) transactAreas(mode store.Mode, exclusive bool, keys []store.Key,
 		if !create {
 			lt = readLock
 		}
-		if err := f.lock(lt, s.Wait); err != nil {
+		if err := f.lock(ctx, lt, s.Wait); err != nil {
 			return false, fmt.Errorf("%s: %w", name(it.slot.Key), err)
 		}
 	}
@@ -232,7 +233,7 @@ func (s *Locks) transactAreas(mode store.Mode, exclusive bool, keys []store.Key,
 	freed := map[string]bool{}
 	for _, r := range release {
 		freed[r.Key.Ref] = true
-		changed, err := s.releaseIfUnchanged(r)
+		changed, err := s.releaseIfUnchanged(ctx, r)
 		if err != nil || changed {
 			return changed, err
 		}
@@ -270,7 +271,7 @@ func (s *Locks) transactAreas(mode store.Mode, exclusive bool, keys []store.Key,
 		sort.Strings(areas)
 		areas = slices.Compact(areas)
 		if !slices.Equal(areas, listed[dir]) {
-			if err := writeAreas(dir, areas, s.Wait); err != nil {
+			if err := writeAreas(ctx, dir, areas, s.Wait); err != nil {
 				return false, err
 			}
 		}
@@ -294,8 +295,8 @@ func relatedTo(path string, keys []store.Key) bool {
 
 // releaseIfUnchanged frees the record of r when it still holds what r
 // read, and reports whether it changed meanwhile.
-func (s *Locks) releaseIfUnchanged(r store.Slot) (changed bool, err error) {
-	err = s.Transact(store.Update, []store.Key{{Ref: r.Key.Ref}}, func(slots []store.Slot) ([]*store.Record, error) {
+func (s *Locks) releaseIfUnchanged(ctx context.Context, r store.Slot) (changed bool, err error) {
+	err = s.Transact(ctx, store.Update, []store.Key{{Ref: r.Key.Ref}}, func(slots []store.Slot) ([]*store.Record, error) {
 		now := slots[0]
 		if now.Err != nil || now.Record.Session != r.Record.Session || !now.Record.Stamp.Equal(r.Record.Stamp) || now.Record.Path != r.Record.Path {
 			changed = true
@@ -311,7 +312,7 @@ func (s *Locks) releaseIfUnchanged(r store.Slot) (changed bool, err error) {
 
 // readAreas reads the areas file of the lock folder dir, whose flock the
 // caller holds. A missing file lists nothing.
-func readAreas(dir string, wait time.Duration) ([]string, error) {
+func readAreas(ctx context.Context, dir string, wait time.Duration) ([]string, error) {
 	file := filepath.Join(dir, AreasFileName)
 	f, err := openLockFile(file, dir, false, false)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -321,7 +322,7 @@ func readAreas(dir string, wait time.Duration) ([]string, error) {
 		return nil, fmt.Errorf("areas list: %w", err)
 	}
 	defer f.close()
-	if err := f.lock(readLock, wait); err != nil {
+	if err := f.lock(ctx, readLock, wait); err != nil {
 		return nil, fmt.Errorf("areas list: %w", err)
 	}
 	data, err := f.readAll(maxAreasSize)
@@ -341,13 +342,13 @@ func readAreas(dir string, wait time.Duration) ([]string, error) {
 
 // writeAreas replaces the areas file of the lock folder dir, whose flock
 // the caller holds exclusively, in place.
-func writeAreas(dir string, areas []string, wait time.Duration) error {
+func writeAreas(ctx context.Context, dir string, areas []string, wait time.Duration) error {
 	file := filepath.Join(dir, AreasFileName)
 	f, err := openLockFile(file, dir, true, true)
 	if err != nil {
 		return fmt.Errorf("areas list: %w", err)
 	}
-	if err := f.lock(writeLock, wait); err != nil {
+	if err := f.lock(ctx, writeLock, wait); err != nil {
 		f.close()
 		return fmt.Errorf("areas list: %w", err)
 	}

@@ -21,14 +21,14 @@ func TestAreaTransactionRunsAgainWhenAStaleRecordChanged(t *testing.T) {
 	write(t, s, "/p/src/f.go", store.Record{Session: "crashed", Stamp: old, Path: "/p/src/f.go"})
 	calls := 0
 	var renewed time.Time
-	err := s.TransactAreas(store.Create, []store.Key{{Path: "/p/src/"}}, func(slots, related []store.Slot) ([]*store.Record, []store.Slot, error) {
+	err := s.TransactAreas(t.Context(), store.Create, []store.Key{{Path: "/p/src/"}}, func(slots, related []store.Slot) ([]*store.Record, []store.Slot, error) {
 		calls++
 		require.Len(t, related, 1)
 		if calls == 1 {
 			// The owner renews its stale lock meanwhile (a heartbeat
 			// needs no folder lock).
 			renewed = time.Now().Round(time.Microsecond)
-			require.NoError(t, s.Transact(store.Update, []store.Key{{Path: "/p/src/f.go"}}, func([]store.Slot) ([]*store.Record, error) {
+			require.NoError(t, s.Transact(t.Context(), store.Update, []store.Key{{Path: "/p/src/f.go"}}, func([]store.Slot) ([]*store.Record, error) {
 				return []*store.Record{{Session: "crashed", Stamp: renewed, Path: "/p/src/f.go"}}, nil
 			}))
 			return []*store.Record{{Session: "s1", Stamp: time.Now(), Path: "/p/src/"}}, related, nil
@@ -52,7 +52,7 @@ func TestAreasListIsRebuiltAndRead(t *testing.T) {
 	s, dir := testLocks(t)
 	now := time.Now()
 	for _, a := range []string{"/p/a/", "/p/b/"} {
-		require.NoError(t, s.TransactAreas(store.Create, []store.Key{{Path: a}}, func(slots, related []store.Slot) ([]*store.Record, []store.Slot, error) {
+		require.NoError(t, s.TransactAreas(t.Context(), store.Create, []store.Key{{Path: a}}, func(slots, related []store.Slot) ([]*store.Record, []store.Slot, error) {
 			return []*store.Record{{Session: "s1", Stamp: now, Path: a}}, nil, nil
 		}))
 	}
@@ -61,7 +61,7 @@ func TestAreasListIsRebuiltAndRead(t *testing.T) {
 	assert.Equal(t, "/p/a/\n/p/b/\n", string(data))
 
 	var seen []store.Slot
-	require.NoError(t, s.TransactAreas(store.Create, []store.Key{{Path: "/p/a/x/f.go"}}, func(slots, related []store.Slot) ([]*store.Record, []store.Slot, error) {
+	require.NoError(t, s.TransactAreas(t.Context(), store.Create, []store.Key{{Path: "/p/a/x/f.go"}}, func(slots, related []store.Slot) ([]*store.Record, []store.Slot, error) {
 		seen = related
 		return []*store.Record{nil}, nil, nil
 	}))
@@ -70,7 +70,7 @@ func TestAreasListIsRebuiltAndRead(t *testing.T) {
 
 	// /p/b/ released; the next area transaction drops it from the list.
 	write(t, s, "/p/b/", store.Record{})
-	require.NoError(t, s.TransactAreas(store.Create, []store.Key{{Path: "/p/c/"}}, func(slots, related []store.Slot) ([]*store.Record, []store.Slot, error) {
+	require.NoError(t, s.TransactAreas(t.Context(), store.Create, []store.Key{{Path: "/p/c/"}}, func(slots, related []store.Slot) ([]*store.Record, []store.Slot, error) {
 		return []*store.Record{{Session: "s2", Stamp: now, Path: "/p/c/"}}, nil, nil
 	}))
 	data, err = os.ReadFile(filepath.Join(dir, AreasFileName))

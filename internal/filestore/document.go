@@ -1,6 +1,7 @@
 package filestore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -42,7 +43,7 @@ const maxDocumentSize = 64 << 20
 // but a regular file (a FIFO, which would block a plain open forever; a
 // device) and a file over maxDocumentSize are refused with an error naming
 // the file.
-func (d *Document) Read() ([]byte, error) {
+func (d *Document) Read(ctx context.Context) ([]byte, error) {
 	f, err := openDocument(d.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -64,13 +65,13 @@ func (d *Document) Read() ([]byte, error) {
 // Edit implements store.Document: flock the sidecar, re-read the file under
 // it (so what another writer wrote a moment ago is kept), change, write a
 // temporary file, fsync, rename, fsync the folder, unlock.
-func (d *Document) Edit(change func(old []byte) ([]byte, error)) error {
-	lock, err := d.lockSidecar()
+func (d *Document) Edit(ctx context.Context, change func(old []byte) ([]byte, error)) error {
+	lock, err := d.lockSidecar(ctx)
 	if err != nil {
 		return err
 	}
 	defer lock.Close()
-	old, err := d.Read()
+	old, err := d.Read(ctx)
 	if err != nil {
 		return err
 	}
@@ -91,10 +92,10 @@ const maxQueuedWaits = 12
 // each hold the lock for a moment is progress, not a hang (many agents
 // registering at once on a loaded machine): while the document keeps
 // changing during a wait, the wait goes on, up to maxQueuedWaits waits.
-func (d *Document) lockSidecar() (*os.File, error) {
+func (d *Document) lockSidecar(ctx context.Context) (*os.File, error) {
 	seen := d.version()
 	for i := 0; ; i++ {
-		f, err := openSidecar(d.lockPath(), filepath.Dir(d.Path), d.Wait)
+		f, err := openSidecar(ctx, d.lockPath(), filepath.Dir(d.Path), d.Wait)
 		if !errors.Is(err, store.ErrBusy) || i+1 >= maxQueuedWaits {
 			return f, err
 		}

@@ -1,6 +1,7 @@
 package filestore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,19 +17,19 @@ import (
 // what check sees stays true until the folder is gone. check must only read.
 // A process that was waiting for either lock opens the folder again after
 // the removal and recreates what it needs.
-func RemoveHome(home, locks string, doc *Document, check func() error) error {
+func RemoveHome(ctx context.Context, home, locks string, doc *Document, check func() error) error {
 	if _, err := os.Lstat(home); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if _, err := os.Stat(locks); err == nil {
-		d, err := lockDir(locks, writeLock, false, doc.Wait)
+		d, err := lockDir(ctx, locks, writeLock, false, doc.Wait)
 		if err != nil {
 			return fmt.Errorf("remove %s: %w", home, err)
 		}
 		defer d.close()
 	}
 	if _, err := os.Stat(filepath.Dir(doc.Path)); err == nil {
-		lock, err := openSidecar(doc.lockPath(), filepath.Dir(doc.Path), doc.Wait)
+		lock, err := openSidecar(ctx, doc.lockPath(), filepath.Dir(doc.Path), doc.Wait)
 		if err != nil {
 			return fmt.Errorf("remove %s: %w", home, err)
 		}

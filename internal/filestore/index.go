@@ -2,6 +2,7 @@ package filestore
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -49,7 +50,7 @@ func IsIndexFileName(name string) bool {
 // lock file (never renamed, so that every process contends on one inode),
 // and is not written when it already names every lock file: renewing a
 // held lock, the common case, costs an open, a flock and a read.
-func (s *Locks) Note(session string, keys []store.Key) error {
+func (s *Locks) Note(ctx context.Context, session string, keys []store.Key) error {
 	byDir := map[string][]string{}
 	var dirs []string
 	for _, k := range keys {
@@ -64,7 +65,7 @@ func (s *Locks) Note(session string, keys []store.Key) error {
 		byDir[dir] = append(byDir[dir], filepath.Base(ref))
 	}
 	for _, dir := range dirs {
-		err := s.editIndex(dir, session, true, func(ix index) (index, error) {
+		err := s.editIndex(ctx, dir, session, true, func(ix index) (index, error) {
 			for _, n := range byDir[dir] {
 				if !slices.Contains(ix.names, n) {
 					ix.names = append(ix.names, n)
@@ -84,12 +85,12 @@ func (s *Locks) Note(session string, keys []store.Key) error {
 // ever written by Note) is told the list is not complete; the file then
 // records that it is, on a first line indexHeader. A missing ScanDir holds
 // no locks and gets no index.
-func (s *Locks) Noted(session string, visit func(keys []store.Key, complete bool) ([]store.Key, error)) error {
+func (s *Locks) Noted(ctx context.Context, session string, visit func(keys []store.Key, complete bool) ([]store.Key, error)) error {
 	create := true
 	if _, err := os.Stat(s.ScanDir); errors.Is(err, fs.ErrNotExist) {
 		create = false
 	}
-	return s.editIndex(s.ScanDir, session, create, func(ix index) (index, error) {
+	return s.editIndex(ctx, s.ScanDir, session, create, func(ix index) (index, error) {
 		keys := make([]store.Key, len(ix.names))
 		for i, n := range ix.names {
 			keys[i] = store.Key{Ref: filepath.Join(s.ScanDir, n)}
@@ -140,7 +141,7 @@ func namesDigest(names []string) string {
 // what to list (an error writes nothing). The file is created (with dir)
 // when create is set; otherwise a missing one lists nothing and stays
 // missing.
-func (s *Locks) editIndex(dir, session string, create bool, change func(index) (index, error)) error {
+func (s *Locks) editIndex(ctx context.Context, dir, session string, create bool, change func(index) (index, error)) error {
 	file := filepath.Join(dir, IndexFileName(session))
 	f, err := openLockFile(file, dir, create, true)
 	if err != nil {
@@ -156,7 +157,7 @@ func (s *Locks) editIndex(dir, session string, create bool, change func(index) (
 			f.close()
 		}
 	}()
-	if err := f.lock(writeLock, s.Wait); err != nil {
+	if err := f.lock(ctx, writeLock, s.Wait); err != nil {
 		return fmt.Errorf("session index: %w", err)
 	}
 	data, err := f.readAll(maxIndexSize)

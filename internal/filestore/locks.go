@@ -1,6 +1,7 @@
 package filestore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -62,7 +63,7 @@ func (s *Locks) ref(k store.Key) (string, error) {
 // record decide returned in place. Closing the files releases the flocks.
 // In Create mode it also holds a shared flock on each lock folder, taken
 // before any file, so that RemoveHome cannot delete a folder under it.
-func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide) (err error) {
+func (s *Locks) Transact(ctx context.Context, mode store.Mode, keys []store.Key, decide store.Decide) (err error) {
 	items := make([]*slotFile, len(keys))
 	byRef := map[string]int{}
 	for i, k := range keys {
@@ -96,7 +97,7 @@ func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide)
 		}
 	}()
 	if mode == store.Create {
-		unlock, err := lockDirsShared(order, s.Wait)
+		unlock, err := lockDirsShared(ctx, order, s.Wait)
 		if err != nil {
 			return err
 		}
@@ -122,7 +123,7 @@ func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide)
 		if mode == store.Read {
 			lt = readLock
 		}
-		if err := f.lock(lt, s.Wait); err != nil {
+		if err := f.lock(ctx, lt, s.Wait); err != nil {
 			return fmt.Errorf("%s: %w", name(it.slot.Key), err)
 		}
 	}
@@ -158,7 +159,7 @@ func (s *Locks) Transact(mode store.Mode, keys []store.Key, decide store.Decide)
 // lockDirsShared takes a shared flock on the folder of every item, in
 // order, creating missing folders. It returns the function that releases
 // them.
-func lockDirsShared(order []*slotFile, wait time.Duration) (func(), error) {
+func lockDirsShared(ctx context.Context, order []*slotFile, wait time.Duration) (func(), error) {
 	var held []*lockFile
 	unlock := func() {
 		for _, d := range held {
@@ -175,7 +176,7 @@ func lockDirsShared(order []*slotFile, wait time.Duration) (func(), error) {
 	}
 	sort.Strings(dirs)
 	for _, dir := range dirs {
-		d, err := lockDir(dir, readLock, true, wait)
+		d, err := lockDir(ctx, dir, readLock, true, wait)
 		if err != nil {
 			unlock()
 			return nil, err
@@ -196,8 +197,8 @@ func name(k store.Key) string {
 // Scan implements store.Locks: every *.lock file of ScanDir. An empty file
 // is a free lock, known from its status alone; the others are read under a
 // shared flock. A missing folder holds no locks.
-func (s *Locks) Scan() ([]store.Slot, error) {
-	return scanDir(s.ScanDir, s.Wait)
+func (s *Locks) Scan(ctx context.Context) ([]store.Slot, error) {
+	return scanDir(ctx, s.ScanDir, s.Wait)
 }
 
 // readRecord reads and parses the whole content of a lock file opened and

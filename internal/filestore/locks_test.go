@@ -22,7 +22,7 @@ func testLocks(t *testing.T) (*Locks, string) {
 // write stores rec for path in Create mode.
 func write(t *testing.T, s *Locks, path string, rec store.Record) {
 	t.Helper()
-	require.NoError(t, s.Transact(store.Create, []store.Key{{Path: path}}, func(slots []store.Slot) ([]*store.Record, error) {
+	require.NoError(t, s.Transact(t.Context(), store.Create, []store.Key{{Path: path}}, func(slots []store.Slot) ([]*store.Record, error) {
 		return []*store.Record{&rec}, nil
 	}))
 }
@@ -31,7 +31,7 @@ func TestTransactReadAndUpdateCreateNothing(t *testing.T) {
 	s, dir := testLocks(t)
 	for _, mode := range []store.Mode{store.Read, store.Update} {
 		var seen []store.Slot
-		err := s.Transact(mode, []store.Key{{Path: "/p/a"}}, func(slots []store.Slot) ([]*store.Record, error) {
+		err := s.Transact(t.Context(), mode, []store.Key{{Path: "/p/a"}}, func(slots []store.Slot) ([]*store.Record, error) {
 			seen = slots
 			return []*store.Record{{}}, nil // freeing a missing record changes nothing
 		})
@@ -43,7 +43,7 @@ func TestTransactReadAndUpdateCreateNothing(t *testing.T) {
 	_, err := os.Stat(dir)
 	assert.True(t, os.IsNotExist(err), "no lock folder was created")
 
-	err = s.Transact(store.Update, []store.Key{{Path: "/p/a"}}, func([]store.Slot) ([]*store.Record, error) {
+	err = s.Transact(t.Context(), store.Update, []store.Key{{Path: "/p/a"}}, func([]store.Slot) ([]*store.Record, error) {
 		return []*store.Record{{Session: "s", Stamp: time.Now(), Path: "/p/a"}}, nil
 	})
 	assert.ErrorContains(t, err, "does not exist", "update mode cannot create a lock")
@@ -65,7 +65,7 @@ func TestTransactWritesInPlaceAndScanReadsBack(t *testing.T) {
 	write(t, s, "/p/b", store.Record{Session: "s2", Stamp: stamp, Path: "/p/b"})
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "0000000000000000.lock"), []byte("garbage"), 0o644))
-	slots, err := s.Scan()
+	slots, err := s.Scan(t.Context())
 	require.NoError(t, err)
 	byRef := map[string]store.Slot{}
 	for _, sl := range slots {
@@ -82,7 +82,7 @@ func TestTransactWritesInPlaceAndScanReadsBack(t *testing.T) {
 func TestTransactRefusesKeysOfOneRecord(t *testing.T) {
 	s, dir := testLocks(t)
 	ref := filepath.Join(dir, LockFileName("/p/a"))
-	err := s.Transact(store.Read, []store.Key{{Path: "/p/a"}, {Ref: ref}}, func([]store.Slot) ([]*store.Record, error) {
+	err := s.Transact(t.Context(), store.Read, []store.Key{{Path: "/p/a"}, {Ref: ref}}, func([]store.Slot) ([]*store.Record, error) {
 		t.Fatal("decide called")
 		return nil, nil
 	})
@@ -93,7 +93,7 @@ func TestRecordOfAnotherPathIsCorrupt(t *testing.T) {
 	s, dir := testLocks(t)
 	require.NoError(t, os.MkdirAll(dir, 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, LockFileName("/p/a")), []byte("s|1800000000|/p/other"), 0o644))
-	err := s.Transact(store.Read, []store.Key{{Path: "/p/a"}}, func(slots []store.Slot) ([]*store.Record, error) {
+	err := s.Transact(t.Context(), store.Read, []store.Key{{Path: "/p/a"}}, func(slots []store.Slot) ([]*store.Record, error) {
 		assert.ErrorIs(t, slots[0].Err, store.ErrCorrupt)
 		assert.ErrorContains(t, slots[0].Err, "records path /p/other")
 		return nil, nil
@@ -104,16 +104,16 @@ func TestRecordOfAnotherPathIsCorrupt(t *testing.T) {
 func TestDocumentEditKeepsPermissionsAndSkipsNil(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "home", "registry.md")
 	d := &Document{Path: path}
-	old, err := d.Read()
+	old, err := d.Read(t.Context())
 	require.NoError(t, err)
 	assert.Nil(t, old, "a missing document reads as nil")
-	require.NoError(t, d.Edit(func(old []byte) ([]byte, error) { return []byte{}, nil }))
-	old, err = d.Read()
+	require.NoError(t, d.Edit(t.Context(), func(old []byte) ([]byte, error) { return []byte{}, nil }))
+	old, err = d.Read(t.Context())
 	require.NoError(t, err)
 	assert.NotNil(t, old, "an empty document exists")
 	require.NoError(t, os.Chmod(path, 0o600))
-	require.NoError(t, d.Edit(func(old []byte) ([]byte, error) { return []byte("v2"), nil }))
-	require.NoError(t, d.Edit(func(old []byte) ([]byte, error) { return nil, nil }))
+	require.NoError(t, d.Edit(t.Context(), func(old []byte) ([]byte, error) { return []byte("v2"), nil }))
+	require.NoError(t, d.Edit(t.Context(), func(old []byte) ([]byte, error) { return nil, nil }))
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, "v2", string(data))
@@ -136,7 +136,7 @@ func TestPathsAreByteExact(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "s1|1800000000.000000|"+p, string(data))
 		var got store.Slot
-		require.NoError(t, s.Transact(store.Read, []store.Key{{Path: p}}, func(slots []store.Slot) ([]*store.Record, error) {
+		require.NoError(t, s.Transact(t.Context(), store.Read, []store.Key{{Path: p}}, func(slots []store.Slot) ([]*store.Record, error) {
 			got = slots[0]
 			return nil, nil
 		}))
@@ -145,7 +145,7 @@ func TestPathsAreByteExact(t *testing.T) {
 	}
 	// 0.2's format, edited by hand: "sid|ts|path\n".
 	require.NoError(t, os.WriteFile(filepath.Join(dir, LockFileName("/p/hand")), []byte("claude 1|1800000000.5|/p/hand\n"), 0o644))
-	slots, err := s.Scan()
+	slots, err := s.Scan(t.Context())
 	require.NoError(t, err)
 	paths := map[string]string{}
 	for _, slot := range slots {
@@ -153,7 +153,7 @@ func TestPathsAreByteExact(t *testing.T) {
 		paths[slot.Record.Path] = slot.Record.Session
 	}
 	assert.Equal(t, map[string]string{"/p/newline\n": "s1", "/p/crlf\r\n": "s1", "/p/hand": "claude 1"}, paths)
-	require.NoError(t, s.Transact(store.Read, []store.Key{{Path: "/p/hand"}}, func(slots []store.Slot) ([]*store.Record, error) {
+	require.NoError(t, s.Transact(t.Context(), store.Read, []store.Key{{Path: "/p/hand"}}, func(slots []store.Slot) ([]*store.Record, error) {
 		assert.NoError(t, slots[0].Err)
 		assert.Equal(t, "/p/hand", slots[0].Record.Path)
 		return nil, nil
@@ -182,7 +182,7 @@ func TestScanOfALargeFolderReadsEveryFileOnce(t *testing.T) {
 		require.NoError(t, os.WriteFile(ref, []byte(content), 0o644))
 		want[ref] = owner
 	}
-	slots, err := s.Scan()
+	slots, err := s.Scan(t.Context())
 	require.NoError(t, err)
 	got := map[string]string{}
 	for _, slot := range slots {

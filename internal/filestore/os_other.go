@@ -3,6 +3,7 @@
 package filestore
 
 import (
+	"context"
 	"os"
 	"time"
 
@@ -23,23 +24,27 @@ type lockFile struct {
 	name string
 }
 
-func (*lockFile) close() error                       { return ErrUnsupportedPlatform }
-func (*lockFile) lock(lockType, time.Duration) error { return ErrUnsupportedPlatform }
-func (*lockFile) modTime() time.Time                 { return time.Time{} }
-func (*lockFile) readAll(int64) ([]byte, error)      { return nil, ErrUnsupportedPlatform }
-func (*lockFile) replace([]byte) error               { return ErrUnsupportedPlatform }
+func (*lockFile) close() error                                        { return ErrUnsupportedPlatform }
+func (*lockFile) lock(context.Context, lockType, time.Duration) error { return ErrUnsupportedPlatform }
+func (*lockFile) modTime() time.Time                                  { return time.Time{} }
+func (*lockFile) readAll(int64) ([]byte, error)                       { return nil, ErrUnsupportedPlatform }
+func (*lockFile) replace([]byte) error                                { return ErrUnsupportedPlatform }
 
 func checkLocal(int, string) error { return nil }
 
 func openLockFile(string, string, bool, bool) (*lockFile, error) { return nil, ErrUnsupportedPlatform }
 
-func scanDir(string, time.Duration) ([]store.Slot, error) { return nil, ErrUnsupportedPlatform }
-
-func lockDir(string, lockType, bool, time.Duration) (*lockFile, error) {
+func scanDir(context.Context, string, time.Duration) ([]store.Slot, error) {
 	return nil, ErrUnsupportedPlatform
 }
 
-func openSidecar(string, string, time.Duration) (*os.File, error) { return nil, ErrUnsupportedPlatform }
+func lockDir(context.Context, string, lockType, bool, time.Duration) (*lockFile, error) {
+	return nil, ErrUnsupportedPlatform
+}
+
+func openSidecar(context.Context, string, string, time.Duration) (*os.File, error) {
+	return nil, ErrUnsupportedPlatform
+}
 
 // FileSystemAt cannot tell file systems apart on this system: the kind is
 // always FSUnknown.

@@ -3,6 +3,7 @@
 package filestore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,7 +21,7 @@ import (
 	"github.com/agentlock/agentlock/store"
 )
 
-// lockType is the kind of flock(2) lock taken on a file.
+// lockType is the kind of flock(ctx, 2) lock taken on a file.
 type lockType int
 
 const (
@@ -38,10 +39,11 @@ func (lt lockType) String() string {
 
 // flock takes a lock of type lt on the open file or folder fd, named name,
 // waiting at most wait (DefaultWait when zero) for another process to drop
-// its lock, then failing with a *store.BusyError. The wait is bounded
+// its lock, then failing with a *store.BusyError, and no longer than until
+// ctx is done (then failing with ctx's error). The wait is bounded
 // because a critical section lasts microseconds: a lock held longer belongs
 // to a process that was stopped (SIGSTOP) or is stuck, and a blocking
-// flock(2) would hang every agent behind it. flock(2) has no timeout, so the
+// flock(ctx, 2) would hang every agent behind it. flock(ctx, 2) has no timeout, so the
 // lock is tried without blocking, with pauses doubling from 50µs to 20ms:
 // a normal holder keeps the lock for microseconds, so the first retries
 // find it free almost as soon as a blocking call would (with 16 processes
@@ -49,7 +51,7 @@ func (lt lockType) String() string {
 // for a lock held for ten microseconds), and the longer pauses keep a
 // stuck holder from costing the waiters more than a few wake-ups. The lock is
 // released by closing fd, or by the kernel when the process dies.
-func flock(fd int, name string, lt lockType, wait time.Duration) error {
+func flock(ctx context.Context, fd int, name string, lt lockType, wait time.Duration) error {
 	if wait <= 0 {
 		wait = DefaultWait
 	}
@@ -72,6 +74,9 @@ func flock(fd int, name string, lt lockType, wait time.Duration) error {
 		}
 		if time.Since(start) >= wait {
 			return &store.BusyError{Ref: name, Waited: wait}
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: gave up waiting for another process's lock: %w", name, context.Cause(ctx))
 		}
 		time.Sleep(min(pause, wait-time.Since(start)+time.Millisecond))
 		pause = min(pause*2, 20*time.Millisecond)
@@ -160,8 +165,8 @@ func openat(dirfd int, name string, flags int) (int, error) {
 // lock takes a flock of type lt on f (see flock), then reads its status
 // and refuses a file that is not agentlock's to write: not a regular file,
 // or one with other hard links.
-func (f *lockFile) lock(lt lockType, wait time.Duration) error {
-	if err := flock(f.fd, f.name, lt, wait); err != nil {
+func (f *lockFile) lock(ctx context.Context, lt lockType, wait time.Duration) error {
+	if err := flock(ctx, f.fd, f.name, lt, wait); err != nil {
 		return err
 	}
 	if err := unix.Fstat(f.fd, &f.st); err != nil {
@@ -267,7 +272,7 @@ const maxRetries = 8
 // a flock of type lt on it. A folder removed while this process waited for
 // its flock is opened again, so that the lock is always on the folder that
 // the path names.
-func lockDir(dir string, lt lockType, create bool, wait time.Duration) (*lockFile, error) {
+func lockDir(ctx context.Context, dir string, lt lockType, create bool, wait time.Duration) (*lockFile, error) {
 	for range maxRetries {
 		if create {
 			if err := ensureDir(dir); err != nil {
@@ -279,7 +284,7 @@ func lockDir(dir string, lt lockType, create bool, wait time.Duration) (*lockFil
 			return nil, fmt.Errorf("open lock folder: %w", &fs.PathError{Op: "open", Path: dir, Err: err})
 		}
 		d := &lockFile{fd: fd, name: dir}
-		if err := flock(d.fd, d.name, lt, wait); err != nil {
+		if err := flock(ctx, d.fd, d.name, lt, wait); err != nil {
 			d.close()
 			return nil, err
 		}
@@ -326,7 +331,7 @@ func openDocument(path string) (*os.File, error) {
 // openSidecar opens (creating it) the lock file that serialises the writers
 // of a document, flocked exclusively. A sidecar removed while this process
 // waited (RemoveHome) is created again.
-func openSidecar(path, dir string, wait time.Duration) (*os.File, error) {
+func openSidecar(ctx context.Context, path, dir string, wait time.Duration) (*os.File, error) {
 	for range maxRetries {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("create registry folder: %w", err)
@@ -344,7 +349,7 @@ func openSidecar(path, dir string, wait time.Duration) (*os.File, error) {
 			f.Close()
 			return nil, err
 		}
-		if err := flock(int(f.Fd()), f.Name(), writeLock, wait); err != nil {
+		if err := flock(ctx, int(f.Fd()), f.Name(), writeLock, wait); err != nil {
 			f.Close()
 			return nil, err
 		}
@@ -369,7 +374,7 @@ func ensureDir(dir string) error {
 // status per entry, and for a file that is not empty an open, a shared
 // flock bounded by wait, one read and a close. Whether the folder is on a
 // local file system is checked once.
-func scanDir(dir string, wait time.Duration) ([]store.Slot, error) {
+func scanDir(ctx context.Context, dir string, wait time.Duration) ([]store.Slot, error) {
 	d, err := os.Open(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -398,7 +403,7 @@ func scanDir(dir string, wait time.Duration) ([]store.Slot, error) {
 	read := make([]store.Slot, len(names))
 	scanEach(len(names), func(i int, buf []byte) {
 		slot := store.Slot{Key: store.Key{Ref: prefix + names[i]}}
-		slot.Record, slot.Written, slot.Err = readAt(dirfd, names[i], slot.Key, wait, buf)
+		slot.Record, slot.Written, slot.Err = readAt(ctx, dirfd, names[i], slot.Key, wait, buf)
 		slot.Key.Path = slot.Record.Path
 		read[i] = slot
 	})
@@ -460,7 +465,7 @@ func scanEach(n int, read func(i int, buf []byte)) {
 // asks for more than any record and needs no size: it gets the whole
 // content as it stood under the shared flock, whatever happened to the
 // file since its status was read.
-func readAt(dirfd int, name string, k store.Key, wait time.Duration, buf []byte) (store.Record, time.Time, error) {
+func readAt(ctx context.Context, dirfd int, name string, k store.Key, wait time.Duration, buf []byte) (store.Record, time.Time, error) {
 	var st unix.Stat_t
 	if err := statAt(dirfd, name, &st); err != nil {
 		return store.Record{}, time.Time{}, &fs.PathError{Op: "stat", Path: k.Ref, Err: err}
@@ -484,7 +489,7 @@ func readAt(dirfd int, name string, k store.Key, wait time.Duration, buf []byte)
 	}
 	f := lockFile{fd: fd, name: k.Ref}
 	defer f.close()
-	if err := flock(f.fd, f.name, readLock, wait); err != nil {
+	if err := flock(ctx, f.fd, f.name, readLock, wait); err != nil {
 		return store.Record{}, time.Time{}, err
 	}
 	data, err := f.readInto(buf)

@@ -1,6 +1,7 @@
 package filestore
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,8 +26,19 @@ var _ store.Watcher = (*Locks)(nil)
 // first still retry on their own timers, so a waiter stopped at the head
 // of the line (SIGSTOP) slows the others down to their timers, never
 // stops them. A wait for several locks, or one whose queue file cannot be
-// used, watches the folders directly.
-func (s *Locks) Watch(keys []store.Key) (<-chan struct{}, func(), error) {
+// used, watches the folders directly. The watch stops when ctx is done
+// too.
+func (s *Locks) Watch(ctx context.Context, keys []store.Key) (<-chan struct{}, func(), error) {
+	changes, stop, err := s.watch(keys)
+	if err != nil {
+		return nil, nil, err
+	}
+	unhook := context.AfterFunc(ctx, stop)
+	return changes, func() { unhook(); stop() }, nil
+}
+
+// watch is Watch without a context.
+func (s *Locks) watch(keys []store.Key) (<-chan struct{}, func(), error) {
 	changes := make(chan struct{}, 1)
 	queue := -1
 	if len(keys) == 1 {

@@ -19,7 +19,7 @@ func TestWatchReportsWritesToTheWatchedLock(t *testing.T) {
 	s, dir := testLocks(t)
 	write(t, s, "/p/held", store.Record{Session: "a", Stamp: time.Now(), Path: "/p/held"})
 
-	changes, stop, err := s.Watch([]store.Key{{Path: "/p/held"}})
+	changes, stop, err := s.Watch(t.Context(), []store.Key{{Path: "/p/held"}})
 	require.NoError(t, err)
 	defer stop()
 
@@ -37,7 +37,7 @@ func TestWatchReportsWritesToTheWatchedLock(t *testing.T) {
 func TestWatchSeesALockFileCreated(t *testing.T) {
 	s, dir := testLocks(t)
 	require.NoError(t, os.MkdirAll(dir, 0o700))
-	changes, stop, err := s.Watch([]store.Key{{Path: "/p/new"}})
+	changes, stop, err := s.Watch(t.Context(), []store.Key{{Path: "/p/new"}})
 	require.NoError(t, err)
 	defer stop()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, LockFileName("/p/new")), nil, 0o644))
@@ -58,7 +58,7 @@ func TestWatchIgnoresWritesThatKeepTheLockHeld(t *testing.T) {
 	}
 	s, dir := testLocks(t)
 	write(t, s, "/p/held", store.Record{Session: "a", Stamp: time.Now(), Path: "/p/held"})
-	changes, stop, err := s.Watch([]store.Key{{Path: "/p/held"}})
+	changes, stop, err := s.Watch(t.Context(), []store.Key{{Path: "/p/held"}})
 	require.NoError(t, err)
 	defer stop()
 
@@ -86,10 +86,10 @@ func TestWatchWakesWaitersOneAtATime(t *testing.T) {
 	s, dir := testLocks(t)
 	write(t, s, "/p/held", store.Record{Session: "a", Stamp: time.Now(), Path: "/p/held"})
 	key := []store.Key{{Path: "/p/held"}}
-	first, stopFirst, err := s.Watch(key)
+	first, stopFirst, err := s.Watch(t.Context(), key)
 	require.NoError(t, err)
 	defer stopFirst()
-	second, stopSecond, err := s.Watch(key)
+	second, stopSecond, err := s.Watch(t.Context(), key)
 	require.NoError(t, err)
 	defer stopSecond()
 

@@ -14,6 +14,7 @@ package hooks
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -102,7 +103,7 @@ func (r *Result) warnf(format string, args ...any) {
 // when a path that agentlock coordinates is known but could not be checked
 // (see the hook policy in docs/integrations/README.md): then it denies, as
 // it does when another session holds the path.
-func Run(req Request) Result {
+func Run(ctx context.Context, req Request) Result {
 	var res Result
 	name := req.Agent.Name()
 	in, err := readPayload(req.Payload, req.Agent)
@@ -148,7 +149,7 @@ func Run(req Request) Result {
 	if ws.Enabled() {
 		// A session whose agent exited without its session-end hook
 		// (kimi -p) is finished by the next hook that runs here.
-		if _, err := ws.FinishExited(); err != nil {
+		if _, err := ws.FinishExited(ctx); err != nil {
 			res.warnf("%s %s hook: %v", name, req.Event, err)
 		}
 	}
@@ -157,7 +158,7 @@ func Run(req Request) Result {
 		// work outside the project and edit a file of it, or through an
 		// alias.
 		h := run{req: req, in: in, cwd: cwd, ws: ws, res: &res}
-		h.preEdit()
+		h.preEdit(ctx)
 		return res
 	}
 	if !ws.Enabled() {
@@ -178,11 +179,11 @@ func Run(req Request) Result {
 	h := run{req: req, in: in, cwd: cwd, ws: ws, session: session, res: &res}
 	switch req.Event {
 	case SessionStart:
-		h.sessionStart()
+		h.sessionStart(ctx)
 	case Renew:
-		h.renew()
+		h.renew(ctx)
 	case SessionEnd:
-		h.sessionEnd()
+		h.sessionEnd(ctx)
 	default:
 		res.warnf("%s hook: unknown event %q (known: %s); doing nothing", name, req.Event, strings.Join(Events, ", "))
 	}
@@ -296,7 +297,7 @@ func (h run) recordHarness() {
 // agentlock coordinates but could not check (no session to lock it for, a
 // lock folder it cannot read, ...) denies too: fail closed once a path is
 // known to be agentlock's business.
-func (h run) preEdit() {
+func (h run) preEdit(ctx context.Context) {
 	name := h.req.Agent.Name()
 	paths, err := h.req.Agent.EditedPaths(h.in)
 	if errors.Is(err, integrations.ErrUncheckable) && h.ws.Enabled() {
@@ -336,12 +337,12 @@ func (h run) preEdit() {
 		return
 	}
 	for _, group := range groups {
-		if !h.acquire(group.ws, group.paths) {
+		if !h.acquire(ctx, group.ws, group.paths) {
 			return
 		}
 	}
 	for _, group := range groups {
-		h.conflicts(group.ws, group.paths)
+		h.conflicts(ctx, group.ws, group.paths)
 	}
 }
 
@@ -349,8 +350,8 @@ func (h run) preEdit() {
 // worktree of the repository changed too; with the repository's
 // deny-conflicts policy it denies the edit instead. A failure to ask git
 // is only a warning: the lock, the one thing that must hold, is taken.
-func (h run) conflicts(ws *workspace.Workspace, paths []string) {
-	found, err := ws.Conflicts(paths)
+func (h run) conflicts(ctx context.Context, ws *workspace.Workspace, paths []string) {
+	found, err := ws.Conflicts(ctx, paths)
 	if err != nil {
 		h.res.warnf("could not check other worktrees for changes of these files: %v", err)
 		return
@@ -402,26 +403,26 @@ func (h run) byWorkspace(paths []string) ([]pathGroup, error) {
 
 // acquire takes the locks of paths in ws, all or none, and reports whether
 // the edit may go on.
-func (h run) acquire(ws *workspace.Workspace, paths []string) bool {
-	if home, held := ws.LegacyHeld(paths); len(held) > 0 {
+func (h run) acquire(ctx context.Context, ws *workspace.Workspace, paths []string) bool {
+	if home, held := ws.LegacyHeld(ctx, paths); len(held) > 0 {
 		h.res.warnf("%s", report.LegacyHeld(home, held))
 	}
-	_, warning, err := ws.Acquire(paths, h.session)
+	_, warning, err := ws.Acquire(ctx, paths, h.session)
 	var held *core.HeldError
 	var corrupt *core.CorruptError
 	switch {
 	case errors.As(err, &held) && held.Queued:
 		h.res.Deny = fmt.Sprintf("agentlock: %s is free, but session %s%s has been waiting for it for %s and goes first, so you (%s) must not edit it now. "+
 			"Do not work around this: work on another file, wait your turn with `%s`, or ask %s.",
-			held.Path, held.Owner, ws.Place(held.Owner), report.Human(held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
+			held.Path, held.Owner, ws.Place(ctx, held.Owner), report.Human(held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
 	case errors.As(err, &held) && held.Via != "":
 		h.res.Deny = fmt.Sprintf("agentlock: %s is inside area %s held by session %s%s (renewed %s ago), so you (%s) must not edit it now. "+
 			"Do not work around this: work outside that area, wait with `%s`, or ask %s.",
-			held.Path, held.Via, held.Owner, ws.Place(held.Owner), report.Human(held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
+			held.Path, held.Via, held.Owner, ws.Place(ctx, held.Owner), report.Human(held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
 	case errors.As(err, &held):
 		h.res.Deny = fmt.Sprintf("agentlock: %s is locked by session %s%s (renewed %s ago), so you (%s) must not edit it now. "+
 			"Do not work around this: work on another file, wait with `%s`, or ask %s.",
-			held.Path, held.Owner, ws.Place(held.Owner), report.Human(held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
+			held.Path, held.Owner, ws.Place(ctx, held.Owner), report.Human(held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
 	case errors.As(err, &corrupt):
 		h.res.Deny = fmt.Sprintf("agentlock: a lock file cannot be read (%v), so agentlock cannot tell who holds the file: "+
 			"do not edit it; ask a person to check `agentlock status` and clear it with `agentlock release --force`.", err)
@@ -441,21 +442,21 @@ func (h run) acquire(ws *workspace.Workspace, paths []string) bool {
 
 // sessionStart registers the session (or marks a finished one working
 // again) and gives the model its session id and the paths others hold.
-func (h run) sessionStart() {
+func (h run) sessionStart(ctx context.Context) {
 	name := h.req.Agent.Name()
 	model := "unknown"
 	var m string
 	if json.Unmarshal(h.in.Model, &m) == nil && m != "" {
 		model = m
 	}
-	err := h.ws.StartSession(core.Session{SessionID: h.session, Provider: h.req.Agent.Provider(), AIVersion: model,
+	err := h.ws.StartSession(ctx, core.Session{SessionID: h.session, Provider: h.req.Agent.Provider(), AIVersion: model,
 		WorkingOn: "(not stated yet: update it with agentlock update)"})
 	if err != nil {
 		h.res.warnf("%s session-start hook: %v", name, err)
 	}
 	h.recordHarness()
 	data := templates.SessionContextData{Session: h.session}
-	states, _, _ := h.ws.Locker().List()
+	states, _, _ := h.ws.Locker().List(ctx)
 	for _, s := range states {
 		if s.Locked() && s.Owner != h.session {
 			data.Held = append(data.Held, templates.HeldPath{Path: s.Path, Owner: s.Owner})
@@ -471,16 +472,16 @@ func (h run) sessionStart() {
 }
 
 // renew renews every lock the session holds.
-func (h run) renew() {
-	if err := h.ws.Locker().KeepSessionAlive(h.session); err != nil {
+func (h run) renew(ctx context.Context) {
+	if err := h.ws.Locker().KeepSessionAlive(ctx, h.session); err != nil {
 		h.res.warnf("%s renew hook: %v", h.req.Agent.Name(), err)
 	}
 }
 
 // sessionEnd finishes the session: Finished, every lock released. A
 // session the registry does not know is not a problem here.
-func (h run) sessionEnd() {
-	_, err := h.ws.Finish(h.session)
+func (h run) sessionEnd(ctx context.Context) {
+	_, err := h.ws.Finish(ctx, h.session)
 	for _, e := range core.Unjoin(err) {
 		if !errors.Is(e, core.ErrNoSession) {
 			h.res.warnf("%s session-end hook: %v", h.req.Agent.Name(), e)

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,13 +63,13 @@ func project(t *testing.T) string {
 	require.NoError(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
 	ws, err := workspace.Open(root, workspace.Settings{})
 	require.NoError(t, err)
-	require.NoError(t, ws.Setup())
+	require.NoError(t, ws.Setup(t.Context()))
 	return root
 }
 
 func preEdit(root, session, file string) Result {
 	payload := `{"cwd":"` + root + `","session_id":"` + session + `","tool_name":"Edit","tool_input":{"file_path":"` + file + `"}}`
-	return Run(Request{Agent: manifest.Builtin("claude"), Event: PreEdit, Payload: strings.NewReader(payload)})
+	return Run(context.Background(), Request{Agent: manifest.Builtin("claude"), Event: PreEdit, Payload: strings.NewReader(payload)})
 }
 
 func TestPreEditDeniesTheFileOfAnotherSession(t *testing.T) {
@@ -93,7 +94,7 @@ func TestHooksStayQuietOutsideAnAgentlockProject(t *testing.T) {
 }
 
 func TestBrokenPayloadIsAWarningNotADenial(t *testing.T) {
-	res := Run(Request{Agent: manifest.Builtin("claude"), Event: PreEdit, Payload: strings.NewReader("{not json")})
+	res := Run(t.Context(), Request{Agent: manifest.Builtin("claude"), Event: PreEdit, Payload: strings.NewReader("{not json")})
 	assert.Empty(t, res.Deny)
 	require.Len(t, res.Warnings, 1)
 	assert.Contains(t, res.Warnings[0], "not JSON")
@@ -111,7 +112,7 @@ func TestPreEditWarnsOfALockIn02sHome(t *testing.T) {
 	rec := "claude 1|" + strconv.FormatInt(time.Now().Unix(), 10) + "|" + file
 	require.NoError(t, os.WriteFile(filepath.Join(legacyLocks, filestore.LockFileName(file)), []byte(rec), 0o644))
 	payload := `{"cwd":"` + root + `","session_id":"one","tool_name":"Edit","tool_input":{"file_path":"` + file + `"}}`
-	res := Run(Request{Agent: manifest.Builtin("claude"), Event: PreEdit, Payload: strings.NewReader(payload),
+	res := Run(t.Context(), Request{Agent: manifest.Builtin("claude"), Event: PreEdit, Payload: strings.NewReader(payload),
 		Settings: workspace.Settings{UserHome: user}})
 	assert.Empty(t, res.Deny, "0.2's lock is not agentlock's to enforce here")
 	require.Len(t, res.Warnings, 1)
@@ -131,7 +132,7 @@ func TestSessionStartRecordsTheNearestNonShellAncestor(t *testing.T) {
 	chain := []procs.Process{{PID: 99999998, Name: "agentlock"}, {PID: 99999997, Name: "sh"}, harness, {PID: 1, Name: "init"}}
 	start := func(chain []procs.Process) Result {
 		payload := `{"cwd":"` + root + `","session_id":"s1","hook_event_name":"SessionStart"}`
-		return Run(Request{Agent: manifest.Builtin("claude"), Event: SessionStart, Payload: strings.NewReader(payload),
+		return Run(t.Context(), Request{Agent: manifest.Builtin("claude"), Event: SessionStart, Payload: strings.NewReader(payload),
 			Ancestry: func() ([]procs.Process, error) { return chain, nil }})
 	}
 	res := start(chain)

@@ -6,6 +6,7 @@
 package setup
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -87,8 +88,8 @@ func (p *Project) gitignore() {
 // projects or with agent-registry 0.2 (see workspace.ShareHome), and opens
 // the project's workspace again on it. It reports whether the project's
 // home changed.
-func (p *Project) ShareHome(dir string) (bool, error) {
-	changed, err := workspace.ShareHome(p.Root, dir, p.settings)
+func (p *Project) ShareHome(ctx context.Context, dir string) (bool, error) {
+	changed, err := workspace.ShareHome(ctx, p.Root, dir, p.settings)
 	if err != nil || !changed {
 		return changed, err
 	}
@@ -228,13 +229,13 @@ func (pl *Plan) Drift() []string {
 // CreateHome creates the home (lock folder and registry) when missing, and
 // the project's .agent-registry folder, which marks a folder outside any
 // git repository as a project (Settings.NewProject).
-func (p *Project) CreateHome() error {
+func (p *Project) CreateHome(ctx context.Context) error {
 	if !p.marked() {
 		if err := os.MkdirAll(p.marker(), 0o700); err != nil {
 			return fmt.Errorf("create %s: %w", p.marker(), err)
 		}
 	}
-	return p.Workspace.Setup()
+	return p.Workspace.Setup(ctx)
 }
 
 // marker is the project's .agent-registry folder.
@@ -266,9 +267,9 @@ func (p *Project) LeftInUserFiles() []integrations.LeftFile {
 //
 // A project that shares a home loses only its record of it (see
 // workspace.Workspace.Unshare); the shared home is never removed.
-func (p *Project) RemoveHome(dryRun bool) (bool, error) {
+func (p *Project) RemoveHome(ctx context.Context, dryRun bool) (bool, error) {
 	if p.whole && p.Workspace.Shared() {
-		if err := p.Workspace.Unshare(dryRun); err != nil {
+		if err := p.Workspace.Unshare(ctx, dryRun); err != nil {
 			return false, err
 		}
 		return true, nil
@@ -276,7 +277,7 @@ func (p *Project) RemoveHome(dryRun bool) (bool, error) {
 	if !p.whole || !p.Workspace.OwnHome() || p.Workspace.Missing() {
 		return false, nil
 	}
-	if err := p.Workspace.Teardown(dryRun); err != nil {
+	if err := p.Workspace.Teardown(ctx, dryRun); err != nil {
 		return false, err
 	}
 	return true, nil
