@@ -145,7 +145,7 @@ type Watcher interface {
 type Queue interface {
 	// Enqueue puts session in line for the records of keys until leave is
 	// called; a waiter whose process dies loses its place within a few
-	// seconds. changes reports what may let it go, as Watcher.Watch does,
+	// seconds, and never later than a lock of its would expire. changes reports what may let it go, as Watcher.Watch does,
 	// for the records of keys and for every record that excludes them
 	// through an area.
 	Enqueue(ctx context.Context, session string, keys []Key) (changes <-chan struct{}, leave func(), err error)

@@ -27,10 +27,10 @@ import (
 // of its paths now: the first to come goes first, and a waiter that cannot
 // go yet (another of its paths is held) keeps nobody else waiting.
 //
-// A waiter whose process dies loses its place when its lease expires,
-// waitTTL seconds later at most.
+// A waiter whose process dies loses its place when its lease expires:
+// within the lock timeout, and waitTTL seconds at most.
 
-// waitTTL is the lease of a place in line, in seconds.
+// waitTTL bounds the lease of a place in line, in seconds.
 const waitTTL = 5
 
 var _ store.Queue = (*Locks)(nil)
@@ -172,7 +172,9 @@ func (s *Locks) Enqueue(ctx context.Context, session string, keys []store.Key) (
 func (s *Locks) stand(ctx context.Context, cli *clientv3.Client, session string, rels []string) (clientv3.LeaseID, int64, error) {
 	rctx, cancel := context.WithTimeout(ctx, s.Conn.cfg.dialTimeout())
 	defer cancel()
-	g, err := cli.Grant(rctx, waitTTL)
+	// No longer than the timeout: a crash never holds a path up for
+	// longer than it would hold a lock.
+	g, err := cli.Grant(rctx, min(waitTTL, s.ttl()))
 	if err != nil {
 		return 0, 0, s.Conn.wrap("stand in line", err)
 	}
