@@ -6,7 +6,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -114,4 +116,42 @@ func TestEtcdWaitersAreServedInArrivalOrder(t *testing.T) {
 		}
 	}
 	until(t, 10*time.Second, "the line empty once everyone was served", func() bool { return count("/queue/") == 0 })
+}
+
+// TestEtcdNobodyOvertakesAWaiter: a path freed while a waiter stands in
+// line goes to that waiter, not to a one-shot acquire nor to an agent's
+// edit that comes later: both are refused, saying who goes first. (The
+// waiter is stopped, SIGSTOP, so that it cannot take the lock before the
+// others try; its place outlives the stop by its lease, 5 s.)
+func TestEtcdNobodyOvertakesAWaiter(t *testing.T) {
+	e := newEtcdTeam(t, 1, "60")
+	cli, prefix := teamClient(t, e)
+	queued := func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		resp, err := cli.Get(ctx, prefix+"/queue/", clientv3.WithPrefix(), clientv3.WithCountOnly())
+		require.NoError(t, err)
+		return resp.Count == 1
+	}
+	requireExit(t, 0, e.run(e.a, "acquire", "src/x.go", "--session", "holder"))
+	waiter := proctest.Start(t, harness(t).Bin, e.cmd(e.b, "acquire", "--wait", "60s", "src/x.go", "--session", "patient"))
+	until(t, 20*time.Second, "the waiter in line", queued)
+	require.NoError(t, waiter.Signal(syscall.SIGSTOP))
+	requireExit(t, 0, e.run(e.a, "release", "src/x.go", "--session", "holder"))
+
+	r := e.run(e.a, "acquire", "src/x.go", "--session", "hasty")
+	requireExit(t, 1, r)
+	require.Contains(t, r.Stderr, "patient has been waiting for it", "%s", r)
+	file := filepath.Join(e.a, "src", "x.go")
+	payload := fmt.Sprintf(`{"session_id":"editor","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":%q,"content":"x"}}`, e.a, file)
+	r = harness(t).Run(t, proctest.Cmd{Args: []string{"hook", "claude", "pre-edit"}, Env: e.env, Dir: e.a, Stdin: payload})
+	require.Contains(t, r.Stdout, `"deny"`, "%s", r)
+	require.Contains(t, r.Stdout, "patient", "%s", r)
+	require.True(t, queued(), "the refusals came while the waiter still stood in line (its lease is 5 s)")
+
+	require.NoError(t, waiter.Signal(syscall.SIGCONT))
+	requireExit(t, 0, waiter.Wait(t))
+	r = e.run(e.a, "check", "src/x.go", "--session", "hasty", "--json")
+	requireExit(t, 1, r)
+	require.Equal(t, "patient", jsonLines(t, r)[0]["session_id"], "%s", r)
 }
