@@ -40,31 +40,13 @@ func BenchmarkRenewSession100(b *testing.B) {
 		}
 		paths = paths[k:]
 	}
-	cli, err := conn.Client()
-	if err != nil {
-		b.Fatal(err)
-	}
-	status := func() (rev, size int64) {
-		s, err := cli.Status(context.Background(), c.Endpoints()[0])
-		if err != nil {
-			b.Fatal(err)
-		}
-		return s.Header.Revision, s.DbSize
-	}
-	rev0, size0 := status()
-	req0 := n.Load()
-	b.ResetTimer()
+	report := measure(b, c, conn, &n)
 	for range b.N {
 		if err := l.KeepSessionAlive(b.Context(), "s"); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.StopTimer()
-	req := n.Load() - req0
-	rev1, size1 := status()
-	b.ReportMetric(float64(req)/float64(b.N), "requests/op")
-	b.ReportMetric(float64(rev1-rev0)/float64(b.N), "revisions/op")
-	b.ReportMetric(float64(size1-size0)/float64(b.N), "db-bytes/op")
+	report()
 }
 
 // BenchmarkRegistryHoldPaths100 is the registry's part of an acquire and
@@ -81,6 +63,23 @@ func BenchmarkRegistryHoldPaths100(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	report := measure(b, c, conn, &n)
+	for i := range b.N {
+		p := fmt.Sprintf("/repo/f%d.go", i)
+		if _, err := r.HoldPaths(b.Context(), "s7", p); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.DropPaths(b.Context(), "s7", p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	report()
+}
+
+// measure starts the timer of b and returns what stops it and reports,
+// per operation, the requests of conn (counted in n), the revisions the
+// cluster wrote and the growth of its database file.
+func measure(b *testing.B, c *etcdtest.Cluster, conn *etcdstore.Conn, n *atomic.Int64) func() {
 	cli, err := conn.Client()
 	if err != nil {
 		b.Fatal(err)
@@ -95,19 +94,12 @@ func BenchmarkRegistryHoldPaths100(b *testing.B) {
 	rev0, size0 := status()
 	req0 := n.Load()
 	b.ResetTimer()
-	for i := range b.N {
-		p := fmt.Sprintf("/repo/f%d.go", i)
-		if _, err := r.HoldPaths(b.Context(), "s7", p); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := r.DropPaths(b.Context(), "s7", p); err != nil {
-			b.Fatal(err)
-		}
+	return func() {
+		b.StopTimer()
+		req := n.Load() - req0
+		rev1, size1 := status()
+		b.ReportMetric(float64(req)/float64(b.N), "requests/op")
+		b.ReportMetric(float64(rev1-rev0)/float64(b.N), "revisions/op")
+		b.ReportMetric(float64(size1-size0)/float64(b.N), "db-bytes/op")
 	}
-	b.StopTimer()
-	req := n.Load() - req0
-	rev1, size1 := status()
-	b.ReportMetric(float64(req)/float64(b.N), "requests/op")
-	b.ReportMetric(float64(rev1-rev0)/float64(b.N), "revisions/op")
-	b.ReportMetric(float64(size1-size0)/float64(b.N), "db-bytes/op")
 }
