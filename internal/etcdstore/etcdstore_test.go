@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -704,5 +705,58 @@ func TestWaitersInLineGoFirst(t *testing.T) {
 	defer leave2()
 	if _, err := a.Acquire(t.Context(), "a.go", "busy"); err != nil {
 		t.Fatalf("a path whose waiter cannot go yet: %v", err)
+	}
+}
+
+// A lease of the session that this memory misses (granted through another
+// memory) is found by the renewal that publishes, within a quarter of the
+// remembered lease, and renewed from then on.
+func TestRenewalFindsALeaseItsMemoryMisses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a publication to be due")
+	}
+	conn := startConn(t)
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	locker := func(timeout time.Duration, memory string) *core.Locker {
+		st := &etcdstore.Locks{Conn: conn, Repo: "example.com/org/repo", Root: root, Timeout: timeout, Memory: memory}
+		return core.NewLocker(st, core.Options{Timeout: timeout, Cwd: root})
+	}
+	memory := t.TempDir()
+	a := locker(4*time.Second, memory)
+	if _, err := a.Acquire(t.Context(), "mine.go", "s"); err != nil {
+		t.Fatal(err)
+	}
+	// Another memory's lease for the session: 20 s.
+	if _, err := locker(20*time.Second, t.TempDir()).Acquire(t.Context(), "other.go", "s"); err != nil {
+		t.Fatal(err)
+	}
+	cli, err := conn.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := func() int64 {
+		resp, err := cli.Get(t.Context(), "/t/locks/"+url.PathEscape("example.com/org/repo")+"/other.go")
+		if err != nil || len(resp.Kvs) != 1 {
+			t.Fatalf("other.go: %v %v", resp, err)
+		}
+		ttl, err := cli.TimeToLive(t.Context(), clientv3.LeaseID(resp.Kvs[0].Lease))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ttl.TTL
+	}
+	time.Sleep(1100 * time.Millisecond) // a quarter of the 4 s lease: the publication is due
+	if err := a.KeepSessionAlive(t.Context(), "s"); err != nil {
+		t.Fatal(err)
+	}
+	if got := left(); got < 19 {
+		t.Fatalf("the lease A's memory missed has %d s left after A's renewal: not renewed", got)
+	}
+	data, err := os.ReadFile(filepath.Join(memory, url.PathEscape("example.com/org/repo"), "s"))
+	if err != nil || strings.Count(string(data), "\n") != 2 {
+		t.Fatalf("A's memory after the renewal that found the lease: %q %v", data, err)
 	}
 }

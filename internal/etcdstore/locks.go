@@ -63,8 +63,9 @@ type Locks struct {
 	Now func() time.Time
 	// Memory is a folder of this machine where the store remembers the
 	// leases of the sessions it serves, so that renewing a session is one
-	// request (see memory.go); "" remembers nothing, and renewing a
-	// session reads its leases first.
+	// request (see memory.go), shared by every checkout on the cluster
+	// (Backend gives one per user and cluster); "" remembers nothing, and
+	// renewing a session reads its leases first.
 	Memory string
 }
 

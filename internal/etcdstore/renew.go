@@ -26,9 +26,10 @@ import (
 //
 // More requests only when needed: a read of the session's leases when
 // nothing is remembered (the first renewal on this machine, a store
-// without memory); a read of the records when list asks for them; and a
-// write publishing the renewal's time on the lease keys, for listings,
-// at most every quarter of the lease (listings show a renewal that old).
+// without memory); a read of the records when list asks for them; and,
+// at most every quarter of the lease, a write publishing the renewal's
+// time on the lease keys, for listings (which show a renewal that old),
+// that reads the session's leases too, to find any the memory misses.
 func (s *Locks) RenewSession(ctx context.Context, session string, list bool) ([]store.Slot, error) {
 	cli, err := s.Conn.Client()
 	if err != nil {
@@ -58,21 +59,45 @@ func (s *Locks) RenewSession(ctx context.Context, session string, list bool) ([]
 		problems = append(problems, err)
 	}
 	now := s.now()
-	if len(alive) > 0 && (!ok || now.Sub(published) > time.Duration(minTTL(alive))*time.Second/4) {
-		// The renewal is published on the session's lease keys, for
-		// listings (one write for all of them).
-		var puts []clientv3.Op
+	period := time.Duration(s.ttl()) * time.Second / 4
+	if len(leases) > 0 {
+		period = time.Duration(minTTL(leases)) * time.Second / 4
+	}
+	if !ok || now.Sub(published) > period {
+		// Due: the renewal is published on the session's lease keys, for
+		// listings (one write for all of them), and the session's leases
+		// are read in the same request, so that one this machine does not
+		// remember (taken through another checkout's memory, say) is
+		// found, remembered and renewed within that period.
+		var ops []clientv3.Op
 		for _, l := range alive {
-			puts = append(puts, clientv3.OpPut(s.leasePrefix()+session+"/"+strconv.FormatInt(l.ttl, 10),
+			ops = append(ops, clientv3.OpPut(s.leasePrefix()+session+"/"+strconv.FormatInt(l.ttl, 10),
 				leaseValue(l.id, now), clientv3.WithLease(l.id)))
 		}
+		ops = append(ops, clientv3.OpGet(s.leasePrefix()+session+"/", clientv3.WithPrefix()))
 		rctx, cancel := s.Conn.ctx(ctx)
-		_, err := cli.Txn(rctx).Then(puts...).Commit()
+		resp, err := cli.Txn(rctx).Then(ops...).Commit()
 		cancel()
 		if err != nil {
 			problems = append(problems, s.Conn.wrap("publish the renewal", err))
 		} else {
 			s.published(session, now)
+			var missed []lease
+			for _, l := range sessionLeases(resp.Responses[len(ops)-1].GetResponseRange().Kvs) {
+				if !slices.Contains(leases, l) {
+					missed = append(missed, l)
+				}
+			}
+			if len(missed) > 0 {
+				if err := s.remember(session, missed); err != nil {
+					problems = append(problems, err)
+				}
+				more, _, err := s.keepAlive(ctx, cli, missed)
+				if err != nil {
+					problems = append(problems, err)
+				}
+				alive = append(alive, more...)
+			}
 		}
 	}
 	if !list {
