@@ -224,32 +224,49 @@ func (r *Registry) Register(ctx context.Context, s Session) (Session, error) {
 // is marked working again, with s's do_not_touch when s has one; a new one
 // is registered as Register does. It reports whether anything changed.
 func (r *Registry) Start(ctx context.Context, s Session) (bool, error) {
+	_, changed, err := r.StartWith(ctx, s, nil)
+	return changed, err
+}
+
+// StartWith is Start where an entry already there, working or not, is
+// changed by update (when not nil) and marked working, keeping its start
+// and its do_not_touch: a registration that says what the session works
+// on now. It returns the entry as written and whether it was changed (an
+// update reports a change even when it changed nothing).
+func (r *Registry) StartWith(ctx context.Context, s Session, update func(old *Session)) (Session, bool, error) {
 	if err := ValidateSession(s.SessionID); err != nil {
-		return false, err
+		return Session{}, false, err
 	}
 	s.Status = StatusWorking
 	s.StartedAt = r.now().Format(time.RFC3339)
 	s.foreign, s.Todo.foreign, s.opaque = foreign{}, foreign{}, nil
 	changed := false
+	var out Session
 	err := r.edit(ctx, func(d *Document) error {
 		changed = false // the store may run this again (compare-and-swap)
-		if old, ok := d.Find(s.SessionID); ok {
-			if old.Status == StatusWorking {
-				return nil
-			}
+		old, ok := d.Find(s.SessionID)
+		switch {
+		case ok && update != nil:
+			update(old)
+			old.Status, changed = StatusWorking, true // a change that changes nothing writes nothing (edit)
+		case ok && old.Status == StatusWorking:
+		case ok:
 			old.Status, changed = StatusWorking, true
 			if s.DoNotTouch != nil {
 				old.DoNotTouch = slices.Clone(s.DoNotTouch)
 			}
+		default:
+			d.Agents, changed = append(d.Agents, s), true
+			out = s
 			return nil
 		}
-		d.Agents, changed = append(d.Agents, s), true
+		out = *old
 		return nil
 	})
 	if err != nil {
-		return false, fmt.Errorf("start %s: %w", s.SessionID, err)
+		return Session{}, false, fmt.Errorf("start %s: %w", s.SessionID, err)
 	}
-	return changed, nil
+	return out, changed, nil
 }
 
 // Update applies change to the session id inside the critical section and

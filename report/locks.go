@@ -43,30 +43,74 @@ func Acquired(l core.Lease) (Acquire, string) {
 	return rec, line
 }
 
+// QueuedFor is the one way agentlock says that path is free but holder (a
+// session id, or words such as "session <id>") has been waiting for it for
+// waiting and goes first (core.HeldError.Queued: waiters are served first
+// come, first served). It is not escaped.
+func QueuedFor(path, holder string, waiting time.Duration) string {
+	return path + " is free, but " + holder + " has been waiting for it for " + Human(waiting) + " and goes first"
+}
+
+// HeldBy is the one way agentlock says that path is held by holder (a
+// session id, or words such as "session <id>"), through via when an area
+// is involved (core.HeldError.Via, core.Check.Via): "<path> is locked by
+// <holder>", "<path> is inside area <via> held by <holder>", or, for an
+// area that overlaps a lock, "area <path> overlaps <via> held by
+// <holder>". It is not escaped (Linef its caller's line).
+func HeldBy(path, via, holder string) string { return HeldByAs(path, path, via, holder) }
+
+// HeldByAs is HeldBy naming path as shown (relative to a repository's top,
+// say).
+func HeldByAs(shown, path, via, holder string) string {
+	switch through(path, via) {
+	case insideArea:
+		return shown + " is inside area " + via + " held by " + holder
+	case areaOverlaps:
+		return "area " + shown + " overlaps " + via + " held by " + holder
+	}
+	return shown + " is locked by " + holder
+}
+
+// How a path is held by another session.
+const (
+	directly     = iota // its own lock
+	insideArea          // an area around it (via, ending in "/")
+	areaOverlaps        // path is an area over a lock (via) of another session
+)
+
+// through tells how path is held, by via (see HeldBy).
+func through(path, via string) int {
+	switch {
+	case via == "":
+		return directly
+	case strings.HasSuffix(via, "/") && strings.HasPrefix(path+"/", via):
+		return insideArea
+	}
+	return areaOverlaps
+}
+
 // AcquireRefused reports a path held by another session, after waiting
 // for waited (zero when the acquire did not wait). The line is a diagnostic
 // that tells an agent what to do instead.
 func AcquireRefused(held *core.HeldError, waited time.Duration) (Acquire, string) {
 	age, left := Seconds(held.Age), Seconds(held.Left)
 	rec := Acquire{Kind: KindLock, Path: held.Path, SessionID: held.Owner, Age: &age, ExpiresIn: &left, Note: "held by another session", Via: held.Via}
-	what := linef("%s is locked by %s", held.Path, held.Owner)
-	switch {
-	case held.Queued:
+	if held.Queued {
 		rec.Note = "free, but another session waits for it since earlier and goes first"
-		what = linef("%s is free, but %s has been waiting for it for %s and goes first", held.Path, held.Owner, Human(held.Age))
+		what := Escape(QueuedFor(held.Path, held.Owner, held.Age))
 		msg := linef("agentlock: %s (waiters are served first come, first served)", what)
 		if waited > 0 {
 			msg = linef("agentlock: gave up after %s: %s", Human(waited), what)
 		}
 		return rec, msg + ".\n" + linef("Do not modify it and do not work around this: wait your turn with `%s`, work on something else, or ask %s.",
 			WaitCommand(held.Path), held.Owner)
-	case held.Via == "":
-	case strings.HasSuffix(held.Via, "/") && strings.HasPrefix(held.Path+"/", held.Via):
+	}
+	what := Escape(HeldBy(held.Path, held.Via, held.Owner))
+	switch through(held.Path, held.Via) {
+	case insideArea:
 		rec.Note = "inside an area held by another session"
-		what = linef("%s is inside area %s held by %s", held.Path, held.Via, held.Owner)
-	default:
+	case areaOverlaps:
 		rec.Note = "the area overlaps a lock of another session"
-		what = linef("area %s overlaps %s held by %s", held.Path, held.Via, held.Owner)
 	}
 	msg := linef("agentlock: %s (renewed %s ago, expires in %s if not renewed)", what, Human(held.Age), Human(held.Left))
 	if waited > 0 {
@@ -151,11 +195,10 @@ func Checked(chk core.Check) (Check, string) {
 	age, left := Seconds(chk.Age), Seconds(chk.Left)
 	rec.Locked, rec.SessionID, rec.Owner, rec.Age, rec.ExpiresIn = true, chk.Owner, chk.Owner, &age, &left
 	how := "locked"
-	switch {
-	case chk.Via == "":
-	case strings.HasSuffix(chk.Via, "/") && strings.HasPrefix(chk.Path+"/", chk.Via):
+	switch through(chk.Path, chk.Via) {
+	case insideArea:
 		how = "inside area " + chk.Via + " held"
-	default:
+	case areaOverlaps:
 		how = "an area over " + chk.Via + ", held"
 	}
 	if chk.OK {

@@ -40,12 +40,41 @@ func ShellQuote(s string) string {
 // ShellArg is s as one argument of a POSIX shell command: as it is when
 // it holds only characters no shell treats specially, else ShellQuote(s).
 func ShellArg(s string) string {
-	if s == "" || strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@%", r))
-	}) >= 0 {
-		return ShellQuote(s)
+	if plainShellWord(s) {
+		return s
 	}
-	return s
+	return ShellQuote(s)
+}
+
+// ShellWord is s as one argument of a POSIX shell command, for a command
+// quoted inside a message ('agentlock heartbeat "my file"'): as it is when
+// no shell treats its characters specially, else in double quotes where
+// they are enough, else ShellQuote(s).
+func ShellWord(s string) string {
+	switch {
+	case plainShellWord(s):
+		return s
+	case !strings.ContainsAny(s, "\"$`\\!"):
+		return `"` + s + `"`
+	}
+	return ShellQuote(s)
+}
+
+// ShellWords is each word as ShellWord has it, joined by spaces.
+func ShellWords(words []string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = ShellWord(w)
+	}
+	return strings.Join(quoted, " ")
+}
+
+// plainShellWord reports whether s holds only characters no shell treats
+// specially (and is not empty).
+func plainShellWord(s string) bool {
+	return s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@%", r))
+	}) < 0
 }
 
 // SuggestedWait is the wait that refusals suggest: long enough for a

@@ -26,6 +26,8 @@ type Status struct {
 	// changed the same file ("../wt-b (feat-b)"): a merge conflict ahead
 	// (docs/worktrees.md).
 	AlsoChangedIn []string `json:"also_changed_in,omitempty"`
+	// Orphaned is set when the owner is gone (workspace.Owners.Orphaned).
+	Orphaned bool `json:"orphaned,omitempty"`
 }
 
 // Statuses reports a listing: every held or stale lock (free ones too with
@@ -101,6 +103,9 @@ func WriteStatusTable(w io.Writer, records []Status, root string) error {
 			problems = append(problems, linef("%s: %s", path, r.Error))
 		}
 		state := Escape(r.State)
+		if r.Orphaned && r.State == "locked" {
+			state = "orphaned" // a fresh lock whose session finished
+		}
 		if r.Area {
 			state += " (area)"
 		}

@@ -11,3 +11,6 @@ import (
 func linked() map[string]store.Backend {
 	return map[string]store.Backend{"etcd": etcdstore.NewBackend()}
 }
+
+// EtcdBuild is true in the build that links the etcd store.
+const EtcdBuild = true

@@ -55,7 +55,7 @@ func TestFinishExited(t *testing.T) {
 	}
 	file := func(name string) string { return filepath.Join(root, name) }
 	for _, s := range []string{"kimi-done", "kimi-resumed"} {
-		_, err := ws.Register(t.Context(), core.Session{SessionID: s, Provider: "moonshot"})
+		_, err := ws.StartSession(t.Context(), core.Session{SessionID: s, Provider: "moonshot"}, SessionStart{})
 		require.NoError(t, err)
 	}
 	for s, f := range map[string]string{"kimi-done": "a.go", "kimi-ghost": "b.go", "kimi-resumed": "c.go"} {

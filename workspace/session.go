@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agentlock/agentlock/audit"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/agentlock/agentlock/audit"
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/filestore"
+	"github.com/agentlock/agentlock/internal/identity"
+	"github.com/agentlock/agentlock/internal/procs"
 	"github.com/agentlock/agentlock/store"
 )
 
@@ -224,23 +227,81 @@ func (w *Workspace) Finish(ctx context.Context, id string) (Finished, error) {
 	return out, errors.Join(regErr, relErr)
 }
 
-// StartSession registers s as working, once, in one write section of the
-// registry (core.Registry.Start): a session already working is left as it
-// is, a finished one is marked working again, and a new one is registered,
-// each listing the locks the session holds as its do_not_touch.
-func (w *Workspace) StartSession(ctx context.Context, s core.Session) error {
-	if err := w.ensureOwnHome(w.RegistryPath); err != nil {
-		return err
+// SessionStart says how StartSession treats an entry already there and
+// what else it records.
+type SessionStart struct {
+	// Update, when not nil, changes an entry already there (working or
+	// finished), which is then marked working, keeping its start and its
+	// do_not_touch: register's re-registration, which says what the
+	// session works on now. When nil, an entry already working is left as
+	// it is and a finished one is marked working again, listing the locks
+	// the session holds (the session-start hooks).
+	Update func(old *core.Session)
+	// AgentPID, when not zero, is recorded as the agent process of the
+	// session (package identity), as a wrapper script: commands run under
+	// it find the session by their ancestry even where AGENTLOCK_SESSION
+	// was dropped from their environment.
+	AgentPID int
+	// Agent names the agent the session belongs to (claude, codex, ...),
+	// recorded with AgentPID; "" for none known.
+	Agent string
+}
+
+// Defaults of a new entry that does not say them.
+const (
+	// HumanProvider is the provider of a session of no known agent: a
+	// person's (or a script's).
+	HumanProvider = "human"
+	// UnknownVersion is the AI version of a session that does not say it.
+	UnknownVersion = "unknown"
+)
+
+// StartSession starts session s: the one session start of register, the
+// wrapper scripts (which run register --agent-pid) and the session-start
+// hooks. In one write section of the registry (core.Registry.StartWith:
+// the registry is read inside it), s is registered as working, or the
+// entry already there is changed as how says. A new entry, or a finished
+// one started again, lists the live locks the session already holds as
+// its do_not_touch (a hook may have taken some before it registered); a
+// new entry without a provider is HumanProvider's, without an AI version
+// UnknownVersion's. It returns the entry as written.
+func (w *Workspace) StartSession(ctx context.Context, s core.Session, how SessionStart) (core.Session, error) {
+	if err := core.ValidateSession(s.SessionID); err != nil {
+		return core.Session{}, err
 	}
-	// The locks the session already holds (taken by a hook before it
-	// registered, or before it finished) are listed, as Register does.
+	if err := w.ensureOwnHome(w.RegistryPath); err != nil {
+		return core.Session{}, err
+	}
+	if how.AgentPID != 0 {
+		if err := w.recordAgent(how.AgentPID, s.SessionID, how.Agent); err != nil {
+			return core.Session{}, err
+		}
+	}
 	held, err := w.heldBy(ctx, s.SessionID)
 	if err != nil {
-		return err
+		return core.Session{}, err
 	}
 	s.DoNotTouch = held
+	if s.Provider == "" {
+		s.Provider = HumanProvider
+	}
+	if s.AIVersion == "" {
+		s.AIVersion = UnknownVersion
+	}
 	w.placeSession(&s)
-	_, err = w.Registry().Start(ctx, s)
+	out, _, err := w.Registry().StartWith(ctx, s, how.Update)
+	return out, err
+}
+
+// recordAgent records process pid as the agent process of session in the
+// workspace's agent records, as a wrapper script does.
+func (w *Workspace) recordAgent(pid int, session, agent string) error {
+	p, err := procs.Get(pid)
+	if err != nil {
+		return fmt.Errorf("agent process %d: %w", pid, err)
+	}
+	now, _ := w.settings.clockAndTimeout()
+	_, err = identity.Write(identity.Dir(w.Home), p, session, agent, identity.KindWrapper, now())
 	return err
 }
 
@@ -282,22 +343,6 @@ func (w *Workspace) Gates(realPath string) bool {
 // where that path's lock lives.
 func (w *Workspace) Of(realPath string) (*Workspace, error) {
 	return Open(realPath, w.settings)
-}
-
-// Register adds s to the registry (see core.Registry.Register) with the
-// paths the session holds in the lock folder as its do_not_touch, so that
-// registering after a hook took a lock, or again, keeps them listed.
-func (w *Workspace) Register(ctx context.Context, s core.Session) (core.Session, error) {
-	if err := w.ensureOwnHome(w.RegistryPath); err != nil {
-		return core.Session{}, err
-	}
-	held, err := w.heldBy(ctx, s.SessionID)
-	if err != nil {
-		return core.Session{}, err
-	}
-	s.DoNotTouch = held
-	w.placeSession(&s)
-	return w.Registry().Register(ctx, s)
 }
 
 // heldBy returns the paths of the live (not stale) locks session owns in
@@ -420,3 +465,39 @@ func (w *Workspace) placeSession(s *core.Session) {
 		s.Branch = here.Branch
 	}
 }
+
+// ClaimSpace takes the space entries of the registered session s as area
+// locks (each a folder and every path below it), all or none (Acquire),
+// and writes them back to its space as the areas' real paths ending in
+// "/", so that show and the registry's table mark them while they are
+// held. It returns the session as written and the leases; a refusal
+// matches core.ErrLocked and changes nothing.
+func (w *Workspace) ClaimSpace(ctx context.Context, s core.Session) (core.Session, []core.Lease, *MirrorError, error) {
+	if len(s.Space) == 0 {
+		return s, nil, nil, fmt.Errorf("claim the space of %s: %w", s.SessionID, errNoSpace)
+	}
+	leases, warning, err := w.Acquire(ctx, Areas(s.Space), s.SessionID)
+	if err != nil {
+		return s, nil, nil, err
+	}
+	claimed, err := w.Registry().Update(ctx, s.SessionID, func(old *core.Session) {
+		old.Space = leasePaths(leases)
+	})
+	return claimed, leases, warning, err
+}
+
+// Areas returns the area paths of a session's space entries: each ending
+// in "/", the mark of an area lock.
+func Areas(space []string) []string {
+	areas := make([]string, len(space))
+	for i, e := range space {
+		if !strings.HasSuffix(e, "/") {
+			e += "/"
+		}
+		areas[i] = e
+	}
+	return areas
+}
+
+// errNoSpace is the failure of ClaimSpace for a session without a space.
+var errNoSpace = errors.New("the session has no space to claim")

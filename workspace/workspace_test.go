@@ -113,7 +113,7 @@ func TestTeardownKeepsAHomeInUse(t *testing.T) {
 
 	_, err = ws.Locker().Release(t.Context(), file, "s")
 	require.NoError(t, err)
-	require.NoError(t, ws.StartSession(t.Context(), core.Session{SessionID: "s", Provider: "p", AIVersion: "m", WorkingOn: "w"}))
+	start(t, ws, core.Session{SessionID: "s", Provider: "p", AIVersion: "m", WorkingOn: "w"})
 	require.ErrorAs(t, ws.Teardown(t.Context(), false), &kept)
 	assert.Contains(t, kept.Reason, "sessions are working: s")
 
@@ -299,13 +299,13 @@ func TestStartSessionListsTheLocksItHolds(t *testing.T) {
 	_, _, err := ws.Acquire(t.Context(), []string{file}, "s")
 	require.NoError(t, err)
 	s := core.Session{SessionID: "s", Provider: "p", AIVersion: "m", WorkingOn: "w"}
-	require.NoError(t, ws.StartSession(t.Context(), s))
+	start(t, ws, s)
 	doc, err := ws.Registry().Load(t.Context())
 	require.NoError(t, err)
 	require.Len(t, doc.Agents, 1)
 	assert.Equal(t, core.StatusWorking, doc.Agents[0].Status)
 	assert.Equal(t, []string{file}, doc.Agents[0].DoNotTouch)
-	require.NoError(t, ws.StartSession(t.Context(), s))
+	start(t, ws, s)
 	doc, err = ws.Registry().Load(t.Context())
 	require.NoError(t, err)
 	require.Len(t, doc.Agents, 1)
@@ -315,9 +315,16 @@ func TestStartSessionListsTheLocksItHolds(t *testing.T) {
 	require.NoError(t, err)
 	_, _, err = ws.Acquire(t.Context(), []string{file}, "s")
 	require.NoError(t, err)
-	require.NoError(t, ws.StartSession(t.Context(), s))
+	start(t, ws, s)
 	doc, err = ws.Registry().Load(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, core.StatusWorking, doc.Agents[0].Status)
 	assert.Equal(t, []string{file}, doc.Agents[0].DoNotTouch)
+}
+
+// start starts session s as the session-start hooks do.
+func start(t *testing.T, ws *Workspace, s core.Session) {
+	t.Helper()
+	_, err := ws.StartSession(t.Context(), s, SessionStart{})
+	require.NoError(t, err)
 }

@@ -62,7 +62,7 @@ func acquireRun(ctx context.Context, opts *AcquireOptions) error {
 	if err != nil {
 		return err
 	}
-	paths, session, err := pathsAndSession(opts.Command, opts.Args, c, false)
+	paths, session, err := pathsAndSession(opts.Command, opts.Args, c, newLock)
 	if err != nil {
 		return err
 	}
@@ -77,14 +77,12 @@ func acquireRun(ctx context.Context, opts *AcquireOptions) error {
 	warnLegacy(ctx, opts.IO, ws, paths)
 	leases, warning, err := ws.Acquire(ctx, paths, session)
 	if errors.Is(err, core.ErrLocked) && opts.Wait > 0 {
-		var held *core.HeldError
-		switch {
-		case errors.As(err, &held) && held.Queued:
-			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s is free, but %s came first and goes first; waiting up to %s...", held.Path, held.Owner, report.Human(opts.Wait)))
-		case errors.As(err, &held) && held.Via != "":
-			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s is held through %s by %s; waiting up to %s...", held.Path, held.Via, held.Owner, report.Human(opts.Wait)))
-		case held != nil:
-			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s is locked by %s; waiting up to %s...", held.Path, held.Owner, report.Human(opts.Wait)))
+		if held := (*core.HeldError)(nil); errors.As(err, &held) {
+			what := report.HeldBy(held.Path, held.Via, held.Owner)
+			if held.Queued {
+				what = report.QueuedFor(held.Path, held.Owner, held.Age)
+			}
+			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s; waiting up to %s...", what, report.Human(opts.Wait)))
 		}
 		keepCollecting()
 		ctx, cancel := context.WithTimeout(ctx, opts.Wait)
@@ -145,7 +143,7 @@ func unreported(ctx context.Context, ws *workspace.Workspace, leases []core.Leas
 // the paths that were free are reported as not acquired too.
 func reportRefusal(out printer, paths []string, err error, waited time.Duration) error {
 	heldBy := map[string]*core.HeldError{}
-	for _, e := range joined(err) {
+	for _, e := range core.Unjoin(err) {
 		var held *core.HeldError
 		if errors.As(e, &held) {
 			heldBy[held.Path] = held
@@ -173,14 +171,6 @@ func reportRefusal(out printer, paths []string, err error, waited time.Duration)
 		fmt.Fprintln(out.io.ErrOut, "agentlock: nothing was acquired (several paths are taken all together or not at all).")
 	}
 	return errSilentRefusal
-}
-
-// joined returns the errors joined in err, or err alone.
-func joined(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
 }
 
 // warnConflicts says, on stderr, which of the files just locked another

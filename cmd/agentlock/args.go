@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/identity"
+	"github.com/agentlock/agentlock/report"
 )
 
 // pathsAndSession splits the positional arguments of a lock command into
@@ -20,11 +21,17 @@ import (
 // run instead — locking a path for another session than the one the
 // agent's own hooks use would only get the agent's edits denied.
 //
-// Commands that create a lock check the id strictly (core.ValidateSession);
-// with existing set, the commands that act on a lock that exists accept
-// every id a lock record can hold (core.ValidateExistingSession), such as
-// the ids with spaces that agent-registry 0.2 accepted.
-func pathsAndSession(command string, args []string, c *config, existing bool) ([]string, string, error) {
+// How a lock command takes its session: rule says which ids it accepts
+// and whether it needs one. Commands that create a lock check the id
+// strictly (core.ValidateSession); the commands that act on a lock that
+// exists accept every id a lock record can hold (core.ValidateExistingSession),
+// such as the ids with spaces that agent-registry 0.2 accepted; check needs
+// none (it then asks for nobody) and, with no session known, takes a second
+// argument that looks like a path as a path.
+//
+// It is the one reading of a lock command's positional session (acquire,
+// release, heartbeat, check).
+func pathsAndSession(command string, args []string, c *config, rule sessionRule) ([]string, string, error) {
 	if len(args) == 0 {
 		return nil, "", usagef("at least one path is required")
 	}
@@ -33,23 +40,26 @@ func pathsAndSession(command string, args []string, c *config, existing bool) ([
 			return nil, "", usagef("a path is empty ('' on the command line): name a file or a folder")
 		}
 	}
-	if err := c.flagConflict(command + " " + shellWords(args)); err != nil {
+	if err := c.flagConflict(command + " " + report.ShellWords(args)); err != nil {
 		return nil, "", err
 	}
 	session := c.Session
-	if len(args) == 2 && c.SessionSource != "--session" {
+	if len(args) == 2 && c.SessionSource != identity.SourceFlag {
 		switch typed := args[1]; {
-		case session == "" || typed == session:
+		case typed == session, session == "" && (rule != anySession || !looksLikePath(typed)):
 			session, args = typed, args[:1]
-		case !looksLikePath(typed):
+		case session != "" && !looksLikePath(typed):
 			return nil, "", typedMismatch(command, c, typed, args[:1])
 		}
 	}
-	if session == "" {
+	switch {
+	case session == "" && rule == anySession:
+		return args, "", nil
+	case session == "":
 		return nil, "", usagef("no session id: pass --session ID, set AGENTLOCK_SESSION, or use '%s <path> <session>' (agentlock whoami explains)", command)
 	}
 	validate := core.ValidateSession
-	if existing {
+	if rule != newLock {
 		validate = core.ValidateExistingSession
 	}
 	if err := validate(session); err != nil {
@@ -57,6 +67,15 @@ func pathsAndSession(command string, args []string, c *config, existing bool) ([
 	}
 	return args, session, nil
 }
+
+// sessionRule is how pathsAndSession takes a lock command's session.
+type sessionRule int
+
+const (
+	newLock      sessionRule = iota // acquire: required, a valid new id
+	existingLock                    // release, heartbeat: required, any id a record can hold
+	anySession                      // check: optional, any id a record can hold
+)
 
 // looksLikePath reports whether a positional argument is a path rather
 // than a session id: it exists, or it holds a path separator.
@@ -72,29 +91,7 @@ func looksLikePath(arg string) bool {
 // one.
 func typedMismatch(command string, c *config, typed string, rest []string) error {
 	return &lineUsageError{msg: fmt.Sprintf("you are session %s (from %s), not %s: run '%s %s' (if %s is a file to create, write it as ./%s)",
-		c.Session, c.Identity.Describe(), typed, command, shellWords(rest), typed, typed)}
-}
-
-// shellWords quotes each word for a shell where needed, and joins them.
-func shellWords(words []string) string {
-	quoted := make([]string, len(words))
-	for i, w := range words {
-		quoted[i] = shellWord(w)
-	}
-	return strings.Join(quoted, " ")
-}
-
-// shellWord quotes s for a shell only when it needs it: in double quotes
-// where that is enough, so that the command reads well inside the single
-// quotes of a message.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./+=:@%,") == "" {
-		return s
-	}
-	if !strings.ContainsAny(s, "\"$`\\!") {
-		return `"` + s + `"`
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		c.Session, c.Identity.Describe(), typed, command, report.ShellWords(rest), typed, typed)}
 }
 
 // sessionArg returns the session of a command that takes the session as its
@@ -142,3 +139,6 @@ func errNoSession() error {
 	return usagef("no session id known here: pass --session ID or set AGENTLOCK_SESSION " +
 		"(agentlock whoami explains how agentlock finds it)")
 }
+
+// shellWord is report.ShellWord, for update.
+func shellWord(s string) string { return report.ShellWord(s) }

@@ -6,8 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/internal/identity"
 	"github.com/agentlock/agentlock/report"
 )
 
@@ -56,34 +54,18 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	if len(opts.Paths) == 0 {
-		return usagef("at least one path is required")
-	}
-	if err := c.flagConflict(opts.Command + " " + shellWords(opts.Paths)); err != nil {
+	paths, session, err := pathsAndSession(opts.Command, opts.Paths, c, anySession)
+	if err != nil {
 		return err
-	}
-	session := c.Session
-	if len(opts.Paths) == 2 && c.SessionSource != identity.SourceFlag && !looksLikePath(opts.Paths[1]) {
-		if session != "" && opts.Paths[1] != session {
-			return typedMismatch(opts.Command, c, opts.Paths[1], opts.Paths[:1])
-		}
-		session, opts.Paths = opts.Paths[1], opts.Paths[:1]
-	}
-	// However the session is given (positional, --session, the
-	// environment), an id no lock record can hold is refused alike.
-	if session != "" {
-		if err := core.ValidateExistingSession(session); err != nil {
-			return usagef("%v", err)
-		}
 	}
 	ws, err := c.workWorkspace(ctx)
 	if err != nil {
 		return err
 	}
 	locker, out := ws.Locker(), newPrinter(opts.IO, c)
-	warnLegacy(ctx, opts.IO, ws, opts.Paths)
+	warnLegacy(ctx, opts.IO, ws, paths)
 	blocked := false
-	for _, p := range opts.Paths {
+	for _, p := range paths {
 		chk, err := locker.CheckAndWarn(ctx, p, session)
 		if err != nil {
 			return err

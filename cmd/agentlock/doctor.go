@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -73,20 +72,11 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 		return err
 	}
 	checks, err := doctor.Run(ctx, doctor.Options{Dir: wd, Settings: c.Settings, SearchPath: c.SearchPath, Self: self, CodexHome: c.CodexHome,
-		CopilotHome: c.CopilotHome, CopilotAllowAll: c.CopilotAllowAll, PluginsOff: c.PluginsOff, AgentDirs: c.AgentDirs, Writer: thisWriter(), Agents: c.Agents})
-	if errors.Is(err, workspace.ErrUnknownScheme) || errors.Is(err, workspace.ErrNoRemote) {
-		// The store setting, or the build that serves it, is what is
-		// wrong: a check, not a crash.
-		fix := "correct AGENTLOCK_STORE or .agent-registry/store (agentlock init --store etcd://host:2379/prefix, or --store files)"
-		if errors.Is(err, workspace.ErrNoRemote) {
-			fix = "install agentlock-etcd beside agentlock or on PATH (go build -tags etcd -o agentlock-etcd ./cmd/agentlock)"
-		}
-		checks, err = []doctor.Check{{Name: "store", Status: doctor.Problem, Detail: err.Error(), Fix: fix}}, nil
-	}
+		CopilotHome: c.CopilotHome, CopilotAllowAll: c.CopilotAllowAll, PluginsOff: c.PluginsOff, AgentDirs: c.AgentDirs, Writer: thisWriter(),
+		Agents: c.Agents, Problems: c.Problems})
 	if err != nil {
 		return err
 	}
-	checks = append(configChecks(c), checks...)
 	for _, ch := range checks {
 		if c.JSON {
 			err = writeJSON(opts.IO.Out, report.DoctorCheck{Name: ch.Name, Status: string(ch.Status), Detail: ch.Detail, Fix: ch.Fix})
@@ -101,22 +91,6 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 		return errSilentRefusal
 	}
 	return nil
-}
-
-// configChecks reports the configuration: every invalid setting is a
-// problem (commands refuse to run with it, hooks deny edits), named with
-// its allowed range; the checks after it ran with the defaults.
-func configChecks(c *config) []doctor.Check {
-	if len(c.Problems) == 0 {
-		return []doctor.Check{{Name: "configuration", Status: doctor.OK, Detail: "every AGENTLOCK_* setting is valid"}}
-	}
-	var checks []doctor.Check
-	for _, p := range c.Problems {
-		checks = append(checks, doctor.Check{Name: "configuration", Status: doctor.Problem,
-			Detail: p.Error() + "; commands refuse to run and the pre-edit hook denies every edit until it is fixed (the checks below use the default)",
-			Fix:    "correct or unset the variable named"})
-	}
-	return checks
 }
 
 // writeCheck prints one check for people: its verdict and name, what was

@@ -5,14 +5,16 @@ import (
 	"fmt"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/report"
 )
 
-// Exit codes: the contract agents script against (see README.md).
+// Exit codes: the contract agents script against (package report
+// classifies every front end's errors; see README.md).
 const (
-	exitOK       = 0 // done
-	exitRefused  = 1 // held by another session, not the owner, no such lock or session
-	exitUsage    = 2 // missing or malformed arguments
-	exitEnvError = 3 // I/O or permission error, corrupt file, unsupported file system, anything unforeseen
+	exitOK       = report.ExitOK
+	exitRefused  = report.ExitRefused
+	exitUsage    = report.ExitUsage
+	exitEnvError = report.ExitEnv
 	// exitDeny is the hook's refusal of an edit: the code every harness
 	// reads as "block this tool call".
 	exitDeny = 2
@@ -24,8 +26,9 @@ const (
 // usageError is a mistake in the command line; the usage is printed with it.
 type usageError struct{ err error }
 
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
+func (e *usageError) Error() string        { return e.err.Error() }
+func (e *usageError) Unwrap() error        { return e.err }
+func (e *usageError) Is(target error) bool { return target == report.ErrUsage }
 
 // usagef returns a usage error.
 func usagef(format string, args ...any) error {
@@ -38,35 +41,23 @@ func usagef(format string, args ...any) error {
 // with nothing to watch.
 type lineUsageError struct{ msg string }
 
-func (e *lineUsageError) Error() string { return e.msg }
+func (e *lineUsageError) Error() string        { return e.msg }
+func (e *lineUsageError) Is(target error) bool { return target == report.ErrUsage }
 
 // errSilentRefusal is returned by a command that has already reported a
 // refusal on its output and only needs the exit code.
-var errSilentRefusal = errors.New("refused")
+var errSilentRefusal = fmt.Errorf("%w (reported)", report.ErrRefused)
 
 // errHookDenied: the pre-edit hook refused the edit and said why on stderr.
 var errHookDenied = errors.New("edit denied")
 
-// exitCode decides the process exit code for the error a command returned.
-// It is the one place where errors become exit codes. A usage error must be
-// one: an error nobody foresaw is an environment error, never a usage error,
-// so that an agent is not told to fix a command line that was right.
+// exitCode decides the process exit code for the error a command returned:
+// report.ExitCode's class, but for the hook's denial of an edit.
 func exitCode(err error) int {
-	var usage *usageError
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.Is(err, errHookDenied):
+	if errors.Is(err, errHookDenied) {
 		return exitDeny
-	case errors.As(err, &usage), errors.As(err, new(*lineUsageError)), errors.Is(err, core.ErrInvalidSession), errors.Is(err, core.ErrInvalidPath):
-		return exitUsage
-	case errors.Is(err, errSilentRefusal),
-		errors.Is(err, core.ErrLocked), errors.Is(err, core.ErrNotOwner), errors.Is(err, core.ErrNoLock),
-		errors.Is(err, core.ErrNoSession):
-		return exitRefused
-	default:
-		return exitEnvError
 	}
+	return report.ExitCode(err)
 }
 
 // printed reports whether a command has already told its user about err.

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"github.com/spf13/cobra"
+
+	"github.com/agentlock/agentlock/report"
 )
 
 // HandoffOptions are the inputs of agentlock handoff.
@@ -44,7 +46,7 @@ func handoffRun(ctx context.Context, opts *HandoffOptions) error {
 	if err != nil {
 		return err
 	}
-	session, err := commandSession(opts.Command+" "+shellWord(opts.Notes), c, opts.Session)
+	session, err := commandSession(opts.Command+" "+report.ShellWord(opts.Notes), c, opts.Session)
 	if err != nil {
 		return err
 	}

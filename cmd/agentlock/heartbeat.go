@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -92,15 +90,15 @@ func heartbeatRun(ctx context.Context, opts *HeartbeatOptions) error {
 	case opts.All && session == "":
 		return errNoSession()
 	case !opts.All:
-		if paths, session, err = pathsAndSession(opts.Command, opts.Args, c, true); err != nil {
+		if paths, session, err = pathsAndSession(opts.Command, opts.Args, c, existingLock); err != nil {
 			return err
 		}
 	}
 	if err := core.ValidateExistingSession(session); err != nil {
 		return usagef("%v", err)
 	}
-	if opts.EveryGiven && (opts.Every < minLoopInterval || opts.Every > maxLoopInterval) {
-		return usagef("--every %s: must be from %s to %s", opts.Every, minLoopInterval, maxLoopInterval)
+	if opts.EveryGiven && (opts.Every < workspace.MinRenewEvery || opts.Every > workspace.MaxRenewEvery) {
+		return usagef("--every %s: must be from %s to %s", opts.Every, workspace.MinRenewEvery, workspace.MaxRenewEvery)
 	}
 	if opts.PID != 0 && opts.Every == 0 {
 		return usagef("--pid goes with --every")
@@ -115,17 +113,17 @@ func heartbeatRun(ctx context.Context, opts *HeartbeatOptions) error {
 			return err
 		}
 	}
-	locker, out := ws.Locker(), newPrinter(opts.IO, c)
-	renew := func(verbose bool) error { return renewPaths(ctx, out, locker, paths, session, verbose) }
+	out := newPrinter(opts.IO, c)
+	renew := func(verbose bool) error { return renewPaths(ctx, out, ws, paths, session, verbose) }
 	if opts.All {
-		renew = func(verbose bool) error { return renewOwned(ctx, out, locker, session, verbose) }
+		renew = func(verbose bool) error { return renewOwned(ctx, out, ws, session, verbose) }
 		if opts.Every > 0 {
 			// A loop renews what it can every time: one file it cannot
 			// read (foreign damage, a corrupt record) is reported and
 			// skipped, never a reason to let the session's other locks
 			// expire.
 			renew = func(bool) error {
-				if err := renewOwned(ctx, out, locker, session, false); err != nil {
+				if err := renewOwned(ctx, out, ws, session, false); err != nil {
 					fmt.Fprintf(opts.IO.ErrOut, "agentlock: heartbeat: %s; skipped, renewing the rest\n", report.EscapeLines(err.Error()))
 				}
 				return nil
@@ -135,64 +133,54 @@ func heartbeatRun(ctx context.Context, opts *HeartbeatOptions) error {
 	if opts.Every == 0 {
 		return renew(true)
 	}
-	return heartbeatLoop(renew, opts.Every, watching)
+	keepCollecting()
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	return workspace.KeepRenewing(ctx, opts.Every, watching, func() error { return renew(false) })
 }
 
 // watchedAgent returns the test of a renewal loop's life: whether the
 // process that bounds it still runs. That is --pid, else the agent process
-// of the session (package identity: the recorded process this runs under,
-// the wrapper, or the live processes recorded for the session). With
-// nothing to watch the loop is refused: started from a one-shot shell it
-// would be re-parented and renew the locks forever after the agent died.
+// of the session (identity.Life: the recorded process this runs under, the
+// wrapper, or the live processes recorded for the session). With nothing
+// to watch the loop is refused in one line that names the commands to run
+// instead.
 func watchedAgent(opts *HeartbeatOptions, c *config, ws *workspace.Workspace, session string) (func() bool, error) {
 	if opts.PID != 0 {
-		p, err := procs.Get(opts.PID)
-		switch {
-		case errors.Is(err, procs.ErrUnsupported):
-			return func() bool { return alive(opts.PID, false) }, nil
-		case err != nil:
+		watching, err := procs.Watch(opts.PID)
+		if err != nil {
 			return nil, usagef("--pid %d: %v", opts.PID, err)
 		}
-		id := p.ID()
-		return func() bool { return procs.Alive(id) }, nil
+		return watching, nil
 	}
 	who := c.Identity
 	if who.Session != session {
 		who = identity.Identity{Session: session}
 	}
-	ids := identity.Watch(who, identity.Dir(ws.Home), c.Lookup)
-	if len(ids) == 0 {
-		once := "agentlock heartbeat --all"
-		if !opts.All {
-			once = "agentlock heartbeat " + shellWords(opts.Args)
-		}
-		return nil, &lineUsageError{msg: fmt.Sprintf("%s: no agent process of session %s to watch "+
-			"(no session-start hook recorded one above this process, and no wrapper), so the renewal could outlive the agent: "+
-			"renew once with '%s', or pass --pid <agent PID>", strings.TrimPrefix(opts.Command, "agentlock "), session, once)}
+	if watching := identity.Life(who, identity.Dir(ws.Home), c.Lookup); watching != nil {
+		return watching, nil
 	}
-	return func() bool {
-		for _, id := range ids {
-			if procs.Alive(id) {
-				return true
-			}
-		}
-		return false
-	}, nil
+	once := "agentlock heartbeat --all"
+	if !opts.All {
+		once = "agentlock heartbeat " + report.ShellWords(opts.Args)
+	}
+	return nil, &lineUsageError{msg: fmt.Sprintf("%s: no agent process of session %s to watch "+
+		"(no session-start hook recorded one above this process, and no wrapper), so the renewal could outlive the agent: "+
+		"renew once with '%s', or pass --pid <agent PID>", strings.TrimPrefix(opts.Command, "agentlock "), session, once)}
 }
 
-// renewOwned renews every lock of the workspace that session holds. A lock
-// that another session took over meanwhile is simply not the session's any
-// more.
-func renewOwned(ctx context.Context, out printer, locker *core.Locker, session string, verbose bool) error {
+// renewOwned renews, and when verbose reports, every lock of the
+// workspace that session holds (workspace.RenewSession).
+func renewOwned(ctx context.Context, out printer, ws *workspace.Workspace, session string, verbose bool) error {
 	var renewed []core.State
+	var notices []error
 	var err error
 	if verbose {
-		renewed, err = locker.RenewSession(ctx, session)
+		renewed, notices, err = ws.RenewSession(ctx, session)
 	} else {
 		// Nothing to print but warnings: no listing (on etcd, one round trip).
-		err = locker.KeepSessionAlive(ctx, session)
+		notices, err = ws.KeepSessionAlive(ctx, session)
 	}
-	notices, err := core.Notices(err)
 	for _, n := range notices {
 		fmt.Fprintf(out.io.ErrOut, "agentlock: warning: %s\n", report.Escape(n.Error()))
 	}
@@ -210,72 +198,34 @@ func renewOwned(ctx context.Context, out printer, locker *core.Locker, session s
 	return err
 }
 
-// renewPaths renews every path once. Each renewal is printed when verbose;
-// failures are always printed. The error is a refusal when any lock was
-// lost.
-func renewPaths(ctx context.Context, out printer, locker *core.Locker, paths []string, session string, verbose bool) error {
+// renewPaths renews every path once (workspace.RenewPaths). Each renewal
+// is printed when verbose; lost locks are always printed. The error is a
+// refusal when any lock was lost.
+func renewPaths(ctx context.Context, out printer, ws *workspace.Workspace, paths []string, session string, verbose bool) error {
+	renewals, err := ws.RenewPaths(ctx, paths, session)
 	lost := false
-	for _, p := range paths {
-		lease, err := locker.Heartbeat(ctx, p, session)
-		var notOwner *core.NotOwnerError
+	for _, r := range renewals {
+		var perr error
 		switch {
-		case errors.As(err, &notOwner):
-			lost = true
-			err = out.diagnose(report.RenewRefused(notOwner, session))
-		case errors.Is(err, core.ErrNoLock):
-			lost = true
-			real, rerr := core.LockPath(p, "")
-			if rerr != nil {
-				return rerr
-			}
-			err = out.diagnose(report.RenewNoLock(real))
-		case err != nil:
-			return err
+		case r.Refused != nil:
+			perr = out.diagnose(report.RenewRefused(r.Refused, session))
+		case r.NoLock:
+			perr = out.diagnose(report.RenewNoLock(r.Path))
 		case verbose:
-			err = out.emit(report.Renewed(lease.Path))
+			perr = out.emit(report.Renewed(r.Lease.Path))
 		}
-		if err != nil {
-			return err
+		if perr != nil {
+			return perr
 		}
+		lost = lost || r.Lost()
 	}
-	if lost {
+	switch {
+	case err != nil:
+		return err
+	case lost:
 		return errSilentRefusal
 	}
 	return nil
-}
-
-// heartbeatLoop renews every interval until a lock is lost (exit 1), the
-// watched process is gone (watching returns false) or a signal arrives
-// (exit 0). It polls the watched process more often than it renews, so
-// that it does not outlive it by a whole interval.
-func heartbeatLoop(renewOnce func(verbose bool) error, every time.Duration, watching func() bool) error {
-	keepCollecting()
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(signals)
-
-	renew := time.NewTicker(every)
-	defer renew.Stop()
-	poll := time.NewTicker(min(every, 250*time.Millisecond))
-	defer poll.Stop()
-
-	if err := renewOnce(false); err != nil {
-		return err
-	}
-	for {
-		select {
-		case <-signals:
-			return nil
-		case <-poll.C:
-			if !watching() {
-				return nil
-			}
-		case <-renew.C:
-			if err := renewOnce(false); err != nil {
-				return err
-			}
-		}
-	}
 }
 
 // newCmdHeartbeatLoop is the original's "heartbeat-loop <path> <sid>
@@ -306,9 +256,9 @@ is the interval when it is a number or a duration, else the session.`,
 			case len(args) == 2 && isInterval(args[1]):
 				interval, args = args[1], args[:1]
 			}
-			opts.Every = defaultLoopInterval
+			opts.Every = workspace.DefaultRenewEvery
 			if interval != "" {
-				d, err := boundedDuration("interval", interval, defaultLoopInterval, minLoopInterval, maxLoopInterval)
+				d, err := boundedDuration("interval", interval, workspace.DefaultRenewEvery, workspace.MinRenewEvery, workspace.MaxRenewEvery)
 				if err != nil {
 					return &usageError{err: err}
 				}
@@ -324,15 +274,6 @@ is the interval when it is a number or a duration, else the session.`,
 	cmd.Flags().IntVar(&opts.PID, "pid", 0, "stop when this process exits (default: the session's agent process)")
 	return cmd
 }
-
-// The interval of heartbeat --every and heartbeat-loop: agent-registry
-// 0.2's default, a floor below which the loop would only hammer the lock
-// file (the shortest timeout, MinTimeout, is that long too), and a bound.
-const (
-	defaultLoopInterval = 30 * time.Second
-	minLoopInterval     = 100 * time.Millisecond
-	maxLoopInterval     = 24 * time.Hour
-)
 
 // isInterval reports whether a heartbeat-loop argument is an interval
 // (seconds, or a Go duration) rather than a session id.

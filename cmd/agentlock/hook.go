@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/internal/agents/all"
 	"github.com/agentlock/agentlock/internal/hooks"
 	"github.com/agentlock/agentlock/internal/identity"
@@ -23,7 +21,7 @@ type HookOptions struct {
 	IO     *IOStreams
 	Config func() (*config, error)
 	// Args is the whole command line, handed over with the payload when
-	// the hook needs the etcd build (see hookHandOver).
+	// the hook needs the etcd build (see workspace.Backends.HandOverIfMissing).
 	Args []string
 
 	Agent, Event string
@@ -110,65 +108,21 @@ func hookRun(ctx context.Context, opts *HookOptions) error {
 	}
 	res := hooks.Run(ctx, req)
 	if res.Deny != "" {
-		hookHandOver(c, opts.Args, payload.Bytes())
+		handedOver(c.Settings.Backends.HandOverIfMissing(thisProcess(opts.Args), payload.Bytes()))
 	}
-	for _, w := range res.Warnings {
-		fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %s\n", report.Escape(w))
-	}
-	if res.Deny != "" {
-		return hookDeny(opts, agent, report.Escape(res.Deny))
-	}
-	if len(res.Notices) > 0 {
-		hookNotices(opts, agent, res.Notices)
-	}
-	if _, err := opts.IO.Out.Write(res.Output); err != nil {
+	answer := hooks.Respond(agent, res)
+	_, _ = opts.IO.ErrOut.Write(answer.Stderr)
+	if _, err := opts.IO.Out.Write(answer.Stdout); err != nil {
 		fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %s %s hook: %v", agent.Name(), opts.Event, err))
+		if answer.Reason != "" && !answer.ExitDeny {
+			// The structured denial did not reach the harness: exit 2
+			// with the reason still denies in every harness.
+			fmt.Fprintln(opts.IO.ErrOut, answer.Reason)
+			return errHookDenied
+		}
+	}
+	if answer.ExitDeny {
+		return errHookDenied
 	}
 	return nil
-}
-
-// hookNotices gives the model the notices of an allowed edit: in the
-// harness's own structured form where it has one (integrations.Contexter),
-// else on stderr.
-func hookNotices(opts *HookOptions, agent integrations.Agent, notices []string) {
-	text := report.Escape(strings.Join(notices, "\n"))
-	if c, ok := agent.(integrations.Contexter); ok {
-		if out, err := c.EditContext(text); err == nil {
-			if _, err := opts.IO.Out.Write(out); err == nil {
-				return
-			}
-		}
-	}
-	fmt.Fprintln(opts.IO.ErrOut, text)
-}
-
-// hookDeny refuses the tool call in the harness's own terms: the
-// structured denial on stdout with exit 0 where the harness has one (the
-// model then reads only the reason, never the hook's command line), else
-// the reason on stderr with exit 2.
-func hookDeny(opts *HookOptions, agent integrations.Agent, reason string) error {
-	if d, ok := agent.(integrations.Denier); ok {
-		out, err := d.DenyOutput(reason)
-		if errors.Is(err, integrations.ErrExitDenyWithOutput) {
-			if _, werr := opts.IO.Out.Write(out); werr != nil {
-				fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %s pre-edit hook: %v\n", agent.Name(), werr)
-			}
-			fmt.Fprintln(opts.IO.ErrOut, reason)
-			return errHookDenied
-		}
-		if err == nil {
-			_, err = opts.IO.Out.Write(out)
-		}
-		if err == nil {
-			return nil
-		}
-		if errors.Is(err, integrations.ErrExitDeny) {
-			fmt.Fprintln(opts.IO.ErrOut, reason)
-			return errHookDenied
-		}
-		// Exit 2 with the reason still denies in every harness.
-		fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %s pre-edit hook: %v", agent.Name(), err))
-	}
-	fmt.Fprintln(opts.IO.ErrOut, reason)
-	return errHookDenied
 }

@@ -12,6 +12,8 @@ import (
 	"os"
 	"runtime/debug"
 	"time"
+
+	"github.com/agentlock/agentlock/workspace"
 )
 
 func main() {
@@ -27,6 +29,30 @@ func main() {
 	}
 	os.Exit(execute(f, os.Args[1:]))
 }
+
+// delegate hands the command line over to agentlock-etcd when a store is
+// configured for it (workspace.Delegate); it returns only when it did not.
+func delegate(args []string) { handedOver(workspace.Delegate(thisProcess(args))) }
+
+// thisProcess is this process with the command line args, for a hand-over.
+func thisProcess(args []string) workspace.Process {
+	wd, _ := os.Getwd()
+	return workspace.Process{Args: args, Env: os.Environ(), Dir: wd}
+}
+
+// handedOver ends the process when a hand-over to agentlock-etcd failed.
+func handedOver(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "agentlock:", err)
+		os.Exit(exitEnvError)
+	}
+}
+
+// etcdBuild and haveEtcdBuild say which build runs, for init (package
+// workspace decides).
+const etcdBuild = workspace.EtcdBuild
+
+func haveEtcdBuild() bool { return workspace.HaveEtcdBuild(os.Environ()) }
 
 // oneShotMemoryLimit is the heap size at which a process that runs with
 // the garbage collector off (see oneShotMemory) collects after all.

@@ -4,10 +4,6 @@ package main
 
 import "errors"
 
-// alive cannot watch a process on this system; agentlock refuses to run
-// here anyway (see unsupported).
-func alive(int, bool) bool { return false }
-
 // unsupported says why agentlock does not run on this system: its lock
 // files need flock(2) and POSIX file semantics.
 func unsupported() error {

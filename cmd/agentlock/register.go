@@ -5,14 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/agents/all"
-	"github.com/agentlock/agentlock/internal/identity"
-	"github.com/agentlock/agentlock/internal/procs"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -90,87 +87,48 @@ func registerRun(ctx context.Context, opts *RegisterOptions) error {
 	if opts.Session, err = commandSession(opts.Command, c, opts.Session); err != nil {
 		return err
 	}
-	session := opts.Session
 	if opts.WorkingOn == "" {
 		return usagef("register needs what the session works on (--working-on)")
 	}
 	if err := core.ValidateSession(opts.Session); err != nil {
 		return usagef("%v", err)
 	}
+	if opts.Claim && opts.Space == "" {
+		return usagef("register --claim needs a space (--space src/auth,tests/auth)")
+	}
 	ws, err := c.workWorkspace(ctx)
 	if err != nil {
 		return err
 	}
-	if opts.AgentPID != 0 {
-		if err := recordAgent(ws, opts.AgentPID, session, c.Settings.Now); err != nil {
-			return err
-		}
+	provider := opts.Provider
+	if provider == "" {
+		provider = providerOf(opts.Session, c.Identity.Record.Agent)
 	}
-	reg := ws.Registry()
-	s, err := reg.Update(ctx, session, func(old *core.Session) { opts.apply(old) })
-	if errors.Is(err, core.ErrNoSession) {
-		if opts.Provider == "" {
-			opts.Provider = providerOf(session, c.Identity.Record.Agent)
-		}
-		if opts.Provider == "" {
-			// A session of no known agent is a person's (or a script's).
-			opts.Provider = humanProvider
-		}
-		if opts.AIVersion == "" {
-			opts.AIVersion = "unknown"
-		}
-		// A new entry lists the locks the session already holds (a
-		// hook may have taken some before it registered).
-		s, err = ws.Register(ctx, core.Session{
-			SessionID: opts.Session, Provider: opts.Provider, AIVersion: opts.AIVersion, WorkingOn: opts.WorkingOn,
-			Space: splitList(opts.Space), Todo: core.Todo{Present: splitList(opts.TodoPresent)},
-		})
-	}
+	s, err := ws.StartSession(ctx, core.Session{
+		SessionID: opts.Session, Provider: provider, AIVersion: opts.AIVersion, WorkingOn: opts.WorkingOn,
+		Space: splitList(opts.Space), Todo: core.Todo{Present: splitList(opts.TodoPresent)},
+	}, workspace.SessionStart{Update: opts.apply, AgentPID: opts.AgentPID, Agent: agentOf(opts.Session)})
 	if err != nil {
+		if opts.AgentPID != 0 {
+			err = fmt.Errorf("--agent-pid %d: %w", opts.AgentPID, err)
+		}
 		return err
 	}
-	if opts.Claim {
-		return claimSpace(ctx, opts.IO, c, ws, s)
+	reg := ws.Registry()
+	if !opts.Claim {
+		return printSession(opts.IO, c, reg, s, "registered")
 	}
-	return printSession(opts.IO, c, reg, s, "registered")
-}
-
-// claimSpace takes the space entries of the registered session s as area
-// locks, all or none, writes them back to its space as the areas' paths
-// (so that show and the table mark them), and reports the session and
-// each lock.
-func claimSpace(ctx context.Context, io *IOStreams, c *config, ws *workspace.Workspace, s core.Session) error {
-	out := newPrinter(io, c)
-	if len(s.Space) == 0 {
-		return usagef("register --claim needs a space (--space src/auth,tests/auth)")
-	}
-	areas := make([]string, len(s.Space))
-	for i, e := range s.Space {
-		if !strings.HasSuffix(e, "/") {
-			e += "/"
-		}
-		areas[i] = e
-	}
-	leases, warning, err := ws.Acquire(ctx, areas, s.SessionID)
+	out := newPrinter(opts.IO, c)
+	claimed, leases, warning, err := ws.ClaimSpace(ctx, s)
 	if errors.Is(err, core.ErrLocked) {
-		fmt.Fprintln(io.ErrOut, report.Linef("agentlock: registered %s, but its space was not claimed:", s.SessionID))
-		return reportRefusal(out, areas, err, 0)
+		fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: registered %s, but its space was not claimed:", s.SessionID))
+		return reportRefusal(out, workspace.Areas(s.Space), err, 0)
 	}
 	if err != nil {
 		return fmt.Errorf("registered %s, but its space was not claimed: %w", s.SessionID, err)
 	}
-	warn(io, warning)
-	reg := ws.Registry()
-	claimed, err := reg.Update(ctx, s.SessionID, func(old *core.Session) {
-		old.Space = old.Space[:0]
-		for _, l := range leases {
-			old.Space = append(old.Space, l.Path)
-		}
-	})
-	if err != nil {
-		return err
-	}
-	if err := printSession(io, c, reg, claimed, "registered"); err != nil {
+	warn(opts.IO, warning)
+	if err := printSession(opts.IO, c, reg, claimed, "registered"); err != nil {
 		return err
 	}
 	for _, l := range leases {
@@ -181,11 +139,11 @@ func claimSpace(ctx context.Context, io *IOStreams, c *config, ws *workspace.Wor
 	return nil
 }
 
-// apply re-registers an existing entry: working again, with the fields
-// given changed and the others (its start, held paths, todo lists, notes)
-// kept — the session-start hook may have registered it already.
+// apply re-registers an existing entry (workspace.SessionStart.Update):
+// the fields given changed, the others (its start, held paths, todo
+// lists, notes) kept — the session-start hook may have registered it
+// already.
 func (opts *RegisterOptions) apply(s *core.Session) {
-	s.Status = core.StatusWorking
 	s.WorkingOn = opts.WorkingOn
 	for _, f := range []struct{ value, dst *string }{{&opts.Provider, &s.Provider}, {&opts.AIVersion, &s.AIVersion}} {
 		if *f.value != "" {
@@ -200,38 +158,18 @@ func (opts *RegisterOptions) apply(s *core.Session) {
 	}
 }
 
-// humanProvider is the provider of a new session of no known agent.
-const humanProvider = "human"
-
 // providerOf returns the provider of the agent a session belongs to, from
 // the agent named by its record or its id's prefix ("claude-..."); "" when
-// neither names a known agent.
+// neither names a known agent (workspace.StartSession then makes it a
+// person's).
 func providerOf(session, agent string) string {
 	if a, ok := all.Lookup(agent); ok {
 		return a.Provider()
 	}
-	if name, _, ok := strings.Cut(session, "-"); ok {
-		if a, ok := all.Lookup(name); ok {
-			return a.Provider()
-		}
+	if a, ok := all.Lookup(agentOf(session)); ok {
+		return a.Provider()
 	}
 	return ""
-}
-
-// recordAgent records process pid as the agent process of session, in the
-// workspace's agent records, as a wrapper script: commands run under it
-// find the session by their ancestry even where AGENTLOCK_SESSION was
-// dropped from their environment.
-func recordAgent(ws *workspace.Workspace, pid int, session string, now func() time.Time) error {
-	p, err := procs.Get(pid)
-	if err != nil {
-		return fmt.Errorf("--agent-pid: %w", err)
-	}
-	if now == nil {
-		now = time.Now
-	}
-	_, err = identity.Write(identity.Dir(ws.Home), p, session, agentOf(session), identity.KindWrapper, now())
-	return err
 }
 
 // agentOf returns the agent name of a session id's prefix, or "".

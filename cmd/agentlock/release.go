@@ -3,10 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/agentlock/agentlock/audit"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentlock/agentlock/audit"
+	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -35,7 +36,9 @@ A lock held by another session is left untouched (exit 1, "not owner").
 directory (found by owner), and keeps the session registered.
 
 --force empties a lock whoever holds it, even a corrupt one. It is for people
-clearing a lock by hand after checking that its owner is gone.`,
+clearing a lock by hand after checking that its owner is gone; it warns when
+the lock was renewed within the timeout by a session that is not finished
+(status marks the locks of gone owners "orphaned").`,
 		Example: `  agentlock release src/auth.py claude-1
   agentlock release --session claude-1 src/a.go src/b.go
   agentlock release --all
@@ -84,7 +87,7 @@ func releaseRun(ctx context.Context, opts *ReleaseOptions) error {
 			return errNoSession()
 		}
 	default:
-		if paths, session, err = pathsAndSession(opts.Command, opts.Args, c, true); err != nil {
+		if paths, session, err = pathsAndSession(opts.Command, opts.Args, c, existingLock); err != nil {
 			return err
 		}
 	}
@@ -145,12 +148,21 @@ func forceReleaseRun(ctx context.Context, opts *ReleaseOptions, c *config) error
 		if err := out.emit(report.ForceReleased(prev)); err != nil {
 			return err
 		}
-		if prev.Owner != "" && !prev.Stale {
-			// The same rule as the dashboard's: a lock renewed within the
-			// project's timeout has an owner still at work, who is not told.
+		if prev.Owner != "" && !prev.Stale && !releasable(ctx, ws, prev) {
+			// The dashboard's rule: a lock renewed within the project's
+			// timeout by a session that is not finished has an owner still
+			// at work, who is not told.
 			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %s was renewed %s ago, within the project's timeout of %s: %s is probably still working on it, is not told, and may go on editing it; tell it, or wait until the lock goes stale.",
 				prev.Name(), report.Human(prev.Age), report.Human(locker.Timeout()), prev.Owner))
 		}
 	}
 	return nil
+}
+
+// releasable reports whether a person may release the lock prev without
+// taking it from an owner at work (workspace.Owners.Releasable). A
+// registry that cannot be read knows no finished session.
+func releasable(ctx context.Context, ws *workspace.Workspace, prev core.State) bool {
+	owners, _ := ws.Owners(ctx)
+	return owners.Releasable(prev)
 }

@@ -30,7 +30,9 @@ func newCmdStatus(f *Factory, runF func(*StatusOptions) error) *cobra.Command {
 		Short: "List the locks of this project's lock directory",
 		Long: `List every lock in the lock directory of the current project: the locked
 path, its owner, the time since it was renewed, the time left before it goes
-stale, and its state. Lock files that cannot be parsed are listed as corrupt.
+stale, and its state. A lock whose owner is gone (its session is finished, or
+its agent process exited) is marked orphaned: the dashboard may release it.
+Lock files that cannot be parsed are listed as corrupt.
 Released (empty) lock files are shown with --all. A lock file that another
 process keeps locked past AGENTLOCK_LOCK_WAIT (one stopped while changing it)
 is listed as busy, and status then exits 3 naming it.
@@ -69,6 +71,7 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 		return err
 	}
 	records := report.Statuses(states, problems, opts.All)
+	markOrphans(ctx, opts.IO, ws, states, records)
 	markConflicts(ctx, opts.IO, ws, records)
 	// One write for the whole listing, not one per cell: among 10,000
 	// locks the unbuffered table took 100,000 write calls.
@@ -120,6 +123,34 @@ func busy(problems []error) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// markOrphans sets the Orphaned of the records of held locks whose owner
+// is gone (workspace.Owners.Orphaned, the dashboard's rule). The registry
+// is read only when a lock is held; one that cannot be read is a warning
+// on io's stderr (none when io is nil).
+func markOrphans(ctx context.Context, io *IOStreams, ws *workspace.Workspace, states []core.State, records []report.Status) {
+	held := map[string]core.State{}
+	for _, st := range states {
+		if st.Owner != "" {
+			held[st.Ref] = st
+		}
+	}
+	if len(held) == 0 {
+		return
+	}
+	owners, err := ws.Owners(ctx)
+	if err != nil {
+		if io != nil {
+			fmt.Fprintln(io.ErrOut, report.Linef("agentlock: warning: orphaned locks are not marked: %v", err))
+		}
+		return
+	}
+	for i := range records {
+		if st, ok := held[records[i].File]; ok {
+			records[i].Orphaned = owners.Orphaned(st)
+		}
+	}
 }
 
 // markConflicts fills the records' AlsoChangedIn from the other worktrees

@@ -57,13 +57,14 @@ func statusWatch(ctx context.Context, opts *StatusOptions, ws *workspace.Workspa
 }
 
 // watchFrame renders one screen: a heading line, then status's table,
-// every line within report.TableWidth columns.
+// every line within report.TableWidth columns, orphaned locks marked.
 func watchFrame(ctx context.Context, locker *core.Locker, ws *workspace.Workspace, all bool) ([]byte, error) {
 	states, problems, err := locker.List(ctx)
 	if err != nil {
 		return nil, err
 	}
 	records := report.Statuses(states, problems, all)
+	markOrphans(ctx, nil, ws, states, records) // no warning on every frame
 	held, stale := 0, 0
 	for _, r := range records {
 		switch r.State {

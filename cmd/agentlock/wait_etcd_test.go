@@ -142,6 +142,8 @@ func TestEtcdNobodyOvertakesAWaiter(t *testing.T) {
 	r := e.run(e.a, "acquire", "src/x.go", "--session", "hasty")
 	requireExit(t, 1, r)
 	require.Contains(t, r.Stderr, "patient has been waiting for it", "%s", r)
+	// The hook gates the files of a project set up for agentlock.
+	require.NoError(t, os.MkdirAll(filepath.Join(e.a, ".agent-registry"), 0o755))
 	file := filepath.Join(e.a, "src", "x.go")
 	payload := fmt.Sprintf(`{"session_id":"editor","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":%q,"content":"x"}}`, e.a, file)
 	r = harness(t).Run(t, proctest.Cmd{Args: []string{"hook", "claude", "pre-edit"}, Env: e.env, Dir: e.a, Stdin: payload})

@@ -54,13 +54,13 @@ func (s *Server) secure(next http.Handler) http.Handler {
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("Cache-Control", "no-store")
 		if s.opts.Token == "" && !loopbackHost(r.Host) {
-			httpError(w, http.StatusMisdirectedRequest, 2, "this dashboard answers only to a loopback host name (localhost, 127.0.0.1, [::1]); start it with --token to serve other names")
+			httpError(w, report.Usagef(http.StatusMisdirectedRequest, "this dashboard answers only to a loopback host name (localhost, 127.0.0.1, [::1]); start it with --token to serve other names"))
 			return
 		}
 		if s.opts.Token != "" {
 			ok, fromQuery := s.tokenOf(r)
 			if !ok {
-				httpError(w, http.StatusUnauthorized, 1, "a token is required: open the URL that agentlock serve printed")
+				httpError(w, report.Refusedf(http.StatusUnauthorized, "a token is required: open the URL that agentlock serve printed"))
 				return
 			}
 			if fromQuery {
@@ -145,7 +145,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	snap, events, err := s.current(ctx)
 	if err != nil {
-		httpError(w, http.StatusInternalServerError, 3, err.Error())
+		httpError(w, err)
 		return
 	}
 	s.render(w, "page.html", pageData{CSRF: s.csrf, Rules: s.rules, View: s.buildView(snap, events)})
@@ -155,7 +155,7 @@ func (s *Server) serveView(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	snap, events, err := s.current(ctx)
 	if err != nil {
-		httpError(w, http.StatusInternalServerError, 3, err.Error())
+		httpError(w, err)
 		return
 	}
 	s.render(w, "view.html", s.buildView(snap, events))
@@ -165,7 +165,7 @@ func (s *Server) serveView(w http.ResponseWriter, r *http.Request) {
 func (s *Server) render(w http.ResponseWriter, name string, data any) {
 	var b bytes.Buffer
 	if err := s.page.ExecuteTemplate(&b, name, data); err != nil {
-		httpError(w, http.StatusInternalServerError, 3, "render the page: "+err.Error())
+		httpError(w, fmt.Errorf("render the page: %w", err))
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -177,11 +177,11 @@ func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	snap, _, err := s.current(ctx)
 	if err != nil {
-		httpError(w, http.StatusInternalServerError, 3, err.Error())
+		httpError(w, err)
 		return
 	}
 	if snap.RegistryErr != nil {
-		httpError(w, http.StatusInternalServerError, 3, snap.RegistryErr.Error())
+		httpError(w, snap.RegistryErr)
 		return
 	}
 	writeLines(w, snap.sessionRecords(s.ws.RegistryPath))
@@ -193,7 +193,7 @@ func (s *Server) serveLocks(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	snap, _, err := s.current(ctx)
 	if err != nil {
-		httpError(w, http.StatusInternalServerError, 3, err.Error())
+		httpError(w, err)
 		return
 	}
 	all := r.URL.Query().Get("all")
@@ -223,7 +223,7 @@ func writeLines[T any](w http.ResponseWriter, records []T) {
 func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	flusher, ok := w.(http.Flusher)
 	if !ok {
-		httpError(w, http.StatusInternalServerError, 3, "streaming is not supported")
+		httpError(w, errors.New("streaming is not supported"))
 		return
 	}
 	sub, stop := s.subscribe()
@@ -271,7 +271,7 @@ func (s *Server) serveHandoff(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	snap, _, err := s.current(ctx)
 	if err != nil {
-		httpError(w, http.StatusInternalServerError, 3, err.Error())
+		httpError(w, err)
 		return
 	}
 	id := r.URL.Query().Get("session")
@@ -285,7 +285,7 @@ func (s *Server) serveHandoff(w http.ResponseWriter, r *http.Request) {
 		}
 		data, truncated, err := readCapped(real, maxHandoff)
 		if err != nil {
-			httpError(w, http.StatusNotFound, 1, "handoff file: "+err.Error())
+			httpError(w, report.Refusedf(http.StatusNotFound, "handoff file: %v", err))
 			return
 		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -296,7 +296,7 @@ func (s *Server) serveHandoff(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	httpError(w, http.StatusNotFound, 1, "no handoff file inside the project for this session")
+	httpError(w, report.Refusedf(http.StatusNotFound, "no handoff file inside the project for this session"))
 }
 
 // maxHandoff is the most of a handoff file the page shows: a note for the
@@ -342,28 +342,28 @@ func (e *refusal) Error() string { return e.reason }
 func (s *Server) serveRelease(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if s.opts.ReadOnly {
-		httpError(w, http.StatusForbidden, 1, "the dashboard is read-only (--read-only)")
+		httpError(w, report.Refusedf(http.StatusForbidden, "the dashboard is read-only (--read-only)"))
 		return
 	}
 	if err := s.sameOrigin(r); err != nil {
-		httpError(w, http.StatusForbidden, 1, err.Error())
+		httpError(w, report.Refusedf(http.StatusForbidden, "%v", err))
 		return
 	}
 	var req releaseRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
-		httpError(w, http.StatusBadRequest, 2, "release: the body is not a release request: "+err.Error())
+		httpError(w, report.Usagef(0, "release: the body is not a release request: %v", err))
 		return
 	}
 	stamp, err := parseStamp(req.Stamp)
 	if err != nil || req.Path == "" || req.SessionID == "" {
-		httpError(w, http.StatusBadRequest, 2, "release: path, session_id and stamp are required")
+		httpError(w, report.Usagef(0, "release: path, session_id and stamp are required"))
 		return
 	}
 	// The lock must be one of this workspace's lock folder, named by the
 	// real path its record holds: the page cannot reach any other file.
 	snap, err := s.take(ctx)
 	if err != nil {
-		httpError(w, http.StatusInternalServerError, 3, err.Error())
+		httpError(w, err)
 		return
 	}
 	found := false
@@ -376,18 +376,18 @@ func (s *Server) serveRelease(w http.ResponseWriter, r *http.Request) {
 	if !found {
 		// Released since the page showed it (an empty record does not say
 		// its path), or never one of this lock folder's.
-		httpError(w, http.StatusConflict, 1, fmt.Sprintf("not released: no lock on %s is held in %s now; look again", req.Path, s.ws.LockDir))
+		httpError(w, report.Refusedf(0, "not released: no lock on %s is held in %s now; look again", req.Path, s.ws.LockDir))
 		return
 	}
 	// The registry is read before the lock's critical section (a registry
 	// write takes its own lock and may list the lock folder): "orphaned"
 	// is judged on this reading, everything else on the record itself.
-	finished := snap.finished()
+	owners := snap.owners()
 	prev, err := s.locker.ForceReleaseIf(ctx, req.Path, func(now core.State) error {
 		switch {
 		case now.Owner != req.SessionID || !now.Stamp.Equal(stamp):
 			return &refusal{fmt.Sprintf("not released: the lock on %s changed since the page showed it (now %s); look again", now.Name(), describe(now))}
-		case releasable(now, finished):
+		case owners.Releasable(now):
 			return nil
 		default:
 			return &refusal{fmt.Sprintf("not released: %s is held by %s, whose session is not finished, and was renewed %s ago, within the project's timeout of %s: its owner is still renewing it", now.Name(), now.Owner, report.Human(now.Age), report.Human(s.locker.Timeout()))}
@@ -396,10 +396,10 @@ func (s *Server) serveRelease(w http.ResponseWriter, r *http.Request) {
 	var refused *refusal
 	switch {
 	case errors.As(err, &refused):
-		httpError(w, http.StatusConflict, 1, refused.reason)
+		httpError(w, report.Refusedf(0, "%s", refused.reason))
 		return
 	case err != nil:
-		httpError(w, http.StatusInternalServerError, 3, err.Error())
+		httpError(w, err)
 		return
 	}
 	rec, line := report.ForceReleased(prev)
@@ -436,9 +436,11 @@ func describe(st core.State) string {
 	}
 }
 
-// httpError writes the error record of the command line's --json output.
-func httpError(w http.ResponseWriter, status, exitCode int, msg string) {
+// httpError answers err with the error record of the command line's
+// --json output; its status and exit code derive from err's class (see
+// report.ExitCode and report.HTTPStatus), as the command line's would.
+func httpError(w http.ResponseWriter, err error) {
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(report.Error{Error: msg, ExitCode: exitCode})
+	w.WriteHeader(report.HTTPStatus(err))
+	_ = json.NewEncoder(w).Encode(report.ErrorOf(err))
 }

@@ -63,7 +63,8 @@ func newFixture(t *testing.T, opts Options) *fixture {
 // register registers a working session.
 func (f *fixture) register(t *testing.T, id, workingOn string) {
 	t.Helper()
-	_, err := f.ws.Register(t.Context(), core.Session{SessionID: id, Provider: "anthropic", AIVersion: "opus", WorkingOn: workingOn})
+	_, err := f.ws.StartSession(t.Context(), core.Session{SessionID: id, Provider: "anthropic", AIVersion: "opus", WorkingOn: workingOn},
+		workspace.SessionStart{Update: func(old *core.Session) { old.WorkingOn = workingOn }})
 	require.NoError(t, err)
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/workspace"
 )
 
 // Snapshot is what the workspace's lock folder and registry held at one
@@ -93,47 +94,11 @@ func (s *Server) loadRegistry(ctx context.Context) (core.Document, error) {
 	return doc, err
 }
 
-// finished returns the ids of the sessions the registry lists as
-// Finished (or whose agent process exited); nil when the registry could
-// not be read.
-func (snap *Snapshot) finished() map[string]bool {
-	if snap.RegistryErr != nil {
-		return nil
-	}
-	ids := map[string]bool{}
-	for _, a := range snap.Sessions {
-		if a.Status == core.StatusFinished {
-			ids[a.SessionID] = true
-		}
-	}
-	return ids
-}
-
-// working returns the ids of the sessions the registry lists as working.
-func (snap *Snapshot) working() map[string]bool {
-	ids := map[string]bool{}
-	for _, a := range snap.Sessions {
-		if a.Status == core.StatusWorking {
-			ids[a.SessionID] = true
-		}
-	}
-	return ids
-}
-
-// orphaned reports whether a held lock's owner is gone: its session is
-// Finished (a crash, or agent-registry 0.2's finish that kept the lock),
-// or its lock is past the project's timeout and the owner is no working
-// session. Only such a lock, or a stale one, may be released from the
-// page. An unregistered owner whose lock is fresh is still renewing it
-// (the command line allows locks without registering): never orphaned.
-func orphaned(st core.State, finished map[string]bool) bool {
-	return st.Owner != "" && (finished[st.Owner] || st.Stale)
-}
-
-// releasable reports whether the page may release a lock: stale, or held
-// by a Finished session.
-func releasable(st core.State, finished map[string]bool) bool {
-	return st.Owner != "" && (st.Stale || finished[st.Owner])
+// owners is the registry's view of the lock owners (see
+// workspace.Owners): the sessions as read, those of exited agents already
+// shown as finished; nobody's when the registry could not be read.
+func (snap *Snapshot) owners() workspace.Owners {
+	return workspace.OwnersOf(snap.Sessions, nil)
 }
 
 // counts are the lock folder's totals.

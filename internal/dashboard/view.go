@@ -114,7 +114,7 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 	if snap.RegistryErr != nil {
 		v.RegistryError = report.Escape(snap.RegistryErr.Error())
 	}
-	finished, working := snap.finished(), snap.working()
+	owners := snap.owners()
 	byOwner := map[string][]lockView{}
 	held := map[string]int{}
 	holdsStale := map[string]bool{} // over every lock, not only the ones listed
@@ -129,8 +129,8 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 			Age: report.Human(l.Age), Left: report.Human(max(l.Left, 0)), Stamp: stampString(l.Stamp), RenewedMS: l.Stamp.UnixMilli(),
 			Area: l.Area(), Conflict: snap.Conflicts[l.Path],
 		}
-		lv.Orphaned = orphaned(l, finished) && !working[l.Owner]
-		lv.Renewing = !l.Stale && !finished[l.Owner] && !working[l.Owner]
+		lv.Orphaned = owners.Orphaned(l)
+		lv.Renewing = !l.Stale && !owners.Finished(l.Owner) && !owners.Working(l.Owner)
 		if lv.Area && !strings.HasSuffix(lv.Path, "/") {
 			lv.Path += "/" // report.Rel cleans the area's trailing slash away
 		}
@@ -140,9 +140,9 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 		}
 		// A record that does not say its path (0.1.0's form) cannot be
 		// named to the engine: agentlock release --force can, by path.
-		lv.Releasable = !s.opts.ReadOnly && l.Path != "" && releasable(l, finished)
+		lv.Releasable = !s.opts.ReadOnly && l.Path != "" && owners.Releasable(l)
 		switch {
-		case releasable(l, finished):
+		case owners.Releasable(l):
 			if len(attention) < maxAttention {
 				attention = append(attention, lv)
 			} else {

@@ -9,6 +9,7 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -78,6 +79,9 @@ type Options struct {
 	// Agents are the agents whose set-up is checked; nil means the
 	// built-in ones (all.Agents), without those of agent manifests.
 	Agents []integrations.Agent
+	// Problems are the invalid settings of the configuration (each names
+	// its variable and allowed range); the checks ran with the defaults.
+	Problems []error
 }
 
 // DefaultSkew is the clock difference tolerated between the machines (or
@@ -108,12 +112,22 @@ func Run(ctx context.Context, opts Options) ([]Check, error) {
 	if opts.Settings.Now == nil {
 		opts.Settings.Now = time.Now
 	}
+	config := configChecks(opts.Problems)
 	p, err := setup.Open(opts.Dir, setup.Options{Settings: opts.Settings, Bin: opts.Bin})
+	if errors.Is(err, workspace.ErrUnknownScheme) || errors.Is(err, workspace.ErrNoRemote) {
+		// The store setting, or the build that serves it, is what is
+		// wrong: a check, not a crash.
+		fix := "correct AGENTLOCK_STORE or .agent-registry/store (agentlock init --store etcd://host:2379/prefix, or --store files)"
+		if errors.Is(err, workspace.ErrNoRemote) {
+			fix = "install " + workspace.EtcdProgram + " beside agentlock or on PATH (go build -tags etcd -o " + workspace.EtcdProgram + " ./cmd/agentlock)"
+		}
+		return append(config, Check{Name: "store", Status: Problem, Detail: err.Error(), Fix: fix}), nil
+	}
 	if err != nil {
 		return nil, err
 	}
 	d := &run{opts: opts, project: p, ws: p.Workspace}
-	var checks []Check
+	checks := config
 	// The store first: when it is down, what cannot be read is not damage.
 	storeChecks := d.store(ctx)
 	checks = append(checks, d.home(), d.registry(ctx))
@@ -221,6 +235,22 @@ func (d *run) store(ctx context.Context) []Check {
 			c.Fix = ""
 		}
 		checks = append(checks, c)
+	}
+	return checks
+}
+
+// configChecks reports the configuration: every invalid setting is a
+// problem (commands refuse to run with it, hooks deny edits), named with
+// its allowed range; the checks after it ran with the defaults.
+func configChecks(problems []error) []Check {
+	if len(problems) == 0 {
+		return []Check{{Name: "configuration", Status: OK, Detail: "every AGENTLOCK_* setting is valid"}}
+	}
+	var checks []Check
+	for _, p := range problems {
+		checks = append(checks, Check{Name: "configuration", Status: Problem,
+			Detail: p.Error() + "; commands refuse to run and the pre-edit hook denies every edit until it is fixed (the checks below use the default)",
+			Fix:    "correct or unset the variable named"})
 	}
 	return checks
 }

@@ -412,17 +412,17 @@ func (h run) acquire(ctx context.Context, ws *workspace.Workspace, paths []strin
 	var corrupt *core.CorruptError
 	switch {
 	case errors.As(err, &held) && held.Queued:
-		h.res.Deny = fmt.Sprintf("agentlock: %s is free, but session %s%s has been waiting for it for %s and goes first, so you (%s) must not edit it now. "+
+		h.res.Deny = fmt.Sprintf("agentlock: %s, so you (%s) must not edit it now. "+
 			"Do not work around this: work on another file, wait your turn with `%s`, or ask %s.",
-			held.Path, held.Owner, ws.Place(ctx, held.Owner), report.Human(held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
-	case errors.As(err, &held) && held.Via != "":
-		h.res.Deny = fmt.Sprintf("agentlock: %s is inside area %s held by session %s%s (renewed %s ago), so you (%s) must not edit it now. "+
-			"Do not work around this: work outside that area, wait with `%s`, or ask %s.",
-			held.Path, held.Via, held.Owner, ws.Place(ctx, held.Owner), report.Human(held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
+			report.QueuedFor(held.Path, "session "+held.Owner+ws.Place(ctx, held.Owner), held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
 	case errors.As(err, &held):
-		h.res.Deny = fmt.Sprintf("agentlock: %s is locked by session %s%s (renewed %s ago), so you (%s) must not edit it now. "+
-			"Do not work around this: work on another file, wait with `%s`, or ask %s.",
-			held.Path, held.Owner, ws.Place(ctx, held.Owner), report.Human(held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
+		instead := "work on another file"
+		if held.Via != "" {
+			instead = "work outside that area"
+		}
+		h.res.Deny = fmt.Sprintf("agentlock: %s (renewed %s ago), so you (%s) must not edit it now. "+
+			"Do not work around this: %s, wait with `%s`, or ask %s.",
+			report.HeldBy(held.Path, held.Via, "session "+held.Owner+ws.Place(ctx, held.Owner)), report.Human(held.Age), h.session, instead, report.WaitCommand(held.Path), held.Owner)
 	case errors.As(err, &corrupt):
 		h.res.Deny = fmt.Sprintf("agentlock: a lock file cannot be read (%v), so agentlock cannot tell who holds the file: "+
 			"do not edit it; ask a person to check `agentlock status` and clear it with `agentlock release --force`.", err)
@@ -444,13 +444,10 @@ func (h run) acquire(ctx context.Context, ws *workspace.Workspace, paths []strin
 // again) and gives the model its session id and the paths others hold.
 func (h run) sessionStart(ctx context.Context) {
 	name := h.req.Agent.Name()
-	model := "unknown"
-	var m string
-	if json.Unmarshal(h.in.Model, &m) == nil && m != "" {
-		model = m
-	}
-	err := h.ws.StartSession(ctx, core.Session{SessionID: h.session, Provider: h.req.Agent.Provider(), AIVersion: model,
-		WorkingOn: "(not stated yet: update it with agentlock update)"})
+	var model string // workspace.UnknownVersion when the payload does not say
+	_ = json.Unmarshal(h.in.Model, &model)
+	_, err := h.ws.StartSession(ctx, core.Session{SessionID: h.session, Provider: h.req.Agent.Provider(), AIVersion: model,
+		WorkingOn: "(not stated yet: update it with agentlock update)"}, workspace.SessionStart{})
 	if err != nil {
 		h.res.warnf("%s session-start hook: %v", name, err)
 	}
@@ -471,10 +468,13 @@ func (h run) sessionStart(ctx context.Context) {
 	}
 }
 
-// renew renews every lock the session holds.
+// renew renews every lock the session holds, as heartbeat --all does.
 func (h run) renew(ctx context.Context) {
-	if err := h.ws.Locker().KeepSessionAlive(ctx, h.session); err != nil {
-		h.res.warnf("%s renew hook: %v", h.req.Agent.Name(), err)
+	notices, err := h.ws.KeepSessionAlive(ctx, h.session)
+	for _, n := range append(notices, err) {
+		if n != nil {
+			h.res.warnf("%s renew hook: %v", h.req.Agent.Name(), n)
+		}
 	}
 }
 

@@ -160,3 +160,23 @@ func Watch(id Identity, dir string, lookup func() Found) []procs.ID {
 	}
 	return out
 }
+
+// Life returns whether the agent processes that bound a renewal loop of
+// id's session (Watch) still run, each time it is called: true while any
+// does. It returns nil when nothing is known to watch: a loop started from
+// a one-shot shell would then be re-parented and renew the session's locks
+// forever after the agent died.
+func Life(id Identity, dir string, lookup func() Found) func() bool {
+	ids := Watch(id, dir, lookup)
+	if len(ids) == 0 {
+		return nil
+	}
+	return func() bool {
+		for _, id := range ids {
+			if procs.Alive(id) {
+				return true
+			}
+		}
+		return false
+	}
+}

@@ -141,3 +141,19 @@ func TestResolveOrder(t *testing.T) {
 	}
 	assert.Equal(t, "the wrapper script 5 (sh) this runs under", Identity{Source: SourceWrapper, Record: wrapper}.Describe())
 }
+
+func TestLifeFollowsTheSessionsRecordedAgentProcesses(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), DirName)
+	assert.Nil(t, Life(Identity{Session: "s-1"}, dir, nil), "nothing recorded: nothing to watch")
+
+	p := sleeper(t)
+	_, err := Write(dir, p, "s-1", "claude", KindWrapper, time.Now())
+	require.NoError(t, err)
+	running := Life(Identity{Session: "s-1"}, dir, nil)
+	require.NotNil(t, running)
+	assert.True(t, running())
+	proc, err := os.FindProcess(p.PID)
+	require.NoError(t, err)
+	require.NoError(t, proc.Kill())
+	assert.Eventually(t, func() bool { return !running() }, 5*time.Second, 10*time.Millisecond, "the agent process is gone (a zombie counts as gone)")
+}

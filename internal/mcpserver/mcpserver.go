@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentlock/agentlock/internal/syncbuf"
+	"github.com/agentlock/agentlock/report"
 )
 
 // Output is what one command line printed, and its exit code.
@@ -126,7 +127,7 @@ func (h handlers) call(ctx context.Context, req *mcp.CallToolRequest, args []str
 	text := strings.TrimSpace(string(out.Stdout))
 	res := &mcp.CallToolResult{StructuredContent: map[string]any{"records": records, "exit_code": out.Code}}
 	switch {
-	case out.Code == 0, out.Code == 1 && refusalOK:
+	case out.Code == report.ExitOK, out.Code == report.ExitRefused && refusalOK:
 		if text == "" {
 			text = "done (no records)"
 		}
@@ -188,7 +189,7 @@ func (h handlers) progress(ctx context.Context, req *mcp.CallToolRequest, token 
 // readRegistry serves the registry resource: show --json as a JSON array.
 func (h handlers) readRegistry(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	out := h.cfg.Run(ctx, []string{"show", "--json"}, nil)
-	if out.Code != 0 {
+	if out.Code != report.ExitOK {
 		return nil, fmt.Errorf("read the registry: %s", strings.TrimSpace(string(out.Stderr)+" "+string(out.Stdout)))
 	}
 	records, err := parseRecords(out.Stdout)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentlock/agentlock/report"
 )
 
 // Inputs of the tools. Paths are relative to the project (the server's
@@ -362,7 +364,7 @@ func refusalText(command string, records []map[string]any, out Output) string {
 // describe is a line for people ahead of the records of a result, where
 // one helps: check's held paths.
 func describe(records []map[string]any, code int) string {
-	if code != 1 {
+	if code != report.ExitRefused {
 		return ""
 	}
 	var held []string

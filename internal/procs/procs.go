@@ -98,3 +98,19 @@ func Ancestry(pid int) ([]Process, error) {
 	}
 	return chain, nil
 }
+
+// Watch returns whether process pid still runs, each time it is called:
+// the process with pid's start time (a reused PID is another process),
+// or, where this system's processes cannot be read, any process with
+// that PID. An error when there is no such process.
+func Watch(pid int) (func() bool, error) {
+	p, err := Get(pid)
+	switch {
+	case errors.Is(err, ErrUnsupported):
+		return func() bool { return pidRuns(pid) }, nil
+	case err != nil:
+		return nil, err
+	}
+	id := p.ID()
+	return func() bool { return Alive(id) }, nil
+}

@@ -1,0 +1,100 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/agentlock/agentlock/core"
+)
+
+// Exit codes: the contract agents script against (README.md,
+// docs/schema). Every front end classifies its failures with ExitCode:
+// the command line's exit status, the exit_code of the --json error
+// record, of the dashboard's HTTP errors and of the MCP server's results.
+const (
+	ExitOK      = 0 // done
+	ExitRefused = 1 // held by another session, not the owner, no such lock or session
+	ExitUsage   = 2 // missing or malformed arguments
+	ExitEnv     = 3 // I/O or permission error, corrupt file, unsupported file system, anything unforeseen
+)
+
+// Marks of the classes that no error of package core names: an error
+// matching ErrUsage is a usage error, one matching ErrRefused a refusal.
+var (
+	ErrUsage   = errors.New("usage error")
+	ErrRefused = errors.New("refused")
+)
+
+// ExitCode classifies err: the one place where errors become exit codes.
+// A usage error must be one (ErrUsage, an invalid session id or path): an
+// error nobody foresaw is an environment error, never a usage error, so
+// that an agent is not told to fix a command line that was right.
+func ExitCode(err error) int {
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, ErrUsage), errors.Is(err, core.ErrInvalidSession), errors.Is(err, core.ErrInvalidPath):
+		return ExitUsage
+	case errors.Is(err, ErrRefused),
+		errors.Is(err, core.ErrLocked), errors.Is(err, core.ErrNotOwner), errors.Is(err, core.ErrNoLock),
+		errors.Is(err, core.ErrNoSession):
+		return ExitRefused
+	}
+	return ExitEnv
+}
+
+// HTTPStatus is the HTTP status that answers err, derived from its class
+// (ExitCode): 400 for a usage error, 409 for a refusal, 500 for the rest.
+// An error of the usage or refusal class may name a more precise client
+// error (4xx) by a method HTTPStatus() int (Refusal: 403, 404, ...).
+func HTTPStatus(err error) int {
+	code := ExitCode(err)
+	var precise interface{ HTTPStatus() int }
+	if code != ExitEnv && errors.As(err, &precise) {
+		if s := precise.HTTPStatus(); s >= 400 && s < 500 {
+			return s
+		}
+	}
+	switch code {
+	case ExitOK:
+		return http.StatusOK
+	case ExitUsage:
+		return http.StatusBadRequest
+	case ExitRefused:
+		return http.StatusConflict
+	}
+	return http.StatusInternalServerError
+}
+
+// ErrorOf is the error record of err: its message and its exit code.
+func ErrorOf(err error) Error {
+	return Error{Kind: "error", Error: err.Error(), ExitCode: ExitCode(err)}
+}
+
+// Classed is an error of a class no package error names, said in words:
+// a refusal or a usage error of a front end, with, for HTTP, its precise
+// status (0: the class's).
+type Classed struct {
+	Msg    string
+	Class  error // ErrRefused or ErrUsage
+	Status int
+}
+
+func (e *Classed) Error() string { return e.Msg }
+
+// Is makes the error match its class.
+func (e *Classed) Is(target error) bool { return target == e.Class }
+
+// HTTPStatus is the precise status, or 0 (see HTTPStatus).
+func (e *Classed) HTTPStatus() int { return e.Status }
+
+// Refusedf returns a refusal (exit 1) answered with HTTP status (0: 409).
+func Refusedf(status int, format string, args ...any) error {
+	return &Classed{Msg: fmt.Sprintf(format, args...), Class: ErrRefused, Status: status}
+}
+
+// Usagef returns a usage error (exit 2) answered with HTTP status (0: 400).
+func Usagef(status int, format string, args ...any) error {
+	return &Classed{Msg: fmt.Sprintf(format, args...), Class: ErrUsage, Status: status}
+}

@@ -1,0 +1,139 @@
+package workspace
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentlock/agentlock/core"
+)
+
+// Which program runs a command: the default build does not link the etcd
+// client, which would slow down the start of every command (every hook
+// runs agentlock; docs/speed.md). When an etcd store is configured for a
+// command, the default build hands the whole command line over to
+// EtcdProgram, the build with the etcd store (HandOver).
+const (
+	// EtcdProgram is the build with the etcd store, found beside this
+	// program, else on PATH.
+	EtcdProgram = "agentlock-etcd"
+	// StoreVar names a store for every project, overriding the project's
+	// own (.agent-registry/store).
+	StoreVar = "AGENTLOCK_STORE"
+	// FrontVar tells the etcd build which program handed the command line
+	// over to it, so that the checks of the agentlock on PATH compare that
+	// one, the program hooks run.
+	FrontVar = "AGENTLOCK_FRONT"
+)
+
+// Process is the process whose command line may be handed over, as its
+// caller read it: the command line's arguments (without the program), its
+// environment (os.Environ: StoreVar is read there, and it is passed on)
+// and its working directory.
+type Process struct {
+	Args []string
+	Env  []string
+	Dir  string
+}
+
+// getenv returns the value of the variable name in env ("" when unset).
+func getenv(env []string, name string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+			v = val // the last one wins, as in the process
+		}
+	}
+	return v
+}
+
+// StoreConfigured reports whether a store other than the lock files is
+// configured for p, cheaply: StoreVar in its environment, or the store
+// file of the project of its working directory or of a path among its
+// arguments, a few stat calls per project met. A path's project decides
+// its store, wherever the command runs.
+func StoreConfigured(p Process) bool {
+	if getenv(p.Env, StoreVar) != "" {
+		return true
+	}
+	seen := map[string]bool{}
+	hasStore := func(path string) bool {
+		project := FindProject(path)
+		if project == "" || seen[project] {
+			return false
+		}
+		seen[project] = true
+		_, err := os.Stat(filepath.Join(project, HomeDirName, StoreFile))
+		return err == nil
+	}
+	if p.Dir == "" {
+		return false
+	}
+	if hasStore(p.Dir) {
+		return true
+	}
+	for _, a := range p.Args {
+		// A path longer than any agentlock locks is refused by the command
+		// itself; walking up its thousands of parents here would cost
+		// seconds first.
+		if a == "" || a[0] == '-' || len(a) > core.MaxPathLen {
+			continue
+		}
+		if !filepath.IsAbs(a) {
+			a = filepath.Join(p.Dir, a)
+		}
+		if hasStore(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// Delegate hands p over to EtcdProgram (HandOver) when a store is
+// configured for it (StoreConfigured). It returns nil when it did not hand
+// over: this is the etcd build, the store is the lock files, or there is
+// no EtcdProgram (the command then fails where it opens that store, naming
+// what to install; a hook denies the edit). An error is a hand-over that
+// failed.
+func Delegate(p Process) error {
+	if EtcdBuild || !StoreConfigured(p) {
+		return nil
+	}
+	return HandOver(p, nil)
+}
+
+// HandOverIfMissing hands p over to EtcdProgram, with stdin as its
+// standard input (a hook's payload, already read), when a workspace of
+// this invocation needed the etcd store, which this build lacks (a path of
+// a checkout on etcd, edited from outside it). It returns like Delegate.
+func (b *Backends) HandOverIfMissing(p Process, stdin []byte) error {
+	if EtcdBuild || !b.Missing("etcd") {
+		return nil
+	}
+	return HandOver(p, stdin)
+}
+
+// HaveEtcdBuild reports whether this is the etcd build or HandOver would
+// find EtcdProgram, on the PATH of env.
+func HaveEtcdBuild(env []string) bool { return EtcdBuild || etcdProgram(env) != "" }
+
+// etcdProgram returns EtcdProgram beside this program, else on the PATH of
+// env; "" when there is none.
+func etcdProgram(env []string) string {
+	if self, err := os.Executable(); err == nil {
+		bin := filepath.Join(filepath.Dir(self), EtcdProgram)
+		if info, err := os.Stat(bin); err == nil && !info.IsDir() {
+			return bin
+		}
+	}
+	for _, dir := range filepath.SplitList(getenv(env, "PATH")) {
+		if dir == "" {
+			continue
+		}
+		bin := filepath.Join(dir, EtcdProgram)
+		if info, err := os.Stat(bin); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
+			return bin
+		}
+	}
+	return ""
+}

@@ -1,0 +1,53 @@
+//go:build unix
+
+package workspace
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// HandOver runs EtcdProgram in place of this process with p's arguments
+// and environment (FrontVar added) and, when stdin is not nil, those bytes
+// as its standard input. It returns nil, doing nothing, when there is no
+// EtcdProgram, and an error when the hand-over failed; else it does not
+// return.
+func HandOver(p Process, stdin []byte) error {
+	bin := etcdProgram(p.Env)
+	if bin == "" {
+		return nil
+	}
+	if stdin != nil {
+		if err := replaceStdin(stdin); err != nil {
+			return fmt.Errorf("hand over to %s: %w", bin, err)
+		}
+	}
+	self, _ := os.Executable()
+	env := append(slices.Clip(p.Env), FrontVar+"="+self)
+	err := syscall.Exec(bin, append([]string{bin}, p.Args...), env)
+	return fmt.Errorf("run %s: %w", bin, err)
+}
+
+// replaceStdin makes data this process's standard input: an unlinked
+// temporary file holding it, so that the program exec'd next reads it.
+func replaceStdin(data []byte) error {
+	f, err := os.CreateTemp("", "agentlock-payload-")
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := os.Remove(f.Name()); err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		return err
+	}
+	return unix.Dup2(int(f.Fd()), 0)
+}
