@@ -47,7 +47,19 @@ func (e entryDocument) Read(ctx context.Context) ([]byte, error) {
 // Edit implements store.Document: change gets the whole registry and
 // returns it whole; only the entries whose content differs are written.
 func (e entryDocument) Edit(ctx context.Context, change func(old []byte) ([]byte, error)) error {
+	// The document the last run of change wrote, and its entries: the
+	// copy of this machine is that document when the store wrote exactly
+	// these entries, with no render (and no idle check) again.
+	var wrote []byte
+	var wroteEntries []store.Entry
+	render := func(entries []store.Entry) ([]byte, error) {
+		if wrote != nil && sameEntries(entries, wroteEntries) {
+			return wrote, nil
+		}
+		return e.renderer(ctx)(entries)
+	}
 	return e.EditEntries(ctx, func(entries []store.Entry, whole []byte) ([]store.Entry, error) {
+		wrote, wroteEntries = nil, nil
 		if entries == nil && whole != nil {
 			// Split as it is first (see store.EntryDocument).
 			doc, err := parseRegistry(e.r.Where(), whole)
@@ -84,6 +96,7 @@ func (e entryDocument) Edit(ctx context.Context, change func(old []byte) ([]byte
 		if err != nil {
 			return nil, err
 		}
+		wrote, wroteEntries = next, after
 		var out []store.Entry
 		kept := map[string]bool{}
 		for _, en := range after {
@@ -98,7 +111,24 @@ func (e entryDocument) Edit(ctx context.Context, change func(old []byte) ([]byte
 			}
 		}
 		return out, nil
-	}, e.renderer(ctx))
+	}, render)
+}
+
+// sameEntries reports whether a and b hold the same entries, in any order.
+func sameEntries(a, b []store.Entry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	byID := make(map[string][]byte, len(a))
+	for _, en := range a {
+		byID[en.ID] = en.Data
+	}
+	for _, en := range b {
+		if data, ok := byID[en.ID]; !ok || !bytes.Equal(data, en.Data) {
+			return false
+		}
+	}
+	return true
 }
 
 // renderer renders the whole registry.md of entries, as a write renders it.
