@@ -23,8 +23,9 @@ import (
 // An entry is a session's frontmatter as registry.md writes it, after a
 // line "#<n>" that keeps the sessions in the order they came (a new
 // session comes after every one read). The head entry holds the rest of
-// the frontmatter: version, last_updated, unknown keys, and any entry of
-// the agents list that is not a session or repeats a session id.
+// the frontmatter: version, last_updated and unknown keys. An entry of
+// the agents list that is no session, or repeats a session id, is an
+// entry of its own, "|<n>" (see split).
 type entryDocument struct {
 	store.EntryDocument
 	r *Registry
@@ -203,26 +204,42 @@ func (e entryDocument) join(entries []store.Entry) (Document, map[string]int, er
 }
 
 // split cuts doc into its entries: the head, then one per session. order
-// is each session's place as read; a new session comes after them all.
+// is each entry's place as read; a new session comes after them all. An
+// entry of the agents list that is no session, or repeats a session id
+// (or names one starting with '|'), gets an entry of its own too, named
+// "|<its place>": they keep their places, and agentlock never changes
+// them.
 func split(doc Document, order map[string]int) ([]store.Entry, error) {
 	next := 0
-	for _, n := range order {
+	var kept []int // the places of the entries that are no session, in order
+	for id, n := range order {
 		next = max(next, n+1)
+		if strings.HasPrefix(id, "|") {
+			kept = append(kept, n)
+		}
 	}
+	slices.Sort(kept)
 	head := doc
-	head.Agents = nil
+	head.Agents = []Session{}
 	out := []store.Entry{{}}
 	seen := map[string]bool{}
 	for i := range doc.Agents {
 		s := doc.Agents[i]
-		if !s.IsSession() || s.SessionID == "" || seen[s.SessionID] {
-			head.Agents = append(head.Agents, s)
-			continue
-		}
-		seen[s.SessionID] = true
-		n, ok := order[s.SessionID]
-		if !ok {
-			n, next = next, next+1
+		id := s.SessionID
+		var n int
+		if !s.IsSession() || id == "" || strings.HasPrefix(id, "|") || seen[id] {
+			if len(kept) > 0 {
+				n, kept = kept[0], kept[1:]
+			} else {
+				n, next = next, next+1
+			}
+			id = "|" + strconv.Itoa(n)
+		} else {
+			seen[id] = true
+			var ok bool
+			if n, ok = order[id]; !ok {
+				n, next = next, next+1
+			}
 		}
 		var b bytes.Buffer
 		fmt.Fprintf(&b, "#%d\n", n)
@@ -230,10 +247,7 @@ func split(doc Document, order map[string]int) ([]store.Entry, error) {
 		if err := encodeFrontmatter(&b, Document{Version: doc.Version, Agents: []Session{s}}); err != nil {
 			return nil, err
 		}
-		out = append(out, store.Entry{ID: s.SessionID, Data: b.Bytes()})
-	}
-	if head.Agents == nil {
-		head.Agents = []Session{}
+		out = append(out, store.Entry{ID: id, Data: b.Bytes()})
 	}
 	var b bytes.Buffer
 	if err := encodeFrontmatter(&b, head); err != nil {
