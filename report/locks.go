@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/store"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -83,7 +84,7 @@ func through(path, via string) int {
 	switch {
 	case via == "":
 		return directly
-	case strings.HasSuffix(via, "/") && strings.HasPrefix(path+"/", via):
+	case store.Covers(via, path):
 		return insideArea
 	}
 	return areaOverlaps
