@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -49,10 +48,6 @@ type Document struct {
 	Repo string
 	// Local is this machine's registry.md.
 	Local string
-	// Conflicts counts the writes of this process that found a key
-	// changed since its read (a compare-and-swap that failed and was run
-	// again).
-	Conflicts atomic.Int64
 }
 
 var (
@@ -276,7 +271,6 @@ func (d *Document) EditEntries(ctx context.Context, change func(entries []store.
 			return d.Conn.wrap("write the registry", err)
 		}
 		if !resp.Succeeded {
-			d.Conflicts.Add(1)
 			time.Sleep(pause/2 + rand.N(pause))
 			pause = min(pause*2, 50*time.Millisecond)
 			continue
