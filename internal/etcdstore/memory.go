@@ -149,7 +149,15 @@ func (s *Locks) forget(session string, dead []clientv3.LeaseID) error {
 				fmt.Fprintf(&b, "%d %x\n", l.ttl, int64(l.id))
 			}
 		}
-		return atomicfile.Write(path, []byte(b.String()), 0o600)
+		fi, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.Write(path, []byte(b.String()), 0o600); err != nil {
+			return err
+		}
+		// The modification time says when the renewal was last published.
+		return os.Chtimes(path, fi.ModTime(), fi.ModTime())
 	})
 }
 
