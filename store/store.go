@@ -145,9 +145,9 @@ type Watcher interface {
 type Queue interface {
 	// Enqueue puts session in line for the records of keys until leave is
 	// called; a waiter whose process dies loses its place within a few
-	// seconds, and never later than a lock of its would expire. changes reports what may let it go, as Watcher.Watch does,
-	// for the records of keys and for every record that excludes them
-	// through an area.
+	// seconds, and never later than a lock of its would expire. changes
+	// reports what may let it go, as Watcher.Watch does, for the records
+	// of keys and for every record that excludes them through an area.
 	Enqueue(ctx context.Context, session string, keys []Key) (changes <-chan struct{}, leave func(), err error)
 }
 
@@ -253,9 +253,8 @@ type EntryDocument interface {
 	// is written as it is, changed since the read, whatever happened to
 	// other entries; otherwise change runs again. A document read whole is
 	// split first: change then answers its entries, as they are, and runs
-	// again on them.
-	// render gets every entry as written and returns the whole document,
-	// this machine's copy.
+	// again on them. render gets every entry as written and returns the
+	// whole document, this machine's copy.
 	EditEntries(ctx context.Context, change func(entries []Entry, whole []byte) ([]Entry, error), render func([]Entry) ([]byte, error)) error
 }
 
