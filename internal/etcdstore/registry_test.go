@@ -20,6 +20,7 @@ import (
 	"github.com/agentlock/agentlock/internal/etcdstore"
 	"github.com/agentlock/agentlock/internal/etcdtest"
 	"github.com/agentlock/agentlock/internal/filestore"
+	"github.com/agentlock/agentlock/store"
 )
 
 // conflictCounting is a gRPC option that counts the conditional writes
@@ -205,5 +206,41 @@ func TestRegistryMovesFromOneKeyAndHasNoSizeLimit(t *testing.T) {
 	copied, err := os.ReadFile(big)
 	if err != nil || !strings.Contains(string(copied), "one-more") || strings.Count(string(copied), "session_id:") != many+1 {
 		t.Fatalf("the local copy: %d sessions, %v", strings.Count(string(copied), "session_id:"), err)
+	}
+}
+
+// doctor's store-registry check says how the registry is kept, and warns
+// when an older build wrote the one key again after the split.
+func TestRegistryFormatIsDiagnosed(t *testing.T) {
+	conn := startConn(t)
+	doc, r := registryOn(conn, filepath.Join(t.TempDir(), "registry.md"))
+	st := &etcdstore.Locks{Conn: conn, Repo: doc.Repo, Root: t.TempDir(), Timeout: 30 * time.Second}
+	check := func() store.Diagnosis {
+		for _, d := range st.Diagnose(t.Context()) {
+			if d.Name == "store-registry" {
+				return d
+			}
+		}
+		t.Fatal("no store-registry check")
+		return store.Diagnosis{}
+	}
+	if d := check(); d.Warn || d.Problem || !strings.Contains(d.Detail, "no registry") {
+		t.Fatalf("before any write: %+v", d)
+	}
+	if _, err := r.Register(t.Context(), core.Session{SessionID: "a", Provider: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	if d := check(); d.Warn || !strings.Contains(d.Detail, "one key per session (1") {
+		t.Fatalf("after a write: %+v", d)
+	}
+	cli, err := conn.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cli.Put(t.Context(), doc.Key(), "---\nagents: []\n---\n"); err != nil {
+		t.Fatal(err)
+	}
+	if d := check(); !d.Warn || !strings.Contains(d.Fix, "upgrade") {
+		t.Fatalf("with an older build's key written again: %+v", d)
 	}
 }
