@@ -503,6 +503,22 @@ func TestSessionRenewalIsOneRoundTrip(t *testing.T) {
 	}
 }
 
+// memoryLockers starts a cluster and returns its connection and lockers
+// of one checkout on it, each with its timeout and lease memory ("" for
+// none).
+func memoryLockers(t *testing.T) (*etcdstore.Conn, func(timeout time.Duration, memory string) *core.Locker) {
+	t.Helper()
+	conn := startConn(t)
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn, func(timeout time.Duration, memory string) *core.Locker {
+		st := &etcdstore.Locks{Conn: conn, Repo: "example.com/org/repo", Root: root, Timeout: timeout, Memory: memory}
+		return core.NewLocker(st, core.Options{Timeout: timeout, Cwd: root})
+	}
+}
+
 // A lease the memory of this machine does not hold — granted by an older
 // build, or before the memory was lost — is remembered by the next acquire
 // of the session, so that renewing never leaves it to expire.
@@ -510,16 +526,8 @@ func TestRenewalRemembersLeasesItDidNotGrant(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for a lease to expire")
 	}
-	conn := startConn(t)
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, locker := memoryLockers(t)
 	memory := t.TempDir()
-	locker := func(timeout time.Duration, memory string) *core.Locker {
-		st := &etcdstore.Locks{Conn: conn, Repo: "example.com/org/repo", Root: root, Timeout: timeout, Memory: memory}
-		return core.NewLocker(st, core.Options{Timeout: timeout, Cwd: root})
-	}
 	// Taken without memory (an older build): the 2 s lease is unknown here.
 	if _, err := locker(2*time.Second, "").Acquire(t.Context(), "old.go", "s"); err != nil {
 		t.Fatal(err)
@@ -715,15 +723,7 @@ func TestRenewalFindsALeaseItsMemoryMisses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for a publication to be due")
 	}
-	conn := startConn(t)
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	locker := func(timeout time.Duration, memory string) *core.Locker {
-		st := &etcdstore.Locks{Conn: conn, Repo: "example.com/org/repo", Root: root, Timeout: timeout, Memory: memory}
-		return core.NewLocker(st, core.Options{Timeout: timeout, Cwd: root})
-	}
+	conn, locker := memoryLockers(t)
 	memory := t.TempDir()
 	a := locker(4*time.Second, memory)
 	if _, err := a.Acquire(t.Context(), "mine.go", "s"); err != nil {
