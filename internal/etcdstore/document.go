@@ -345,13 +345,19 @@ func (d *Document) refreshCopy(version string, entries []store.Entry, render fun
 			}
 		}
 	}
-	if version == "" {
-		_ = os.Remove(mark) // until the copy is written: a crash leaves no false mark
-	}
 	data, err := render(entries)
 	if err != nil {
 		return
 	}
+	// The copy and its mark change together, so that two processes
+	// refreshing at once never leave one's copy under the other's mark.
+	if err := os.MkdirAll(filepath.Dir(d.Local), 0o700); err != nil {
+		return
+	}
+	if unlock, err := lockFile(mark + ".lock"); err == nil {
+		defer unlock()
+	}
+	_ = os.WriteFile(mark, nil, 0o644) // until the copy is written: a crash leaves no false mark
 	if err := d.writeLocal(data); err != nil {
 		return
 	}
