@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/internal/cmdutil"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -53,7 +54,7 @@ modify it, and do not work around the refusal. Wait (--wait) or ask the holder.`
 			return acquireRun(cmd.Context(), opts)
 		},
 	}
-	secondsVar(cmd.Flags(), &opts.Wait, "wait", "when a path is held, retry until it is free or this much time has passed (90 or 90s; keep it under your tool timeout)")
+	cmdutil.SecondsVar(cmd.Flags(), &opts.Wait, "wait", "when a path is held, retry until it is free or this much time has passed (90 or 90s; keep it under your tool timeout)")
 	return cmd
 }
 
@@ -78,7 +79,11 @@ func acquireRun(ctx context.Context, opts *AcquireOptions) error {
 	leases, warning, err := ws.Acquire(ctx, paths, session)
 	if errors.Is(err, core.ErrLocked) && opts.Wait > 0 {
 		if held := (*core.HeldError)(nil); errors.As(err, &held) {
-			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s; waiting up to %s...", report.HeldBy(held.Path, held.Via, held.Owner), report.Human(opts.Wait)))
+			what := report.HeldBy(held.Path, held.Via, held.Owner)
+			if held.Queued {
+				what = report.QueuedFor(held.Path, held.Owner, held.Age)
+			}
+			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s; waiting up to %s...", what, report.Human(opts.Wait)))
 		}
 		keepCollecting()
 		ctx, cancel := context.WithTimeout(ctx, opts.Wait)
@@ -92,19 +97,8 @@ func acquireRun(ctx context.Context, opts *AcquireOptions) error {
 		return err
 	}
 	warn(opts.IO, warning)
-	for _, l := range leases {
-		if repo := ws.Redirected(l.Path); repo != "" && !l.Renewed {
-			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: note: %s is in %s, which is not set up for agentlock: its lock is in %s, "+
-				"where only sessions of this home see it (run agentlock init in %s to coordinate its files there)", l.Path, repo, ws.LockDir, repo))
-		}
-	}
-	for _, l := range leases {
-		if l.Corrupt != nil {
-			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: took over an unreadable lock record nobody had written for longer than the timeout: %v", l.Corrupt))
-		}
-	}
-	if len(leases) > 0 && leases[0].Unindexed != nil {
-		fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %v", leases[0].Unindexed))
+	for _, note := range report.AcquireNotes(leases, ws.LockDir, ws.Redirected) {
+		fmt.Fprintln(opts.IO.ErrOut, "agentlock: "+note)
 	}
 	warnConflicts(ctx, opts.IO, ws, leases)
 	for _, l := range leases {
@@ -116,48 +110,33 @@ func acquireRun(ctx context.Context, opts *AcquireOptions) error {
 }
 
 // unreported undoes an acquisition whose success could not be written to
-// stdout: the caller never learns that it holds the locks, so it would
-// never release them. Only the locks this call newly took are released; a
-// renewal leaves a lock the session already held (and knows of) alone.
+// stdout (workspace.Workspace.Undo): the caller never learns that it holds
+// the locks, so it would never release them.
 func unreported(ctx context.Context, ws *workspace.Workspace, leases []core.Lease, session string, werr error) error {
-	var taken []string
-	for _, l := range leases {
-		if !l.Renewed {
-			taken = append(taken, l.Path)
-		}
-	}
-	if len(taken) == 0 {
-		return werr
-	}
-	if _, _, err := ws.Release(ctx, taken, session); err != nil {
+	undone, err := ws.Undo(ctx, leases, session)
+	switch {
+	case err != nil:
 		return errors.Join(werr, fmt.Errorf("release what could not be reported: %w", err))
+	case undone:
+		return fmt.Errorf("%w; released what this call took", werr)
 	}
-	return fmt.Errorf("%w; released what this call took", werr)
+	return werr
 }
 
 // reportRefusal prints who holds what and returns the refusal. All or none:
 // the paths that were free are reported as not acquired too.
 func reportRefusal(out printer, paths []string, err error, waited time.Duration) error {
-	heldBy := map[string]*core.HeldError{}
-	for _, e := range core.Unjoin(err) {
-		var held *core.HeldError
-		if errors.As(e, &held) {
-			heldBy[held.Path] = held
-		}
+	refusals, err := report.AcquireRefusals(paths, err, waited)
+	if err != nil {
+		return err
 	}
-	for _, p := range paths {
-		// Resolve each path again to line it up with the refusals, which
-		// name real paths.
-		real, rerr := core.LockPath(p, "")
-		if rerr != nil {
-			return rerr
-		}
+	for _, r := range refusals {
 		var perr error
-		switch held, ok := heldBy[real]; {
-		case ok:
-			perr = out.diagnose(report.AcquireRefused(held, waited))
+		switch {
+		case r.Held:
+			perr = out.diagnose(r.Record, r.Line)
 		case out.json: // free, but not taken: all or none
-			perr = writeJSON(out.io.Out, report.AcquireNotTaken(real))
+			perr = writeJSON(out.io.Out, r.Record)
 		}
 		if perr != nil {
 			return perr

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"runtime/debug"
-
 	"github.com/agentlock/agentlock/report"
 )
 
@@ -19,28 +17,7 @@ var (
 )
 
 // buildStamp is what agentlock version reports about this binary.
-func buildStamp() report.Version {
-	v := report.Version{Version: version, Commit: commit, Date: date}
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		info = &debug.BuildInfo{}
-	}
-	if v.Version == "" {
-		v.Version = "devel"
-		if mv := info.Main.Version; mv != "" && mv != "(devel)" {
-			v.Version = mv
-		}
-	}
-	for _, s := range info.Settings {
-		switch {
-		case s.Key == "vcs.revision" && v.Commit == "":
-			v.Commit = s.Value
-		case s.Key == "vcs.time" && v.Date == "":
-			v.Date = s.Value
-		}
-	}
-	return v
-}
+func buildStamp() report.Version { return report.Built(version, commit, date) }
 
 // moduleVersion is the version of this binary: the release's stamp, the
 // module version of a go install pkg@version, or "devel" for a build from

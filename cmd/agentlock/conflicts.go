@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,12 +15,6 @@ type ConflictsOptions struct {
 	IO      *IOStreams
 	Config  func() (*config, error)
 	Predict bool
-}
-
-// conflictRecord is one line of conflicts --json.
-type conflictRecord struct {
-	Kind string `json:"kind"` // "conflict"
-	workspace.Overlap
 }
 
 func newCmdConflicts(f *Factory, runF func(*ConflictsOptions) error) *cobra.Command {
@@ -65,25 +58,12 @@ func conflictsRun(ctx context.Context, opts *ConflictsOptions) error {
 		return err
 	}
 	for _, ov := range overlaps {
-		if c.JSON {
-			if err := writeJSON(opts.IO.Out, conflictRecord{Kind: "conflict", Overlap: ov}); err != nil {
-				return err
-			}
-			continue
+		rec, line := report.Overlapped(ov)
+		if !c.JSON {
+			fmt.Fprintln(opts.IO.Out, report.Escape(line))
+		} else if err := writeJSON(opts.IO.Out, rec); err != nil {
+			return err
 		}
-		var in []string
-		for _, w := range ov.In {
-			where := w.Name
-			if w.Branch != "" {
-				where += " (" + w.Branch + ")"
-			}
-			in = append(in, where+" "+w.How)
-		}
-		line := fmt.Sprintf("%s: changed in %s", ov.Rel, strings.Join(in, ", "))
-		if len(ov.Predicted) > 0 {
-			line += "; merge conflict predicted between " + strings.Join(ov.Predicted, ", ")
-		}
-		fmt.Fprintln(opts.IO.Out, report.Escape(line))
 	}
 	if len(overlaps) == 0 {
 		if !c.JSON {

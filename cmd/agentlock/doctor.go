@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/internal/doctor"
 	"github.com/agentlock/agentlock/report"
-	"github.com/agentlock/agentlock/workspace"
 )
 
 // DoctorOptions are the inputs of agentlock doctor.
@@ -59,11 +57,7 @@ detail, fix.`,
 }
 
 func doctorRun(ctx context.Context, opts *DoctorOptions) error {
-	c, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	wd, err := workspace.WorkDir()
+	c, wd, err := configDir(opts.Config)
 	if err != nil {
 		return err
 	}
@@ -81,7 +75,7 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 		if c.JSON {
 			err = writeJSON(opts.IO.Out, report.DoctorCheck{Name: ch.Name, Status: string(ch.Status), Detail: ch.Detail, Fix: ch.Fix})
 		} else {
-			err = writeCheck(opts.IO, ch)
+			err = doctor.WriteCheck(opts.IO.Out, ch)
 		}
 		if err != nil {
 			return err
@@ -89,20 +83,6 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 	}
 	if doctor.Failed(checks) {
 		return errSilentRefusal
-	}
-	return nil
-}
-
-// writeCheck prints one check for people: its verdict and name, what was
-// found, and on the next line what to do.
-func writeCheck(io *IOStreams, ch doctor.Check) error {
-	if _, err := fmt.Fprintf(io.Out, "%-8s %s: %s\n", ch.Status, ch.Name, report.Escape(ch.Detail)); err != nil {
-		return fmt.Errorf("write output: %w", err)
-	}
-	if ch.Fix != "" {
-		if _, err := fmt.Fprintf(io.Out, "%-8s fix: %s\n", "", report.Escape(ch.Fix)); err != nil {
-			return fmt.Errorf("write output: %w", err)
-		}
 	}
 	return nil
 }

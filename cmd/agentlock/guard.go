@@ -87,6 +87,3 @@ func guardRun(ctx context.Context, opts *GuardOptions) error {
 	}
 	return nil
 }
-
-// git runs git in dir (githook.Git), for init.
-func git(dir string, args ...string) (string, error) { return githook.Git(dir, args...) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/identity"
 	"github.com/agentlock/agentlock/internal/procs"
+	"github.com/agentlock/agentlock/internal/sessionarg"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -172,7 +172,15 @@ func watchedAgent(opts *HeartbeatOptions, c *config, ws *workspace.Workspace, se
 // renewOwned renews, and when verbose reports, every lock of the
 // workspace that session holds (workspace.RenewSession).
 func renewOwned(ctx context.Context, out printer, ws *workspace.Workspace, session string, verbose bool) error {
-	renewed, notices, err := ws.RenewSession(ctx, session)
+	var renewed []core.State
+	var notices []error
+	var err error
+	if verbose {
+		renewed, notices, err = ws.RenewSession(ctx, session)
+	} else {
+		// Nothing to print but warnings: no listing (on etcd, one round trip).
+		notices, err = ws.KeepSessionAlive(ctx, session)
+	}
 	for _, n := range notices {
 		fmt.Fprintf(out.io.ErrOut, "agentlock: warning: %s\n", report.Escape(n.Error()))
 	}
@@ -241,13 +249,7 @@ is the interval when it is a number or a duration, else the session.`,
 		Args: cobra.RangeArgs(1, 3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Command = cmd.CommandPath()
-			interval := ""
-			switch {
-			case len(args) == 3:
-				interval, args = args[2], args[:2]
-			case len(args) == 2 && isInterval(args[1]):
-				interval, args = args[1], args[:1]
-			}
+			args, interval := sessionarg.LoopArgs(args)
 			opts.Every = workspace.DefaultRenewEvery
 			if interval != "" {
 				d, err := boundedDuration("interval", interval, workspace.DefaultRenewEvery, workspace.MinRenewEvery, workspace.MaxRenewEvery)
@@ -265,14 +267,4 @@ is the interval when it is a number or a duration, else the session.`,
 	}
 	cmd.Flags().IntVar(&opts.PID, "pid", 0, "stop when this process exits (default: the session's agent process)")
 	return cmd
-}
-
-// isInterval reports whether a heartbeat-loop argument is an interval
-// (seconds, or a Go duration) rather than a session id.
-func isInterval(s string) bool {
-	if _, err := strconv.ParseFloat(s, 64); err == nil {
-		return true
-	}
-	_, err := time.ParseDuration(s)
-	return err == nil
 }

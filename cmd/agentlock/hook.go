@@ -13,7 +13,6 @@ import (
 	"github.com/agentlock/agentlock/internal/agents/all"
 	"github.com/agentlock/agentlock/internal/hooks"
 	"github.com/agentlock/agentlock/internal/identity"
-	"github.com/agentlock/agentlock/report"
 )
 
 // HookOptions are the inputs of agentlock hook.
@@ -110,18 +109,7 @@ func hookRun(ctx context.Context, opts *HookOptions) error {
 	if res.Deny != "" {
 		handedOver(c.Settings.Backends.HandOverIfMissing(thisProcess(opts.Args), payload.Bytes()))
 	}
-	answer := hooks.Respond(agent, res)
-	_, _ = opts.IO.ErrOut.Write(answer.Stderr)
-	if _, err := opts.IO.Out.Write(answer.Stdout); err != nil {
-		fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %s %s hook: %v", agent.Name(), opts.Event, err))
-		if answer.Reason != "" && !answer.ExitDeny {
-			// The structured denial did not reach the harness: exit 2
-			// with the reason still denies in every harness.
-			fmt.Fprintln(opts.IO.ErrOut, answer.Reason)
-			return errHookDenied
-		}
-	}
-	if answer.ExitDeny {
+	if hooks.Respond(agent, res).Write(opts.IO.Out, opts.IO.ErrOut, agent.Name(), opts.Event) {
 		return errHookDenied
 	}
 	return nil

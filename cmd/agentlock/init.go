@@ -1,21 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/internal/agents/all"
 	"github.com/agentlock/agentlock/internal/agents/manifest"
-	"github.com/agentlock/agentlock/internal/githook"
 	"github.com/agentlock/agentlock/internal/setup"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -183,121 +177,6 @@ func storeFlags(cmd *cobra.Command, opts *InitOptions) error {
 	return nil
 }
 
-// recordStore records --store in the project's .agent-registry/store, or
-// says what it would do (--dry-run, --check).
-func recordStore(opts *InitOptions) error {
-	wd, err := workspace.WorkDir()
-	if err != nil {
-		return err
-	}
-	project := workspace.FindProject(wd)
-	if project == "" {
-		return fmt.Errorf("--store: no project here (no .git or %s above %s)", workspace.HomeDirName, wd)
-	}
-	file := filepath.Join(workspace.HomeDirName, workspace.StoreFile)
-	what := "the project's store: lock files"
-	if opts.Store.Set() {
-		what = "the project's store: " + opts.Store.URL
-	}
-	c, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	out := newPrinter(opts.IO, c)
-	if opts.DryRun || opts.Check {
-		cur, err := workspace.ReadStoreSpec(project)
-		if err != nil {
-			return err
-		}
-		cur.Scope = "" // kept, whatever --store says
-		if cur != opts.Store {
-			verb := "would-set"
-			if opts.Check {
-				verb = "out-of-date"
-			}
-			out.change(verb, file, what, fmt.Sprintf("%s %s: %s", verb, file, what))
-		}
-		return nil
-	}
-	// Once the store is recorded, every command here (and every hook)
-	// refuses to work without the etcd build: refuse first, with nothing
-	// changed, rather than leave a project nobody can lock in.
-	if opts.Store.Set() && !etcdBuild && !haveEtcdBuild() {
-		return fmt.Errorf("--store %s: no agentlock-etcd beside agentlock or on PATH, and without it every command and hook of this project would refuse to work; install it first (go build -tags etcd -o agentlock-etcd ./cmd/agentlock, next to agentlock), then run this again (nothing was changed)", opts.Store.URL)
-	}
-	changed, err := workspace.WriteStoreSpec(project, opts.Store)
-	if err != nil {
-		return err
-	}
-	if changed {
-		out.change("store", file, what, fmt.Sprintf("%-9s %s: %s", "store", file, what))
-	}
-	return nil
-}
-
-// recordScope records --scope in the repository's common git folder, and
-// --deny-conflicts beside it, or says what it would do (--dry-run,
-// --check).
-func recordScope(ctx context.Context, opts *InitOptions) error {
-	if opts.Scope == "" && !opts.DenyConflictsGiven {
-		return nil
-	}
-	wd, err := workspace.WorkDir()
-	if err != nil {
-		return err
-	}
-	project := workspace.FindProject(wd)
-	if project == "" || workspace.GitCommonDir(project) == "" {
-		return fmt.Errorf("--scope/--deny-conflicts: %s is in no git worktree (no .git above it)", wd)
-	}
-	c, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	out := newPrinter(opts.IO, c)
-	common := workspace.GitCommonDir(project)
-	home := filepath.Join(common, workspace.RepoHomeDir)
-	if opts.Scope != "" {
-		on := opts.Scope == workspace.ScopeRepository
-		if (workspace.RepoHome(project) != "") != on {
-			what := "every worktree of the repository shares this home"
-			if !on {
-				what = "back to a home per checkout (the shared home's locks and registry stay)"
-			}
-			switch {
-			case opts.DryRun:
-				out.change("would-set", home, what, fmt.Sprintf("would-set scope %s: %s", home, what))
-			case opts.Check:
-				out.change("out-of-date", home, what, fmt.Sprintf("out-of-date scope %s: %s", home, what))
-			default:
-				// The sessions and locks of the home being left would
-				// be out of everyone's sight: they finish first.
-				if err := scopeInUse(ctx, c, project); err != nil {
-					return err
-				}
-				if _, err := workspace.SetRepoScope(project, on); err != nil {
-					return err
-				}
-				out.change("scope", home, what, fmt.Sprintf("%-9s %s: %s", "scope", home, what))
-			}
-		}
-	}
-	if opts.DenyConflictsGiven && !opts.DryRun && !opts.Check {
-		changed, err := workspace.SetDenyConflicts(common, opts.DenyConflicts)
-		if err != nil {
-			return err
-		}
-		if changed {
-			what := "edits of files changed in another worktree are warned about"
-			if opts.DenyConflicts {
-				what = "edits of files changed in another worktree are denied"
-			}
-			out.change("conflicts", home, what, fmt.Sprintf("%-9s %s: %s", "conflicts", home, what))
-		}
-	}
-	return nil
-}
-
 func newCmdUninit(f *Factory, runF func(*InitOptions) error) *cobra.Command {
 	opts := &InitOptions{IO: f.IO, Config: f.Config, Args: f.Args}
 	cmd := &cobra.Command{
@@ -334,9 +213,9 @@ the legacy kimi-cli) are touched only with --global.`,
 	return cmd
 }
 
-// openProject opens the project of the working directory for init
+// openProject opens the project of the working directory wd for init
 // (names: the --agent values) or uninit.
-func openProject(opts *InitOptions, names []string, whole, install bool) (*setup.Project, error) {
+func openProject(opts *InitOptions, wd string, names []string, whole, install bool) (*setup.Project, error) {
 	c, err := opts.Config()
 	if err != nil {
 		return nil, err
@@ -352,62 +231,51 @@ func openProject(opts *InitOptions, names []string, whole, install bool) (*setup
 		}
 		return nil, usagef("%v", err)
 	}
-	wd, err := workspace.WorkDir()
-	if err != nil {
-		return nil, err
-	}
-	settings := c.Settings
-	if install && settings.FindProject(wd) == "" {
-		// Outside any git repository the folder itself becomes the
-		// project: its home is the one its hooks and commands find, so
-		// that what init installs gates what it says it gates.
-		if err := newProjectAllowed(wd, settings.UserHome); err != nil {
-			return nil, err
-		}
-		settings.NewProject = wd
-	}
-	return setup.Open(wd, setup.Options{Settings: settings, Agents: agents, Global: opts.Global, Whole: whole, AgentDirs: c.AgentDirs, MCP: install && !opts.NoMCP})
+	return setup.Open(wd, setup.Options{Settings: c.Settings, Agents: agents, Global: opts.Global, Whole: whole,
+		AgentDirs: c.AgentDirs, MCP: install && !opts.NoMCP, NewProject: install})
 }
 
-// newProjectAllowed refuses to make a project of a folder that holds
-// everything: the file system's root or the user's home, where
-// .agent-registry is the home of every path outside a project (and where
-// every file below would become the project's).
-func newProjectAllowed(dir, userHome string) error {
-	realHome := userHome
-	if real, err := filepath.EvalSymlinks(userHome); err == nil {
-		realHome = real
-	}
-	if filepath.Dir(dir) == dir || (userHome != "" && dir == realHome) {
-		return &lineUsageError{msg: fmt.Sprintf("%s is in no git repository, and agentlock will not make it a project: "+
-			"every file below it would be coordinated; run agentlock init in the repository or folder your agents work in", dir)}
-	}
-	return nil
+// setupOutput is where package setup reports init's and uninit's steps.
+func setupOutput(opts *InitOptions, c *config) setup.Output {
+	return setup.Output{Report: setupReporter{newPrinter(opts.IO, c)}, ErrOut: opts.IO.ErrOut}
 }
 
-// reportProblems prints why a plan cannot be applied; nothing was written.
-func reportProblems(io *IOStreams, err error) error {
-	var pe *setup.ProblemsError
-	if !errors.As(err, &pe) {
-		return err
+// setupReporter prints the steps of package setup as change records.
+type setupReporter struct{ out printer }
+
+func (r setupReporter) Change(action, path, detail, line string) {
+	r.out.change(action, path, detail, line)
+}
+
+// setupErr gives package setup's refusals their exit codes.
+func setupErr(err error) error {
+	var usage *setup.UsageError
+	switch {
+	case errors.Is(err, setup.ErrReported):
+		return errSilentRefusal
+	case errors.As(err, &usage):
+		return &lineUsageError{msg: usage.Msg}
 	}
-	for _, problem := range pe.Problems {
-		fmt.Fprintf(io.ErrOut, "agentlock: %v\n", problem)
-		// A read-only file needs its mode changed, not a snippet merged.
-		if k := problem.Artifact.Kind; (k == integrations.JSONHooks || k == integrations.TOMLBlock) && !errors.Is(problem, integrations.ErrReadOnly) {
-			fmt.Fprintf(io.ErrOut, "agentlock: to add the hooks by hand, merge this into %s:\n%s", problem.Artifact.Label(), problem.Artifact.Content)
-		}
-	}
-	fmt.Fprintln(io.ErrOut, "agentlock: nothing was written")
-	return errSilentRefusal
+	return err
 }
 
 func initRun(ctx context.Context, opts *InitOptions) error {
-	if err := recordScope(ctx, opts); err != nil {
+	c, wd, err := configDir(opts.Config)
+	if err != nil {
+		return err
+	}
+	in := &setup.Init{Output: setupOutput(opts, c), Settings: c.Settings, Dir: wd,
+		DryRun: opts.DryRun, Check: opts.Check, Home: opts.Home, GitHook: opts.GitHook,
+		Store: opts.Store, StoreGiven: opts.StoreGiven, Scope: opts.Scope,
+		DenyConflicts: opts.DenyConflicts, DenyConflictsGiven: opts.DenyConflictsGiven,
+		Writer: thisWriter(), RecordWriter: len(opts.Agents) > 0,
+		Binary:    func() (string, error) { return checkBinary(c) },
+		EtcdBuild: func() bool { return etcdBuild || haveEtcdBuild() }}
+	if err := in.RecordScope(ctx); err != nil {
 		return err
 	}
 	if opts.StoreGiven {
-		if err := recordStore(opts); err != nil {
+		if err := in.RecordStore(); err != nil {
 			return err
 		}
 		if opts.Store.Set() && !opts.DryRun && !opts.Check {
@@ -417,143 +285,28 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 			delegate(opts.Args)
 		}
 	}
-	p, err := openProject(opts, opts.Agents, true, true)
+	p, err := openProject(opts, wd, opts.Agents, true, true)
+	if err != nil {
+		return setupErr(err)
+	}
+	return setupErr(in.Install(ctx, p))
+}
+
+func uninitRun(ctx context.Context, opts *InitOptions) error {
+	c, wd, err := configDir(opts.Config)
 	if err != nil {
 		return err
 	}
-	if opts.GitHook {
-		if err := needGitWorkTree(p.Root); err != nil {
-			return err
-		}
-	}
-	c, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	out := newPrinter(opts.IO, c)
-	newHome, err := homeFlag(opts)
-	if err != nil {
-		return err
-	}
-	moveHome := newHome != "" && !sameHome(newHome, p)
-	if moveHome && !opts.DryRun && !opts.Check {
-		if _, err := p.ShareHome(ctx, newHome); err != nil {
-			var kept *workspace.KeptError
-			if errors.As(err, &kept) {
-				fmt.Fprintf(opts.IO.ErrOut, "agentlock: the project's home stays %s, not %s: %s; finish its sessions first\n",
-					p.Rel(p.Workspace.Home), newHome, kept.Reason)
-				return errSilentRefusal
-			}
-			return err
-		}
-		out.change("home", p.Workspace.Home, "the project's home (recorded in "+sharedHomeFile+")",
-			fmt.Sprintf("%-9s %s: the project's home (recorded in %s)", "home", p.Workspace.Home, sharedHomeFile))
-		moveHome = false
-	}
-	plan, err := p.PlanInstall()
-	if err != nil {
-		return reportProblems(opts.IO, err)
-	}
-	if !moveHome {
-		plan.Notes = append(plan.Notes, p.LegacyNotes()...)
-	}
-	home := p.Rel(p.Workspace.Home)
-	binary, err := checkBinary(opts)
-	if err != nil {
-		return err
-	}
-	if binary != "" && !opts.Check {
-		fmt.Fprintln(opts.IO.ErrOut, "agentlock: warning: "+binary)
-	}
-	switch {
-	case opts.DryRun:
-		if moveHome {
-			out.change("would-use-home", newHome, "", fmt.Sprintf("would use %s as the project's home", newHome))
-		} else if plan.HomeMissing {
-			out.change("would-create", home, "registry.md, locks/", fmt.Sprintf("would create %s (registry.md, locks/)", home))
-		}
-		for _, c := range plan.Changes {
-			if diff := integrations.Diff(c, c.Artifact.Label()); diff != "" {
-				out.change("would-change", c.Artifact.Label(), diff, strings.TrimSuffix(diff, "\n"))
-			}
-		}
-		out.notes(plan.Notes)
-		if opts.GitHook {
-			return gitHookRun(opts, p.Root, true)
-		}
-		return nil
-	case opts.Check:
-		if moveHome {
-			out.change("out-of-date", p.Workspace.Home, "the project's home is not "+newHome,
-				fmt.Sprintf("out of date: the project's home is %s, not %s", p.Workspace.Home, newHome))
-		}
-		if plan.HomeMissing {
-			out.change("missing", home, "", "missing: "+home)
-		}
-		drift := plan.Drift()
-		for _, label := range drift {
-			out.change("out-of-date", label, "", "out of date: "+label)
-		}
-		// The record only informs: one that cannot be read is said so,
-		// and the next init replaces it.
-		others, err := p.OtherWriters(thisWriter())
-		if err != nil {
-			out.notes([]string{err.Error()})
-		}
-		for _, o := range others {
-			out.notes([]string{o.Note()})
-		}
-		if binary != "" {
-			// Not drift of the project's files (CI checks those on
-			// machines without agentlock), but the set-up does nothing
-			// until it is fixed.
-			out.change("warning", "", binary, "warning: "+binary)
-		}
-		if moveHome || plan.HomeMissing || len(drift) > 0 {
-			fmt.Fprintln(opts.IO.ErrOut, "agentlock: the set-up is not up to date: run agentlock init with the same options")
-			return errSilentRefusal
-		}
-		if opts.GitHook {
-			if err := gitHookRun(opts, p.Root, true); err != nil {
-				return err
-			}
-		}
-		out.change("up-to-date", "", "", "up to date")
-		return nil
-	}
-	if err := p.CreateHome(ctx); err != nil {
-		return err
-	}
-	if plan.HomeMissing {
-		out.change("created", home, "registry.md, locks/", fmt.Sprintf("created %s (registry.md, locks/)", home))
-	}
-	for _, c := range plan.Changes {
-		if err := p.Write(c); err != nil {
-			return err
-		}
-		out.change(setup.InstallVerb(c), c.Artifact.Label(), c.Artifact.Purpose,
-			fmt.Sprintf("%-9s %s: %s", setup.InstallVerb(c), c.Artifact.Label(), c.Artifact.Purpose))
-	}
-	if len(opts.Agents) > 0 {
-		if err := p.RecordWriter(thisWriter()); err != nil {
-			return err
-		}
-	}
-	out.notes(plan.Notes)
-	if opts.GitHook {
-		return gitHookRun(opts, p.Root, true)
-	}
-	return nil
+	u := &setup.Uninit{Output: setupOutput(opts, c), Agents: opts.Agents, GitHook: opts.GitHook, DryRun: opts.DryRun}
+	return setupErr(u.Run(ctx, func(names []string, whole bool) (*setup.Project, error) {
+		return openProject(opts, wd, names, whole, false)
+	}))
 }
 
 // checkBinary returns, when the agentlock that hooks and agents find on
 // PATH is missing or another build than this one, what is wrong and what
 // to do, in one line; "" when it is this one. doctor runs the same check.
-func checkBinary(opts *InitOptions) (string, error) {
-	c, err := opts.Config()
-	if err != nil {
-		return "", err
-	}
+func checkBinary(c *config) (string, error) {
 	self, err := selfProgram()
 	if err != nil {
 		return "", err
@@ -570,268 +323,4 @@ func checkBinary(opts *InitOptions) (string, error) {
 func thisWriter() setup.Writer {
 	v := buildStamp()
 	return setup.Writer{Version: v.Version, Commit: v.Commit}
-}
-
-// sharedHomeFile is where a project records the home it shares, for
-// messages.
-var sharedHomeFile = workspace.HomeDirName + "/" + workspace.SharedHomeFile
-
-// homeFlag returns --home as an absolute folder, a relative one taken from
-// the working directory ("~/" is the user's home: the shell does not expand
-// it in --home=~/x); "" when not given.
-func homeFlag(opts *InitOptions) (string, error) {
-	dir := opts.Home
-	if dir == "" {
-		return "", nil
-	}
-	c, err := opts.Config()
-	if err != nil {
-		return "", err
-	}
-	if rest, ok := strings.CutPrefix(dir, "~/"); ok && c.Settings.UserHome != "" {
-		dir = filepath.Join(c.Settings.UserHome, rest)
-	}
-	return filepath.Abs(dir)
-}
-
-// sameHome reports whether dir is already the project's home.
-func sameHome(dir string, p *setup.Project) bool {
-	own := filepath.Join(p.Root, workspace.HomeDirName)
-	if p.Workspace.Shared() {
-		return filepath.Clean(p.Workspace.Home) == dir
-	}
-	return dir == own
-}
-
-func uninitRun(ctx context.Context, opts *InitOptions) (err error) {
-	var homeKept string // why the .gitignore block stays: the home does
-	names := opts.Agents
-	if opts.GitHook && len(names) == 0 {
-		// uninit --git-hook alone removes the guard and nothing else.
-		p, err := openProject(opts, []string{"all"}, false, false)
-		if err != nil {
-			return err
-		}
-		return gitHookRun(opts, p.Root, false)
-	}
-	whole := len(names) == 0 || slices.Contains(names, "all")
-	if len(names) == 0 {
-		names = []string{"all"}
-	}
-	p, err := openProject(opts, names, whole, false)
-	if err != nil {
-		return err
-	}
-	plan, err := p.PlanUninstall()
-	if err != nil {
-		return reportProblems(opts.IO, err)
-	}
-	cfg, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	out := newPrinter(opts.IO, cfg)
-	for _, left := range p.LeftInUserFiles() {
-		out.notes([]string{fmt.Sprintf("%s still has agentlock's %s hooks: run agentlock uninit --agent %s --global to remove them",
-			left.Path, left.Agent.Title(), left.Agent.Name())})
-	}
-	apply := func(c integrations.Change) error {
-		switch {
-		case c.Note != "":
-			out.change("kept", c.Artifact.Label(), c.Note, fmt.Sprintf("kept      %s: %s", c.Artifact.Label(), c.Note))
-		case !c.Changed():
-		case opts.DryRun:
-			if diff := integrations.Diff(c, c.Artifact.Label()); diff != "" {
-				out.change("would-change", c.Artifact.Label(), diff, strings.TrimSuffix(diff, "\n"))
-			}
-		default:
-			if err := p.Write(c); err != nil {
-				return err
-			}
-			out.change(setup.UninstallVerb(c), c.Artifact.Label(), "", fmt.Sprintf("%-9s %s", setup.UninstallVerb(c), c.Artifact.Label()))
-		}
-		return nil
-	}
-	// The .gitignore block goes last, and only with the home: while
-	// .agent-registry/ stays (locks held, say), `git add -A` must not
-	// pick up its lock files and registry.
-	var ignore []integrations.Change
-	for _, c := range plan.Changes {
-		if c.Artifact.Scope == integrations.Project && c.Artifact.Path == ".gitignore" {
-			ignore = append(ignore, c)
-			continue
-		}
-		if err := apply(c); err != nil {
-			return err
-		}
-	}
-	// The record of who wrote the agents' files goes with them (and
-	// before the home, which it would otherwise keep).
-	if !opts.DryRun {
-		if err := p.ForgetWriters(); err != nil {
-			return err
-		}
-	}
-	defer func() {
-		if err != nil {
-			return
-		}
-		for _, c := range ignore {
-			if homeKept != "" && c.Changed() {
-				out.change("kept", c.Artifact.Label(), homeKept, fmt.Sprintf("kept      %s: %s", c.Artifact.Label(), homeKept))
-				continue
-			}
-			if err = apply(c); err != nil {
-				return
-			}
-		}
-	}()
-	if whole || opts.GitHook {
-		if err := gitHookRun(opts, p.Root, false); err != nil && opts.GitHook {
-			return err
-		}
-	}
-	home, what := p.Rel(p.Workspace.Home), "registry.md, locks/"
-	if p.Workspace.Shared() {
-		// Only the record of the shared home goes; the home stays.
-		home = sharedHomeFile
-		what = "the shared home " + p.Workspace.Home + " is kept"
-	}
-	removed, err := p.RemoveHome(ctx, opts.DryRun)
-	var kept *workspace.KeptError
-	switch {
-	case errors.As(err, &kept):
-		out.change("kept", home, kept.Reason, fmt.Sprintf("kept      %s: %s", home, kept.Reason))
-		err, homeKept = nil, "its block stays while "+home+" stays"
-	case err != nil:
-		return err
-	case !removed && whole && p.Workspace.Scope() == workspace.ScopeRepository:
-		why := repoKeptReason(p.Workspace)
-		out.change("kept", p.Workspace.Home, why, fmt.Sprintf("kept      %s: %s", p.Workspace.Home, why))
-	case !removed:
-	case opts.DryRun:
-		out.change("would-remove", home, what, fmt.Sprintf("would remove %s (%s)", home, what))
-	case p.Workspace.Shared():
-		out.change("removed", home, what, fmt.Sprintf("removed   %s (%s)", home, what))
-	default:
-		out.change("removed", home, "", "removed   "+home)
-	}
-	if own := filepath.Join(p.Root, workspace.HomeDirName); homeKept == "" && !opts.DryRun {
-		if _, serr := os.Lstat(own); serr == nil {
-			homeKept = "its block stays while " + workspace.HomeDirName + "/ stays"
-		}
-	}
-	return nil
-}
-
-// needGitWorkTree refuses --git-hook outside a git work tree, before
-// anything is written.
-func needGitWorkTree(root string) error {
-	if inside, _ := git(root, "rev-parse", "--is-inside-work-tree"); strings.TrimSpace(inside) != "true" {
-		return &lineUsageError{msg: fmt.Sprintf("--git-hook installs git's pre-commit guard, and %s is in no git work tree: nothing was written", root)}
-	}
-	return nil
-}
-
-// gitHookRun installs (or removes) the git pre-commit guard in the hooks
-// folder git uses for the project at root (core.hooksPath when set), with
-// the same --dry-run and --check behaviour as the rest of init.
-func gitHookRun(opts *InitOptions, root string, install bool) error {
-	c, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	out := newPrinter(opts.IO, c)
-	if err := needGitWorkTree(root); err != nil {
-		return err
-	}
-	dir, err := git(root, "rev-parse", "--git-path", "hooks")
-	if err != nil {
-		return fmt.Errorf("find the git hooks folder: %w", err)
-	}
-	dir = strings.TrimSpace(dir)
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(root, dir)
-	}
-	var change githook.Change
-	if install {
-		change, err = githook.PlanInstall(dir, "agentlock")
-	} else {
-		change, err = githook.PlanUninstall(dir)
-	}
-	if err != nil {
-		return err
-	}
-	label := change.Path
-	if r, rerr := filepath.Rel(root, change.Path); rerr == nil && filepath.IsLocal(r) {
-		label = r
-	}
-	switch {
-	case !change.Changed():
-		if opts.Check {
-			out.change("up-to-date", label, "", "up to date: "+label)
-		}
-		return nil
-	case opts.Check:
-		out.change("out-of-date", label, "", "out of date: "+label)
-		fmt.Fprintln(opts.IO.ErrOut, "agentlock: the set-up is not up to date: run agentlock init with the same options")
-		return errSilentRefusal
-	case opts.DryRun:
-		verb := "would install"
-		if !install {
-			verb = "would remove"
-		}
-		out.change("would-change", label, "git pre-commit guard", fmt.Sprintf("%s the git pre-commit guard in %s", verb, label))
-		return nil
-	}
-	if err := githook.Write(change); err != nil {
-		return err
-	}
-	verb, what := "installed", "git pre-commit guard: refuses a commit that touches a file another session holds"
-	switch {
-	case !install && change.New == nil:
-		verb, what = "removed", "git pre-commit guard"
-	case !install:
-		verb, what = "updated", "git pre-commit guard removed from your hook"
-	case change.Old != nil && !bytes.Contains(change.Old, []byte(integrations.Marker)):
-		verb, what = "updated", "git pre-commit guard chained into your hook"
-	}
-	out.change(verb, label, what, fmt.Sprintf("%-9s %s: %s", verb, label, what))
-	return nil
-}
-
-// repoKeptReason says why uninit in one worktree keeps the home every
-// worktree of the repository shares, and how to end the sharing.
-func repoKeptReason(ws *workspace.Workspace) string {
-	list, here, _ := ws.Worktrees()
-	var others []string
-	for _, w := range list {
-		if w.Root != here.Root && !w.Gone {
-			others = append(others, w.Name(ws.Project))
-		}
-	}
-	who := "every worktree of this repository"
-	if len(others) > 0 {
-		who = fmt.Sprintf("the other worktrees of this repository too (%s)", strings.Join(others, ", "))
-	}
-	return "shared by " + who + ": its registry and locks stay for them (this worktree's hooks and instructions are removed); " +
-		"`agentlock init --scope checkout` ends the sharing for all of them, and the folder goes with the clone"
-}
-
-// scopeInUse refuses a change of scope while the home being left holds
-// locks or working sessions.
-func scopeInUse(ctx context.Context, c *config, project string) error {
-	ws, err := workspace.Open(project, c.Settings)
-	if err != nil {
-		return err
-	}
-	if ws.Missing() {
-		return nil
-	}
-	err = ws.InUse(ctx)
-	var kept *workspace.KeptError
-	if errors.As(err, &kept) {
-		return fmt.Errorf("--scope: %s stays in use (%s): its sessions would lose sight of each other's locks; finish them, then run this again (nothing was changed)", ws.Home, kept.Reason)
-	}
-	return err
 }

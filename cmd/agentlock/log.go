@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -71,7 +70,7 @@ func logRun(ctx context.Context, opts *LogOptions) error {
 		return err
 	}
 	for _, e := range entries {
-		if err := out.emit(e, logLine(e)); err != nil {
+		if err := out.emit(e, report.AuditLine(e)); err != nil {
 			return err
 		}
 	}
@@ -79,24 +78,4 @@ func logRun(ctx context.Context, opts *LogOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %d line(s) of %s are not entries (a write cut short); skipped\n", bad, report.Escape(ws.Audit().Path))
 	}
 	return nil
-}
-
-// logLine is an entry for people.
-func logLine(e audit.Entry) string {
-	when := e.Time
-	if t, err := time.Parse(time.RFC3339Nano, e.Time); err == nil {
-		when = t.Local().Format("2006-01-02 15:04:05")
-	}
-	line := fmt.Sprintf("%s  %s", when, e.Action)
-	if e.Path != "" {
-		line += " " + e.Path
-	}
-	line += " by " + e.Who
-	if e.PreviousOwner != "" {
-		line += " (held by " + e.PreviousOwner + ")"
-	}
-	if e.Action == audit.ActionFinish {
-		line += fmt.Sprintf(", %d lock(s) released", e.Released)
-	}
-	return line
 }

@@ -58,14 +58,6 @@ func (p printer) change(action, path, detail, line string) {
 	_ = p.emit(report.Change{Action: action, Path: path, Detail: detail}, line)
 }
 
-// notes prints notes for people, as change records of action "note" with
-// --json.
-func (p printer) notes(notes []string) {
-	for _, n := range notes {
-		p.change("note", "", n, "note: "+n)
-	}
-}
-
 // warn prints a warning of the workspace: a lock operation that succeeded
 // although the registry could not follow.
 func warn(io *IOStreams, w *workspace.MirrorError) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -102,12 +101,12 @@ func registerRun(ctx context.Context, opts *RegisterOptions) error {
 	}
 	provider := opts.Provider
 	if provider == "" {
-		provider = providerOf(opts.Session, c.Identity.Record.Agent)
+		provider = all.ProviderOf(opts.Session, c.Identity.Record.Agent)
 	}
 	s, err := ws.StartSession(ctx, core.Session{
 		SessionID: opts.Session, Provider: provider, AIVersion: opts.AIVersion, WorkingOn: opts.WorkingOn,
 		Space: splitList(opts.Space), Todo: core.Todo{Present: splitList(opts.TodoPresent)},
-	}, workspace.SessionStart{Update: opts.apply, AgentPID: opts.AgentPID, Agent: agentOf(opts.Session)})
+	}, workspace.SessionStart{Update: opts.apply, AgentPID: opts.AgentPID, Agent: all.AgentOf(opts.Session)})
 	if err != nil {
 		if opts.AgentPID != 0 {
 			err = fmt.Errorf("--agent-pid %d: %w", opts.AgentPID, err)
@@ -156,28 +155,4 @@ func (opts *RegisterOptions) apply(s *core.Session) {
 	if opts.TodoPresent != "" {
 		s.Todo.Present = splitList(opts.TodoPresent)
 	}
-}
-
-// providerOf returns the provider of the agent a session belongs to, from
-// the agent named by its record or its id's prefix ("claude-..."); "" when
-// neither names a known agent (workspace.StartSession then makes it a
-// person's).
-func providerOf(session, agent string) string {
-	if a, ok := all.Lookup(agent); ok {
-		return a.Provider()
-	}
-	if a, ok := all.Lookup(agentOf(session)); ok {
-		return a.Provider()
-	}
-	return ""
-}
-
-// agentOf returns the agent name of a session id's prefix, or "".
-func agentOf(session string) string {
-	if name, _, ok := strings.Cut(session, "-"); ok {
-		if _, ok := all.Lookup(name); ok {
-			return name
-		}
-	}
-	return ""
 }

@@ -70,26 +70,15 @@ func releaseRun(ctx context.Context, opts *ReleaseOptions) error {
 		return forceReleaseRun(ctx, opts, c)
 	}
 	var paths []string
-	session := c.Session
-	switch {
-	case opts.All && len(opts.Args) > 1:
-		return usagef("--all takes no paths")
-	case opts.All && len(opts.Args) == 1:
-		// The original's positional session: "release --all <session>".
-		if session, err = sessionArg(opts.Command, c, opts.Args[0]); err != nil {
-			return err
-		}
-	case opts.All:
-		if err := c.flagConflict(opts.Command + " --all"); err != nil {
-			return err
-		}
-		if session == "" {
-			return errNoSession()
-		}
-	default:
-		if paths, session, err = pathsAndSession(opts.Command, opts.Args, c, existingLock); err != nil {
-			return err
-		}
+	var session string
+	if opts.All {
+		session, err = sessionArgs(c).AllSession(opts.Command, opts.Args)
+		err = argErr(err)
+	} else {
+		paths, session, err = pathsAndSession(opts.Command, opts.Args, c, existingLock)
+	}
+	if err != nil {
+		return err
 	}
 	ws, err := c.workWorkspace(ctx)
 	if err != nil {
@@ -134,16 +123,14 @@ func forceReleaseRun(ctx context.Context, opts *ReleaseOptions, c *config) error
 	if err != nil {
 		return err
 	}
-	locker, out := ws.Locker(), newPrinter(opts.IO, c)
+	out := newPrinter(opts.IO, c)
 	for _, p := range opts.Args {
-		prev, err := locker.ForceRelease(ctx, p)
+		prev, auditErr, err := ws.ForceRelease(ctx, p, audit.Person())
 		if err != nil {
 			return err
 		}
-		if prev.Owner != "" || prev.Corrupt != nil {
-			if err := ws.Audit().Append(audit.ForceReleased(audit.ActionForceRelease, audit.Person(), prev)); err != nil {
-				fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %v\n", err)
-			}
+		if auditErr != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %v\n", auditErr)
 		}
 		if err := out.emit(report.ForceReleased(prev)); err != nil {
 			return err
@@ -153,7 +140,7 @@ func forceReleaseRun(ctx context.Context, opts *ReleaseOptions, c *config) error
 			// timeout by a session that is not finished has an owner still
 			// at work, who is not told.
 			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %s was renewed %s ago, within the project's timeout of %s: %s is probably still working on it, is not told, and may go on editing it; tell it, or wait until the lock goes stale.",
-				prev.Name(), report.Human(prev.Age), report.Human(locker.Timeout()), prev.Owner))
+				prev.Name(), report.Human(prev.Age), report.Human(ws.Locker().Timeout()), prev.Owner))
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentlock/agentlock/internal/cmdutil"
 	"github.com/agentlock/agentlock/report"
 )
 
@@ -132,21 +133,12 @@ func onlyCommand(args []string) func(*Factory) *cobra.Command {
 
 // usageArgs makes every argument-count error of the tree a usage error.
 func usageArgs(cmd *cobra.Command) {
-	if check := cmd.Args; check != nil {
-		cmd.Args = func(c *cobra.Command, args []string) error {
-			if err := check(c, args); err != nil {
-				var usage *usageError
-				if errors.As(err, &usage) {
-					return err
-				}
-				return &usageError{err: err}
-			}
-			return nil
+	cmdutil.WrapArgs(cmd, func(err error) error {
+		if errors.As(err, new(*usageError)) {
+			return err
 		}
-	}
-	for _, sub := range cmd.Commands() {
-		usageArgs(sub)
-	}
+		return &usageError{err: err}
+	})
 }
 
 // execute runs the command line args and returns the exit code. Errors are
@@ -175,14 +167,14 @@ func execute(f *Factory, args []string) int {
 		// edit with a message about a command line the model never wrote.
 		code = exitHookLine
 		fmt.Fprintf(f.IO.ErrOut, "agentlock: malformed hook command (%s): nothing is checked until it is fixed; run 'agentlock init --check' to see the hooks agentlock writes\n%s\n",
-			report.Escape(unprefixed(err.Error())), helpHint(cmd))
+			report.Escape(unprefixed(err.Error())), cmdutil.HelpHint(cmd))
 	case code == exitUsage:
-		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n%s\n", report.Escape(unprefixed(err.Error())), helpHint(cmd))
+		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n%s\n", report.Escape(unprefixed(err.Error())), cmdutil.HelpHint(cmd))
 	default:
 		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n", report.EscapeLines(unprefixed(explain(err))))
 	}
 	// An agent reading --json output gets the error on stdout too.
-	if asJSON, _ := cmd.Flags().GetBool("json"); (asJSON || askedJSON(args)) && err != nil && !printed(err) {
+	if asJSON, _ := cmd.Flags().GetBool("json"); (asJSON || cmdutil.AskedBool(args, "json")) && err != nil && !printed(err) {
 		writeJSON(f.IO.Out, report.Error{Error: explain(err), ExitCode: code})
 	}
 	return code
@@ -195,19 +187,4 @@ func unprefixed(msg string) string {
 		return rest
 	}
 	return msg
-}
-
-// askedJSON reports whether the command line asks for --json, for a line
-// whose flags could not be parsed (a misspelled flag, a bad value): its
-// error is still a JSON record.
-func askedJSON(args []string) bool {
-	for _, a := range args {
-		switch a {
-		case "--":
-			return false
-		case "--json", "--json=true", "--json=1":
-			return true
-		}
-	}
-	return false
 }

@@ -2,21 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"net"
-	"net/url"
 	"os"
-	"os/exec"
 	"os/signal"
-	"runtime"
 	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/internal/dashboard"
-	"github.com/agentlock/agentlock/report"
 )
 
 // serveGCPercent is the collector's target while serving: a modest heap
@@ -91,55 +84,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", opts.Addr)
-	if err != nil {
-		if errors.Is(err, syscall.EADDRINUSE) {
-			return fmt.Errorf("cannot serve on %s: the port is taken by another program (another agentlock serve?); choose another with --addr host:port", opts.Addr)
-		}
-		return fmt.Errorf("cannot serve on %s: %w", opts.Addr, err)
-	}
-	link := pageURL(ln.Addr().String(), opts.Token)
-	fmt.Fprintf(opts.IO.ErrOut, "agentlock: serving the dashboard of %s at %s (Ctrl-C stops it)\n", report.Escape(ws.Project), link)
-	if opts.Open {
-		if err := openBrowser(link); err != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: could not open a browser: %v\n", err)
-		}
-	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := srv.Serve(ctx, ln); err != nil {
-		return err
-	}
-	fmt.Fprintln(opts.IO.ErrOut, "agentlock: dashboard stopped")
-	return nil
-}
-
-// pageURL is the address to open: the listener's, with the token.
-func pageURL(addr, token string) string {
-	u := url.URL{Scheme: "http", Host: addr, Path: "/"}
-	if host, port, err := net.SplitHostPort(addr); err == nil {
-		if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
-			u.Host = net.JoinHostPort("localhost", port)
-		}
-	}
-	if token != "" {
-		u.RawQuery = url.Values{"token": {token}}.Encode()
-	}
-	return u.String()
-}
-
-// openBrowser opens link in the desktop's browser.
-func openBrowser(link string) error {
-	var cmd *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		cmd = exec.Command("open", link)
-	default:
-		cmd = exec.Command("xdg-open", link)
-	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("%s: %w", cmd.Path, err)
-	}
-	go func() { _ = cmd.Wait() }()
-	return nil
+	return srv.ListenAndServe(ctx, opts.Addr, opts.Token, opts.Open, opts.IO.ErrOut)
 }

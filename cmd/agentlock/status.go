@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -90,7 +89,9 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 	if err := out.Flush(); err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}
-	return busy(problems)
+	// The lock files another process kept locked past AGENTLOCK_LOCK_WAIT
+	// are an environment error (exit 3), after the listing.
+	return core.Busy(problems)
 }
 
 // writeStatus prints the records of status: JSON lines, or a table.
@@ -103,26 +104,7 @@ func writeStatus(out io.Writer, json bool, records []report.Status, lockDir, pro
 		}
 		return nil
 	}
-	if len(records) == 0 {
-		_, err := fmt.Fprintf(out, "no locks in %s\n", report.Escape(lockDir))
-		return err
-	}
-	return report.WriteStatusTable(out, records, project)
-}
-
-// busy returns the lock files a listing could not read because another
-// process kept them locked past AGENTLOCK_LOCK_WAIT (an environment error,
-// exit 3, naming them), after the listing showed everything else: a
-// corrupt record is the listing's to show, but a busy one means a process
-// is stopped inside a critical section, which the caller must hear of.
-func busy(problems []error) error {
-	var errs []error
-	for _, p := range problems {
-		if errors.Is(p, core.ErrBusy) {
-			errs = append(errs, p)
-		}
-	}
-	return errors.Join(errs...)
+	return report.WriteStatusText(out, records, lockDir, project)
 }
 
 // markOrphans sets the Orphaned of the records of held locks whose owner
@@ -130,26 +112,12 @@ func busy(problems []error) error {
 // is read only when a lock is held; one that cannot be read is a warning
 // on io's stderr (none when io is nil).
 func markOrphans(ctx context.Context, io *IOStreams, ws *workspace.Workspace, states []core.State, records []report.Status) {
-	held := map[string]core.State{}
-	for _, st := range states {
-		if st.Owner != "" {
-			held[st.Ref] = st
-		}
-	}
-	if len(held) == 0 {
-		return
-	}
-	owners, err := ws.Owners(ctx)
-	if err != nil {
-		if io != nil {
-			fmt.Fprintln(io.ErrOut, report.Linef("agentlock: warning: orphaned locks are not marked: %v", err))
-		}
-		return
-	}
-	for i := range records {
-		if st, ok := held[records[i].File]; ok {
-			records[i].Orphaned = owners.Orphaned(st)
-		}
+	err := report.MarkOrphans(records, states, func() (func(core.State) bool, error) {
+		owners, err := ws.Owners(ctx)
+		return owners.Orphaned, err
+	})
+	if err != nil && io != nil {
+		fmt.Fprintln(io.ErrOut, report.Linef("agentlock: warning: orphaned locks are not marked: %v", err))
 	}
 }
 
@@ -167,15 +135,5 @@ func markConflicts(ctx context.Context, io *IOStreams, ws *workspace.Workspace, 
 		fmt.Fprintln(io.ErrOut, report.Linef("agentlock: warning: could not check the other worktrees for changes: %v", err))
 		return
 	}
-	for _, c := range found {
-		for i := range records {
-			if records[i].Path == c.Path {
-				name := c.Name
-				if c.Branch != "" {
-					name += " (" + c.Branch + ")"
-				}
-				records[i].AlsoChangedIn = append(records[i].AlsoChangedIn, name)
-			}
-		}
-	}
+	report.MarkConflicts(records, found)
 }

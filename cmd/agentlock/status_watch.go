@@ -63,20 +63,5 @@ func watchFrame(ctx context.Context, locker *core.Locker, ws *workspace.Workspac
 	}
 	records := report.Statuses(states, problems, all)
 	markOrphans(ctx, nil, ws, states, records) // no warning on every frame
-	held, stale := 0, 0
-	for _, r := range records {
-		switch r.State {
-		case "locked":
-			held++
-		case "stale":
-			stale++
-		}
-	}
-	var b bytes.Buffer
-	head := fmt.Sprintf("agentlock status --watch  %d held, %d stale  (Ctrl-C stops)", held, stale)
-	b.WriteString(report.Shorten(head, report.TableWidth) + "\n\n")
-	if err := writeStatus(&b, false, records, ws.LockDir, ws.Project); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return report.WatchFrame(records, ws.LockDir, ws.Project)
 }

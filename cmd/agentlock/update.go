@@ -5,7 +5,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/workspace"
 )
 
 // UpdateOptions are the inputs of agentlock update. Only the fields in
@@ -70,29 +70,16 @@ original form). A typed id that is not the known session is refused.`,
 // updateArgs splits update's positional arguments into the session and the
 // working_on text (see the command's help).
 func updateArgs(opts *UpdateOptions, c *config) error {
-	args, typed := opts.Args, ""
-	switch {
-	case len(args) == 2:
-		typed, args = args[0], args[1:]
-	case len(args) == 1 && (c.Session == "" || args[0] == c.Session):
-		typed, args = args[0], nil
+	session, text, hasText, err := sessionArgs(c).SessionAndText(opts.Command, opts.Args)
+	if err != nil {
+		return argErr(err)
 	}
-	opts.Session = c.Session
-	if typed != "" {
-		rest := ""
-		if len(args) == 1 {
-			rest = " " + shellWord(args[0])
-		}
-		var err error
-		if opts.Session, err = sessionArg(opts.Command+rest, c, typed); err != nil {
-			return err
-		}
-	}
-	if len(args) == 1 {
+	opts.Session = session
+	if hasText {
 		if opts.Changed["working-on"] {
 			return usagef("working_on given twice (argument and --working-on)")
 		}
-		opts.WorkingOn, opts.Changed["working-on"] = args[0], true
+		opts.WorkingOn, opts.Changed["working-on"] = text, true
 	}
 	if err := c.flagConflict(opts.Command); err != nil {
 		return err
@@ -114,32 +101,16 @@ func updateRun(ctx context.Context, opts *UpdateOptions) error {
 	if err := updateArgs(opts, c); err != nil {
 		return err
 	}
+	edit := workspace.SessionEdit{}
+	for name, value := range map[string]string{"working-on": opts.WorkingOn, "status": opts.Status, "provider": opts.Provider,
+		"ai-version": opts.AIVersion, "issues": opts.Issues, "space": opts.Space, "todo-past": opts.TodoPast,
+		"todo-present": opts.TodoPresent, "todo-future": opts.TodoFuture} {
+		if opts.Changed[name] {
+			edit[name] = value
+		}
+	}
 	reg := ws.Registry()
-	s, err := reg.Update(ctx, opts.Session, func(s *core.Session) {
-		for _, t := range []struct {
-			flag, value string
-			dst         *string
-		}{
-			{"working-on", opts.WorkingOn, &s.WorkingOn}, {"status", opts.Status, &s.Status},
-			{"provider", opts.Provider, &s.Provider}, {"ai-version", opts.AIVersion, &s.AIVersion},
-			{"issues", opts.Issues, &s.Issues},
-		} {
-			if opts.Changed[t.flag] {
-				*t.dst = t.value
-			}
-		}
-		for _, l := range []struct {
-			flag, value string
-			dst         *[]string
-		}{
-			{"space", opts.Space, &s.Space}, {"todo-past", opts.TodoPast, &s.Todo.Past},
-			{"todo-present", opts.TodoPresent, &s.Todo.Present}, {"todo-future", opts.TodoFuture, &s.Todo.Future},
-		} {
-			if opts.Changed[l.flag] {
-				*l.dst = splitList(l.value)
-			}
-		}
-	})
+	s, err := reg.Update(ctx, opts.Session, edit.Apply)
 	if err != nil {
 		return err
 	}

@@ -1,46 +1,10 @@
 package main
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
-	"time"
-
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
+
+	"github.com/agentlock/agentlock/internal/cmdutil"
 )
-
-// seconds is a duration flag that also accepts plain seconds ("90", "1.5")
-// besides Go durations ("90s", "2m"): agents type both.
-type seconds struct{ d *time.Duration }
-
-// String is "" for no duration, so that help shows no default.
-func (s seconds) String() string {
-	if s.d == nil || *s.d == 0 {
-		return ""
-	}
-	return s.d.String()
-}
-func (s seconds) Type() string { return "duration" }
-
-// Set parses plain seconds or a Go duration.
-func (s seconds) Set(v string) error {
-	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		*s.d = time.Duration(secs * float64(time.Second))
-		return nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		return fmt.Errorf("%q is neither seconds (90) nor a duration (90s, 2m)", v)
-	}
-	*s.d = d
-	return nil
-}
-
-// secondsVar defines a duration flag that accepts plain seconds too.
-func secondsVar(fs *pflag.FlagSet, d *time.Duration, name, usage string) {
-	fs.Var(seconds{d: d}, name, usage)
-}
 
 // unknownCommand is the usage error of a command line whose first word
 // is no command, with cobra's suggestions.
@@ -54,61 +18,7 @@ func unknownCommand(root *cobra.Command, name string) error {
 // flagError turns pflag's error into a usage error, adding the closest
 // flag of cmd for a misspelled one.
 func flagError(cmd *cobra.Command, err error) error {
-	msg := err.Error()
-	const prefix = "unknown flag: --"
-	if name, ok := strings.CutPrefix(msg, prefix); ok {
-		if best := closestFlag(cmd, name); best != "" {
-			return usagef("%s; did you mean --%s?", msg, best)
-		}
-	}
-	return &usageError{err: err}
-}
-
-// closestFlag is the name of cmd's flag nearest to name, within the
-// suggestion distance cobra uses for commands; "" when none is.
-func closestFlag(cmd *cobra.Command, name string) string {
-	best, bestDist := "", cmd.Root().SuggestionsMinimumDistance+1
-	visit := func(f *pflag.Flag) {
-		if f.Hidden {
-			return
-		}
-		if d := editDistance(name, f.Name); d < bestDist {
-			best, bestDist = f.Name, d
-		}
-	}
-	cmd.Flags().VisitAll(visit)
-	cmd.InheritedFlags().VisitAll(visit)
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
-}
-
-// helpHint is what follows a usage error: the command's usage line, and
-// where its full help is.
-func helpHint(cmd *cobra.Command) string {
-	if cmd.HasParent() && cmd.Runnable() {
-		return fmt.Sprintf("usage: %s\nsee '%s --help'", cmd.UseLine(), cmd.CommandPath())
-	}
-	return fmt.Sprintf("see '%s --help'", cmd.CommandPath())
+	return &usageError{err: cmdutil.SuggestFlag(cmd, err)}
 }
 
 // completionUsage adds cobra's completion command now, rather than when

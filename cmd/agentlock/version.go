@@ -1,11 +1,7 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/spf13/cobra"
-
-	"github.com/agentlock/agentlock/report"
 )
 
 // VersionOptions are the inputs of agentlock version.
@@ -40,21 +36,5 @@ func versionRun(opts *VersionOptions) error {
 	}
 	warnProblems(opts.IO, c)
 	v := buildStamp()
-	return newPrinter(opts.IO, c).emit(v, versionLine(v))
-}
-
-// versionLine is the version record for people: "agentlock v1.2.3
-// (commit 0123456789ab, 2026-12-01T22:00:00Z)", without what is unknown.
-func versionLine(v report.Version) string {
-	var extra []string
-	if v.Commit != "" {
-		extra = append(extra, "commit "+v.Commit[:min(12, len(v.Commit))])
-	}
-	if v.Date != "" {
-		extra = append(extra, v.Date)
-	}
-	if len(extra) == 0 {
-		return "agentlock " + v.Version
-	}
-	return "agentlock " + v.Version + " (" + strings.Join(extra, ", ") + ")"
+	return newPrinter(opts.IO, c).emit(v, v.Line())
 }

@@ -2,6 +2,8 @@ package hooks
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"strings"
 
 	"github.com/agentlock/agentlock/integrations"
@@ -72,4 +74,21 @@ func Respond(agent integrations.Agent, res Result) (a Answer) {
 		a.Stdout = append(out, res.Output...)
 	}
 	return a
+}
+
+// Write gives the answer of agent's hook for event to its harness: Stderr
+// on errOut, Stdout on out. It reports whether the hook must exit with the
+// code that denies (ExitDeny, or a structured denial that could not be
+// written: exit 2 with the reason, on errOut, still denies in every
+// harness).
+func (a Answer) Write(out, errOut io.Writer, agent, event string) (exitDeny bool) {
+	_, _ = errOut.Write(a.Stderr)
+	if _, err := out.Write(a.Stdout); err != nil {
+		fmt.Fprintln(errOut, report.Linef("agentlock: warning: %s %s hook: %v", agent, event, err))
+		if a.Reason != "" && !a.ExitDeny {
+			fmt.Fprintln(errOut, a.Reason)
+			return true
+		}
+	}
+	return a.ExitDeny
 }

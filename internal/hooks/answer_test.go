@@ -1,6 +1,8 @@
 package hooks
 
 import (
+	"bytes"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -45,4 +47,30 @@ func TestRespondAllowsWithTheNoticesAndTheOutput(t *testing.T) {
 	assert.Equal(t, "context\n", string(kimi.Stdout))
 	assert.Contains(t, string(kimi.Stderr), "also changed in ../wt-b", "no structured context: stderr")
 	assert.Empty(t, kimi.Reason)
+}
+
+// failWriter fails every write.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("pipe closed") }
+
+func TestAnswerWrite(t *testing.T) {
+	var out, errOut bytes.Buffer
+	assert.False(t, Answer{Stdout: []byte("ctx\n"), Stderr: []byte("w\n")}.Write(&out, &errOut, "claude", "session-start"))
+	assert.Equal(t, "ctx\n", out.String())
+	assert.Equal(t, "w\n", errOut.String())
+
+	errOut.Reset()
+	assert.True(t, Answer{Stderr: []byte("held\n"), ExitDeny: true, Reason: "held"}.Write(&out, &errOut, "crush", "pre-edit"))
+	assert.Equal(t, "held\n", errOut.String())
+
+	// A structured denial that cannot be written still denies: exit 2.
+	errOut.Reset()
+	assert.True(t, Answer{Stdout: []byte("{}"), Reason: "held"}.Write(failWriter{}, &errOut, "claude", "pre-edit"))
+	assert.Equal(t, "agentlock: warning: claude pre-edit hook: pipe closed\nheld\n", errOut.String())
+
+	// Output that cannot be written is a warning, not a denial.
+	errOut.Reset()
+	assert.False(t, Answer{Stdout: []byte("x")}.Write(failWriter{}, &errOut, "crush", "session-start"))
+	assert.Equal(t, "agentlock: warning: crush session-start hook: pipe closed\n", errOut.String())
 }

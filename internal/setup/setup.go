@@ -35,6 +35,11 @@ type Options struct {
 	// MCP registers agentlock mcp in the agents' project MCP files
 	// (integrations.Setup.MCP).
 	MCP bool
+	// NewProject makes a folder outside any project a project of its own
+	// (init): its home is then the one its hooks and commands find, so
+	// that what init installs gates what it says it gates. The file
+	// system's root and the user's home are refused.
+	NewProject bool
 }
 
 // Project is a project being set up or taken apart.
@@ -50,6 +55,12 @@ type Project struct {
 
 // Open returns the project of the real folder dir.
 func Open(dir string, opts Options) (*Project, error) {
+	if opts.NewProject && opts.Settings.FindProject(dir) == "" {
+		if err := newProjectAllowed(dir, opts.Settings.UserHome); err != nil {
+			return nil, err
+		}
+		opts.Settings.NewProject = dir
+	}
 	root := opts.Settings.FindProject(dir)
 	if root == "" {
 		root = dir

@@ -1,0 +1,142 @@
+// Package cmdutil holds the command line's helpers that are about cobra
+// and pflag rather than about agentlock, as gh's pkg/cmdutil does: a
+// duration flag that takes plain seconds, suggestions for a mistyped
+// flag, and the hint that follows a usage error.
+package cmdutil
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// seconds is a duration flag that also accepts plain seconds ("90", "1.5")
+// besides Go durations ("90s", "2m"): agents type both.
+type seconds struct{ d *time.Duration }
+
+// String is "" for no duration, so that help shows no default.
+func (s seconds) String() string {
+	if s.d == nil || *s.d == 0 {
+		return ""
+	}
+	return s.d.String()
+}
+
+// Type names the flag's kind in help.
+func (s seconds) Type() string { return "duration" }
+
+// Set parses plain seconds or a Go duration.
+func (s seconds) Set(v string) error {
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		*s.d = time.Duration(secs * float64(time.Second))
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return fmt.Errorf("%q is neither seconds (90) nor a duration (90s, 2m)", v)
+	}
+	*s.d = d
+	return nil
+}
+
+// SecondsVar defines a duration flag that accepts plain seconds too.
+func SecondsVar(fs *pflag.FlagSet, d *time.Duration, name, usage string) {
+	fs.Var(seconds{d: d}, name, usage)
+}
+
+// SuggestFlag adds to pflag's error of a misspelled flag the closest flag
+// of cmd ("unknown flag: --sesion; did you mean --session?"); other errors
+// come back as they are.
+func SuggestFlag(cmd *cobra.Command, err error) error {
+	msg := err.Error()
+	const prefix = "unknown flag: --"
+	if name, ok := strings.CutPrefix(msg, prefix); ok {
+		if best := ClosestFlag(cmd, name); best != "" {
+			return fmt.Errorf("%s; did you mean --%s?", msg, best)
+		}
+	}
+	return err
+}
+
+// ClosestFlag is the name of cmd's flag nearest to name (hidden flags
+// aside), within the suggestion distance cobra uses for commands; "" when
+// none is.
+func ClosestFlag(cmd *cobra.Command, name string) string {
+	best, bestDist := "", cmd.Root().SuggestionsMinimumDistance+1
+	visit := func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		if d := EditDistance(name, f.Name); d < bestDist {
+			best, bestDist = f.Name, d
+		}
+	}
+	cmd.Flags().VisitAll(visit)
+	cmd.InheritedFlags().VisitAll(visit)
+	return best
+}
+
+// EditDistance is the Levenshtein distance between a and b.
+func EditDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// HelpHint is what follows a usage error: the command's usage line, and
+// where its full help is.
+func HelpHint(cmd *cobra.Command) string {
+	if cmd.HasParent() && cmd.Runnable() {
+		return fmt.Sprintf("usage: %s\nsee '%s --help'", cmd.UseLine(), cmd.CommandPath())
+	}
+	return fmt.Sprintf("see '%s --help'", cmd.CommandPath())
+}
+
+// WrapArgs passes every error of the argument checks of cmd and of the
+// commands below it through wrap (to make it a usage error, say).
+func WrapArgs(cmd *cobra.Command, wrap func(error) error) {
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return wrap(err)
+			}
+			return nil
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		WrapArgs(sub, wrap)
+	}
+}
+
+// AskedBool reports whether the command line args sets the boolean flag
+// name (--name, --name=true, --name=1) before any "--", for a line whose
+// flags could not be parsed (a misspelled flag, a bad value).
+func AskedBool(args []string, name string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--" + name, "--" + name + "=true", "--" + name + "=1":
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,147 @@
+package workspace
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/core"
+)
+
+func TestParseTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+	}{
+		{"", core.DefaultTimeout}, {" 120 ", 120 * time.Second}, {"0.5", 500 * time.Millisecond},
+		{"2m", 2 * time.Minute}, {"0.1", MinTimeout}, {"168h", MaxTimeout},
+	} {
+		d, err := ParseTimeout("AGENTLOCK_TIMEOUT", tc.in)
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.want, d, tc.in)
+	}
+	for _, in := range []string{"-5", "0", "0.05", "NaN", "Inf", "-Inf", "1e30", "169h", "50ms", "soon"} {
+		d, err := ParseTimeout("--timeout", in)
+		require.Error(t, err, in)
+		assert.Contains(t, err.Error(), `--timeout="`+in+`" is invalid`)
+		assert.Equal(t, core.DefaultTimeout, d, "an invalid value comes back with the default")
+	}
+	_, err := ParseTimeout("AGENTLOCK_TIMEOUT", "-5")
+	assert.EqualError(t, err, `AGENTLOCK_TIMEOUT="-5" is invalid: it must be from 0.1 s to 604800 s (seconds, or a duration from 100ms to 168h0m0s)`)
+	_, err = ParseTimeout("AGENTLOCK_TIMEOUT", "soon")
+	assert.EqualError(t, err, `AGENTLOCK_TIMEOUT="soon" is invalid: it must be seconds (120) or a duration (2m), from 0.1 s to 604800 s`)
+}
+
+func TestParseLockWaitAndConflictCache(t *testing.T) {
+	d, err := ParseLockWait("")
+	require.NoError(t, err)
+	assert.Zero(t, d)
+	d, err = ParseLockWait("2s")
+	require.NoError(t, err)
+	assert.Equal(t, 2*time.Second, d)
+	_, err = ParseLockWait("2h")
+	assert.ErrorContains(t, err, "AGENTLOCK_LOCK_WAIT")
+
+	d, err = ParseConflictCache("")
+	require.NoError(t, err)
+	assert.Zero(t, d, "empty: the default")
+	d, err = ParseConflictCache("0")
+	require.NoError(t, err)
+	assert.Negative(t, d, "0 caches nothing")
+	d, err = ParseConflictCache("30s")
+	require.NoError(t, err)
+	assert.Equal(t, 30*time.Second, d)
+	_, err = ParseConflictCache("2m")
+	assert.ErrorContains(t, err, "AGENTLOCK_CONFLICT_CACHE")
+}
+
+func TestSettingsAbsoluteFromTheProjectRoot(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	require.NoError(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
+	sub := filepath.Join(root, "src", "deep")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+	t.Chdir(sub)
+	s := Settings{LockDir: "state/locks", RegistryPath: "/abs/registry.md"}
+	require.NoError(t, s.Absolute())
+	assert.Equal(t, filepath.Join(root, "state", "locks"), s.LockDir, "relative to the project root, not the working directory")
+	assert.Equal(t, "/abs/registry.md", s.RegistryPath)
+	assert.Empty(t, s.Home)
+
+	// Outside any project: the working directory.
+	out, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	t.Chdir(out)
+	s = Settings{Home: "h"}
+	require.NoError(t, s.Absolute())
+	assert.Equal(t, filepath.Join(out, "h"), s.Home)
+}
+
+func TestSessionEditChangesOnlyTheNamedFields(t *testing.T) {
+	s := core.Session{WorkingOn: "a", Status: "OnWorking", Provider: "p", Space: []string{"x"}}
+	s.Todo.Past = []string{"done"}
+	SessionEdit{"working-on": "b", "todo-present": " t1 , ,t2", "space": ""}.Apply(&s)
+	assert.Equal(t, "b", s.WorkingOn)
+	assert.Equal(t, "OnWorking", s.Status)
+	assert.Equal(t, "p", s.Provider)
+	assert.Equal(t, []string{"t1", "t2"}, s.Todo.Present)
+	assert.Equal(t, []string{"done"}, s.Todo.Past, "each todo list is replaced on its own")
+	assert.Equal(t, []string{}, s.Space, "an empty value empties the list")
+
+	for _, name := range SessionEditFields {
+		var s core.Session
+		SessionEdit{name: "v"}.Apply(&s)
+		assert.NotEqual(t, core.Session{}, s, "field %s changes nothing", name)
+	}
+}
+
+func TestUndoReleasesOnlyWhatWasTaken(t *testing.T) {
+	root, ws := newProject(t)
+	a, b := filepath.Join(root, "a.go"), filepath.Join(root, "b.go")
+	_, _, err := ws.Acquire(t.Context(), []string{a}, "s1")
+	require.NoError(t, err)
+	leases, _, err := ws.Acquire(t.Context(), []string{a, b}, "s1")
+	require.NoError(t, err)
+	undone, err := ws.Undo(t.Context(), leases, "s1")
+	require.NoError(t, err)
+	assert.True(t, undone)
+	st, err := ws.Locker().IsLocked(t.Context(), b)
+	require.NoError(t, err)
+	assert.Empty(t, st.Owner, "the lock this call took is released")
+	st, err = ws.Locker().IsLocked(t.Context(), a)
+	require.NoError(t, err)
+	assert.Equal(t, "s1", st.Owner, "the renewed one stays")
+
+	leases, _, err = ws.Acquire(t.Context(), []string{a}, "s1")
+	require.NoError(t, err)
+	undone, err = ws.Undo(t.Context(), leases, "s1")
+	require.NoError(t, err)
+	assert.False(t, undone, "a renewal takes nothing")
+}
+
+func TestForceReleaseRecordsWhatItEmptied(t *testing.T) {
+	root, ws := newProject(t)
+	a := filepath.Join(root, "a.go")
+	_, _, err := ws.Acquire(t.Context(), []string{a}, "s1")
+	require.NoError(t, err)
+	prev, auditErr, err := ws.ForceRelease(t.Context(), a, "person")
+	require.NoError(t, err)
+	require.NoError(t, auditErr)
+	assert.Equal(t, "s1", prev.Owner)
+	st, err := ws.Locker().IsLocked(t.Context(), a)
+	require.NoError(t, err)
+	assert.Empty(t, st.Owner)
+
+	// Nothing held: nothing to record.
+	_, _, err = ws.ForceRelease(t.Context(), a, "person")
+	require.NoError(t, err)
+	entries, _, err := ws.Audit().Read()
+	require.NoError(t, err)
+	require.Len(t, entries, 1)
+	assert.Equal(t, "person", entries[0].Who)
+	assert.Equal(t, "s1", entries[0].PreviousOwner)
+}
