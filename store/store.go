@@ -29,6 +29,10 @@ import (
 	"time"
 )
 
+// DefaultTimeout is how long a lock stays valid after its last renewal when
+// nothing sets a timeout: agent-registry 0.2's default.
+const DefaultTimeout = 120 * time.Second
+
 // Record is the state of one lock as stored: who owns it, when the owner
 // last renewed it, and the real path it guards. The zero Record is free.
 type Record struct {
@@ -78,20 +82,24 @@ type Slot struct {
 	Err error
 	// Written is when the record was last written (a lock file's
 	// modification time); zero when the store does not know or the record
-	// does not exist. It lets the engine judge a record it cannot decode:
-	// content that nobody has written for longer than the timeout is not a
-	// live lock, whatever it says.
+	// does not exist. The engine shows a corrupt record's age from it.
 	Written time.Time
-	// Liveness is whether the record is fresh, as its store judges it, for
-	// a store whose records live on something else than their stamp
-	// (etcd: a lease). Nil for the lock files, whose freshness is their
-	// stamp plus the timeout, judged by the engine.
+	// Liveness is the store's verdict on the record's freshness, computed
+	// by the store from what keeps its records alive (the lock files: the
+	// stamp plus the timeout; etcd: the lease). A store sets it on every
+	// record that names an owner, and on a record it cannot decode when it
+	// can judge that one (the lock files: by Written, the modification
+	// time: content nobody has written for longer than the timeout is not
+	// a live lock, whatever it says). The engine takes the verdict as it is
+	// and judges no record itself: a held record without one is taken as
+	// fresh, and a corrupt one without one as possibly live.
 	Liveness *Liveness
 }
 
 // Liveness is a store's own verdict on a record's freshness.
 type Liveness struct {
-	// Fresh is true while the record is held (its lease is alive).
+	// Fresh is true while the record is held (its stamp is recent
+	// enough, its lease is alive).
 	Fresh bool
 	// Renewed is when the record was last kept alive (a lease's last
 	// keep-alive); zero when the store does not know, then the record's
@@ -123,6 +131,9 @@ type Locks interface {
 	// comes back with Err set; only a failure to list the records at all is
 	// an error.
 	Scan(ctx context.Context) ([]Slot, error)
+	// Feed is every lock store's change feed: of its records and of the
+	// workspace's document.
+	Feed
 }
 
 // Watcher is implemented by the lock stores that can tell when records may
@@ -133,8 +144,34 @@ type Watcher interface {
 	// Watch starts watching the records of keys. Each change that may
 	// free one of them (a release; a store may also report others) sends
 	// a value on changes (a buffered channel of one, so changes
-	// coalesce) until stop is called.
+	// coalesce) until stop is called or ctx is done.
 	Watch(ctx context.Context, keys []Key) (changes <-chan struct{}, stop func(), err error)
+}
+
+// Queue is implemented by the lock stores that serve waiters first come,
+// first served, as etcd's concurrency.Mutex does: a waiter stands in line
+// for its records, ordered by when it came, and the store refuses to give
+// an overlapping record to anyone else (a *QueuedError) while an earlier
+// waiter that could take all of its own records now stands in line.
+type Queue interface {
+	// Enqueue puts session in line for the records of keys until leave is
+	// called; a waiter whose process dies loses its place within a few
+	// seconds, and never later than a lock of its would expire. changes
+	// reports what may let it go, as Watcher.Watch does, for the records
+	// of keys and for every record that excludes them through an area.
+	Enqueue(ctx context.Context, session string, keys []Key) (changes <-chan struct{}, leave func(), err error)
+}
+
+// QueuedError refuses a record that is free, or stale, because another
+// session came first and waits for it (see Queue).
+type QueuedError struct {
+	Path  string // the real path asked for
+	Ahead string // the session waiting since earlier
+	Since time.Duration
+}
+
+func (e *QueuedError) Error() string {
+	return fmt.Sprintf("%s is free, but %s has been waiting for it for %s (waiters are served first come, first served)", e.Path, e.Ahead, e.Since.Round(100*time.Millisecond))
 }
 
 // Index is implemented by the lock stores that keep, per session, a list
@@ -158,10 +195,14 @@ type Index interface {
 	Noted(ctx context.Context, session string, visit func(keys []Key, complete bool) (keep []Key, err error)) error
 }
 
-// Feed is implemented by the stores that publish their changes: a value
-// whenever a record or the document of the workspace may have changed,
-// made anywhere (another machine's acquire, a lease that expired). The
-// lock files have none of their own: their folders are watched instead.
+// Feed is a store's change feed: a value whenever a record or the
+// document of the workspace may have changed, made anywhere the store
+// can see (etcd: any machine's acquire, a lease that expired; the lock
+// files: a write in the lock folder or the registry's folder on this
+// machine). Every change made after Changes returns is reported, so a
+// reader that reads the store once its feed is set up misses none. Readers
+// still read again on a timer of their own, for locks that expire without
+// a write.
 type Feed interface {
 	// Changes sends on its channel (a buffered channel of one, so that
 	// changes coalesce) until ctx is done; a value after a lost watch too,
@@ -175,9 +216,11 @@ type Feed interface {
 // number of its locks.
 type SessionRenewer interface {
 	// RenewSession keeps every record session holds alive for another
-	// whole timeout, without rewriting them, and returns them as they
-	// were read. A record whose lease already expired is not renewed.
-	RenewSession(ctx context.Context, session string) ([]Slot, error)
+	// whole timeout, without rewriting them. With list it returns them as
+	// they were read; without, it returns none and may read nothing (etcd:
+	// one keep-alive round trip). A record whose lease already expired is
+	// not renewed.
+	RenewSession(ctx context.Context, session string, list bool) ([]Slot, error)
 }
 
 // Document keeps one document: the registry's markdown file.
@@ -194,6 +237,40 @@ type Document interface {
 	Edit(ctx context.Context, change func(old []byte) ([]byte, error)) error
 	// Where names the document for people and for messages.
 	Where() string
+}
+
+// Entry is one entry of a document kept in entries (see EntryDocument):
+// one session of the registry, or the head (ID ""), the rest of it. The
+// store keeps Data as it is; what it means is the registry engine's.
+type Entry struct {
+	ID   string
+	Data []byte // nil, in an edit's answer, deletes the entry
+}
+
+// EntryDocument is implemented by the document stores that keep the
+// registry in entries, one per session, instead of one document, so that
+// writers of different sessions never conflict and the document has no
+// size limit (etcd: one key per session, each written by its own
+// compare-and-swap). The registry engine splits and joins the document;
+// the store keeps its entries and this machine's copy of the whole.
+type EntryDocument interface {
+	Document
+	// ReadEntries returns the entries, in no particular order; or, while
+	// the store holds the document whole (written by an older version, or
+	// this machine's copy of a project that moves to the store), no entry
+	// and the whole document (nil when there is none). When this machine's
+	// copy is older than the entries, render gets them and returns the
+	// whole document to copy.
+	ReadEntries(ctx context.Context, render func([]Entry) ([]byte, error)) (entries []Entry, whole []byte, err error)
+	// EditEntries runs one read-modify-write section: change gets what
+	// ReadEntries returns and answers the entries to write (nil: nothing
+	// to write). They are written only if none of them but the head, which
+	// is written as it is, changed since the read, whatever happened to
+	// other entries; otherwise change runs again. A document read whole is
+	// split first: change then answers its entries, as they are, and runs
+	// again on them. render gets every entry as written and returns the
+	// whole document, this machine's copy.
+	EditEntries(ctx context.Context, change func(entries []Entry, whole []byte) ([]Entry, error), render func([]Entry) ([]byte, error)) error
 }
 
 // ErrCorrupt matches a record that cannot be decoded.

@@ -2,10 +2,10 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/agentlock/agentlock/internal/filestore"
 	"github.com/agentlock/agentlock/store"
 )
 
@@ -40,6 +40,7 @@ var (
 	_ store.Locks   = (*router)(nil)
 	_ store.Areas   = (*router)(nil)
 	_ store.Watcher = (*router)(nil)
+	_ store.Queue   = (*router)(nil)
 	_ store.Index   = (*indexedRouter)(nil)
 
 	_ store.SessionRenewer = (*renewingRouter)(nil)
@@ -60,13 +61,14 @@ type renewingRouter struct {
 }
 
 // RenewSession implements store.SessionRenewer with the own store's.
-func (r *renewingRouter) RenewSession(ctx context.Context, session string) ([]store.Slot, error) {
-	return r.renewer.RenewSession(ctx, session)
+func (r *renewingRouter) RenewSession(ctx context.Context, session string, list bool) ([]store.Slot, error) {
+	return r.renewer.RenewSession(ctx, session, list)
 }
 
 // newRouter returns the lock store of w.
 func newRouter(w *Workspace) store.Locks {
-	files := &filestore.Locks{DirFor: w.settings.lockDirFor, ScanDir: w.LockDir, Wait: w.settings.LockWait}
+	files := w.settings.fileLocks(w.settings.lockDirFor, w.LockDir)
+	files.Document = w.RegistryPath // for the feed
 	r := &router{w: w, own: files, files: files, byProject: map[string]routed{}}
 	if w.locks == nil && w.repo != nil {
 		// Every lock file goes through the mapping, which leaves the
@@ -188,6 +190,22 @@ func (r *router) Watch(ctx context.Context, keys []store.Key) (<-chan struct{}, 
 	return make(chan struct{}), func() {}, nil
 }
 
+// Enqueue implements store.Queue on the one store of keys; an error when
+// that store keeps no queue (the waiter then watches: see Watch).
+func (r *router) Enqueue(ctx context.Context, session string, keys []store.Key) (<-chan struct{}, func(), error) {
+	s, err := r.one(keys)
+	if err != nil {
+		return nil, nil, err
+	}
+	if q, ok := s.(store.Queue); ok {
+		return q.Enqueue(ctx, session, keys)
+	}
+	return nil, nil, errNoQueue
+}
+
+// errNoQueue: the store of the keys keeps no queue of waiters.
+var errNoQueue = errors.New("this lock store keeps no queue of waiters")
+
 // Note implements store.Index: the keys kept in the lock files are noted
 // in their folders' indexes; the others' stores keep no index.
 func (r *indexedRouter) Note(ctx context.Context, session string, keys []store.Key) error {
@@ -212,15 +230,13 @@ func (r *indexedRouter) Noted(ctx context.Context, session string, visit func(ke
 	return r.idx.Noted(ctx, session, visit)
 }
 
-// Changes returns the change feed of the workspace's own store (see
-// store.Feed): a value whenever its locks or its registry may have
-// changed, wherever the change was made. ok is false for the lock files,
-// whose folders the caller watches instead.
-func (w *Workspace) Changes(ctx context.Context) (changes <-chan struct{}, ok bool, err error) {
-	feed, ok := w.locks.(store.Feed)
-	if !ok {
-		return nil, false, nil
-	}
-	changes, err = feed.Changes(ctx)
-	return changes, true, err
+// Changes implements store.Feed: the feed of the workspace's own store.
+func (r *router) Changes(ctx context.Context) (<-chan struct{}, error) { return r.own.Changes(ctx) }
+
+// Changes returns the change feed of the workspace's store (store.Feed):
+// a value whenever its locks or its registry may have changed, wherever
+// the change was made — on etcd, any machine's; with the lock files, a
+// write in the lock folder or the registry's folder on this machine.
+func (w *Workspace) Changes(ctx context.Context) (<-chan struct{}, error) {
+	return w.lockStore().Changes(ctx)
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/internal/dashboard"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -28,10 +27,9 @@ func statusWatch(ctx context.Context, opts *StatusOptions, ws *workspace.Workspa
 	keepCollecting()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	changes, fed, err := ws.Changes(ctx)
-	if !fed || err != nil {
-		changes, _ = dashboard.Watch(ctx, []string{ws.LockDir}, time.Second)
-	}
+	// The store's change feed; without one (a cluster that does not
+	// answer) the redraw timer alone.
+	changes, _ := ws.Changes(ctx)
 	redraw := time.NewTicker(watchRedraw)
 	defer redraw.Stop()
 	locker := ws.Locker()

@@ -1,24 +1,42 @@
-package dashboard
+package filestore
 
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 )
 
 // settle is how long a burst of file-system events is let run before the
-// workspace is read again: one acquire writes a lock file and the registry.
+// feed sends: one acquire writes a lock file and the registry.
 const settle = 30 * time.Millisecond
 
-// Watch sends on the returned channel (buffered, so that changes coalesce)
-// after anything changes in dirs — the lock folder and the registry's
-// folder — until ctx is done. It uses fsnotify, and falls back to sending
-// every poll when the folders cannot be watched (a folder that does not
-// exist yet, an exhausted inotify limit). fsnotify reports whether it
+// DefaultPoll is how often the feed sends when it cannot watch its
+// folders.
+const DefaultPoll = time.Second
+
+// Changes implements store.Feed: a value after anything changes in the
+// lock folder (ScanDir) and the folder of Document — a lock file written, the
+// registry replaced — seen with the operating system's file notifications
+// (fsnotify: inotify, kqueue...). When a folder cannot be watched (one
+// that does not exist yet, an exhausted inotify limit) it sends every
+// DefaultPoll instead. It never fails: a feed that cannot watch polls.
+func (s *Locks) Changes(ctx context.Context) (<-chan struct{}, error) {
+	dirs := []string{s.ScanDir}
+	if s.Document != "" {
+		dirs = append(dirs, filepath.Dir(s.Document))
+	}
+	changes, _ := watchDirs(ctx, dirs, DefaultPoll)
+	return changes, nil
+}
+
+// watchDirs sends on the returned channel (buffered, so that changes
+// coalesce) after anything changes in dirs, until ctx is done, polling
+// every poll when they cannot be watched. fsnotifying reports whether it
 // watches: false means polling only.
-func Watch(ctx context.Context, dirs []string, poll time.Duration) (changes <-chan struct{}, fsnotifying bool) {
+func watchDirs(ctx context.Context, dirs []string, poll time.Duration) (changes <-chan struct{}, fsnotifying bool) {
 	out := make(chan struct{}, 1)
 	send := func() {
 		select {
