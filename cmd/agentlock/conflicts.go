@@ -61,7 +61,7 @@ func conflictsRun(ctx context.Context, opts *ConflictsOptions) error {
 		rec, line := report.Overlapped(ov)
 		if !c.JSON {
 			fmt.Fprintln(opts.IO.Out, report.Escape(line))
-		} else if err := writeJSON(opts.IO.Out, rec); err != nil {
+		} else if err := report.WriteJSON(opts.IO.Out, rec); err != nil {
 			return err
 		}
 	}
@@ -71,5 +71,5 @@ func conflictsRun(ctx context.Context, opts *ConflictsOptions) error {
 		}
 		return nil
 	}
-	return errSilentRefusal
+	return report.ErrReported
 }

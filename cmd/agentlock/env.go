@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/report"
@@ -40,7 +41,7 @@ func envRun(ctx context.Context, opts *EnvOptions) error {
 	if err != nil {
 		return err
 	}
-	warnProblems(opts.IO, c)
+	newPrinter(opts.IO, c).WarnProblems(c.Problems)
 	rec := report.Env{Registry: ws.RegistryPath, LockDir: ws.LockDir}
-	return newPrinter(opts.IO, c).emit(rec, rec.Exports())
+	return newPrinter(opts.IO, c).Emit(rec, rec.Exports())
 }

@@ -53,14 +53,14 @@ func finishRun(ctx context.Context, opts *FinishOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Session, err = commandSession(opts.Command, c, opts.Session); err != nil {
+	if opts.Session, err = c.SessionArgs().CommandSession(opts.Command, opts.Session); err != nil {
 		return err
 	}
 	// The session exists already: any id that 0.2 accepted will do.
 	if err := core.ValidateExistingSession(opts.Session); err != nil {
 		return usagef("%v", err)
 	}
-	ws, err := c.workWorkspace(ctx)
+	ws, err := c.WorkWorkspace(ctx)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func finishRun(ctx context.Context, opts *FinishOptions) error {
 		}
 		return err
 	}
-	if perr := newPrinter(opts.IO, c).emit(report.Finished(done.Session, ws.RegistryPath, done.Released)); perr != nil {
+	if perr := newPrinter(opts.IO, c).Emit(report.Finished(done.Session, ws.RegistryPath, done.Released)); perr != nil {
 		return perr
 	}
 	return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/report"
@@ -46,7 +47,7 @@ func handoffRun(ctx context.Context, opts *HandoffOptions) error {
 	if err != nil {
 		return err
 	}
-	session, err := commandSession(opts.Command+" "+report.ShellWord(opts.Notes), c, opts.Session)
+	session, err := c.SessionArgs().CommandSession(opts.Command+" "+report.ShellWord(opts.Notes), opts.Session)
 	if err != nil {
 		return err
 	}

@@ -85,12 +85,12 @@ func heartbeatRun(ctx context.Context, opts *HeartbeatOptions) error {
 	switch {
 	case opts.All && len(opts.Args) > 0:
 		return usagef("--all takes no paths")
-	case opts.All && c.flagConflict(opts.Command+" --all") != nil:
-		return c.flagConflict(opts.Command + " --all")
+	case opts.All && c.SessionArgs().FlagConflict(opts.Command+" --all") != nil:
+		return c.SessionArgs().FlagConflict(opts.Command + " --all")
 	case opts.All && session == "":
-		return errNoSession()
+		return sessionarg.ErrNoSession()
 	case !opts.All:
-		if paths, session, err = pathsAndSession(opts.Command, opts.Args, c, existingLock); err != nil {
+		if paths, session, err = c.SessionArgs().PathsAndSession(opts.Command, opts.Args, sessionarg.ExistingLock); err != nil {
 			return err
 		}
 	}
@@ -103,7 +103,7 @@ func heartbeatRun(ctx context.Context, opts *HeartbeatOptions) error {
 	if opts.PID != 0 && opts.Every == 0 {
 		return usagef("--pid goes with --every")
 	}
-	ws, err := c.workWorkspace(ctx)
+	ws, err := c.WorkWorkspace(ctx)
 	if err != nil {
 		return err
 	}
@@ -164,28 +164,28 @@ func watchedAgent(opts *HeartbeatOptions, c *config, ws *workspace.Workspace, se
 	if !opts.All {
 		once = "agentlock heartbeat " + report.ShellWords(opts.Args)
 	}
-	return nil, &lineUsageError{msg: fmt.Sprintf("%s: no agent process of session %s to watch "+
+	return nil, report.LineUsageErrorf("%s: no agent process of session %s to watch "+
 		"(no session-start hook recorded one above this process, and no wrapper), so the renewal could outlive the agent: "+
-		"renew once with '%s', or pass --pid <agent PID>", strings.TrimPrefix(opts.Command, "agentlock "), session, once)}
+		"renew once with '%s', or pass --pid <agent PID>", strings.TrimPrefix(opts.Command, "agentlock "), session, once)
 }
 
 // renewOwned renews, and when verbose reports, every lock of the
 // workspace that session holds (workspace.RenewSession).
-func renewOwned(ctx context.Context, out printer, ws *workspace.Workspace, session string, verbose bool) error {
+func renewOwned(ctx context.Context, out report.Printer, ws *workspace.Workspace, session string, verbose bool) error {
 	renewed, notices, err := ws.RenewSession(ctx, session)
 	for _, n := range notices {
-		fmt.Fprintf(out.io.ErrOut, "agentlock: warning: %s\n", report.Escape(n.Error()))
+		fmt.Fprintf(out.ErrOut, "agentlock: warning: %s\n", report.Escape(n.Error()))
 	}
 	if !verbose {
 		return err
 	}
 	for _, st := range renewed {
-		if perr := out.emit(report.Renewed(st.Name())); perr != nil {
+		if perr := out.Emit(report.Renewed(st.Name())); perr != nil {
 			return perr
 		}
 	}
-	if len(renewed) == 0 && !out.json {
-		fmt.Fprintln(out.io.Out, report.Linef("no lock of %s to renew", session))
+	if len(renewed) == 0 && !out.JSON {
+		fmt.Fprintln(out.Out, report.Linef("no lock of %s to renew", session))
 	}
 	return err
 }
@@ -193,18 +193,18 @@ func renewOwned(ctx context.Context, out printer, ws *workspace.Workspace, sessi
 // renewPaths renews every path once (workspace.RenewPaths). Each renewal
 // is printed when verbose; lost locks are always printed. The error is a
 // refusal when any lock was lost.
-func renewPaths(ctx context.Context, out printer, ws *workspace.Workspace, paths []string, session string, verbose bool) error {
+func renewPaths(ctx context.Context, out report.Printer, ws *workspace.Workspace, paths []string, session string, verbose bool) error {
 	renewals, err := ws.RenewPaths(ctx, paths, session)
 	lost := false
 	for _, r := range renewals {
 		var perr error
 		switch {
 		case r.Refused != nil:
-			perr = out.diagnose(report.RenewRefused(r.Refused, session))
+			perr = out.Diagnose(report.RenewRefused(r.Refused, session))
 		case r.NoLock:
-			perr = out.diagnose(report.RenewNoLock(r.Path))
+			perr = out.Diagnose(report.RenewNoLock(r.Path))
 		case verbose:
-			perr = out.emit(report.Renewed(r.Lease.Path))
+			perr = out.Emit(report.Renewed(r.Lease.Path))
 		}
 		if perr != nil {
 			return perr
@@ -215,7 +215,7 @@ func renewPaths(ctx context.Context, out printer, ws *workspace.Workspace, paths
 	case err != nil:
 		return err
 	case lost:
-		return errSilentRefusal
+		return report.ErrReported
 	}
 	return nil
 }
@@ -244,9 +244,9 @@ is the interval when it is a number or a duration, else the session.`,
 			args, interval := sessionarg.LoopArgs(args)
 			opts.Every = workspace.DefaultRenewEvery
 			if interval != "" {
-				d, err := boundedDuration("interval", interval, workspace.DefaultRenewEvery, workspace.MinRenewEvery, workspace.MaxRenewEvery)
+				d, err := workspace.ParseDuration("interval", interval, workspace.DefaultRenewEvery, workspace.MinRenewEvery, workspace.MaxRenewEvery)
 				if err != nil {
-					return &usageError{err: err}
+					return &report.UsageError{Err: err}
 				}
 				opts.Every = d
 			}

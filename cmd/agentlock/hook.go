@@ -13,6 +13,7 @@ import (
 	"github.com/agentlock/agentlock/internal/agents/all"
 	"github.com/agentlock/agentlock/internal/hooks"
 	"github.com/agentlock/agentlock/internal/identity"
+	"github.com/agentlock/agentlock/report"
 )
 
 // HookOptions are the inputs of agentlock hook.
@@ -110,7 +111,7 @@ func hookRun(ctx context.Context, opts *HookOptions) error {
 		handedOver(c.Settings.Backends.HandOverIfMissing(thisProcess(opts.Args), payload.Bytes()))
 	}
 	if hooks.Respond(agent, res).Write(opts.IO.Out, opts.IO.ErrOut, agent.Name(), opts.Event) {
-		return errHookDenied
+		return report.ErrDenied
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/agentlock/agentlock/internal/agents/all"
 	"github.com/agentlock/agentlock/internal/agents/manifest"
 	"github.com/agentlock/agentlock/internal/setup"
+	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -241,22 +242,10 @@ func setupOutput(opts *InitOptions, c *config) setup.Output {
 }
 
 // setupReporter prints the steps of package setup as change records.
-type setupReporter struct{ out printer }
+type setupReporter struct{ out report.Printer }
 
 func (r setupReporter) Change(action, path, detail, line string) {
-	r.out.change(action, path, detail, line)
-}
-
-// setupErr gives package setup's refusals their exit codes.
-func setupErr(err error) error {
-	var usage *setup.UsageError
-	switch {
-	case errors.Is(err, setup.ErrReported):
-		return errSilentRefusal
-	case errors.As(err, &usage):
-		return &lineUsageError{msg: usage.Msg}
-	}
-	return err
+	r.out.Change(action, path, detail, line)
 }
 
 func initRun(ctx context.Context, opts *InitOptions) error {
@@ -287,9 +276,9 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	}
 	p, err := openProject(opts, wd, opts.Agents, true, true)
 	if err != nil {
-		return setupErr(err)
+		return err
 	}
-	return setupErr(in.Install(ctx, p))
+	return in.Install(ctx, p)
 }
 
 func uninitRun(ctx context.Context, opts *InitOptions) error {
@@ -298,9 +287,9 @@ func uninitRun(ctx context.Context, opts *InitOptions) error {
 		return err
 	}
 	u := &setup.Uninit{Output: setupOutput(opts, c), Agents: opts.Agents, GitHook: opts.GitHook, DryRun: opts.DryRun}
-	return setupErr(u.Run(ctx, func(names []string, whole bool) (*setup.Project, error) {
+	return u.Run(ctx, func(names []string, whole bool) (*setup.Project, error) {
 		return openProject(opts, wd, names, whole, false)
-	}))
+	})
 }
 
 // checkBinary returns, when the agentlock that hooks and agents find on

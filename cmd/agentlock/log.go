@@ -70,7 +70,7 @@ func logRun(ctx context.Context, opts *LogOptions) error {
 		return err
 	}
 	for _, e := range entries {
-		if err := out.emit(e, report.AuditLine(e)); err != nil {
+		if err := out.Emit(e, report.AuditLine(e)); err != nil {
 			return err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -21,7 +22,7 @@ func main() {
 	oneShotMemory()
 	if err := unsupported(); err != nil {
 		fmt.Fprintln(os.Stderr, "agentlock:", err)
-		os.Exit(exitEnvError)
+		os.Exit(report.ExitEnv)
 	}
 	f := &Factory{
 		IO:  &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr},
@@ -44,7 +45,7 @@ func thisProcess(args []string) workspace.Process {
 func handedOver(err error) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "agentlock:", err)
-		os.Exit(exitEnvError)
+		os.Exit(report.ExitEnv)
 	}
 }
 

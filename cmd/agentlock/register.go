@@ -83,7 +83,7 @@ func registerRun(ctx context.Context, opts *RegisterOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Session, err = commandSession(opts.Command, c, opts.Session); err != nil {
+	if opts.Session, err = c.SessionArgs().CommandSession(opts.Command, opts.Session); err != nil {
 		return err
 	}
 	if opts.WorkingOn == "" {
@@ -95,7 +95,7 @@ func registerRun(ctx context.Context, opts *RegisterOptions) error {
 	if opts.Claim && opts.Space == "" {
 		return usagef("register --claim needs a space (--space src/auth,tests/auth)")
 	}
-	ws, err := c.workWorkspace(ctx)
+	ws, err := c.WorkWorkspace(ctx)
 	if err != nil {
 		return err
 	}
@@ -126,12 +126,12 @@ func registerRun(ctx context.Context, opts *RegisterOptions) error {
 	if err != nil {
 		return fmt.Errorf("registered %s, but its space was not claimed: %w", s.SessionID, err)
 	}
-	warn(opts.IO, warning)
+	out.Warn(warning)
 	if err := printSession(opts.IO, c, reg, claimed, "registered"); err != nil {
 		return err
 	}
 	for _, l := range leases {
-		if err := out.emit(report.Acquired(l)); err != nil {
+		if err := out.Emit(report.Acquired(l)); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentlock/agentlock/audit"
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/internal/sessionarg"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -72,35 +73,34 @@ func releaseRun(ctx context.Context, opts *ReleaseOptions) error {
 	var paths []string
 	var session string
 	if opts.All {
-		session, err = sessionArgs(c).AllSession(opts.Command, opts.Args)
-		err = argErr(err)
+		session, err = c.SessionArgs().AllSession(opts.Command, opts.Args)
 	} else {
-		paths, session, err = pathsAndSession(opts.Command, opts.Args, c, existingLock)
+		paths, session, err = c.SessionArgs().PathsAndSession(opts.Command, opts.Args, sessionarg.ExistingLock)
 	}
 	if err != nil {
 		return err
 	}
-	ws, err := c.workWorkspace(ctx)
+	ws, err := c.WorkWorkspace(ctx)
 	if err != nil {
 		return err
 	}
+	out := newPrinter(opts.IO, c)
 	var results []workspace.Released
 	var warning *workspace.MirrorError
 	if opts.All {
 		results, warning, err = ws.ReleaseAll(ctx, session)
-		if len(results) == 0 && err == nil && !c.JSON {
-			fmt.Fprintln(opts.IO.Out, report.Linef("no lock of %s to release", session))
+		if len(results) == 0 && err == nil {
+			out.Text("no lock of %s to release", session)
 		}
 	} else {
 		results, warning, err = ws.Release(ctx, paths, session)
 	}
-	warn(opts.IO, warning)
-	out := newPrinter(opts.IO, c)
+	out.Warn(warning)
 	refused := false
 	for _, r := range results {
-		show := out.emit
+		show := out.Emit
 		if r.Refused != nil {
-			refused, show = true, out.diagnose
+			refused, show = true, out.Diagnose
 		}
 		if err := show(report.Released(r, session)); err != nil {
 			return err
@@ -110,7 +110,7 @@ func releaseRun(ctx context.Context, opts *ReleaseOptions) error {
 		return err
 	}
 	if refused {
-		return errSilentRefusal
+		return report.ErrReported
 	}
 	return nil
 }
@@ -119,7 +119,7 @@ func forceReleaseRun(ctx context.Context, opts *ReleaseOptions, c *config) error
 	if len(opts.Args) == 0 {
 		return usagef("at least one path is required")
 	}
-	ws, err := c.workWorkspace(ctx)
+	ws, err := c.WorkWorkspace(ctx)
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func forceReleaseRun(ctx context.Context, opts *ReleaseOptions, c *config) error
 		if auditErr != nil {
 			fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %v\n", auditErr)
 		}
-		if err := out.emit(report.ForceReleased(prev)); err != nil {
+		if err := out.Emit(report.ForceReleased(prev)); err != nil {
 			return err
 		}
 		if prev.Owner != "" && !prev.Stale && !releasable(ctx, ws, prev) {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/internal/dashboard"
+	"github.com/agentlock/agentlock/report"
 )
 
 // serveGCPercent is the collector's target while serving: a modest heap
@@ -66,7 +67,7 @@ cookie). See docs/dashboard.md. Stop it with Ctrl-C (SIGINT) or SIGTERM.`,
 
 func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if err := dashboard.CheckAddr(opts.Addr, opts.Token); err != nil {
-		return &usageError{err: err}
+		return &report.UsageError{Err: err}
 	}
 	_, ws, err := workConfig(ctx, opts.Config)
 	if err != nil {

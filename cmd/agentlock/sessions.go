@@ -11,5 +11,5 @@ var splitList = workspace.SplitList
 
 // printSession prints a session that a registry command changed.
 func printSession(io *IOStreams, c *config, reg *core.Registry, s core.Session, verb string) error {
-	return newPrinter(io, c).emit(report.SessionChanged(s, reg.Where(), verb))
+	return newPrinter(io, c).Emit(report.SessionChanged(s, reg.Where(), verb))
 }

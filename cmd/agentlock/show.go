@@ -51,7 +51,7 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 			if !s.IsSession() {
 				continue
 			}
-			if err := writeJSON(opts.IO.Out, report.Shown(s, ws.RegistryPath, idle[s.SessionID])); err != nil {
+			if err := report.WriteJSON(opts.IO.Out, report.Shown(s, ws.RegistryPath, idle[s.SessionID])); err != nil {
 				return err
 			}
 		}

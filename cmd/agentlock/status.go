@@ -98,7 +98,7 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 func writeStatus(out io.Writer, json bool, records []report.Status, lockDir, project string) error {
 	if json {
 		for _, r := range records {
-			if err := writeJSON(out, r); err != nil {
+			if err := report.WriteJSON(out, r); err != nil {
 				return err
 			}
 		}

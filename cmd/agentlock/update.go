@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentlock/agentlock/internal/sessionarg"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -70,9 +72,9 @@ original form). A typed id that is not the known session is refused.`,
 // updateArgs splits update's positional arguments into the session and the
 // working_on text (see the command's help).
 func updateArgs(opts *UpdateOptions, c *config) error {
-	session, text, hasText, err := sessionArgs(c).SessionAndText(opts.Command, opts.Args)
+	session, text, hasText, err := c.SessionArgs().SessionAndText(opts.Command, opts.Args)
 	if err != nil {
-		return argErr(err)
+		return err
 	}
 	opts.Session = session
 	if hasText {
@@ -81,11 +83,11 @@ func updateArgs(opts *UpdateOptions, c *config) error {
 		}
 		opts.WorkingOn, opts.Changed["working-on"] = text, true
 	}
-	if err := c.flagConflict(opts.Command); err != nil {
+	if err := c.SessionArgs().FlagConflict(opts.Command); err != nil {
 		return err
 	}
 	if opts.Session == "" {
-		return errNoSession()
+		return sessionarg.ErrNoSession()
 	}
 	if len(opts.Changed) == 0 {
 		return usagef("nothing to update: give a working_on argument or a flag")

@@ -18,6 +18,8 @@ import (
 	"github.com/agentlock/agentlock/internal/agents/all"
 	"github.com/agentlock/agentlock/internal/doctor"
 	"github.com/agentlock/agentlock/internal/identity"
+	"github.com/agentlock/agentlock/internal/sessionarg"
+	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -206,4 +208,42 @@ func (c *Config) WorkWorkspace(ctx context.Context) (*workspace.Workspace, error
 		return nil, err
 	}
 	return c.WorkspaceOf(ctx, wd)
+}
+
+// Lazy returns a front end's configuration functions, resolved from flags
+// (parsed by then) on the first call of either and kept for the rest of
+// the process. strict refuses a configuration with Problems (a usage error
+// naming the first); lenient returns it with the defaults in their place,
+// for the commands that must run whatever the configuration (hooks,
+// doctor, version, whoami, env). done closes what the configuration opened
+// (the stores' connections) once the command is done.
+func Lazy(flags *pflag.FlagSet, now func() time.Time) (strict, lenient func() (*Config, error), done func() error) {
+	var c *Config
+	var err error
+	lenient = func() (*Config, error) {
+		if c == nil && err == nil {
+			c, err = Load(flags, now)
+		}
+		return c, err
+	}
+	strict = func() (*Config, error) {
+		c, err := lenient()
+		if err == nil && len(c.Problems) > 0 {
+			return nil, &report.UsageError{Err: c.Problems[0]}
+		}
+		return c, err
+	}
+	done = func() error {
+		if c == nil {
+			return nil
+		}
+		return c.Settings.Backends.Close()
+	}
+	return strict, lenient, done
+}
+
+// SessionArgs are the session rules of package sessionarg for what c
+// knows.
+func (c *Config) SessionArgs() sessionarg.Args {
+	return sessionarg.Args{Session: c.Session, Source: c.SessionSource, Resolved: c.Identity, Context: c.Context}
 }
