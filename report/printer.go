@@ -1,11 +1,11 @@
 package report
 
 import (
-	"github.com/agentlock/agentlock/core"
 	"encoding/json"
 	"fmt"
 	"io"
 
+	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/workspace"
 )
 
