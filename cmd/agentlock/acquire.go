@@ -82,7 +82,7 @@ func acquireRun(ctx context.Context, opts *AcquireOptions) error {
 		if held := (*core.HeldError)(nil); errors.As(err, &held) {
 			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s; waiting up to %s...", report.HeldBy(held.Path, held.Via, held.Owner), report.Human(opts.Wait)))
 		}
-		keepCollecting()
+		cmdutil.KeepCollecting()
 		ctx, cancel := context.WithTimeout(ctx, opts.Wait)
 		defer cancel()
 		leases, warning, err = ws.AcquireWait(ctx, paths, session)

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/internal/cmdutil"
 	"github.com/agentlock/agentlock/internal/identity"
 	"github.com/agentlock/agentlock/internal/procs"
 	"github.com/agentlock/agentlock/internal/sessionarg"
@@ -133,7 +134,7 @@ func heartbeatRun(ctx context.Context, opts *HeartbeatOptions) error {
 	if opts.Every == 0 {
 		return renew(true)
 	}
-	keepCollecting()
+	cmdutil.KeepCollecting()
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	return workspace.KeepRenewing(ctx, opts.Every, watching, func() error { return renew(false) })

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentlock/agentlock/internal/cmdutil"
 	"github.com/agentlock/agentlock/internal/mcpserver"
 )
 
@@ -37,7 +38,7 @@ the session's end hook finishes it. See docs/mcp.md.`,
   agentlock mcp --session claude-1   # a fixed session, for a CLI that gives none`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			keepCollecting()
+			cmdutil.KeepCollecting()
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			cfg := mcpserver.Config{Version: moduleVersion(), Run: inProcess(f, forwardedFlags(cmd))}

@@ -9,13 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentlock/agentlock/internal/cmdutil"
 	"github.com/agentlock/agentlock/internal/dashboard"
 	"github.com/agentlock/agentlock/report"
 )
-
-// serveGCPercent is the collector's target while serving: a modest heap
-// for a process that stays up all day.
-const serveGCPercent = 50
 
 // ServeOptions are the inputs of agentlock serve.
 type ServeOptions struct {
@@ -74,10 +71,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		return err
 	}
 	// A server stays up: collect garbage, with a modest target.
-	keepCollecting()
-	if !gcSetByEnvironment() {
-		debug.SetGCPercent(serveGCPercent)
-	}
+	cmdutil.ServeMemory()
 	srv, err := dashboard.New(dashboard.Options{Workspace: ws, ReadOnly: opts.ReadOnly, Token: opts.Token, Audit: opts.IO.Out,
 		// Between changes the server waits, maybe for hours: the memory of
 		// its last reading of the lock folder goes back to the system.
