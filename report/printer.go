@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/workspace"
@@ -102,4 +103,73 @@ func (p Printer) WarnLegacyHeld(home string, held []core.State) {
 	if len(held) > 0 {
 		fmt.Fprintln(p.ErrOut, "agentlock: warning: "+LegacyHeld(home, held))
 	}
+}
+
+// Refusals prints who holds what when the acquisition of paths was
+// refused with err (AcquireRefusals; waited: how long it waited), and
+// returns ErrReported. All or none: with JSON the paths that were free are
+// reported as not acquired too; for people, a line says that nothing was.
+func (p Printer) Refusals(paths []string, err error, waited time.Duration) error {
+	refusals, err := AcquireRefusals(paths, err, waited)
+	if err != nil {
+		return err
+	}
+	for _, r := range refusals {
+		var perr error
+		switch {
+		case r.Held:
+			perr = p.Diagnose(r.Record, r.Line)
+		case p.JSON: // free, but not taken: all or none
+			perr = WriteJSON(p.Out, r.Record)
+		}
+		if perr != nil {
+			return perr
+		}
+	}
+	if len(paths) > 1 && !p.JSON {
+		fmt.Fprintln(p.ErrOut, "agentlock: nothing was acquired (several paths are taken all together or not at all).")
+	}
+	return ErrReported
+}
+
+// Renewals prints the renewals of session's locks on paths
+// (workspace.Workspace.RenewPaths): every lock lost, and when verbose
+// every lock renewed. lost reports whether a lock was lost.
+func (p Printer) Renewals(renewals []workspace.Renewal, session string, verbose bool) (lost bool, err error) {
+	for _, r := range renewals {
+		switch {
+		case r.Refused != nil:
+			err = p.Diagnose(RenewRefused(r.Refused, session))
+		case r.NoLock:
+			err = p.Diagnose(RenewNoLock(r.Path))
+		case verbose:
+			err = p.Emit(Renewed(r.Lease.Path))
+		}
+		if err != nil {
+			return lost, err
+		}
+		lost = lost || r.Lost()
+	}
+	return lost, nil
+}
+
+// SessionRenewed prints the renewal of every lock session holds
+// (workspace.Workspace.RenewSession): the notices, as warnings, and when
+// verbose each lock renewed, or for people that there was none.
+func (p Printer) SessionRenewed(renewed []core.State, notices []error, session string, verbose bool) error {
+	for _, n := range notices {
+		fmt.Fprintf(p.ErrOut, "agentlock: warning: %s\n", Escape(n.Error()))
+	}
+	if !verbose {
+		return nil
+	}
+	for _, st := range renewed {
+		if err := p.Emit(Renewed(st.Name())); err != nil {
+			return err
+		}
+	}
+	if len(renewed) == 0 {
+		p.Text("no lock of %s to renew", session)
+	}
+	return nil
 }

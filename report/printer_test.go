@@ -3,7 +3,10 @@ package report
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -58,4 +61,66 @@ func TestWriteJSONOneLine(t *testing.T) {
 	require.NoError(t, WriteJSON(&b, map[string]int{"a": 1}))
 	assert.Equal(t, "{\"a\":1}\n", b.String())
 	assert.ErrorContains(t, WriteJSON(&b, func() {}), "encode output")
+}
+
+func TestPrinterRefusals(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	a, b := filepath.Join(dir, "a.go"), filepath.Join(dir, "b.go")
+	held := &core.HeldError{Path: b, Owner: "s2", Age: time.Second, Left: time.Minute}
+	refused := fmt.Errorf("acquire: %w", errors.Join(core.ErrLocked, held))
+	rec, line := AcquireRefused(held, 0)
+
+	var out, errOut bytes.Buffer
+	p := Printer{Out: &out, ErrOut: &errOut}
+	assert.ErrorIs(t, p.Refusals([]string{a, b}, refused, 0), ErrReported)
+	assert.Empty(t, out.String())
+	assert.Equal(t, line+"\nagentlock: nothing was acquired (several paths are taken all together or not at all).\n", errOut.String())
+
+	out.Reset()
+	errOut.Reset()
+	p.JSON = true
+	assert.ErrorIs(t, p.Refusals([]string{a, b}, refused, 0), ErrReported)
+	var want bytes.Buffer
+	require.NoError(t, WriteJSON(&want, AcquireNotTaken(a)))
+	require.NoError(t, WriteJSON(&want, rec))
+	assert.Equal(t, want.String(), out.String(), "all or none: the free path is not taken either")
+	assert.Empty(t, errOut.String())
+}
+
+func TestPrinterRenewals(t *testing.T) {
+	var out, errOut bytes.Buffer
+	p := Printer{Out: &out, ErrOut: &errOut}
+	notOwner := &core.NotOwnerError{Path: "/p/b.go", Owner: "s2"}
+	renewals := []workspace.Renewal{{Path: "/p/a.go", Lease: core.Lease{Path: "/p/a.go"}}, {Path: "/p/b.go", Refused: notOwner}, {Path: "/p/c.go", NoLock: true}}
+	lost, err := p.Renewals(renewals, "s1", false)
+	require.NoError(t, err)
+	assert.True(t, lost)
+	_, refusedLine := RenewRefused(notOwner, "s1")
+	_, noLockLine := RenewNoLock("/p/c.go")
+	_, renewedLine := Renewed("/p/a.go")
+	assert.Empty(t, out.String(), "a renewal is printed only when verbose")
+	assert.Equal(t, refusedLine+"\n"+noLockLine+"\n", errOut.String())
+
+	out.Reset()
+	errOut.Reset()
+	lost, err = p.Renewals(renewals[:1], "s1", true)
+	require.NoError(t, err)
+	assert.False(t, lost)
+	assert.Equal(t, renewedLine+"\n", out.String())
+
+	out.Reset()
+	errOut.Reset()
+	require.NoError(t, p.SessionRenewed(nil, []error{errors.New("x.lock: corrupt")}, "s1", false))
+	assert.Empty(t, out.String())
+	assert.Equal(t, "agentlock: warning: x.lock: corrupt\n", errOut.String())
+	require.NoError(t, p.SessionRenewed(nil, nil, "s1", true))
+	assert.Equal(t, "no lock of s1 to renew\n", out.String())
+	out.Reset()
+	require.NoError(t, p.SessionRenewed([]core.State{{Path: "/p/a.go"}}, nil, "s1", true))
+	assert.Equal(t, renewedLine+"\n", out.String())
+	p.JSON = true
+	out.Reset()
+	require.NoError(t, p.SessionRenewed(nil, nil, "s1", true))
+	assert.Empty(t, out.String(), "the records say there was none")
 }

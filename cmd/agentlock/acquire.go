@@ -88,7 +88,7 @@ func acquireRun(ctx context.Context, opts *AcquireOptions) error {
 		leases, warning, err = ws.AcquireWait(ctx, paths, session)
 	}
 	if errors.Is(err, core.ErrLocked) {
-		return reportRefusal(out, paths, err, opts.Wait)
+		return out.Refusals(paths, err, opts.Wait)
 	}
 	if err != nil {
 		return err
@@ -118,31 +118,6 @@ func unreported(ctx context.Context, ws *workspace.Workspace, leases []core.Leas
 		return fmt.Errorf("%w; released what this call took", werr)
 	}
 	return werr
-}
-
-// reportRefusal prints who holds what and returns the refusal. All or none:
-// the paths that were free are reported as not acquired too.
-func reportRefusal(out report.Printer, paths []string, err error, waited time.Duration) error {
-	refusals, err := report.AcquireRefusals(paths, err, waited)
-	if err != nil {
-		return err
-	}
-	for _, r := range refusals {
-		var perr error
-		switch {
-		case r.Held:
-			perr = out.Diagnose(r.Record, r.Line)
-		case out.JSON: // free, but not taken: all or none
-			perr = report.WriteJSON(out.Out, r.Record)
-		}
-		if perr != nil {
-			return perr
-		}
-	}
-	if len(paths) > 1 && !out.JSON {
-		fmt.Fprintln(out.ErrOut, "agentlock: nothing was acquired (several paths are taken all together or not at all).")
-	}
-	return report.ErrReported
 }
 
 // warnConflicts says, on stderr, which of the files just locked another

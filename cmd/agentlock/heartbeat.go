@@ -174,19 +174,8 @@ func watchedAgent(opts *HeartbeatOptions, c *config, ws *workspace.Workspace, se
 // workspace that session holds (workspace.RenewSession).
 func renewOwned(ctx context.Context, out report.Printer, ws *workspace.Workspace, session string, verbose bool) error {
 	renewed, notices, err := ws.RenewSession(ctx, session)
-	for _, n := range notices {
-		fmt.Fprintf(out.ErrOut, "agentlock: warning: %s\n", report.Escape(n.Error()))
-	}
-	if !verbose {
-		return err
-	}
-	for _, st := range renewed {
-		if perr := out.Emit(report.Renewed(st.Name())); perr != nil {
-			return perr
-		}
-	}
-	if len(renewed) == 0 && !out.JSON {
-		fmt.Fprintln(out.Out, report.Linef("no lock of %s to renew", session))
+	if perr := out.SessionRenewed(renewed, notices, session, verbose); perr != nil {
+		return perr
 	}
 	return err
 }
@@ -196,23 +185,10 @@ func renewOwned(ctx context.Context, out report.Printer, ws *workspace.Workspace
 // refusal when any lock was lost.
 func renewPaths(ctx context.Context, out report.Printer, ws *workspace.Workspace, paths []string, session string, verbose bool) error {
 	renewals, err := ws.RenewPaths(ctx, paths, session)
-	lost := false
-	for _, r := range renewals {
-		var perr error
-		switch {
-		case r.Refused != nil:
-			perr = out.Diagnose(report.RenewRefused(r.Refused, session))
-		case r.NoLock:
-			perr = out.Diagnose(report.RenewNoLock(r.Path))
-		case verbose:
-			perr = out.Emit(report.Renewed(r.Lease.Path))
-		}
-		if perr != nil {
-			return perr
-		}
-		lost = lost || r.Lost()
-	}
+	lost, perr := out.Renewals(renewals, session, verbose)
 	switch {
+	case perr != nil:
+		return perr
 	case err != nil:
 		return err
 	case lost:

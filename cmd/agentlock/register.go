@@ -121,7 +121,7 @@ func registerRun(ctx context.Context, opts *RegisterOptions) error {
 	claimed, leases, warning, err := ws.ClaimSpace(ctx, s)
 	if errors.Is(err, core.ErrLocked) {
 		fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: registered %s, but its space was not claimed:", s.SessionID))
-		return reportRefusal(out, workspace.Areas(s.Space), err, 0)
+		return out.Refusals(workspace.Areas(s.Space), err, 0)
 	}
 	if err != nil {
 		return fmt.Errorf("registered %s, but its space was not claimed: %w", s.SessionID, err)
