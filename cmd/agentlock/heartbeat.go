@@ -98,8 +98,8 @@ func heartbeatRun(ctx context.Context, opts *HeartbeatOptions) error {
 	if err := core.ValidateExistingSession(session); err != nil {
 		return usagef("%v", err)
 	}
-	if opts.EveryGiven && (opts.Every < workspace.MinRenewEvery || opts.Every > workspace.MaxRenewEvery) {
-		return usagef("--every %s: must be from %s to %s", opts.Every, workspace.MinRenewEvery, workspace.MaxRenewEvery)
+	if err := workspace.CheckRenewEvery("--every", opts.Every); opts.EveryGiven && err != nil {
+		return &report.UsageError{Err: err}
 	}
 	if opts.PID != 0 && opts.Every == 0 {
 		return usagef("--pid goes with --every")

@@ -125,10 +125,8 @@ docs/worktrees.md.`,
 			if err := storeFlags(cmd, opts); err != nil {
 				return err
 			}
-			switch opts.Scope {
-			case "", workspace.ScopeRepository, workspace.ScopeCheckout:
-			default:
-				return usagef("--scope %q: want %s or %s", opts.Scope, workspace.ScopeRepository, workspace.ScopeCheckout)
+			if err := setup.CheckScope(opts.Scope); err != nil {
+				return err
 			}
 			opts.DenyConflictsGiven = cmd.Flags().Changed("deny-conflicts")
 			if runF != nil {
@@ -158,24 +156,20 @@ docs/worktrees.md.`,
 	return cmd
 }
 
-// storeFlags refuses the store options without --store, and a --store
-// that is not an etcd URL.
+// storeFlags refuses the store options without --store, and reads
+// --store (setup.ParseStore).
 func storeFlags(cmd *cobra.Command, opts *InitOptions) error {
 	if !opts.StoreGiven {
-		for _, name := range []string{"cacert", "cert", "key", "user", "password", "repo-id", "dial-timeout"} {
+		for _, name := range setup.StoreOptions() {
 			if cmd.Flags().Changed(name) {
 				return usagef("--%s goes with --store", name)
 			}
 		}
 		return nil
 	}
-	switch u := opts.Store.URL; {
-	case u == "files":
-		opts.Store = workspace.StoreSpec{}
-	case !strings.HasPrefix(u, "etcd://") || len(u) == len("etcd://"):
-		return usagef("--store %q: want etcd://host:2379[,host2:2379]/prefix, or files", u)
-	}
-	return nil
+	var err error
+	opts.Store, err = setup.ParseStore(opts.Store)
+	return err
 }
 
 func newCmdUninit(f *Factory, runF func(*InitOptions) error) *cobra.Command {
@@ -300,11 +294,7 @@ func checkBinary(c *config) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b := setup.CheckBinary("agentlock", c.SearchPath, self)
-	if b.State == setup.BinarySame {
-		return "", nil
-	}
-	return b.Detail() + "; " + b.Fix(), nil
+	return setup.CheckBinary("agentlock", c.SearchPath, self).Problem(), nil
 }
 
 // thisWriter is this build, as the record of who wrote an agent's files

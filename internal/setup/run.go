@@ -91,6 +91,36 @@ type Init struct {
 	EtcdBuild func() bool
 }
 
+// StoreOptions are init's flags of the etcd store's options, which go
+// only with --store.
+func StoreOptions() []string {
+	return []string{"cacert", "cert", "key", "user", "password", "repo-id", "dial-timeout"}
+}
+
+// ParseStore reads init's --store: "files" is the lock files (the zero
+// spec), else it must be an etcd URL, etcd://host:2379[,host2:2379]/prefix
+// (a usage error otherwise).
+func ParseStore(spec workspace.StoreSpec) (workspace.StoreSpec, error) {
+	switch u := spec.URL; {
+	case u == "files":
+		return workspace.StoreSpec{}, nil
+	case !strings.HasPrefix(u, "etcd://") || len(u) == len("etcd://"):
+		return spec, report.UsageErrorf("--store %q: want etcd://host:2379[,host2:2379]/prefix, or files", u)
+	}
+	return spec, nil
+}
+
+// CheckScope refuses, as a usage error, an init --scope that is neither
+// workspace.ScopeRepository nor workspace.ScopeCheckout ("" changes
+// nothing).
+func CheckScope(scope string) error {
+	switch scope {
+	case "", workspace.ScopeRepository, workspace.ScopeCheckout:
+		return nil
+	}
+	return report.UsageErrorf("--scope %q: want %s or %s", scope, workspace.ScopeRepository, workspace.ScopeCheckout)
+}
+
 // RecordStore records the store in the project's .agent-registry/store,
 // or says what it would do (DryRun, Check).
 func (in *Init) RecordStore() error {

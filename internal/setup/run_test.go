@@ -290,3 +290,26 @@ func TestRecordScopeOutsideGitIsRefused(t *testing.T) {
 	in.Scope = ""
 	assert.NoError(t, in.RecordScope(t.Context()))
 }
+
+func TestParseStoreAndCheckScope(t *testing.T) {
+	spec, err := setup.ParseStore(workspace.StoreSpec{URL: "files", User: "u"})
+	require.NoError(t, err)
+	assert.Equal(t, workspace.StoreSpec{}, spec, "files: back to lock files")
+	etcd := workspace.StoreSpec{URL: "etcd://h:2379/p", User: "u"}
+	spec, err = setup.ParseStore(etcd)
+	require.NoError(t, err)
+	assert.Equal(t, etcd, spec)
+	for _, bad := range []string{"etcd://", "http://h:2379", "", "file:"} {
+		_, err := setup.ParseStore(workspace.StoreSpec{URL: bad})
+		assert.Equal(t, report.ExitUsage, report.ExitCode(err), bad)
+		assert.ErrorContains(t, err, "want etcd://host:2379[,host2:2379]/prefix, or files", bad)
+	}
+	assert.Contains(t, setup.StoreOptions(), "dial-timeout")
+
+	for _, ok := range []string{"", workspace.ScopeRepository, workspace.ScopeCheckout} {
+		assert.NoError(t, setup.CheckScope(ok), ok)
+	}
+	err = setup.CheckScope("worktree")
+	assert.Equal(t, report.ExitUsage, report.ExitCode(err))
+	assert.EqualError(t, err, `--scope "worktree": want repository or checkout`)
+}
