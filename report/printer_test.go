@@ -124,3 +124,19 @@ func TestPrinterRenewals(t *testing.T) {
 	require.NoError(t, p.SessionRenewed(nil, nil, "s1", true))
 	assert.Empty(t, out.String(), "the records say there was none")
 }
+
+func TestWriteStatusJSONOrText(t *testing.T) {
+	records := []Status{{Kind: KindLock, Path: "/p/a.go", File: "/p/.agent-registry/locks/a.lock", State: "locked", SessionID: "s1"}}
+	var js, text, want bytes.Buffer
+	require.NoError(t, WriteStatus(&js, true, records, "/p/.agent-registry/locks", "/p"))
+	require.NoError(t, WriteJSON(&want, records[0]))
+	assert.Equal(t, want.String(), js.String())
+	want.Reset()
+	require.NoError(t, WriteStatus(&text, false, records, "/p/.agent-registry/locks", "/p"))
+	require.NoError(t, WriteStatusText(&want, records, "/p/.agent-registry/locks", "/p"))
+	assert.Equal(t, want.String(), text.String())
+	assert.Contains(t, text.String(), "s1")
+	js.Reset()
+	require.NoError(t, WriteStatus(&js, true, nil, "/p/l", "/p"))
+	assert.Empty(t, js.String(), "no records, no lines")
+}

@@ -71,11 +71,10 @@ func acquireRun(ctx context.Context, opts *AcquireOptions) error {
 	if opts.Wait < 0 {
 		return usagef("--wait %s: must not be negative", opts.Wait)
 	}
-	ws, err := c.WorkWorkspace(ctx)
+	ws, out, err := workIn(ctx, opts.IO, c)
 	if err != nil {
 		return err
 	}
-	out := newPrinter(opts.IO, c)
 	out.WarnLegacyHeld(ws.LegacyHeld(ctx, paths))
 	leases, warning, err := ws.Acquire(ctx, paths, session)
 	if errors.Is(err, core.ErrLocked) && opts.Wait > 0 {

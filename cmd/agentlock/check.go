@@ -59,11 +59,11 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	ws, err := c.WorkWorkspace(ctx)
+	ws, out, err := workIn(ctx, opts.IO, c)
 	if err != nil {
 		return err
 	}
-	locker, out := ws.Locker(), newPrinter(opts.IO, c)
+	locker := ws.Locker()
 	out.WarnLegacyHeld(ws.LegacyHeld(ctx, paths))
 	blocked := false
 	for _, p := range paths {

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/agentlock/agentlock/internal/cliconfig"
+	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -30,15 +31,22 @@ func selfProgram() (string, error) {
 	return self, nil
 }
 
-// workConfig resolves the configuration and the workspace of the working
-// directory, for the commands that need nothing else first.
-func workConfig(ctx context.Context, get func() (*config, error)) (*config, *workspace.Workspace, error) {
+// workIn is the glue of the commands that work in the workspace of the
+// working directory: that workspace, and the printer of the invocation.
+func workIn(ctx context.Context, io *IOStreams, c *config) (*workspace.Workspace, report.Printer, error) {
+	ws, err := c.WorkWorkspace(ctx)
+	return ws, newPrinter(io, c), err
+}
+
+// workConfig resolves the configuration, then what workIn gives, for the
+// commands that need nothing else first.
+func workConfig(ctx context.Context, io *IOStreams, get func() (*config, error)) (*config, *workspace.Workspace, report.Printer, error) {
 	c, err := get()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, report.Printer{}, err
 	}
-	ws, err := c.WorkWorkspace(ctx)
-	return c, ws, err
+	ws, out, err := workIn(ctx, io, c)
+	return c, ws, out, err
 }
 
 // configDir resolves the configuration and the real working directory, for

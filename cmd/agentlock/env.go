@@ -37,11 +37,11 @@ shares a home (agentlock init --home) exports that home's paths.`,
 }
 
 func envRun(ctx context.Context, opts *EnvOptions) error {
-	c, ws, err := workConfig(ctx, opts.Config)
+	c, ws, out, err := workConfig(ctx, opts.IO, opts.Config)
 	if err != nil {
 		return err
 	}
-	newPrinter(opts.IO, c).WarnProblems(c.Problems)
+	out.WarnProblems(c.Problems)
 	rec := report.Env{Registry: ws.RegistryPath, LockDir: ws.LockDir}
-	return newPrinter(opts.IO, c).Emit(rec, rec.Exports())
+	return out.Emit(rec, rec.Exports())
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -60,18 +59,18 @@ func finishRun(ctx context.Context, opts *FinishOptions) error {
 	if err := core.ValidateExistingSession(opts.Session); err != nil {
 		return usagef("%v", err)
 	}
-	ws, err := c.WorkWorkspace(ctx)
+	ws, out, err := workIn(ctx, opts.IO, c)
 	if err != nil {
 		return err
 	}
 	done, err := ws.Finish(ctx, opts.Session)
 	if !done.Registered {
 		if len(done.Released) > 0 || err != nil {
-			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: released %d lock(s) of %s", len(done.Released), opts.Session))
+			out.Say("agentlock: released %d lock(s) of %s", len(done.Released), opts.Session)
 		}
 		return err
 	}
-	if perr := newPrinter(opts.IO, c).Emit(report.Finished(done.Session, ws.RegistryPath, done.Released)); perr != nil {
+	if perr := out.Emit(report.Finished(done.Session, ws.RegistryPath, done.Released)); perr != nil {
 		return perr
 	}
 	return err

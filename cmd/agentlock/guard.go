@@ -59,7 +59,7 @@ of defence for edits that bypassed the harness hooks (shell writes). "git commit
 }
 
 func guardRun(ctx context.Context, opts *GuardOptions) error {
-	c, ws, err := workConfig(ctx, opts.Config)
+	c, ws, out, err := workConfig(ctx, opts.IO, opts.Config)
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func guardRun(ctx context.Context, opts *GuardOptions) error {
 	for _, r := range refusals {
 		if r.Held != nil && c.JSON {
 			// The lock record of the refused file, as check prints it.
-			if err := newPrinter(opts.IO, c).Emit(report.Checked(*r.Held)); err != nil {
+			if err := out.Emit(report.Checked(*r.Held)); err != nil {
 				return err
 			}
 		}

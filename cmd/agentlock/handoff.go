@@ -43,7 +43,7 @@ whoami); a typed id that is not that session is refused.`,
 }
 
 func handoffRun(ctx context.Context, opts *HandoffOptions) error {
-	c, ws, err := workConfig(ctx, opts.Config)
+	c, ws, out, err := workConfig(ctx, opts.IO, opts.Config)
 	if err != nil {
 		return err
 	}
@@ -56,5 +56,5 @@ func handoffRun(ctx context.Context, opts *HandoffOptions) error {
 	if err != nil {
 		return err
 	}
-	return printSession(opts.IO, c, reg, s, "handoff recorded for")
+	return out.Emit(report.SessionChanged(s, reg.Where(), "handoff recorded for"))
 }

@@ -104,7 +104,7 @@ func heartbeatRun(ctx context.Context, opts *HeartbeatOptions) error {
 	if opts.PID != 0 && opts.Every == 0 {
 		return usagef("--pid goes with --every")
 	}
-	ws, err := c.WorkWorkspace(ctx)
+	ws, out, err := workIn(ctx, opts.IO, c)
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,6 @@ func heartbeatRun(ctx context.Context, opts *HeartbeatOptions) error {
 			return err
 		}
 	}
-	out := newPrinter(opts.IO, c)
 	renew := func(verbose bool) error { return renewPaths(ctx, out, ws, paths, session, verbose) }
 	if opts.All {
 		renew = func(verbose bool) error { return renewOwned(ctx, out, ws, session, verbose) }

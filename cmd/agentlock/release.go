@@ -80,11 +80,10 @@ func releaseRun(ctx context.Context, opts *ReleaseOptions) error {
 	if err != nil {
 		return err
 	}
-	ws, err := c.WorkWorkspace(ctx)
+	ws, out, err := workIn(ctx, opts.IO, c)
 	if err != nil {
 		return err
 	}
-	out := newPrinter(opts.IO, c)
 	var results []workspace.Released
 	var warning *workspace.MirrorError
 	if opts.All {
@@ -119,11 +118,10 @@ func forceReleaseRun(ctx context.Context, opts *ReleaseOptions, c *config) error
 	if len(opts.Args) == 0 {
 		return usagef("at least one path is required")
 	}
-	ws, err := c.WorkWorkspace(ctx)
+	ws, out, err := workIn(ctx, opts.IO, c)
 	if err != nil {
 		return err
 	}
-	out := newPrinter(opts.IO, c)
 	for _, p := range opts.Args {
 		prev, auditErr, err := ws.ForceRelease(ctx, p, audit.Person())
 		if err != nil {

@@ -66,7 +66,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if err := dashboard.CheckAddr(opts.Addr, opts.Token); err != nil {
 		return &report.UsageError{Err: err}
 	}
-	_, ws, err := workConfig(ctx, opts.Config)
+	_, ws, _, err := workConfig(ctx, opts.IO, opts.Config)
 	if err != nil {
 		return err
 	}

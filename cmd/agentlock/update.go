@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentlock/agentlock/internal/sessionarg"
+	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -96,7 +97,7 @@ func updateArgs(opts *UpdateOptions, c *config) error {
 }
 
 func updateRun(ctx context.Context, opts *UpdateOptions) error {
-	c, ws, err := workConfig(ctx, opts.Config)
+	c, ws, out, err := workConfig(ctx, opts.IO, opts.Config)
 	if err != nil {
 		return err
 	}
@@ -116,5 +117,5 @@ func updateRun(ctx context.Context, opts *UpdateOptions) error {
 	if err != nil {
 		return err
 	}
-	return printSession(opts.IO, c, reg, s, "updated")
+	return out.Emit(report.SessionChanged(s, reg.Where(), "updated"))
 }
