@@ -50,10 +50,17 @@ type HeldError struct {
 	// (ending in "/") that covers the path, or, when Path is an area, the
 	// held lock or area it overlaps. Owner, Age and Left are then Via's.
 	Via string
+	// Queued is set when the path is free, or stale, but Owner has been
+	// waiting for it since earlier (for Age), on a store that serves
+	// waiters first come, first served (store.Queue): Owner takes it next.
+	Queued bool
 }
 
 func (e *HeldError) Error() string {
 	switch {
+	case e.Queued:
+		return fmt.Sprintf("%s is free, but %s has been waiting for it for %s and goes first (waiters are served first come, first served)",
+			e.Path, e.Owner, roundDuration(e.Age))
 	case e.Via == "":
 		return fmt.Sprintf("%s is locked by %s (renewed %s ago, expires in %s)",
 			e.Path, e.Owner, roundDuration(e.Age), roundDuration(e.Left))

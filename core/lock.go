@@ -369,6 +369,10 @@ func (l *Locker) AcquireAll(ctx context.Context, paths []string, session string)
 			return next, err
 		})
 	}
+	var queued *store.QueuedError
+	if errors.As(err, &queued) {
+		err = &HeldError{Path: queued.Path, Owner: queued.Ahead, Age: queued.Since, Queued: true}
+	}
 	if err != nil {
 		return nil, wrapUnlessRefusal("acquire", err)
 	}
@@ -447,7 +451,7 @@ func (l *Locker) AcquireAllWait(ctx context.Context, paths []string, session str
 	// Watch before the first attempt, so that a release between a refusal
 	// and the wait is not missed.
 	watched := slices.Clone(paths)
-	changes, stop := l.watch(ctx, watched)
+	changes, stop, queued := l.watch(ctx, watched, session)
 	defer func() { stop() }()
 	pause := 50 * time.Millisecond
 	for {
@@ -465,9 +469,9 @@ func (l *Locker) AcquireAllWait(ctx context.Context, paths []string, session str
 				more = true
 			}
 		}
-		if more {
+		if more && !queued {
 			stop()
-			changes, stop = l.watch(ctx, watched)
+			changes, stop, _ = l.watch(ctx, watched, session)
 			continue
 		}
 		// Retry when a lock file changes, when the lock that refused us
@@ -504,26 +508,36 @@ func Unjoin(err error) []error {
 }
 
 // watch returns the store's change notifications for the locks of paths,
-// or a channel that never fires when the store has none.
-func (l *Locker) watch(ctx context.Context, paths []string) (<-chan struct{}, func()) {
+// or a channel that never fires when the store has none. On a store that
+// queues waiters (store.Queue), session stands in line for paths until
+// stop; queued is then true, and the notifications cover the areas that
+// exclude paths too.
+func (l *Locker) watch(ctx context.Context, paths []string, session string) (changes <-chan struct{}, stop func(), queued bool) {
 	none := func() {}
-	w, ok := l.store.(store.Watcher)
-	if !ok {
-		return nil, none
-	}
 	keys := make([]store.Key, 0, len(paths))
 	for _, p := range paths {
 		k, err := l.key(p)
 		if err != nil {
-			return nil, none // AcquireAll reports it
+			return nil, none, false // AcquireAll reports it
 		}
 		keys = append(keys, k)
 	}
+	if q, ok := l.store.(store.Queue); ok {
+		changes, stop, err := q.Enqueue(ctx, session, keys)
+		if err == nil {
+			return changes, stop, true
+		}
+		// Not in line: waiting still works, unfairly, as without a queue.
+	}
+	w, ok := l.store.(store.Watcher)
+	if !ok {
+		return nil, none, false
+	}
 	changes, stop, err := w.Watch(ctx, keys)
 	if err != nil {
-		return nil, none // polling still works
+		return nil, none, false // polling still works
 	}
-	return changes, stop
+	return changes, stop, false
 }
 
 // wrapUnlessRefusal adds op to an error, except to the refusals, which
@@ -913,6 +927,21 @@ func (l *Locker) ReleaseSession(ctx context.Context, session string) ([]State, e
 // leases) does it in a constant number of requests. Otherwise every
 // record is read, like ReleaseSession.
 func (l *Locker) RenewSession(ctx context.Context, session string) ([]State, error) {
+	return l.renewSession(ctx, session, true)
+}
+
+// KeepSessionAlive renews every lock of session as RenewSession does,
+// without listing them: on a store that renews a whole session at once
+// (etcd) that is one round trip, with no read. The renew hook, after
+// every tool call, needs no more.
+func (l *Locker) KeepSessionAlive(ctx context.Context, session string) error {
+	_, err := l.renewSession(ctx, session, false)
+	return err
+}
+
+// renewSession is RenewSession; list false lets a store that renews a
+// whole session at once return no state.
+func (l *Locker) renewSession(ctx context.Context, session string, list bool) ([]State, error) {
 	renew := func(k store.Key) (*State, error) {
 		s, _, err := l.renewKey(ctx, k, session)
 		if err != nil || s.Owner != session {
@@ -927,7 +956,7 @@ func (l *Locker) RenewSession(ctx context.Context, session string) ([]State, err
 			return nil, err
 		}
 		var slots []store.Slot
-		slots, err = r.RenewSession(ctx, session)
+		slots, err = r.RenewSession(ctx, session, list)
 		now := l.now()
 		for _, slot := range slots {
 			if slot.Err == nil && slot.Record.Session == session {

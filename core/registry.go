@@ -142,7 +142,11 @@ func NewRegistry(doc store.Document, opts RegistryOptions) *Registry {
 	if opts.Protocol == nil {
 		opts.Protocol = func() (string, error) { return "", nil }
 	}
-	return &Registry{doc: doc, protocol: opts.Protocol, clock: opts.Now, idle: opts.Idle}
+	r := &Registry{doc: doc, protocol: opts.Protocol, clock: opts.Now, idle: opts.Idle}
+	if entries, ok := doc.(store.EntryDocument); ok {
+		r.doc = entryDocument{EntryDocument: entries, r: r}
+	}
+	return r
 }
 
 // Where names the registry for people: its file, with the file store.

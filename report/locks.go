@@ -44,6 +44,14 @@ func Acquired(l core.Lease) (Acquire, string) {
 	return rec, line
 }
 
+// QueuedFor is the one way agentlock says that path is free but holder (a
+// session id, or words such as "session <id>") has been waiting for it for
+// waiting and goes first (core.HeldError.Queued: waiters are served first
+// come, first served). It is not escaped.
+func QueuedFor(path, holder string, waiting time.Duration) string {
+	return path + " is free, but " + holder + " has been waiting for it for " + Human(waiting) + " and goes first"
+}
+
 // HeldBy is the one way agentlock says that path is held by holder (a
 // session id, or words such as "session <id>"), through via when an area
 // is involved (core.HeldError.Via, core.Check.Via): "<path> is locked by
@@ -88,6 +96,16 @@ func through(path, via string) int {
 func AcquireRefused(held *core.HeldError, waited time.Duration) (Acquire, string) {
 	age, left := Seconds(held.Age), Seconds(held.Left)
 	rec := Acquire{Kind: KindLock, Path: held.Path, SessionID: held.Owner, Age: &age, ExpiresIn: &left, Note: "held by another session", Via: held.Via}
+	if held.Queued {
+		rec.Note = "free, but another session waits for it since earlier and goes first"
+		what := Escape(QueuedFor(held.Path, held.Owner, held.Age))
+		msg := linef("agentlock: %s (waiters are served first come, first served)", what)
+		if waited > 0 {
+			msg = linef("agentlock: gave up after %s: %s", Human(waited), what)
+		}
+		return rec, msg + ".\n" + linef("Do not modify it and do not work around this: wait your turn with `%s`, work on something else, or ask %s.",
+			WaitCommand(held.Path), held.Owner)
+	}
 	what := Escape(HeldBy(held.Path, held.Via, held.Owner))
 	switch through(held.Path, held.Via) {
 	case insideArea:

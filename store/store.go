@@ -137,6 +137,32 @@ type Watcher interface {
 	Watch(ctx context.Context, keys []Key) (changes <-chan struct{}, stop func(), err error)
 }
 
+// Queue is implemented by the lock stores that serve waiters first come,
+// first served, as etcd's concurrency.Mutex does: a waiter stands in line
+// for its records, ordered by when it came, and the store refuses to give
+// an overlapping record to anyone else (a *QueuedError) while an earlier
+// waiter that could take all of its own records now stands in line.
+type Queue interface {
+	// Enqueue puts session in line for the records of keys until leave is
+	// called; a waiter whose process dies loses its place within a few
+	// seconds, and never later than a lock of its would expire. changes
+	// reports what may let it go, as Watcher.Watch does, for the records
+	// of keys and for every record that excludes them through an area.
+	Enqueue(ctx context.Context, session string, keys []Key) (changes <-chan struct{}, leave func(), err error)
+}
+
+// QueuedError refuses a record that is free, or stale, because another
+// session came first and waits for it (see Queue).
+type QueuedError struct {
+	Path  string // the real path asked for
+	Ahead string // the session waiting since earlier
+	Since time.Duration
+}
+
+func (e *QueuedError) Error() string {
+	return fmt.Sprintf("%s is free, but %s has been waiting for it for %s (waiters are served first come, first served)", e.Path, e.Ahead, e.Since.Round(100*time.Millisecond))
+}
+
 // Index is implemented by the lock stores that keep, per session, a list
 // of the records the session acquired, so that renewing a session's locks
 // costs in proportion to the locks it holds rather than to every record of
@@ -175,9 +201,11 @@ type Feed interface {
 // number of its locks.
 type SessionRenewer interface {
 	// RenewSession keeps every record session holds alive for another
-	// whole timeout, without rewriting them, and returns them as they
-	// were read. A record whose lease already expired is not renewed.
-	RenewSession(ctx context.Context, session string) ([]Slot, error)
+	// whole timeout, without rewriting them. With list it returns them as
+	// they were read; without, it returns none and may read nothing (etcd:
+	// one keep-alive round trip). A record whose lease already expired is
+	// not renewed.
+	RenewSession(ctx context.Context, session string, list bool) ([]Slot, error)
 }
 
 // Document keeps one document: the registry's markdown file.
@@ -194,6 +222,40 @@ type Document interface {
 	Edit(ctx context.Context, change func(old []byte) ([]byte, error)) error
 	// Where names the document for people and for messages.
 	Where() string
+}
+
+// Entry is one entry of a document kept in entries (see EntryDocument):
+// one session of the registry, or the head (ID ""), the rest of it. The
+// store keeps Data as it is; what it means is the registry engine's.
+type Entry struct {
+	ID   string
+	Data []byte // nil, in an edit's answer, deletes the entry
+}
+
+// EntryDocument is implemented by the document stores that keep the
+// registry in entries, one per session, instead of one document, so that
+// writers of different sessions never conflict and the document has no
+// size limit (etcd: one key per session, each written by its own
+// compare-and-swap). The registry engine splits and joins the document;
+// the store keeps its entries and this machine's copy of the whole.
+type EntryDocument interface {
+	Document
+	// ReadEntries returns the entries, in no particular order; or, while
+	// the store holds the document whole (written by an older version, or
+	// this machine's copy of a project that moves to the store), no entry
+	// and the whole document (nil when there is none). When this machine's
+	// copy is older than the entries, render gets them and returns the
+	// whole document to copy.
+	ReadEntries(ctx context.Context, render func([]Entry) ([]byte, error)) (entries []Entry, whole []byte, err error)
+	// EditEntries runs one read-modify-write section: change gets what
+	// ReadEntries returns and answers the entries to write (nil: nothing
+	// to write). They are written only if none of them but the head, which
+	// is written as it is, changed since the read, whatever happened to
+	// other entries; otherwise change runs again. A document read whole is
+	// split first: change then answers its entries, as they are, and runs
+	// again on them. render gets every entry as written and returns the
+	// whole document, this machine's copy.
+	EditEntries(ctx context.Context, change func(entries []Entry, whole []byte) ([]Entry, error), render func([]Entry) ([]byte, error)) error
 }
 
 // ErrCorrupt matches a record that cannot be decoded.

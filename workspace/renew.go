@@ -83,6 +83,13 @@ func (w *Workspace) RenewSession(ctx context.Context, session string) (renewed [
 	return renewed, notices, err
 }
 
+// KeepSessionAlive is RenewSession without the list of the renewed locks,
+// for the callers that print none (the renew hook, heartbeat without
+// --verbose): on etcd it is one round trip.
+func (w *Workspace) KeepSessionAlive(ctx context.Context, session string) (notices []error, err error) {
+	return core.Notices(w.Locker().KeepSessionAlive(ctx, session))
+}
+
 // KeepRenewing calls renew at once and then every interval until renew
 // fails (its error is returned), watching reports that the process that
 // bounds the loop is gone, or ctx is done (both return nil). It polls

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -40,6 +41,7 @@ var (
 	_ store.Locks   = (*router)(nil)
 	_ store.Areas   = (*router)(nil)
 	_ store.Watcher = (*router)(nil)
+	_ store.Queue   = (*router)(nil)
 	_ store.Index   = (*indexedRouter)(nil)
 
 	_ store.SessionRenewer = (*renewingRouter)(nil)
@@ -60,8 +62,8 @@ type renewingRouter struct {
 }
 
 // RenewSession implements store.SessionRenewer with the own store's.
-func (r *renewingRouter) RenewSession(ctx context.Context, session string) ([]store.Slot, error) {
-	return r.renewer.RenewSession(ctx, session)
+func (r *renewingRouter) RenewSession(ctx context.Context, session string, list bool) ([]store.Slot, error) {
+	return r.renewer.RenewSession(ctx, session, list)
 }
 
 // newRouter returns the lock store of w.
@@ -187,6 +189,22 @@ func (r *router) Watch(ctx context.Context, keys []store.Key) (<-chan struct{}, 
 	}
 	return make(chan struct{}), func() {}, nil
 }
+
+// Enqueue implements store.Queue on the one store of keys; an error when
+// that store keeps no queue (the waiter then watches: see Watch).
+func (r *router) Enqueue(ctx context.Context, session string, keys []store.Key) (<-chan struct{}, func(), error) {
+	s, err := r.one(keys)
+	if err != nil {
+		return nil, nil, err
+	}
+	if q, ok := s.(store.Queue); ok {
+		return q.Enqueue(ctx, session, keys)
+	}
+	return nil, nil, errNoQueue
+}
+
+// errNoQueue: the store of the keys keeps no queue of waiters.
+var errNoQueue = errors.New("this lock store keeps no queue of waiters")
 
 // Note implements store.Index: the keys kept in the lock files are noted
 // in their folders' indexes; the others' stores keep no index.

@@ -172,7 +172,15 @@ func watchedAgent(opts *HeartbeatOptions, c *config, ws *workspace.Workspace, se
 // renewOwned renews, and when verbose reports, every lock of the
 // workspace that session holds (workspace.RenewSession).
 func renewOwned(ctx context.Context, out report.Printer, ws *workspace.Workspace, session string, verbose bool) error {
-	renewed, notices, err := ws.RenewSession(ctx, session)
+	var renewed []core.State
+	var notices []error
+	var err error
+	if verbose {
+		renewed, notices, err = ws.RenewSession(ctx, session)
+	} else {
+		// Nothing to print but warnings: no listing (on etcd, one round trip).
+		notices, err = ws.KeepSessionAlive(ctx, session)
+	}
 	if perr := out.SessionRenewed(renewed, notices, session, verbose); perr != nil {
 		return perr
 	}

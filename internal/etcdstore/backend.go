@@ -3,8 +3,13 @@
 package etcdstore
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -73,8 +78,27 @@ func (b *Backend) Open(spec store.Spec, co store.Checkout) (store.Locks, store.D
 			b.repos[co.Root] = repo
 		}
 	}
-	return &Locks{Conn: conn, Repo: repo, Root: co.Root, Timeout: co.Timeout, Now: co.Now},
+	return &Locks{Conn: conn, Repo: repo, Root: co.Root, Timeout: co.Timeout, Now: co.Now, Memory: memoryFolder(cfg, co)},
 		&Document{Conn: conn, Repo: repo, Local: co.Registry}, nil
+}
+
+// memoryFolder is where this machine remembers the sessions' leases on the
+// cluster of cfg (see Locks.Memory): one folder per user and cluster, so
+// that every checkout of a repository a session works in shares it; the
+// project's home when the user has no cache folder.
+func memoryFolder(cfg Config, co store.Checkout) string {
+	if !memoryWorks {
+		return ""
+	}
+	if dir, err := os.UserCacheDir(); err == nil {
+		eps := slices.Sorted(slices.Values(cfg.Endpoints))
+		sum := sha256.Sum256([]byte(strings.Join(eps, ",") + "\x00" + cfg.Prefix))
+		return filepath.Join(dir, "agentlock", "etcd-leases", hex.EncodeToString(sum[:8]))
+	}
+	if co.Registry != "" {
+		return filepath.Join(filepath.Dir(co.Registry), "etcd", "leases")
+	}
+	return ""
 }
 
 // Close implements store.Backend: it closes every connection dialled.

@@ -22,7 +22,7 @@ const maxSkew = 2 * time.Second
 
 // Diagnose implements store.Diagnoser: every member reachable and its
 // version; the clock skew to the cluster; a lease of the timeout's length
-// granted as asked.
+// granted as asked; how the registry is kept.
 func (s *Locks) Diagnose(ctx context.Context) []store.Diagnosis {
 	cfg := s.Conn.cfg
 	reach := store.Diagnosis{Name: "store-reachable"}
@@ -54,8 +54,33 @@ func (s *Locks) Diagnose(ctx context.Context) []store.Diagnosis {
 	default:
 		reach.Detail = "serving: " + strings.Join(ok, ", ")
 	}
-	out := []store.Diagnosis{reach, s.repoID(), s.clockSkew(ctx), s.leaseTTL(ctx)}
+	out := []store.Diagnosis{reach, s.repoID(), s.clockSkew(ctx), s.leaseTTL(ctx), s.registryFormat(ctx)}
 	return out
+}
+
+// registryFormat says how the cluster keeps the repository's registry,
+// and warns when an older agentlock wrote the whole document again under
+// its one key after this version split it into one key per session: that
+// machine's sessions are not in the registry the others read.
+func (s *Locks) registryFormat(ctx context.Context) store.Diagnosis {
+	d := store.Diagnosis{Name: "store-registry"}
+	doc := &Document{Conn: s.Conn, Repo: s.Repo}
+	snap, err := doc.read(ctx)
+	switch {
+	case err != nil:
+		d.Warn, d.Detail = true, "cannot read the registry: "+err.Error()
+	case snap.head == nil && snap.legacy != nil:
+		d.Detail = "one key, " + doc.Key() + ", as earlier versions wrote it: the next registry write splits it into one key per session"
+	case snap.head == nil:
+		d.Detail = "no registry on the cluster yet (the first write brings this checkout's registry.md along)"
+	case snap.legacy != nil:
+		d.Warn = true
+		d.Detail = fmt.Sprintf("one key per session (%d), but an older agentlock wrote the whole registry to %s since: the sessions it registered are not in the registry the others read", len(snap.entries), doc.Key())
+		d.Fix = "upgrade agentlock on every machine of the project, then delete that key (etcdctl del " + doc.Key() + ")"
+	default:
+		d.Detail = fmt.Sprintf("one key per session (%d sessions) under %s", len(snap.entries), doc.EntriesPrefix())
+	}
+	return d
 }
 
 // repoID says which repository's lock space this checkout uses: every

@@ -9,7 +9,14 @@
 //	<prefix>/leases/<repo>/<session>/<ttl>  "lease id|last keep-alive (µs)" of the session's
 //	                                      locks in repo at that timeout (seconds), attached
 //	                                      to that lease
-//	<prefix>/sessions/<repo>         the registry: registry.md as a whole, replaced by compare-and-swap
+//	<prefix>/queue/<repo>/<lease>    a waiter's place in line: "session\nsince (µs)\npath...",
+//	                                      attached to the waiter's own short lease; the
+//	                                      key's creation revision orders the line (queue.go)
+//	<prefix>/registry/<repo>/s/<session>  the registry: one session's entry ("#<n>" and its
+//	                                      frontmatter), written by compare-and-swap on its own
+//	<prefix>/registry/<repo>/head    the rest of registry.md's frontmatter (version, last_updated)
+//	<prefix>/sessions/<repo>         older versions' registry, registry.md whole: read while
+//	                                      there is no head key, split by the first write
 //
 // <repo> is the repository's id (configured, or its normalised origin URL)
 // escaped so that it holds no '/'; <path> is the path relative to the
@@ -22,6 +29,8 @@
 // lock when the lease expires. The lease, not a clock, decides: a lock
 // whose key is alive is fresh whatever its stamp says, and a lock whose key
 // expired is stale, its owner still known from the <prefix>/last/ record.
+// The machine that uses a session's leases remembers them (memory.go), so
+// that renewing the session is one keep-alive round trip.
 //
 // The package is built only with the build tag etcd (go build -tags etcd):
 // linking the etcd client costs every agentlock process start-up time, and

@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -62,6 +61,12 @@ type Locks struct {
 	Timeout time.Duration
 	// Now is the clock the records are judged by (time.Now when nil).
 	Now func() time.Time
+	// Memory is a folder of this machine where the store remembers the
+	// leases of the sessions it serves, so that renewing a session is one
+	// request (see memory.go), shared by every checkout on the cluster
+	// (Backend gives one per user and cluster); "" remembers nothing, and
+	// renewing a session reads its leases first.
+	Memory string
 }
 
 var (
@@ -306,6 +311,10 @@ func (s *Locks) attempt(ctx context.Context, cli *clientv3.Client, mode store.Mo
 		// The sessions' last renewals, in the same request.
 		ops = append(ops, clientv3.OpGet(s.leasePrefix(), clientv3.WithPrefix()))
 	}
+	if mode == store.Create {
+		// The waiters in line (see queue.go), in the same request.
+		ops = append(ops, clientv3.OpGet(s.queuePrefix(), clientv3.WithPrefix()))
+	}
 	if len(ops) > maxTxnOps {
 		return false, &TooManyError{Paths: len(items)}
 	}
@@ -346,6 +355,12 @@ func (s *Locks) attempt(ctx context.Context, cli *clientv3.Client, mode store.Mo
 	}
 	if len(next) != len(items) {
 		return false, fmt.Errorf("lock store: %d records decided for %d keys", len(next), len(items))
+	}
+	if mode == store.Create {
+		line := resp.Responses[len(resp.Responses)-1].GetResponseRange().Kvs
+		if err := s.checkLine(ctx, cli, items, next, line); err != nil {
+			return true, err
+		}
 	}
 	var writes []clientv3.Op
 	// expect is what each written lock key holds once the write applied
@@ -412,6 +427,7 @@ func (s *Locks) attempt(ctx context.Context, cli *clientv3.Client, mode store.Mo
 		// not taken as taken.
 		applied, rerr := s.applied(ctx, cli, expect)
 		if rerr == nil && applied {
+			leases.markPublished()
 			return true, nil
 		}
 		leases.revokeGranted(ctx)
@@ -424,6 +440,7 @@ func (s *Locks) attempt(ctx context.Context, cli *clientv3.Client, mode store.Mo
 		leases.revokeGranted(ctx)
 		return false, nil
 	}
+	leases.markPublished()
 	return true, nil
 }
 
@@ -480,12 +497,16 @@ type leaseSet struct {
 	// in the same transaction as the locks.
 	cmps []clientv3.Cmp
 	puts []clientv3.Op
+	// published are the sessions whose renewal the puts publish.
+	published []string
 }
 
 // forRecord returns the lease a record is written with, kept alive for a
 // whole timeout from now: the session's lease for this repository and
 // timeout (granted when there is none). A lock its owner takes again with
-// another timeout moves to that timeout's lease.
+// another timeout moves to that timeout's lease. Every lease of the
+// session the read shows is remembered (see Locks.Memory) before the
+// transaction attaches a lock to it, so that a renewal never misses one.
 func (l *leaseSet) forRecord(ctx context.Context, rec store.Record, _ *mvccpb.KeyValue) (clientv3.LeaseID, error) {
 	if id, ok := l.session[rec.Session]; ok {
 		return id, nil
@@ -495,16 +516,22 @@ func (l *leaseSet) forRecord(ctx context.Context, rec store.Record, _ *mvccpb.Ke
 	}
 	key := l.s.leaseKey(rec.Session)
 	rctx, cancel := l.s.Conn.ctx(ctx)
-	resp, err := l.cli.Get(rctx, key)
+	resp, err := l.cli.Get(rctx, l.s.leasePrefix()+rec.Session+"/", clientv3.WithPrefix())
 	cancel()
 	if err != nil {
 		return 0, l.s.Conn.wrap("read the session's lease", err)
 	}
-	if kv := first(resp.Kvs); kv != nil && kv.Lease != 0 {
-		id, err := l.renew(ctx, clientv3.LeaseID(kv.Lease))
+	known := sessionLeases(resp.Kvs)
+	cur := sessionLeaseOf(resp.Kvs, key)
+	if cur != nil && cur.Lease != 0 {
+		if err := l.s.remember(rec.Session, known); err != nil {
+			return 0, err
+		}
+		id, err := l.renew(ctx, clientv3.LeaseID(cur.Lease))
 		if err == nil {
 			l.session[rec.Session] = id
 			l.puts = append(l.puts, clientv3.OpPut(key, leaseValue(id, l.s.now()), clientv3.WithLease(id)))
+			l.published = append(l.published, rec.Session)
 		}
 		return id, err
 	}
@@ -515,9 +542,13 @@ func (l *leaseSet) forRecord(ctx context.Context, rec store.Record, _ *mvccpb.Ke
 		return 0, l.s.Conn.wrap("grant a lease", err)
 	}
 	l.granted = append(l.granted, g.ID)
+	if err := l.s.remember(rec.Session, append(known, lease{ttl: l.s.ttl(), id: g.ID})); err != nil {
+		return 0, err
+	}
 	l.session[rec.Session] = g.ID
-	l.cmps = append(l.cmps, clientv3.Compare(clientv3.ModRevision(key), "=", rev(first(resp.Kvs))))
+	l.cmps = append(l.cmps, clientv3.Compare(clientv3.ModRevision(key), "=", rev(cur)))
 	l.puts = append(l.puts, clientv3.OpPut(key, leaseValue(g.ID, l.s.now()), clientv3.WithLease(g.ID)))
+	l.published = append(l.published, rec.Session)
 	return g.ID, nil
 }
 
@@ -541,6 +572,14 @@ func (l *leaseSet) renew(ctx context.Context, id clientv3.LeaseID) (clientv3.Lea
 	}
 	l.renewed[id] = true
 	return id, nil
+}
+
+// markPublished notes in the memory of the sessions whose lease keys the
+// transaction wrote that their renewal is published.
+func (l *leaseSet) markPublished() {
+	for _, session := range l.published {
+		l.s.published(session, l.s.now())
+	}
 }
 
 // revokeGranted revokes the leases granted for a transaction that was not
@@ -594,80 +633,6 @@ func (s *Locks) Scan(ctx context.Context) ([]store.Slot, error) {
 		slots = append(slots, s.slot(store.Key{}, *byRel[rel], store.Read, renewed))
 	}
 	return slots, nil
-}
-
-// RenewSession implements store.SessionRenewer in three requests whatever
-// the number of locks: one read of the repository's live locks and the
-// session's lease keys, one keep-alive per lease the session's locks are
-// attached to (one per timeout it used; usually one), and one write that
-// publishes the renewal on the lease keys. Records are not rewritten: the
-// lease keeps them, and listings show the age of the last renewal.
-func (s *Locks) RenewSession(ctx context.Context, session string) ([]store.Slot, error) {
-	cli, err := s.Conn.Client()
-	if err != nil {
-		return nil, err
-	}
-	rctx, cancel := s.Conn.ctx(ctx)
-	resp, err := cli.Txn(rctx).Then(
-		clientv3.OpGet(s.LockPrefix(), clientv3.WithPrefix()),
-		clientv3.OpGet(s.leasePrefix()+session+"/", clientv3.WithPrefix()),
-	).Commit()
-	cancel()
-	if err != nil {
-		return nil, s.Conn.wrap("list locks", err)
-	}
-	var owned []*mvccpb.KeyValue
-	var leases []clientv3.LeaseID
-	for _, kv := range resp.Responses[0].GetResponseRange().Kvs {
-		rec, err := decode("", kv.Value)
-		if err != nil || rec.Session != session || kv.Lease == 0 {
-			continue
-		}
-		owned = append(owned, kv)
-		if id := clientv3.LeaseID(kv.Lease); !slices.Contains(leases, id) {
-			leases = append(leases, id)
-		}
-	}
-	alive := map[int64]time.Time{}
-	var problems []error
-	for _, id := range leases {
-		rctx, cancel := s.Conn.ctx(ctx)
-		_, err := cli.KeepAliveOnce(rctx, id)
-		cancel()
-		switch {
-		case errors.Is(err, rpctypes.ErrLeaseNotFound):
-			// Expired since the read: its locks are gone.
-		case err != nil:
-			problems = append(problems, s.Conn.wrap("renew the lease", err))
-		default:
-			alive[int64(id)] = s.now()
-		}
-	}
-	// The renewal is published on the session's lease keys, for
-	// listings (one write for all of them).
-	var puts []clientv3.Op
-	for _, kv := range resp.Responses[1].GetResponseRange().Kvs {
-		if at, ok := alive[kv.Lease]; ok {
-			puts = append(puts, clientv3.OpPut(string(kv.Key), leaseValue(clientv3.LeaseID(kv.Lease), at), clientv3.WithLease(clientv3.LeaseID(kv.Lease))))
-		}
-	}
-	if len(puts) > 0 {
-		rctx, cancel := s.Conn.ctx(ctx)
-		_, err := cli.Txn(rctx).Then(puts...).Commit()
-		cancel()
-		if err != nil {
-			problems = append(problems, s.Conn.wrap("publish the renewal", err))
-		}
-	}
-	var slots []store.Slot
-	for _, kv := range owned {
-		if _, ok := alive[kv.Lease]; !ok {
-			continue
-		}
-		r := strings.TrimPrefix(string(kv.Key), s.LockPrefix())
-		slots = append(slots, s.slot(store.Key{Path: s.localPath(r)}, item{rel: r, live: kv}, store.Read, alive))
-	}
-	return slots, errors.Join(problems...)
 }
 
 // Watch implements store.Watcher with etcd watches on the lock keys: a
@@ -729,6 +694,7 @@ func (s *Locks) Changes(ctx context.Context) (<-chan struct{}, error) {
 		cli.Watch(ctx, s.LockPrefix(), clientv3.WithPrefix()),
 		cli.Watch(ctx, s.lastPrefix(), clientv3.WithPrefix()),
 		cli.Watch(ctx, s.Conn.cfg.Prefix+"/sessions/"+escape(s.Repo), clientv3.WithPrefix()),
+		cli.Watch(ctx, s.Conn.cfg.Prefix+"/registry/"+escape(s.Repo)+"/", clientv3.WithPrefix()),
 	} {
 		go func() {
 			for resp := range w {

@@ -411,6 +411,10 @@ func (h run) acquire(ctx context.Context, ws *workspace.Workspace, paths []strin
 	var held *core.HeldError
 	var corrupt *core.CorruptError
 	switch {
+	case errors.As(err, &held) && held.Queued:
+		h.res.Deny = fmt.Sprintf("agentlock: %s, so you (%s) must not edit it now. "+
+			"Do not work around this: work on another file, wait your turn with `%s`, or ask %s.",
+			report.QueuedFor(held.Path, "session "+held.Owner+ws.Place(ctx, held.Owner), held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
 	case errors.As(err, &held):
 		instead := "work on another file"
 		if held.Via != "" {
@@ -466,7 +470,7 @@ func (h run) sessionStart(ctx context.Context) {
 
 // renew renews every lock the session holds, as heartbeat --all does.
 func (h run) renew(ctx context.Context) {
-	_, notices, err := h.ws.RenewSession(ctx, h.session)
+	notices, err := h.ws.KeepSessionAlive(ctx, h.session)
 	for _, n := range append(notices, err) {
 		if n != nil {
 			h.res.warnf("%s renew hook: %v", h.req.Agent.Name(), n)
