@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 
 	"github.com/agentlock/agentlock/internal/cliconfig"
@@ -13,23 +12,9 @@ import (
 // config is the configuration of one invocation (package cliconfig).
 type config = cliconfig.Config
 
-// frontVar tells the etcd build which program handed the command line over
-// to it (see delegate), so that the checks of the agentlock on PATH compare
-// that one, the program hooks run.
-const frontVar = "AGENTLOCK_FRONT"
-
-// selfProgram is the program that hooks should find on PATH: this one, or
-// the one that handed over to it.
-func selfProgram() (string, error) {
-	if front := os.Getenv(frontVar); etcdBuild && front != "" {
-		return front, nil
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("find this program's file: %w", err)
-	}
-	return self, nil
-}
+// selfProgram is the program that hooks should find on PATH
+// (workspace.SelfProgram).
+func selfProgram() (string, error) { return workspace.SelfProgram(os.Environ(), os.Executable) }
 
 // workIn is the glue of the commands that work in the workspace of the
 // working directory: that workspace, and the printer of the invocation.
