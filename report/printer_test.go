@@ -140,3 +140,9 @@ func TestWriteStatusJSONOrText(t *testing.T) {
 	require.NoError(t, WriteStatus(&js, true, nil, "/p/l", "/p"))
 	assert.Empty(t, js.String(), "no records, no lines")
 }
+
+func TestForcedFromOwnerNamesTheOwnerEscaped(t *testing.T) {
+	prev := core.State{Path: "/p/a.go", Owner: "s\x1b1", Age: 3 * time.Second}
+	assert.Equal(t, "/p/a.go was renewed 3s ago, within the project's timeout of 2m0s: s\\x1b1 is probably still working on it, "+
+		"is not told, and may go on editing it; tell it, or wait until the lock goes stale.", ForcedFromOwner(prev, 2*time.Minute))
+}

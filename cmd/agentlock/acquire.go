@@ -79,11 +79,7 @@ func acquireRun(ctx context.Context, opts *AcquireOptions) error {
 	leases, warning, err := ws.Acquire(ctx, paths, session)
 	if errors.Is(err, core.ErrLocked) && opts.Wait > 0 {
 		if held := (*core.HeldError)(nil); errors.As(err, &held) {
-			what := report.HeldBy(held.Path, held.Via, held.Owner)
-			if held.Queued {
-				what = report.QueuedFor(held.Path, held.Owner, held.Age)
-			}
-			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s; waiting up to %s...", what, report.Human(opts.Wait)))
+			fmt.Fprintln(opts.IO.ErrOut, "agentlock: "+report.Waiting(held, opts.Wait))
 		}
 		cmdutil.KeepCollecting()
 		ctx, cancel := context.WithTimeout(ctx, opts.Wait)

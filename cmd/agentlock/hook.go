@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -88,8 +87,8 @@ func hookRun(ctx context.Context, opts *HookOptions) error {
 		}
 		return usagef("unknown agent %q (known: %s)", opts.Agent, strings.Join(c.Agents.Names(), ", "))
 	}
-	if !slices.Contains(hooks.Events, opts.Event) {
-		return usagef("unknown hook event %q (known: %s)", opts.Event, strings.Join(hooks.Events, ", "))
+	if err := hooks.CheckEvent(opts.Event); err != nil {
+		return err
 	}
 	// The hook resolves the rest itself (package identity), from the
 	// payload and the workspace of the payload's cwd.

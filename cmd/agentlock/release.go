@@ -137,8 +137,7 @@ func forceReleaseRun(ctx context.Context, opts *ReleaseOptions, c *config) error
 			// The dashboard's rule: a lock renewed within the project's
 			// timeout by a session that is not finished has an owner still
 			// at work, who is not told.
-			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %s was renewed %s ago, within the project's timeout of %s: %s is probably still working on it, is not told, and may go on editing it; tell it, or wait until the lock goes stale.",
-				prev.Name(), report.Human(prev.Age), report.Human(ws.Locker().Timeout()), prev.Owner))
+			fmt.Fprintln(opts.IO.ErrOut, "agentlock: warning: "+report.ForcedFromOwner(prev, ws.Locker().Timeout()))
 		}
 	}
 	return nil
