@@ -29,10 +29,7 @@ func statusWatch(ctx context.Context, opts *StatusOptions, ws *workspace.Workspa
 	cmdutil.KeepCollecting()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	changes, fed, err := ws.Changes(ctx)
-	if !fed || err != nil {
-		changes, _ = dashboard.Watch(ctx, []string{ws.LockDir}, time.Second)
-	}
+	changes := dashboard.Changes(ctx, ws, []string{ws.LockDir}, time.Second)
 	redraw := time.NewTicker(watchRedraw)
 	defer redraw.Stop()
 	locker := ws.Locker()

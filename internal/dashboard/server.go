@@ -215,12 +215,7 @@ func (s *Server) close() {
 // when the next held lock goes stale, and pushes the events it finds to
 // the event streams.
 func (s *Server) Run(ctx context.Context) {
-	// A store with a change feed (etcd) tells of every change, made on
-	// any machine; the lock files are watched in their folders.
-	changes, fed, err := s.ws.Changes(ctx)
-	if !fed || err != nil {
-		changes, _ = Watch(ctx, []string{s.ws.LockDir, filepath.Dir(s.ws.RegistryPath)}, s.opts.Poll)
-	}
+	changes := Changes(ctx, s.ws, []string{s.ws.LockDir, filepath.Dir(s.ws.RegistryPath)}, s.opts.Poll)
 	s.mu.Lock()
 	s.watching = true
 	s.mu.Unlock()

@@ -6,11 +6,25 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/agentlock/agentlock/workspace"
 )
 
 // settle is how long a burst of file-system events is let run before the
 // workspace is read again: one acquire writes a lock file and the registry.
 const settle = 30 * time.Millisecond
+
+// Changes tells of the changes of the workspace's locks: a store with a
+// change feed (etcd) tells of every change, made on any machine; without
+// one, or when it cannot be opened, dirs are watched (Watch, polling every
+// poll when they cannot be). The dashboard and status --watch both use it.
+func Changes(ctx context.Context, ws *workspace.Workspace, dirs []string, poll time.Duration) <-chan struct{} {
+	changes, fed, err := ws.Changes(ctx)
+	if !fed || err != nil {
+		changes, _ = Watch(ctx, dirs, poll)
+	}
+	return changes
+}
 
 // Watch sends on the returned channel (buffered, so that changes coalesce)
 // after anything changes in dirs — the lock folder and the registry's

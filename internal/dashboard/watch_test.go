@@ -63,3 +63,23 @@ func TestSlowStreamGetsResyncNotCut(t *testing.T) {
 	require.Len(t, frames, 1)
 	assert.Contains(t, string(frames[0]), "event: change", "frames flow again after the resync")
 }
+
+// A workspace on lock files has no change feed: Changes watches the
+// folders it is given.
+func TestChangesWatchesTheFoldersOfLockFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for file-system events in real time")
+	}
+	f := newFixture(t, Options{})
+	_, fed, err := f.ws.Changes(t.Context())
+	require.NoError(t, err)
+	require.False(t, fed, "lock files have no feed")
+	changes := Changes(t.Context(), f.ws, []string{f.ws.LockDir}, time.Hour)
+	_, _, err = f.ws.Acquire(t.Context(), []string{filepath.Join(f.root, "src", "a.go")}, "s-1")
+	require.NoError(t, err)
+	select {
+	case <-changes:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no change reported for an acquire")
+	}
+}
