@@ -8,6 +8,7 @@ package cliconfig
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -15,8 +16,10 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/internal/agents/all"
 	"github.com/agentlock/agentlock/internal/doctor"
+	"github.com/agentlock/agentlock/internal/hooks"
 	"github.com/agentlock/agentlock/internal/identity"
 	"github.com/agentlock/agentlock/internal/sessionarg"
 	"github.com/agentlock/agentlock/report"
@@ -246,4 +249,19 @@ func Lazy(flags *pflag.FlagSet, now func() time.Time) (strict, lenient func() (*
 // knows.
 func (c *Config) SessionArgs() sessionarg.Args {
 	return sessionarg.Args{Session: c.Session, Source: c.SessionSource, Resolved: c.Identity, Context: c.Context}
+}
+
+// HookRequest is the request of the hook of agent for event, with the
+// harness's payload: the hook resolves its session itself (package
+// identity) from the payload and the workspace of the payload's cwd,
+// unless a session was named explicitly (--session, AGENTLOCK_SESSION);
+// the session of another harness's variable is its fallback.
+func (c *Config) HookRequest(agent integrations.Agent, event string, payload io.Reader) hooks.Request {
+	req := hooks.Request{Agent: agent, Event: event, Payload: payload, Settings: c.Settings,
+		HarnessSession: c.Harness[agent.Name()], Problems: c.Problems}
+	req.Fallback, _ = c.Agents.SessionFromHarness(c.Harness)
+	if c.SessionSource == identity.SourceFlag || c.SessionSource == identity.SourceEnv {
+		req.Session = c.Session
+	}
+	return req
 }

@@ -2,6 +2,7 @@ package cliconfig
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -139,4 +140,35 @@ func TestLazyLoadsOnceAndStrictRefusesProblems(t *testing.T) {
 	assert.Equal(t, "s-1", args.Session)
 	assert.Equal(t, identity.SourceFlag, args.Source)
 	assert.Equal(t, c.Identity, args.Resolved)
+}
+
+// A hook resolves its own session unless one is named explicitly; another
+// harness's variable is its fallback.
+func TestHookRequest(t *testing.T) {
+	clean(t)
+	t.Setenv("CLAUDE_CODE_SESSION_ID", "abc")
+	c, err := Load(flags(t), time.Now)
+	require.NoError(t, err)
+	claude, ok := c.Agents.Lookup("claude")
+	require.True(t, ok)
+	codex, ok := c.Agents.Lookup("codex")
+	require.True(t, ok)
+	payload := strings.NewReader("{}")
+
+	req := c.HookRequest(claude, "pre-edit", payload)
+	assert.Equal(t, "claude", req.Agent.Name())
+	assert.Equal(t, "pre-edit", req.Event)
+	assert.Same(t, payload, req.Payload)
+	assert.Equal(t, "abc", req.HarnessSession)
+	assert.Empty(t, req.Session, "the harness's id is no explicit session: the hook resolves it")
+	assert.Equal(t, "claude-abc", req.Fallback)
+	assert.Empty(t, c.HookRequest(codex, "renew", nil).HarnessSession)
+
+	c, err = Load(flags(t, "--session", "s-1"), time.Now)
+	require.NoError(t, err)
+	assert.Equal(t, "s-1", c.HookRequest(claude, "renew", nil).Session)
+	t.Setenv("AGENTLOCK_SESSION", "s-2")
+	c, err = Load(flags(t), time.Now)
+	require.NoError(t, err)
+	assert.Equal(t, "s-2", c.HookRequest(claude, "renew", nil).Session)
 }
