@@ -11,7 +11,6 @@ import (
 	"github.com/agentlock/agentlock/internal/agents/all"
 	"github.com/agentlock/agentlock/internal/agents/manifest"
 	"github.com/agentlock/agentlock/internal/setup"
-	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -232,14 +231,7 @@ func openProject(opts *InitOptions, wd string, names []string, whole, install bo
 
 // setupOutput is where package setup reports init's and uninit's steps.
 func setupOutput(opts *InitOptions, c *config) setup.Output {
-	return setup.Output{Report: setupReporter{newPrinter(opts.IO, c)}, ErrOut: opts.IO.ErrOut}
-}
-
-// setupReporter prints the steps of package setup as change records.
-type setupReporter struct{ out report.Printer }
-
-func (r setupReporter) Change(action, path, detail, line string) {
-	r.out.Change(action, path, detail, line)
+	return setup.Output{Report: newPrinter(opts.IO, c), ErrOut: opts.IO.ErrOut}
 }
 
 func initRun(ctx context.Context, opts *InitOptions) error {

@@ -137,7 +137,7 @@ func Load(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 	c.Agents, c.AgentErrors = all.Load(all.DefaultSources(os.Getenv, c.Settings.UserHome))
 	c.Harness = c.Agents.HarnessSessions(getenv)
 	// A bad value is a problem of the configuration, not a crash: the
-	// default stands in, and each command decides (see lazyConfig).
+	// default stands in, and each command decides (see Lazy).
 	timeoutVar := "AGENTLOCK_TIMEOUT"
 	if flags.Changed("timeout") {
 		timeoutVar = "--timeout"
