@@ -116,3 +116,32 @@ func TestWaitForAPathInsideAnAreaEndsWithItsRelease(t *testing.T) {
 		t.Fatal(errors.New("the waiter was not woken by the area's release"))
 	}
 }
+
+// deadlineStore is a lock store whose every operation made with a
+// deadline lasts until the deadline, then fails with it: a store that
+// bounds its requests by the caller's deadline, caught by it mid-request.
+type deadlineStore struct{ store.Locks }
+
+func (d deadlineStore) Transact(ctx context.Context, mode store.Mode, keys []store.Key, decide store.Decide) error {
+	if _, ok := ctx.Deadline(); ok {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return d.Locks.Transact(ctx, mode, keys, decide)
+}
+
+// The end of a wait ends the waiting, never an attempt: a wait that times
+// out reports who holds the path, not the store error of an attempt its
+// deadline cut short.
+func TestWaitEndsWithTheRefusalNotAStoreError(t *testing.T) {
+	l, _, locks := areaLocker(t)
+	_, err := l.Acquire(t.Context(), "src/x.go", "holder")
+	require.NoError(t, err)
+	w := NewLocker(deadlineStore{&filestore.Locks{DirFor: func(string) (string, error) { return locks, nil }, ScanDir: locks}}, Options{Cwd: l.cwd})
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	_, err = w.AcquireAllWait(ctx, []string{"src/x.go"}, "waiter")
+	var held *HeldError
+	require.ErrorAs(t, err, &held)
+	assert.Equal(t, "holder", held.Owner)
+}

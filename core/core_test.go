@@ -119,7 +119,7 @@ func BenchmarkAcquireAllTenPaths(b *testing.B) {
 
 // testLocker returns a Locker on lock files in dir.
 func testLocker(dir string, opts Options) *Locker {
-	return NewLocker(&filestore.Locks{DirFor: func(string) (string, error) { return dir, nil }, ScanDir: dir}, opts)
+	return NewLocker(&filestore.Locks{DirFor: func(string) (string, error) { return dir, nil }, ScanDir: dir, Timeout: opts.Timeout, Now: opts.Now}, opts)
 }
 
 func TestValidateExistingSession(t *testing.T) {

@@ -42,10 +42,10 @@
 //     (write, then cut to length), so a process killed between them leaves
 //     the new record followed by the tail of a longer old one; no order of
 //     the steps avoids that without emptying a live lock for a moment. So
-//     a corrupt record is judged by when it was last written (the store's
-//     Slot.Written, a lock file's modification time): unwritten for longer
-//     than the timeout, nobody keeps it alive, and it is stale like a dead
-//     owner's lock — IsLocked reports it (State.Corrupt), Acquire takes it
+//     the lock files judge a corrupt record by when it was last written
+//     (its modification time; the store's verdict, Slot.Liveness):
+//     unwritten for longer than the timeout, nobody keeps it alive, and it
+//     is stale like a dead owner's lock — IsLocked reports it (State.Corrupt), Acquire takes it
 //     over (Lease.Corrupt). No order of kills leaves a record unreadable
 //     for longer than the timeout.
 //   - The store bounds every wait for another process's exclusion (a few
@@ -94,8 +94,10 @@
 // it, and replaces it whole, so no update is lost and readers always see a
 // whole version.
 //
-// Timestamps are wall-clock Unix times compared across processes: staleness
-// is judged by the reader, with the reader's timeout. A stamp further in the
+// Staleness is the store's verdict on each record it reads (Slot.Liveness),
+// never the engine's: etcd's leases keep its records alive; a lock file's
+// stamp is a wall-clock Unix time compared across processes, judged by the
+// reading process's file store with its timeout. A stamp further in the
 // future than the timeout is stale too (no clock is that far off, and
 // trusting it would make a lock permanent); one a little ahead counts as
 // written now, so ages are never negative.

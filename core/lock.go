@@ -15,7 +15,7 @@ import (
 
 // DefaultTimeout is how long a lock stays valid after its last renewal when
 // the caller sets no timeout; it is agent-registry 0.2's default.
-const DefaultTimeout = 120 * time.Second
+const DefaultTimeout = store.DefaultTimeout
 
 // Locker is the lock manager. A lock gives one session the right to change
 // one path until the session releases it or stops renewing it for longer
@@ -41,7 +41,10 @@ type Locker struct {
 // Options configure a Locker.
 type Options struct {
 	// Timeout is the age after which an unrenewed lock is stale and may be
-	// taken by another session; zero means DefaultTimeout.
+	// taken by another session; zero means DefaultTimeout. The store
+	// judges each record (store.Slot.Liveness) and must be given the same
+	// timeout (package workspace does); the Locker reports it, and uses it
+	// only to show the time left of a record whose store gave no end.
 	Timeout time.Duration
 	// Now is the clock; nil means time.Now. Timestamps are compared across
 	// processes, so it must be the wall clock in production.
@@ -187,7 +190,11 @@ func AreaPath(path, real string) string {
 	return real
 }
 
-// state judges a slot read from the store.
+// state is the state of a slot read from the store, on the store's
+// verdict (store.Liveness: the lock files' stamp plus the timeout, etcd's
+// lease): the engine judges no record's freshness itself and forges no
+// stamp. A held record that comes without a verdict (no store of
+// agentlock's gives one) is taken as fresh, never taken over.
 func (l *Locker) state(slot store.Slot, now time.Time) State {
 	s := State{Path: slot.Key.Path, Ref: slot.Key.Ref}
 	rec := slot.Record
@@ -198,72 +205,58 @@ func (l *Locker) state(slot store.Slot, now time.Time) State {
 	if s.Path == "" {
 		s.Path = rec.Path // a listing learns the path from the record
 	}
-	if live := slot.Liveness; live != nil {
-		// The store judges (etcd: the lease), never the stamp: the
-		// engine forges no stamp and second-guesses no store.
-		if !live.Renewed.IsZero() && live.Renewed.After(rec.Stamp) {
-			s.Stamp = live.Renewed
-		}
-		until := live.Until
-		if until.IsZero() {
-			until = s.Stamp.Add(l.timeout)
-		}
-		s.Age, s.Left, s.Stale = max(now.Sub(s.Stamp), 0), until.Sub(now), !live.Fresh
-		switch {
-		case s.Stale:
-			s.Left = min(s.Left, 0)
-		case s.Left <= 0:
-			// Fresh by the store's word past the time it expected: the
-			// lease was kept alive since, or the clocks differ.
-			s.Left = time.Millisecond
-		}
-		return s
+	live := slot.Liveness
+	if live == nil {
+		live = &store.Liveness{Fresh: true}
 	}
-	s.Age, s.Left, s.Stale = l.age(rec.Stamp, now)
+	if !live.Renewed.IsZero() && live.Renewed.After(rec.Stamp) {
+		s.Stamp = live.Renewed
+	}
+	s.Age, s.Left, s.Stale = max(now.Sub(s.Stamp), 0), l.left(live, s.Stamp, now), !live.Fresh
 	return s
 }
 
-// age judges a time a record was written at: its age (never negative), the
-// time left before it is stale, and whether it is. A stamp further in the
-// future than the timeout is stale too: no clock is that far off, so it is
-// damage or a forgery, and trusting it would make a lock permanent (a stamp
-// in 2100). A stamp slightly ahead — another machine's clock — counts as
-// written now, and stays valid until its own stamp plus the timeout; the
-// time left is never shown longer than the timeout (it stays at the
-// timeout until the clock reaches the stamp).
-func (l *Locker) age(stamp, now time.Time) (age, left time.Duration, stale bool) {
-	age = now.Sub(stamp)
-	stale = age > l.timeout || -age > l.timeout
-	age = max(age, 0)
-	left = l.timeout - age
-	if stale {
-		left = min(left, 0)
+// left is the time left before a record whose last renewal was at stamp
+// stops being fresh, by the store's verdict live: zero or negative once
+// stale; while fresh, never less than a millisecond, even past the time
+// the store expected (a lease kept alive since, clocks that differ).
+func (l *Locker) left(live *store.Liveness, stamp, now time.Time) time.Duration {
+	until := live.Until
+	if until.IsZero() {
+		until = stamp.Add(l.timeout)
 	}
-	return age, left, stale
+	left := until.Sub(now)
+	switch {
+	case !live.Fresh:
+		left = min(left, 0)
+	case left <= 0:
+		left = time.Millisecond
+	}
+	return left
 }
 
 // staleCorrupt returns the *CorruptError of a slot whose record cannot be
-// decoded and was last written longer than the timeout ago (or, like a
-// stamp, further ahead than the timeout): content nobody keeps writing is
-// no live lock, whatever it holds. A record that can be decoded is judged
-// by its stamp, never by its file's time; a corrupt record written
-// recently stays an error, since it may be a live lock damaged a moment
-// ago, which must not be overwritten.
-func (l *Locker) staleCorrupt(slot store.Slot, now time.Time) (*CorruptError, bool) {
+// decoded and that its store judged stale (the lock files: content nobody
+// wrote for longer than the timeout is no live lock, whatever it holds).
+// A corrupt record without that verdict stays an error, since it may be
+// a live lock damaged a moment ago, which must not be overwritten.
+func (l *Locker) staleCorrupt(slot store.Slot) (*CorruptError, bool) {
 	var corrupt *CorruptError
-	if !errors.As(slot.Err, &corrupt) || slot.Written.IsZero() {
-		return nil, false
-	}
-	if _, _, stale := l.age(slot.Written, now); !stale {
+	if !errors.As(slot.Err, &corrupt) || slot.Liveness == nil || slot.Liveness.Fresh {
 		return nil, false
 	}
 	return corrupt, true
 }
 
-// corruptState is the state of a stale corrupt slot.
+// corruptState is the state of a stale corrupt slot: its age is the time
+// since it was last written.
 func (l *Locker) corruptState(slot store.Slot, corrupt *CorruptError, now time.Time) State {
-	age, left, _ := l.age(slot.Written, now)
-	return State{Path: slot.Key.Path, Ref: slot.Key.Ref, Age: age, Left: left, Stale: true, Corrupt: corrupt}
+	s := State{Path: slot.Key.Path, Ref: slot.Key.Ref, Stale: true, Corrupt: corrupt}
+	if !slot.Written.IsZero() {
+		s.Age = max(now.Sub(slot.Written), 0)
+	}
+	s.Left = l.left(slot.Liveness, slot.Written, now)
+	return s
 }
 
 // Acquire takes the lock on path for session, or renews it when session
@@ -329,7 +322,7 @@ func (l *Locker) AcquireAll(ctx context.Context, paths []string, session string)
 			var corrupt *CorruptError
 			if slot.Err != nil {
 				var stale bool
-				if corrupt, stale = l.staleCorrupt(slot, now); !stale {
+				if corrupt, stale = l.staleCorrupt(slot); !stale {
 					return nil, nil, fmt.Errorf("%s: %w", slot.Key.Path, slot.Err)
 				}
 				// Unreadable and unwritten for longer than the timeout:
@@ -408,7 +401,7 @@ func (l *Locker) judgeRelated(keys []store.Key, related []store.Slot, session st
 	exclusive := slices.ContainsFunc(keys, func(k store.Key) bool { return store.IsArea(k.Path) })
 	for _, slot := range related {
 		if slot.Err != nil {
-			if _, stale := l.staleCorrupt(slot, now); !stale {
+			if _, stale := l.staleCorrupt(slot); !stale {
 				return nil, nil, fmt.Errorf("%s: %w", name(slot), slot.Err)
 			}
 			continue
@@ -454,8 +447,12 @@ func (l *Locker) AcquireAllWait(ctx context.Context, paths []string, session str
 	changes, stop, queued := l.watch(ctx, watched, session)
 	defer func() { stop() }()
 	pause := 50 * time.Millisecond
+	// Each attempt runs to its end, bounded by the store's own bounds:
+	// the wait's deadline ends the waiting, never an attempt half-way (a
+	// request cut by it would report a store error, not the refusal).
+	attempt := context.WithoutCancel(ctx)
 	for {
-		leases, err := l.AcquireAll(ctx, paths, session)
+		leases, err := l.AcquireAll(attempt, paths, session)
 		if !errors.Is(err, ErrLocked) {
 			return leases, err
 		}
@@ -776,7 +773,7 @@ func (l *Locker) inspect(ctx context.Context, path, session string) (State, erro
 	decide := func(slots, related []store.Slot) ([]*store.Record, []store.Slot, error) {
 		now := l.now()
 		if slots[0].Err != nil {
-			corrupt, stale := l.staleCorrupt(slots[0], now)
+			corrupt, stale := l.staleCorrupt(slots[0])
 			if !stale {
 				return nil, nil, slots[0].Err
 			}

@@ -29,6 +29,10 @@ import (
 	"time"
 )
 
+// DefaultTimeout is how long a lock stays valid after its last renewal when
+// nothing sets a timeout: agent-registry 0.2's default.
+const DefaultTimeout = 120 * time.Second
+
 // Record is the state of one lock as stored: who owns it, when the owner
 // last renewed it, and the real path it guards. The zero Record is free.
 type Record struct {
@@ -78,20 +82,24 @@ type Slot struct {
 	Err error
 	// Written is when the record was last written (a lock file's
 	// modification time); zero when the store does not know or the record
-	// does not exist. It lets the engine judge a record it cannot decode:
-	// content that nobody has written for longer than the timeout is not a
-	// live lock, whatever it says.
+	// does not exist. The engine shows a corrupt record's age from it.
 	Written time.Time
-	// Liveness is whether the record is fresh, as its store judges it, for
-	// a store whose records live on something else than their stamp
-	// (etcd: a lease). Nil for the lock files, whose freshness is their
-	// stamp plus the timeout, judged by the engine.
+	// Liveness is the store's verdict on the record's freshness, computed
+	// by the store from what keeps its records alive (the lock files: the
+	// stamp plus the timeout; etcd: the lease). A store sets it on every
+	// record that names an owner, and on a record it cannot decode when it
+	// can judge that one (the lock files: by Written, the modification
+	// time: content nobody has written for longer than the timeout is not
+	// a live lock, whatever it says). The engine takes the verdict as it is
+	// and judges no record itself: a held record without one is taken as
+	// fresh, and a corrupt one without one as possibly live.
 	Liveness *Liveness
 }
 
 // Liveness is a store's own verdict on a record's freshness.
 type Liveness struct {
-	// Fresh is true while the record is held (its lease is alive).
+	// Fresh is true while the record is held (its stamp is recent
+	// enough, its lease is alive).
 	Fresh bool
 	// Renewed is when the record was last kept alive (a lease's last
 	// keep-alive); zero when the store does not know, then the record's
@@ -123,6 +131,9 @@ type Locks interface {
 	// comes back with Err set; only a failure to list the records at all is
 	// an error.
 	Scan(ctx context.Context) ([]Slot, error)
+	// Feed is every lock store's change feed: of its records and of the
+	// workspace's document.
+	Feed
 }
 
 // Watcher is implemented by the lock stores that can tell when records may
@@ -133,7 +144,7 @@ type Watcher interface {
 	// Watch starts watching the records of keys. Each change that may
 	// free one of them (a release; a store may also report others) sends
 	// a value on changes (a buffered channel of one, so changes
-	// coalesce) until stop is called.
+	// coalesce) until stop is called or ctx is done.
 	Watch(ctx context.Context, keys []Key) (changes <-chan struct{}, stop func(), err error)
 }
 
@@ -184,10 +195,14 @@ type Index interface {
 	Noted(ctx context.Context, session string, visit func(keys []Key, complete bool) (keep []Key, err error)) error
 }
 
-// Feed is implemented by the stores that publish their changes: a value
-// whenever a record or the document of the workspace may have changed,
-// made anywhere (another machine's acquire, a lease that expired). The
-// lock files have none of their own: their folders are watched instead.
+// Feed is a store's change feed: a value whenever a record or the
+// document of the workspace may have changed, made anywhere the store
+// can see (etcd: any machine's acquire, a lease that expired; the lock
+// files: a write in the lock folder or the registry's folder on this
+// machine). Every change made after Changes returns is reported, so a
+// reader that reads the store once its feed is set up misses none. Readers
+// still read again on a timer of their own, for locks that expire without
+// a write.
 type Feed interface {
 	// Changes sends on its channel (a buffered channel of one, so that
 	// changes coalesce) until ctx is done; a value after a lost watch too,

@@ -303,6 +303,11 @@ func (l *repoLocks) Scan(ctx context.Context) ([]store.Slot, error) {
 	return l.outSlots(slots, nil), err
 }
 
+// Changes implements store.Feed.
+func (l *repoLocks) Changes(ctx context.Context) (<-chan struct{}, error) {
+	return l.inner.Changes(ctx)
+}
+
 // TransactAreas implements store.Areas.
 func (l *repoLocks) TransactAreas(ctx context.Context, mode store.Mode, keys []store.Key, decide store.DecideAreas) error {
 	as, ok := l.inner.(store.Areas)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentlock/agentlock/internal/filestore"
 	"github.com/agentlock/agentlock/store"
 )
 
@@ -68,7 +67,8 @@ func (r *renewingRouter) RenewSession(ctx context.Context, session string, list 
 
 // newRouter returns the lock store of w.
 func newRouter(w *Workspace) store.Locks {
-	files := &filestore.Locks{DirFor: w.settings.lockDirFor, ScanDir: w.LockDir, Wait: w.settings.LockWait}
+	files := w.settings.fileLocks(w.settings.lockDirFor, w.LockDir)
+	files.Document = w.RegistryPath // for the feed
 	r := &router{w: w, own: files, files: files, byProject: map[string]routed{}}
 	if w.locks == nil && w.repo != nil {
 		// Every lock file goes through the mapping, which leaves the
@@ -230,15 +230,13 @@ func (r *indexedRouter) Noted(ctx context.Context, session string, visit func(ke
 	return r.idx.Noted(ctx, session, visit)
 }
 
-// Changes returns the change feed of the workspace's own store (see
-// store.Feed): a value whenever its locks or its registry may have
-// changed, wherever the change was made. ok is false for the lock files,
-// whose folders the caller watches instead.
-func (w *Workspace) Changes(ctx context.Context) (changes <-chan struct{}, ok bool, err error) {
-	feed, ok := w.locks.(store.Feed)
-	if !ok {
-		return nil, false, nil
-	}
-	changes, err = feed.Changes(ctx)
-	return changes, true, err
+// Changes implements store.Feed: the feed of the workspace's own store.
+func (r *router) Changes(ctx context.Context) (<-chan struct{}, error) { return r.own.Changes(ctx) }
+
+// Changes returns the change feed of the workspace's store (store.Feed):
+// a value whenever its locks or its registry may have changed, wherever
+// the change was made — on etcd, any machine's; with the lock files, a
+// write in the lock folder or the registry's folder on this machine.
+func (w *Workspace) Changes(ctx context.Context) (<-chan struct{}, error) {
+	return w.lockStore().Changes(ctx)
 }

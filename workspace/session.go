@@ -10,7 +10,6 @@ import (
 
 	"github.com/agentlock/agentlock/audit"
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/internal/filestore"
 	"github.com/agentlock/agentlock/internal/identity"
 	"github.com/agentlock/agentlock/internal/procs"
 	"github.com/agentlock/agentlock/store"
@@ -56,7 +55,9 @@ func (w *Workspace) AcquireWait(ctx context.Context, paths []string, session str
 		return nil, nil, err
 	}
 	w.auditTakeovers(session, leases)
-	return leases, w.mirrorLeases(ctx, session, leases), nil
+	// The wait's deadline bounds the waiting, not the mirror of what it
+	// took: a lock taken at the last moment is still listed.
+	return leases, w.mirrorLeases(context.WithoutCancel(ctx), session, leases), nil
 }
 
 // auditTakeovers records in the audit log the stale (or expired
@@ -434,7 +435,7 @@ func idleOf(quiet []string, locks []core.State) map[string]bool {
 // others onto a working session's files.
 func (s Settings) idleIn(lockDir string) func(context.Context, []core.Session) map[string]bool {
 	return s.idleWith(func() store.Locks {
-		return &filestore.Locks{DirFor: s.lockDirFor, ScanDir: lockDir, Wait: s.LockWait}
+		return s.fileLocks(s.lockDirFor, lockDir)
 	})
 }
 

@@ -11,7 +11,6 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/atomicfile"
-	"github.com/agentlock/agentlock/internal/filestore"
 )
 
 // A project may keep its registry and locks in a home it shares with other
@@ -168,7 +167,7 @@ func (w *Workspace) LegacyHeld(ctx context.Context, paths []string) (home string
 		return "", nil
 	}
 	legacyLocks := filepath.Join(home, "locks")
-	st := &filestore.Locks{DirFor: func(string) (string, error) { return legacyLocks, nil }, ScanDir: legacyLocks, Wait: w.settings.LockWait}
+	st := w.settings.fileLocks(func(string) (string, error) { return legacyLocks, nil }, legacyLocks)
 	legacy := core.NewLocker(st, core.Options{Timeout: w.settings.Timeout, Now: w.settings.Now})
 	for _, p := range paths {
 		real, err := core.RealPath(p, "")
@@ -198,7 +197,7 @@ func (w *Workspace) LegacyLive(ctx context.Context) (home string, live []core.St
 	if sameDir(w.LockDir, legacyLocks) {
 		return "", nil, nil
 	}
-	st := &filestore.Locks{DirFor: func(string) (string, error) { return legacyLocks, nil }, ScanDir: legacyLocks, Wait: w.settings.LockWait}
+	st := w.settings.fileLocks(func(string) (string, error) { return legacyLocks, nil }, legacyLocks)
 	states, _, err := core.NewLocker(st, core.Options{Timeout: w.settings.Timeout, Now: w.settings.Now}).List(ctx)
 	if err != nil {
 		return home, nil, err

@@ -218,12 +218,18 @@ func (w *Workspace) LockStore() store.Locks {
 	if w.locks != nil {
 		return w.locks
 	}
-	return &filestore.Locks{DirFor: w.settings.lockDirFor, ScanDir: w.LockDir, Wait: w.settings.LockWait}
+	return w.settings.fileLocks(w.settings.lockDirFor, w.LockDir)
 }
 
 // lockStore is the store behind Locker: each path's project decides (see
 // router).
 func (w *Workspace) lockStore() store.Locks { return newRouter(w) }
+
+// fileLocks returns the lock files of the folders dirFor gives, Scan
+// listing scanDir, judged with the settings' timeout and clock.
+func (s Settings) fileLocks(dirFor func(string) (string, error), scanDir string) *filestore.Locks {
+	return &filestore.Locks{DirFor: dirFor, ScanDir: scanDir, Wait: s.LockWait, Timeout: s.timeout(), Now: s.Now}
+}
 
 // timeout is the staleness timeout, core.DefaultTimeout when unset.
 func (s Settings) timeout() time.Duration {

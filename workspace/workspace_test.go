@@ -322,6 +322,39 @@ func TestStartSessionListsTheLocksItHolds(t *testing.T) {
 	assert.Equal(t, []string{file}, doc.Agents[0].DoNotTouch)
 }
 
+// The lock files have a change feed too: an acquire, and a registration,
+// made through another workspace of the project (another process's) reach
+// it. Each is watched in a project of its own, where nothing else writes.
+func TestChangesOfTheLockFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for file-system notifications in real time")
+	}
+	for what, change := range map[string]func(t *testing.T, other *Workspace, root string) error{
+		"an acquire": func(t *testing.T, other *Workspace, root string) error {
+			_, _, err := other.Acquire(t.Context(), []string{filepath.Join(root, "a.go")}, "s1")
+			return err
+		},
+		"a registration": func(t *testing.T, other *Workspace, _ string) error {
+			_, err := other.Registry().Register(t.Context(), core.Session{SessionID: "s2"})
+			return err
+		},
+	} {
+		t.Run(what, func(t *testing.T) {
+			root, ws := newProject(t)
+			changes, err := ws.Changes(t.Context())
+			require.NoError(t, err)
+			other, err := Open(root, Settings{UserHome: filepath.Join(root, "user")})
+			require.NoError(t, err)
+			require.NoError(t, change(t, other, root))
+			select {
+			case <-changes:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("no change reported for %s", what)
+			}
+		})
+	}
+}
+
 // start starts session s as the session-start hooks do.
 func start(t *testing.T, ws *Workspace, s core.Session) {
 	t.Helper()

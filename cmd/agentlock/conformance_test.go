@@ -6,9 +6,14 @@ package main_test
 // test. A backend passes when agents cannot tell which one they use.
 
 import (
+	"bufio"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -82,6 +87,7 @@ func TestConformance(t *testing.T) {
 				{"finish", conformFinish},
 				{"corrupt", conformCorrupt},
 				{"change-feed", conformChangeFeed},
+				{"dashboard-feed", conformDashboardFeed},
 			} {
 				t.Run(tc.name, func(t *testing.T) { tc.fn(t, b) })
 			}
@@ -208,4 +214,69 @@ func conformChangeFeed(t *testing.T, b backend) {
 	r = c.run("check", "src/x.go", "--session", "other", "--json")
 	requireExit(t, 1, r)
 	require.Equal(t, "waiter", oneJSON(t, r)["session_id"], "%s", r)
+}
+
+// conformDashboardFeed: an acquire made by another process reaches the
+// event stream of a dashboard through the store's change feed. With no
+// lock held, nothing else makes the server read the store again (no lock
+// to expire), so the event comes from the feed or not at all.
+func conformDashboardFeed(t *testing.T, b backend) {
+	if testing.Short() {
+		t.Skip("starts a server and waits for its events")
+	}
+	c := newConformance(t, b, "30")
+	serve, lines := serveEvents(t, c.cmd())
+	requireExit(t, 0, c.run("acquire", "src/fed.go", "--session", "far-away"))
+	awaitEvent(t, serve, lines, "far-away", 10*time.Second)
+}
+
+// serveEvents starts a read-only dashboard as cmd says (its Args are
+// replaced), opens its event stream, and returns the server and the
+// stream's lines once the stream's greeting arrived.
+func serveEvents(t *testing.T, cmd proctest.Cmd) (*proctest.Proc, <-chan string) {
+	t.Helper()
+	cmd.Args = []string{"serve", "--addr", "127.0.0.1:0", "--read-only"}
+	serve := proctest.Start(t, harness(t).Bin, cmd)
+	serve.WaitStderr(t, "serving the dashboard", 10*time.Second)
+	link := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(serve.Stderr())
+	require.NotEmpty(t, link, serve.Stderr())
+	client := &http.Client{Timeout: 30 * time.Second}
+	stream, err := client.Get(link + "api/events")
+	require.NoError(t, err)
+	t.Cleanup(func() { stream.Body.Close() })
+	lines := make(chan string, 64)
+	go func() {
+		sc := bufio.NewScanner(stream.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	for line := range lines {
+		if strings.HasPrefix(line, ": agentlock dashboard") {
+			break
+		}
+	}
+	return serve, lines
+}
+
+// awaitEvent waits up to within for a line of the stream naming what,
+// then stops the server.
+func awaitEvent(t *testing.T, serve *proctest.Proc, lines <-chan string, what string, within time.Duration) {
+	t.Helper()
+	deadline := time.After(within)
+	for {
+		select {
+		case line, ok := <-lines:
+			require.True(t, ok, "the stream ended")
+			if strings.Contains(line, what) {
+				require.NoError(t, serve.Signal(syscall.SIGTERM))
+				serve.Wait(t)
+				return
+			}
+		case <-deadline:
+			t.Fatalf("%s did not reach the dashboard within %s: %s", what, within, serve.Stderr())
+		}
+	}
 }

@@ -7,14 +7,10 @@ package main_test
 // sharing one cluster, started by the test (embedded etcd).
 
 import (
-	"bufio"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -287,42 +283,7 @@ func TestEtcdRepoIDIgnoresCaseOnGitHub(t *testing.T) {
 // never changes).
 func TestEtcdRemoteAcquireReachesTheDashboard(t *testing.T) {
 	e := newEtcdTeam(t, 1, "30")
-	serve := proctest.Start(t, harness(t).Bin, e.cmd(e.a, "serve", "--addr", "127.0.0.1:0", "--read-only"))
-	serve.WaitStderr(t, "serving the dashboard", 10*time.Second)
-	link := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(serve.Stderr())
-	require.NotEmpty(t, link, serve.Stderr())
-	client := &http.Client{Timeout: 20 * time.Second}
-	stream, err := client.Get(link + "api/events")
-	require.NoError(t, err)
-	defer stream.Body.Close()
-	lines := make(chan string, 64)
-	go func() {
-		sc := bufio.NewScanner(stream.Body)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	// The stream is open once its greeting arrives.
-	for line := range lines {
-		if strings.HasPrefix(line, ": agentlock dashboard") {
-			break
-		}
-	}
+	serve, lines := serveEvents(t, e.cmd(e.a))
 	requireExit(t, 0, e.run(e.b, "acquire", "src/remote.go", "--session", "far-away"))
-	deadline := time.After(time.Second)
-	for {
-		select {
-		case line, ok := <-lines:
-			require.True(t, ok, "the stream ended")
-			if strings.Contains(line, "far-away") {
-				require.NoError(t, serve.Signal(syscall.SIGTERM))
-				serve.Wait(t)
-				return
-			}
-		case <-deadline:
-			t.Fatalf("the remote acquire did not reach the dashboard within 1 s")
-		}
-	}
+	awaitEvent(t, serve, lines, "far-away", time.Second)
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/cmdutil"
-	"github.com/agentlock/agentlock/internal/dashboard"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -29,7 +28,9 @@ func statusWatch(ctx context.Context, opts *StatusOptions, ws *workspace.Workspa
 	cmdutil.KeepCollecting()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	changes := dashboard.Changes(ctx, ws, []string{ws.LockDir}, time.Second)
+	// The store's change feed; without one (a cluster that does not
+	// answer) the redraw timer alone.
+	changes, _ := ws.Changes(ctx)
 	redraw := time.NewTicker(watchRedraw)
 	defer redraw.Stop()
 	locker := ws.Locker()

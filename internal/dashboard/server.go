@@ -57,8 +57,8 @@ type Options struct {
 	// Audit receives the line of every release made from the page, as
 	// agentlock release --force prints it; nil discards them.
 	Audit io.Writer
-	// Poll is how often the workspace is read when it cannot be watched
-	// with fsnotify; zero means one second.
+	// Poll is how often the workspace is read when its store's change
+	// feed cannot start; zero means one second.
 	Poll time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -91,6 +91,10 @@ type Server struct {
 	seq        int64 // the number of the last event recorded
 	closing    chan struct{}
 	closed     bool
+	// ready is closed once Run follows the store's feed and has read the
+	// workspace a first time (see Serve).
+	ready     chan struct{}
+	readyOnce sync.Once
 
 	// regMu guards the last reading of the registry (see loadRegistry).
 	regMu  sync.Mutex
@@ -131,7 +135,7 @@ func New(opts Options) (*Server, error) {
 	}
 	return &Server{
 		opts: opts, ws: opts.Workspace, locker: opts.Workspace.Locker(), csrf: hex.EncodeToString(nonce[:]),
-		page: page, rules: protocolText(rules), subs: map[*subscriber]struct{}{}, closing: make(chan struct{}),
+		page: page, rules: protocolText(rules), subs: map[*subscriber]struct{}{}, closing: make(chan struct{}), ready: make(chan struct{}),
 	}, nil
 }
 
@@ -179,6 +183,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		defer close(watched)
 		s.Run(ctx)
 	}()
+	// Pages and streams are served once Run follows the feed and has read
+	// the workspace: a stream opened earlier could miss a change made
+	// before that first reading (it is in the reading, so no event tells
+	// of it). The listener is bound already; connections wait in its
+	// backlog.
+	select {
+	case <-s.ready:
+	case <-watched:
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -209,13 +222,18 @@ func (s *Server) close() {
 }
 
 // Run keeps the server's snapshot current until ctx is done: it reads the
-// workspace whenever its store's change feed says so (etcd), or the lock
-// folder or the registry's folder changes (fsnotify; polling every
-// Options.Poll when they cannot be watched), and
-// when the next held lock goes stale, and pushes the events it finds to
-// the event streams.
+// workspace whenever its store's change feed says so (workspace.Changes:
+// etcd's watches, the lock files' folder notifications) and when the next
+// held lock goes stale, and pushes the events it finds to the event
+// streams.
 func (s *Server) Run(ctx context.Context) {
-	changes := Changes(ctx, s.ws, []string{s.ws.LockDir, filepath.Dir(s.ws.RegistryPath)}, s.opts.Poll)
+	// The store's change feed tells of every change (on etcd, made on
+	// any machine). A feed that cannot start (a cluster that does not
+	// answer) is replaced by reading again every Options.Poll.
+	changes, err := s.ws.Changes(ctx)
+	if err != nil {
+		changes = ticks(ctx, s.opts.Poll)
+	}
 	s.mu.Lock()
 	s.watching = true
 	s.mu.Unlock()
@@ -225,6 +243,7 @@ func (s *Server) Run(ctx context.Context) {
 		s.mu.Unlock()
 	}()
 	next := s.refresh(ctx)
+	s.readyOnce.Do(func() { close(s.ready) })
 	for s.wait(ctx, changes, next) {
 		// Under a steady stream of writes (200 sessions renewing), changes
 		// are coalesced: at most one reading per minGap. The first change
@@ -238,6 +257,28 @@ func (s *Server) Run(ctx context.Context) {
 		}
 		next = s.refresh(ctx)
 	}
+}
+
+// ticks sends on the returned channel (buffered, so that ticks coalesce)
+// every period until ctx is done.
+func ticks(ctx context.Context, every time.Duration) <-chan struct{} {
+	out := make(chan struct{}, 1)
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				select {
+				case out <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	return out
 }
 
 // minGap is the least time between two readings of the workspace while

@@ -175,31 +175,18 @@ func (s *Locks) localPath(rel string) string {
 	return p
 }
 
-// encode is a record's value: the lock file's format.
-func encode(r store.Record) string {
-	ts := float64(r.Stamp.UnixMicro()) / 1e6
-	return r.Session + "|" + strconv.FormatFloat(ts, 'f', 6, 64) + "|" + r.Path
-}
+// encode is a record's value: the lock record format every backend
+// stores (store.EncodeRecord).
+func encode(r store.Record) string { return string(store.EncodeRecord(r)) }
 
-// decode parses a value written by encode.
+// decode decodes a value (store.DecodeRecord); an error is a
+// *store.CorruptError naming the key ref.
 func decode(ref string, v []byte) (store.Record, error) {
-	parts := strings.SplitN(string(v), "|", 3)
-	bad := func(reason string) error {
-		c := string(v)
-		if len(c) > 80 {
-			c = c[:80] + "..."
-		}
-		return &store.CorruptError{Ref: ref, Content: c, Reason: reason}
+	rec, err := store.DecodeRecord(v)
+	if err != nil {
+		return store.Record{}, store.NewCorruptError(ref, v, err.Error())
 	}
-	if len(parts) != 3 || parts[0] == "" {
-		return store.Record{}, bad("not session|timestamp|path")
-	}
-	ts, err := strconv.ParseFloat(parts[1], 64)
-	if err != nil || math.IsNaN(ts) || math.IsInf(ts, 0) {
-		return store.Record{}, bad("bad timestamp")
-	}
-	sec, frac := math.Modf(ts)
-	return store.Record{Session: parts[0], Stamp: time.Unix(int64(sec), int64(math.Round(frac*1e6))*1e3), Path: parts[2]}, nil
+	return rec, nil
 }
 
 // item is one key of a transaction as read.
@@ -689,12 +676,23 @@ func (s *Locks) Changes(ctx context.Context) (<-chan struct{}, error) {
 		default:
 		}
 	}
+	// The watches start at the revision read here, not when the cluster
+	// gets round to registering them: a change made after Changes
+	// returns is never missed (a reader that reads the store once the
+	// feed is set up sees every later change reported).
+	rctx, cancel := s.Conn.ctx(ctx)
+	head, err := cli.Get(rctx, s.LockPrefix(), clientv3.WithPrefix(), clientv3.WithCountOnly())
+	cancel()
+	if err != nil {
+		return nil, s.Conn.wrap("start the change feed", err)
+	}
+	from := clientv3.WithRev(head.Header.Revision + 1)
 	ctx = clientv3.WithRequireLeader(ctx)
 	for _, w := range []clientv3.WatchChan{
-		cli.Watch(ctx, s.LockPrefix(), clientv3.WithPrefix()),
-		cli.Watch(ctx, s.lastPrefix(), clientv3.WithPrefix()),
-		cli.Watch(ctx, s.Conn.cfg.Prefix+"/sessions/"+escape(s.Repo), clientv3.WithPrefix()),
-		cli.Watch(ctx, s.Conn.cfg.Prefix+"/registry/"+escape(s.Repo)+"/", clientv3.WithPrefix()),
+		cli.Watch(ctx, s.LockPrefix(), clientv3.WithPrefix(), from),
+		cli.Watch(ctx, s.lastPrefix(), clientv3.WithPrefix(), from),
+		cli.Watch(ctx, s.Conn.cfg.Prefix+"/sessions/"+escape(s.Repo), clientv3.WithPrefix(), from),
+		cli.Watch(ctx, s.Conn.cfg.Prefix+"/registry/"+escape(s.Repo)+"/", clientv3.WithPrefix(), from),
 	} {
 		go func() {
 			for resp := range w {

@@ -220,6 +220,8 @@ func (s *Locks) transactAreas(ctx context.Context, mode store.Mode, exclusive bo
 			related = append(related, slot)
 		}
 	}
+	s.judge(slots)
+	s.judge(related)
 	next, release, err := decide(slots, related)
 	if err != nil || mode == store.Read {
 		return false, err

@@ -29,6 +29,15 @@ type Locks struct {
 	// Wait bounds every wait for another process's flock (DefaultWait when
 	// zero); past it, the operation fails with a *store.BusyError.
 	Wait time.Duration
+	// Timeout is the age after which a record that nobody renewed is
+	// stale (store.DefaultTimeout when zero): the store's verdict on each record
+	// it reads (store.Slot.Liveness).
+	Timeout time.Duration
+	// Now is the clock of those verdicts; nil means time.Now.
+	Now func() time.Time
+	// Document is the registry's file, whose folder the change feed
+	// watches with the lock folder (see Changes); empty for none.
+	Document string
 }
 
 var _ store.Locks = (*Locks)(nil)
@@ -134,6 +143,7 @@ func (s *Locks) Transact(ctx context.Context, mode store.Mode, keys []store.Key,
 		}
 		slots[i] = it.slot
 	}
+	s.judge(slots)
 	next, err := decide(slots)
 	if err != nil || mode == store.Read {
 		return err
@@ -198,7 +208,9 @@ func name(k store.Key) string {
 // is a free lock, known from its status alone; the others are read under a
 // shared flock. A missing folder holds no locks.
 func (s *Locks) Scan(ctx context.Context) ([]store.Slot, error) {
-	return scanDir(ctx, s.ScanDir, s.Wait)
+	slots, err := scanDir(ctx, s.ScanDir, s.Wait)
+	s.judge(slots)
+	return slots, err
 }
 
 // readRecord reads and parses the whole content of a lock file opened and
@@ -220,17 +232,11 @@ func parseFile(f *lockFile, k store.Key) (store.Record, error) {
 
 // parseContent parses the content data of the lock file ref for the key k.
 func parseContent(data []byte, ref string, k store.Key) (store.Record, error) {
-	corrupt := func(reason string) error {
-		content := string(data)
-		if len(content) > 80 {
-			content = content[:80] + "..."
-		}
-		return &store.CorruptError{Ref: ref, Content: content, Reason: reason}
-	}
+	corrupt := func(reason string) error { return store.NewCorruptError(ref, data, reason) }
 	if len(data) > maxLockFileSize {
 		return store.Record{}, corrupt("larger than any lock record")
 	}
-	rec, err := parseRecord(data)
+	rec, err := store.DecodeRecord(data)
 	if err != nil {
 		return store.Record{}, corrupt(err.Error())
 	}
@@ -244,7 +250,7 @@ func parseContent(data []byte, ref string, k store.Key) (store.Record, error) {
 	// by a kill between its write and its cut, the tail of a longer one
 	// after it — never a lock on that bogus path.
 	if rec.Path != "" && LockFileName(rec.Path) != filepath.Base(ref) {
-		return store.Record{}, corrupt(fmt.Sprintf("records path %s, which is not the path of this lock file (a torn or moved record)", clip(rec.Path)))
+		return store.Record{}, corrupt(fmt.Sprintf("records path %s, which is not the path of this lock file (a torn or moved record)", store.Clip(rec.Path)))
 	}
 	return rec, nil
 }
@@ -262,5 +268,5 @@ func parseContent(data []byte, ref string, k store.Key) (store.Record, error) {
 // file's modification time, which this write set: unwritten for longer than
 // the timeout, it is stale and taken over, like a record of a dead owner.
 func writeRecord(f *lockFile, rec store.Record) error {
-	return f.replace(encodeRecord(rec))
+	return f.replace(store.EncodeRecord(rec))
 }

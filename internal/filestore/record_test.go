@@ -48,7 +48,7 @@ func TestParseRecord(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseRecord([]byte(tt.content))
+			got, err := store.DecodeRecord([]byte(tt.content))
 			if tt.wantErr {
 				assert.Error(t, err)
 				return
@@ -67,10 +67,10 @@ func TestParseRecord(t *testing.T) {
 
 func TestRecordRoundTrip(t *testing.T) {
 	r := store.Record{Session: "codex-7", Stamp: time.Unix(1732912345, 123456000), Path: "/w/src/main.go"}
-	assert.Equal(t, "codex-7|1732912345.123456|/w/src/main.go", string(encodeRecord(r)))
+	assert.Equal(t, "codex-7|1732912345.123456|/w/src/main.go", string(store.EncodeRecord(r)))
 	for _, path := range []string{"/w/src/main.go", "/w/ends in newline\n", "/w/crlf\r\n", "/w/a|b", "/w/ trailing space "} {
 		r.Path = path
-		back, err := parseRecord(encodeRecord(r))
+		back, err := store.DecodeRecord(store.EncodeRecord(r))
 		require.NoError(t, err)
 		assert.Equal(t, r.Session, back.Session)
 		assert.Equal(t, path, recordPath(back.Path, LockFileName(path)), "byte for byte")

@@ -1,38 +1,42 @@
-package dashboard
+package filestore
 
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
-
-	"github.com/agentlock/agentlock/workspace"
 )
 
 // settle is how long a burst of file-system events is let run before the
-// workspace is read again: one acquire writes a lock file and the registry.
+// feed sends: one acquire writes a lock file and the registry.
 const settle = 30 * time.Millisecond
 
-// Changes tells of the changes of the workspace's locks: a store with a
-// change feed (etcd) tells of every change, made on any machine; without
-// one, or when it cannot be opened, dirs are watched (Watch, polling every
-// poll when they cannot be). The dashboard and status --watch both use it.
-func Changes(ctx context.Context, ws *workspace.Workspace, dirs []string, poll time.Duration) <-chan struct{} {
-	changes, fed, err := ws.Changes(ctx)
-	if !fed || err != nil {
-		changes, _ = Watch(ctx, dirs, poll)
+// DefaultPoll is how often the feed sends when it cannot watch its
+// folders.
+const DefaultPoll = time.Second
+
+// Changes implements store.Feed: a value after anything changes in the
+// lock folder (ScanDir) and the folder of Document — a lock file written, the
+// registry replaced — seen with the operating system's file notifications
+// (fsnotify: inotify, kqueue...). When a folder cannot be watched (one
+// that does not exist yet, an exhausted inotify limit) it sends every
+// DefaultPoll instead. It never fails: a feed that cannot watch polls.
+func (s *Locks) Changes(ctx context.Context) (<-chan struct{}, error) {
+	dirs := []string{s.ScanDir}
+	if s.Document != "" {
+		dirs = append(dirs, filepath.Dir(s.Document))
 	}
-	return changes
+	changes, _ := watchDirs(ctx, dirs, DefaultPoll)
+	return changes, nil
 }
 
-// Watch sends on the returned channel (buffered, so that changes coalesce)
-// after anything changes in dirs — the lock folder and the registry's
-// folder — until ctx is done. It uses fsnotify, and falls back to sending
-// every poll when the folders cannot be watched (a folder that does not
-// exist yet, an exhausted inotify limit). fsnotify reports whether it
+// watchDirs sends on the returned channel (buffered, so that changes
+// coalesce) after anything changes in dirs, until ctx is done, polling
+// every poll when they cannot be watched. fsnotifying reports whether it
 // watches: false means polling only.
-func Watch(ctx context.Context, dirs []string, poll time.Duration) (changes <-chan struct{}, fsnotifying bool) {
+func watchDirs(ctx context.Context, dirs []string, poll time.Duration) (changes <-chan struct{}, fsnotifying bool) {
 	out := make(chan struct{}, 1)
 	send := func() {
 		select {
