@@ -24,10 +24,9 @@ const ExitHookLine = 1
 // (report.Reported) only gives its code. nil is exit 0.
 func Fail(out, errOut io.Writer, cmd *cobra.Command, args []string, err error) int {
 	code := report.ExitCode(err)
-	var usage *report.UsageError
 	switch {
 	case err == nil, report.Reported(err):
-	case code == report.ExitUsage && errors.As(err, &usage) && usage.Line:
+	case code == report.ExitUsage && oneLine(err):
 		// A refusal that names the command to run instead is the whole
 		// message: one line.
 		fmt.Fprintf(errOut, "agentlock: %s\n", report.Escape(Unprefixed(err.Error())))
@@ -49,6 +48,19 @@ func Fail(out, errOut io.Writer, cmd *cobra.Command, args []string, err error) i
 		_ = report.WriteJSON(out, report.Error{Error: report.Explain(err), ExitCode: code})
 	}
 	return code
+}
+
+// oneLine reports whether err holds a usage error said in one line
+// (report.UsageError.Line), however wrapped.
+func oneLine(err error) bool {
+	var usage *report.UsageError
+	for errors.As(err, &usage) {
+		if usage.Line {
+			return true
+		}
+		err = usage.Err
+	}
+	return false
 }
 
 // Unprefixed is an error message without a leading "agentlock: ", which

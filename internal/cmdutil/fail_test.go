@@ -39,6 +39,8 @@ func TestFailSaysEachClassOnce(t *testing.T) {
 			errOut: "agentlock: bad \"v\"\nusage: agentlock x <path>\nsee 'agentlock x --help'\n"},
 		{name: "one line", cmd: x, err: report.LineUsageErrorf("you are %s: run 'y'", "s"), code: report.ExitUsage,
 			errOut: "agentlock: you are s: run 'y'\n"},
+		{name: "one line, wrapped", cmd: x, err: &report.UsageError{Err: fmt.Errorf("x: %w", report.LineUsageErrorf("run 'y'"))}, code: report.ExitUsage,
+			errOut: "agentlock: x: run 'y'\n"},
 		{name: "malformed hook line", cmd: hook, err: report.UsageErrorf("unknown agent %q", "clod"), code: ExitHookLine,
 			errOut: "agentlock: malformed hook command (unknown agent \"clod\"): nothing is checked until it is fixed; " +
 				"run 'agentlock init --check' to see the hooks agentlock writes\nusage: agentlock hook <agent> <event>\nsee 'agentlock hook --help'\n"},
