@@ -82,18 +82,14 @@ func heartbeatRun(ctx context.Context, opts *HeartbeatOptions) error {
 		return err
 	}
 	var paths []string
-	session := c.Session
-	switch {
-	case opts.All && len(opts.Args) > 0:
-		return usagef("--all takes no paths")
-	case opts.All && c.SessionArgs().FlagConflict(opts.Command+" --all") != nil:
-		return c.SessionArgs().FlagConflict(opts.Command + " --all")
-	case opts.All && session == "":
-		return sessionarg.ErrNoSession()
-	case !opts.All:
-		if paths, session, err = c.SessionArgs().PathsAndSession(opts.Command, opts.Args, sessionarg.ExistingLock); err != nil {
-			return err
-		}
+	var session string
+	if opts.All {
+		session, err = c.SessionArgs().AllOnly(opts.Command, opts.Args)
+	} else {
+		paths, session, err = c.SessionArgs().PathsAndSession(opts.Command, opts.Args, sessionarg.ExistingLock)
+	}
+	if err != nil {
+		return err
 	}
 	if err := core.ValidateExistingSession(session); err != nil {
 		return usagef("%v", err)

@@ -185,11 +185,18 @@ func (a Args) SessionAndText(command string, args []string) (session, text strin
 // argument is the original's session ("release --all <session>"): the
 // typed id as SessionArg takes it, else the session known here.
 func (a Args) AllSession(command string, args []string) (string, error) {
-	switch {
-	case len(args) > 1:
-		return "", usagef("--all takes no paths")
-	case len(args) == 1:
+	if len(args) == 1 {
 		return a.SessionArg(command, args[0])
+	}
+	return a.AllOnly(command, args)
+}
+
+// AllOnly is the session of heartbeat --all, which takes no positional
+// argument: the session known here (--session included, unless it is not
+// the agent's own: FlagConflict).
+func (a Args) AllOnly(command string, args []string) (string, error) {
+	if len(args) > 0 {
+		return "", usagef("--all takes no paths")
 	}
 	if err := a.FlagConflict(command + " --all"); err != nil {
 		return "", err

@@ -176,6 +176,23 @@ func TestAllSession(t *testing.T) {
 	assert.Contains(t, argErr(t, err).Error(), "run 'agentlock release --all' (without --session)")
 }
 
+// heartbeat --all takes no positional argument at all, not even a session.
+func TestAllOnly(t *testing.T) {
+	env := Args{Session: "s1", Source: identity.SourceEnv, Resolved: identity.Identity{Session: "s1", Source: identity.SourceEnv}}
+	s, err := env.AllOnly("agentlock heartbeat", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "s1", s)
+	_, err = env.AllOnly("agentlock heartbeat", []string{"s1"})
+	assert.Equal(t, "--all takes no paths", argErr(t, err).Error())
+	assert.False(t, argErr(t, err).Line)
+	_, err = Args{}.AllOnly("agentlock heartbeat", nil)
+	assert.Equal(t, ErrNoSession().Error(), argErr(t, err).Error())
+	ctx := Args{Session: "x", Source: identity.SourceFlag, Context: identity.Identity{Session: "claude-1", Source: "CLAUDE_CODE_SESSION_ID"}}
+	_, err = ctx.AllOnly("agentlock heartbeat", nil)
+	assert.True(t, argErr(t, err).Line)
+	assert.Contains(t, argErr(t, err).Error(), "run 'agentlock heartbeat --all' (without --session)")
+}
+
 func TestLoopArgs(t *testing.T) {
 	for _, tc := range []struct {
 		args     []string
