@@ -69,3 +69,14 @@ func AcquireNotes(leases []core.Lease, lockDir string, redirected func(path stri
 	}
 	return notes
 }
+
+// Waiting is the line, for people, of an acquire that waits up to wait
+// for the lock that held refused it: who holds it, or who is ahead in the
+// queue.
+func Waiting(held *core.HeldError, wait time.Duration) string {
+	what := HeldBy(held.Path, held.Via, held.Owner)
+	if held.Queued {
+		what = QueuedFor(held.Path, held.Owner, held.Age)
+	}
+	return linef("%s; waiting up to %s...", what, Human(wait))
+}

@@ -17,6 +17,9 @@ const (
 	ExitRefused = 1 // held by another session, not the owner, no such lock or session
 	ExitUsage   = 2 // missing or malformed arguments
 	ExitEnv     = 3 // I/O or permission error, corrupt file, unsupported file system, anything unforeseen
+	// ExitDeny is a hook's refusal of an edit (ErrDenied): the code every
+	// harness reads as "block this tool call".
+	ExitDeny = 2
 )
 
 // Marks of the classes that no error of package core names: an error
@@ -24,7 +27,55 @@ const (
 var (
 	ErrUsage   = errors.New("usage error")
 	ErrRefused = errors.New("refused")
+	// ErrReported is a refusal that a command has already reported on its
+	// output: only the exit code is left to give.
+	ErrReported = fmt.Errorf("%w (reported)", ErrRefused)
+	// ErrDenied is a hook's denial of an edit, already said to the
+	// harness (ExitDeny).
+	ErrDenied = errors.New("edit denied")
 )
+
+// Reported reports whether err was already told to the user (ErrReported,
+// ErrDenied): a front end prints nothing more of it.
+func Reported(err error) bool {
+	return errors.Is(err, ErrReported) || errors.Is(err, ErrDenied)
+}
+
+// UsageError is a mistake in a command line (exit 2). A front end shows
+// it with where the usage is, unless Line: a refusal said in one line
+// that already names the command to run instead.
+type UsageError struct {
+	Err  error
+	Line bool
+}
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the mistake.
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Is makes the error match ErrUsage.
+func (e *UsageError) Is(target error) bool { return target == ErrUsage }
+
+// UsageErrorf returns a usage error shown with where the usage is.
+func UsageErrorf(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// LineUsageErrorf returns a usage error said in one line, without the
+// usage, because it names the command to run instead.
+func LineUsageErrorf(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...), Line: true}
+}
+
+// Explain adds to an error's message what a person can do about it.
+func Explain(err error) string {
+	msg := err.Error()
+	if errors.Is(err, core.ErrCorrupt) {
+		msg += "; inspect it, then empty it with 'agentlock release --force'"
+	}
+	return msg
+}
 
 // ExitCode classifies err: the one place where errors become exit codes.
 // A usage error must be one (ErrUsage, an invalid session id or path): an
@@ -34,6 +85,8 @@ func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.Is(err, ErrDenied):
+		return ExitDeny
 	case errors.Is(err, ErrUsage), errors.Is(err, core.ErrInvalidSession), errors.Is(err, core.ErrInvalidPath):
 		return ExitUsage
 	case errors.Is(err, ErrRefused),

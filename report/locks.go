@@ -165,6 +165,15 @@ func ForceReleased(prev core.State) (Release, string) {
 		linef("released %s by force (it was held by %s)", prev.Path, prev.Owner)
 }
 
+// ForcedFromOwner is the warning, for people, after a lock was emptied by
+// force (prev: what it held) that was renewed within the project's
+// timeout by a session that is not finished: its owner is probably still
+// at work, and is not told.
+func ForcedFromOwner(prev core.State, timeout time.Duration) string {
+	return linef("%s was renewed %s ago, within the project's timeout of %s: %s is probably still working on it, is not told, and may go on editing it; tell it, or wait until the lock goes stale.",
+		prev.Name(), Human(prev.Age), Human(timeout), prev.Owner)
+}
+
 // Check is the record of one path of a check, merging the dictionaries of
 // agent-registry 0.2's is_locked and check_and_warn.
 type Check struct {

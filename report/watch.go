@@ -6,6 +6,20 @@ import (
 	"io"
 )
 
+// WriteStatus prints status's records: one JSON line each with asJSON,
+// else for people (WriteStatusText).
+func WriteStatus(w io.Writer, asJSON bool, records []Status, where, root string) error {
+	if !asJSON {
+		return WriteStatusText(w, records, where, root)
+	}
+	for _, r := range records {
+		if err := WriteJSON(w, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // WriteStatusText prints status's records for people: the table
 // (WriteStatusTable), or one line saying that where holds no locks.
 func WriteStatusText(w io.Writer, records []Status, where, root string) error {

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,6 +26,20 @@ const (
 	// one, the program hooks run.
 	FrontVar = "AGENTLOCK_FRONT"
 )
+
+// SelfProgram is the program that hooks should find on PATH: this one
+// (self: os.Executable), or, in the etcd build, the one that handed the
+// command line over to it (FrontVar in env, os.Environ).
+func SelfProgram(env []string, self func() (string, error)) (string, error) {
+	if front := getenv(env, FrontVar); EtcdBuild && front != "" {
+		return front, nil
+	}
+	program, err := self()
+	if err != nil {
+		return "", fmt.Errorf("find this program's file: %w", err)
+	}
+	return program, nil
+}
 
 // Process is the process whose command line may be handed over, as its
 // caller read it: the command line's arguments (without the program), its

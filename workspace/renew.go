@@ -19,6 +19,15 @@ const (
 	MaxRenewEvery     = 24 * time.Hour
 )
 
+// CheckRenewEvery refuses a renewal interval outside MinRenewEvery to
+// MaxRenewEvery; name says what gave it ("--every").
+func CheckRenewEvery(name string, every time.Duration) error {
+	if every < MinRenewEvery || every > MaxRenewEvery {
+		return fmt.Errorf("%s %s: must be from %s to %s", name, every, MinRenewEvery, MaxRenewEvery)
+	}
+	return nil
+}
+
 // Renewal is the outcome of renewing one path.
 type Renewal struct {
 	// Path is the path's real path when known, else the path as given.
@@ -89,8 +98,8 @@ func (w *Workspace) KeepSessionAlive(ctx context.Context, session string) (notic
 // agentlock: heartbeat --every, heartbeat-loop and the wrapper scripts'
 // heartbeat --all --every all run it.
 func KeepRenewing(ctx context.Context, every time.Duration, watching func() bool, renew func() error) error {
-	if every < MinRenewEvery || every > MaxRenewEvery {
-		return fmt.Errorf("renewal interval %s: must be from %s to %s", every, MinRenewEvery, MaxRenewEvery)
+	if err := CheckRenewEvery("renewal interval", every); err != nil {
+		return err
 	}
 	tick := time.NewTicker(every)
 	defer tick.Stop()

@@ -89,3 +89,11 @@ func TestKeepRenewingRefusesAnIntervalOutOfBounds(t *testing.T) {
 		assert.Error(t, err, every)
 	}
 }
+
+func TestCheckRenewEveryNamesTheBounds(t *testing.T) {
+	for _, every := range []time.Duration{MinRenewEvery, time.Second, MaxRenewEvery} {
+		assert.NoError(t, CheckRenewEvery("--every", every), every)
+	}
+	assert.EqualError(t, CheckRenewEvery("--every", 50*time.Millisecond), "--every 50ms: must be from 100ms to 24h0m0s")
+	assert.EqualError(t, CheckRenewEvery("--every", 0), "--every 0s: must be from 100ms to 24h0m0s")
+}

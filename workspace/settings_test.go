@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -144,4 +145,23 @@ func TestForceReleaseRecordsWhatItEmptied(t *testing.T) {
 	require.Len(t, entries, 1)
 	assert.Equal(t, "person", entries[0].Who)
 	assert.Equal(t, "s1", entries[0].PreviousOwner)
+}
+
+// The program hooks should find: this one, or in the etcd build the front
+// that handed over to it.
+func TestSelfProgram(t *testing.T) {
+	self := func() (string, error) { return "/bin/agentlock-here", nil }
+	env := []string{FrontVar + "=/usr/bin/agentlock"}
+	got, err := SelfProgram(env, self)
+	require.NoError(t, err)
+	if EtcdBuild {
+		assert.Equal(t, "/usr/bin/agentlock", got)
+	} else {
+		assert.Equal(t, "/bin/agentlock-here", got, "the default build is the front itself")
+	}
+	got, err = SelfProgram(nil, self)
+	require.NoError(t, err)
+	assert.Equal(t, "/bin/agentlock-here", got)
+	_, err = SelfProgram(nil, func() (string, error) { return "", errors.New("no /proc") })
+	assert.ErrorContains(t, err, "find this program's file: no /proc")
 }

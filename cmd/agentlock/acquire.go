@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/cmdutil"
+	"github.com/agentlock/agentlock/internal/sessionarg"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -63,46 +64,41 @@ func acquireRun(ctx context.Context, opts *AcquireOptions) error {
 	if err != nil {
 		return err
 	}
-	paths, session, err := pathsAndSession(opts.Command, opts.Args, c, newLock)
+	paths, session, err := c.SessionArgs().PathsAndSession(opts.Command, opts.Args, sessionarg.NewLock)
 	if err != nil {
 		return err
 	}
 	if opts.Wait < 0 {
 		return usagef("--wait %s: must not be negative", opts.Wait)
 	}
-	ws, err := c.workWorkspace(ctx)
+	ws, out, err := workIn(ctx, opts.IO, c)
 	if err != nil {
 		return err
 	}
-	out := newPrinter(opts.IO, c)
-	warnLegacy(ctx, opts.IO, ws, paths)
+	out.WarnLegacyHeld(ws.LegacyHeld(ctx, paths))
 	leases, warning, err := ws.Acquire(ctx, paths, session)
 	if errors.Is(err, core.ErrLocked) && opts.Wait > 0 {
 		if held := (*core.HeldError)(nil); errors.As(err, &held) {
-			what := report.HeldBy(held.Path, held.Via, held.Owner)
-			if held.Queued {
-				what = report.QueuedFor(held.Path, held.Owner, held.Age)
-			}
-			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: %s; waiting up to %s...", what, report.Human(opts.Wait)))
+			fmt.Fprintln(opts.IO.ErrOut, "agentlock: "+report.Waiting(held, opts.Wait))
 		}
-		keepCollecting()
+		cmdutil.KeepCollecting()
 		ctx, cancel := context.WithTimeout(ctx, opts.Wait)
 		defer cancel()
 		leases, warning, err = ws.AcquireWait(ctx, paths, session)
 	}
 	if errors.Is(err, core.ErrLocked) {
-		return reportRefusal(out, paths, err, opts.Wait)
+		return out.Refusals(paths, err, opts.Wait)
 	}
 	if err != nil {
 		return err
 	}
-	warn(opts.IO, warning)
+	out.Warn(warning)
 	for _, note := range report.AcquireNotes(leases, ws.LockDir, ws.Redirected) {
 		fmt.Fprintln(opts.IO.ErrOut, "agentlock: "+note)
 	}
 	warnConflicts(ctx, opts.IO, ws, leases)
 	for _, l := range leases {
-		if err := out.emit(report.Acquired(l)); err != nil {
+		if err := out.Emit(report.Acquired(l)); err != nil {
 			return unreported(ctx, ws, leases, session, err)
 		}
 	}
@@ -121,31 +117,6 @@ func unreported(ctx context.Context, ws *workspace.Workspace, leases []core.Leas
 		return fmt.Errorf("%w; released what this call took", werr)
 	}
 	return werr
-}
-
-// reportRefusal prints who holds what and returns the refusal. All or none:
-// the paths that were free are reported as not acquired too.
-func reportRefusal(out printer, paths []string, err error, waited time.Duration) error {
-	refusals, err := report.AcquireRefusals(paths, err, waited)
-	if err != nil {
-		return err
-	}
-	for _, r := range refusals {
-		var perr error
-		switch {
-		case r.Held:
-			perr = out.diagnose(r.Record, r.Line)
-		case out.json: // free, but not taken: all or none
-			perr = writeJSON(out.io.Out, r.Record)
-		}
-		if perr != nil {
-			return perr
-		}
-	}
-	if len(paths) > 1 && !out.json {
-		fmt.Fprintln(out.io.ErrOut, "agentlock: nothing was acquired (several paths are taken all together or not at all).")
-	}
-	return errSilentRefusal
 }
 
 // warnConflicts says, on stderr, which of the files just locked another

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/report"
 )
 
 func TestRunFAcquire(t *testing.T) {
@@ -66,7 +68,7 @@ func TestRunFAcquireRunRefusesBadLines(t *testing.T) {
 		opts := &AcquireOptions{IO: testFactory(t).IO, Config: cfg(tc.session), Command: "agentlock acquire", Args: tc.args, Wait: tc.wait}
 		err := acquireRun(t.Context(), opts)
 		require.Error(t, err, "%v", tc.args)
-		require.Equal(t, exitUsage, exitCode(err), "%v: %v", tc.args, err)
+		require.Equal(t, report.ExitUsage, report.ExitCode(err), "%v: %v", tc.args, err)
 		require.Contains(t, err.Error(), tc.want)
 	}
 }

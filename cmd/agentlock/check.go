@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentlock/agentlock/internal/sessionarg"
 	"github.com/agentlock/agentlock/report"
 )
 
@@ -54,16 +55,16 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	paths, session, err := pathsAndSession(opts.Command, opts.Paths, c, anySession)
+	paths, session, err := c.SessionArgs().PathsAndSession(opts.Command, opts.Paths, sessionarg.AnySession)
 	if err != nil {
 		return err
 	}
-	ws, err := c.workWorkspace(ctx)
+	ws, out, err := workIn(ctx, opts.IO, c)
 	if err != nil {
 		return err
 	}
-	locker, out := ws.Locker(), newPrinter(opts.IO, c)
-	warnLegacy(ctx, opts.IO, ws, paths)
+	locker := ws.Locker()
+	out.WarnLegacyHeld(ws.LegacyHeld(ctx, paths))
 	blocked := false
 	for _, p := range paths {
 		chk, err := locker.CheckAndWarn(ctx, p, session)
@@ -75,12 +76,12 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 			// Not an owner, so not in the line for people: say it aside.
 			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %s", chk.Warning))
 		}
-		if err := out.emit(report.Checked(chk)); err != nil {
+		if err := out.Emit(report.Checked(chk)); err != nil {
 			return err
 		}
 	}
 	if blocked {
-		return errSilentRefusal
+		return report.ErrReported
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/report"
 )
 
 func TestRunFCheck(t *testing.T) {
@@ -21,6 +23,6 @@ func TestRunFCheck(t *testing.T) {
 	// With no path, the run refuses before it opens anything.
 	err := checkRun(t.Context(), &CheckOptions{IO: testFactory(t).IO, Command: "agentlock check",
 		Config: func() (*config, error) { return &config{Session: "s-1"}, nil }})
-	require.Equal(t, exitUsage, exitCode(err), "%v", err)
+	require.Equal(t, report.ExitUsage, report.ExitCode(err), "%v", err)
 	require.Contains(t, err.Error(), "at least one path is required")
 }

@@ -46,7 +46,7 @@ See docs/worktrees.md.`,
 }
 
 func conflictsRun(ctx context.Context, opts *ConflictsOptions) error {
-	c, ws, err := workConfig(ctx, opts.Config)
+	_, ws, out, err := workConfig(ctx, opts.IO, opts.Config)
 	if err != nil {
 		return err
 	}
@@ -59,17 +59,15 @@ func conflictsRun(ctx context.Context, opts *ConflictsOptions) error {
 	}
 	for _, ov := range overlaps {
 		rec, line := report.Overlapped(ov)
-		if !c.JSON {
-			fmt.Fprintln(opts.IO.Out, report.Escape(line))
-		} else if err := writeJSON(opts.IO.Out, rec); err != nil {
+		if !out.JSON {
+			fmt.Fprintln(out.Out, report.Escape(line))
+		} else if err := report.WriteJSON(out.Out, rec); err != nil {
 			return err
 		}
 	}
 	if len(overlaps) == 0 {
-		if !c.JSON {
-			fmt.Fprintln(opts.IO.Out, "no file is changed in more than one worktree")
-		}
+		out.Text("no file is changed in more than one worktree")
 		return nil
 	}
-	return errSilentRefusal
+	return report.ErrReported
 }

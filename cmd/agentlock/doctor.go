@@ -73,7 +73,7 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 	}
 	for _, ch := range checks {
 		if c.JSON {
-			err = writeJSON(opts.IO.Out, report.DoctorCheck{Name: ch.Name, Status: string(ch.Status), Detail: ch.Detail, Fix: ch.Fix})
+			err = report.WriteJSON(opts.IO.Out, report.DoctorCheck{Name: ch.Name, Status: string(ch.Status), Detail: ch.Detail, Fix: ch.Fix})
 		} else {
 			err = doctor.WriteCheck(opts.IO.Out, ch)
 		}
@@ -82,7 +82,7 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 		}
 	}
 	if doctor.Failed(checks) {
-		return errSilentRefusal
+		return report.ErrReported
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/report"
@@ -36,11 +37,11 @@ shares a home (agentlock init --home) exports that home's paths.`,
 }
 
 func envRun(ctx context.Context, opts *EnvOptions) error {
-	c, ws, err := workConfig(ctx, opts.Config)
+	c, ws, out, err := workConfig(ctx, opts.IO, opts.Config)
 	if err != nil {
 		return err
 	}
-	warnProblems(opts.IO, c)
+	out.WarnProblems(c.Problems)
 	rec := report.Env{Registry: ws.RegistryPath, LockDir: ws.LockDir}
-	return newPrinter(opts.IO, c).emit(rec, rec.Exports())
+	return out.Emit(rec, rec.Exports())
 }

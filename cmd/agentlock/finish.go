@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -53,25 +52,25 @@ func finishRun(ctx context.Context, opts *FinishOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Session, err = commandSession(opts.Command, c, opts.Session); err != nil {
+	if opts.Session, err = c.SessionArgs().CommandSession(opts.Command, opts.Session); err != nil {
 		return err
 	}
 	// The session exists already: any id that 0.2 accepted will do.
 	if err := core.ValidateExistingSession(opts.Session); err != nil {
 		return usagef("%v", err)
 	}
-	ws, err := c.workWorkspace(ctx)
+	ws, out, err := workIn(ctx, opts.IO, c)
 	if err != nil {
 		return err
 	}
 	done, err := ws.Finish(ctx, opts.Session)
 	if !done.Registered {
 		if len(done.Released) > 0 || err != nil {
-			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: released %d lock(s) of %s", len(done.Released), opts.Session))
+			out.Say("agentlock: released %d lock(s) of %s", len(done.Released), opts.Session)
 		}
 		return err
 	}
-	if perr := newPrinter(opts.IO, c).emit(report.Finished(done.Session, ws.RegistryPath, done.Released)); perr != nil {
+	if perr := out.Emit(report.Finished(done.Session, ws.RegistryPath, done.Released)); perr != nil {
 		return perr
 	}
 	return err

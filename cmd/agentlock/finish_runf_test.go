@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/report"
 )
 
 func TestRunFFinish(t *testing.T) {
@@ -33,7 +35,7 @@ func TestRunFFinish(t *testing.T) {
 		cfg := tc.cfg
 		err := finishRun(t.Context(), &FinishOptions{IO: testFactory(t).IO, Command: "agentlock finish", Session: tc.typed, Config: func() (*config, error) { return &cfg, nil }})
 		require.Error(t, err, tc.want)
-		require.Equal(t, exitUsage, exitCode(err), "%v", err)
+		require.Equal(t, report.ExitUsage, report.ExitCode(err), "%v", err)
 		require.Contains(t, err.Error(), tc.want)
 	}
 }

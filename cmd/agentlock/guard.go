@@ -59,15 +59,15 @@ of defence for edits that bypassed the harness hooks (shell writes). "git commit
 }
 
 func guardRun(ctx context.Context, opts *GuardOptions) error {
-	c, ws, err := workConfig(ctx, opts.Config)
+	c, ws, out, err := workConfig(ctx, opts.IO, opts.Config)
 	if err != nil {
 		return err
 	}
 	top, paths, err := githook.Staged(".")
 	if errors.Is(err, githook.ErrNotWorkTree) {
 		wd, _ := os.Getwd()
-		return &lineUsageError{msg: fmt.Sprintf("guard --staged checks the files staged in a git work tree, and %s is in none: "+
-			"run it inside the repository (git's pre-commit hook does)", wd)}
+		return report.LineUsageErrorf("guard --staged checks the files staged in a git work tree, and %s is in none: "+
+			"run it inside the repository (git's pre-commit hook does)", wd)
 	}
 	if err != nil {
 		return err
@@ -76,14 +76,14 @@ func guardRun(ctx context.Context, opts *GuardOptions) error {
 	for _, r := range refusals {
 		if r.Held != nil && c.JSON {
 			// The lock record of the refused file, as check prints it.
-			if err := newPrinter(opts.IO, c).emit(report.Checked(*r.Held)); err != nil {
+			if err := out.Emit(report.Checked(*r.Held)); err != nil {
 				return err
 			}
 		}
 		fmt.Fprintln(opts.IO.ErrOut, "agentlock: "+r.Message)
 	}
 	if len(refusals) > 0 {
-		return errSilentRefusal
+		return report.ErrReported
 	}
 	return nil
 }

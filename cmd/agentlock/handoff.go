@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/report"
@@ -42,11 +43,11 @@ whoami); a typed id that is not that session is refused.`,
 }
 
 func handoffRun(ctx context.Context, opts *HandoffOptions) error {
-	c, ws, err := workConfig(ctx, opts.Config)
+	c, ws, out, err := workConfig(ctx, opts.IO, opts.Config)
 	if err != nil {
 		return err
 	}
-	session, err := commandSession(opts.Command+" "+report.ShellWord(opts.Notes), c, opts.Session)
+	session, err := c.SessionArgs().CommandSession(opts.Command+" "+report.ShellWord(opts.Notes), opts.Session)
 	if err != nil {
 		return err
 	}
@@ -55,5 +56,5 @@ func handoffRun(ctx context.Context, opts *HandoffOptions) error {
 	if err != nil {
 		return err
 	}
-	return printSession(opts.IO, c, reg, s, "handoff recorded for")
+	return out.Emit(report.SessionChanged(s, reg.Where(), "handoff recorded for"))
 }

@@ -82,29 +82,25 @@ func heartbeatRun(ctx context.Context, opts *HeartbeatOptions) error {
 		return err
 	}
 	var paths []string
-	session := c.Session
-	switch {
-	case opts.All && len(opts.Args) > 0:
-		return usagef("--all takes no paths")
-	case opts.All && c.flagConflict(opts.Command+" --all") != nil:
-		return c.flagConflict(opts.Command + " --all")
-	case opts.All && session == "":
-		return errNoSession()
-	case !opts.All:
-		if paths, session, err = pathsAndSession(opts.Command, opts.Args, c, existingLock); err != nil {
-			return err
-		}
+	var session string
+	if opts.All {
+		session, err = c.SessionArgs().AllOnly(opts.Command, opts.Args)
+	} else {
+		paths, session, err = c.SessionArgs().PathsAndSession(opts.Command, opts.Args, sessionarg.ExistingLock)
+	}
+	if err != nil {
+		return err
 	}
 	if err := core.ValidateExistingSession(session); err != nil {
 		return usagef("%v", err)
 	}
-	if opts.EveryGiven && (opts.Every < workspace.MinRenewEvery || opts.Every > workspace.MaxRenewEvery) {
-		return usagef("--every %s: must be from %s to %s", opts.Every, workspace.MinRenewEvery, workspace.MaxRenewEvery)
+	if err := workspace.CheckRenewEvery("--every", opts.Every); opts.EveryGiven && err != nil {
+		return &report.UsageError{Err: err}
 	}
 	if opts.PID != 0 && opts.Every == 0 {
 		return usagef("--pid goes with --every")
 	}
-	ws, err := c.workWorkspace(ctx)
+	ws, out, err := workIn(ctx, opts.IO, c)
 	if err != nil {
 		return err
 	}
@@ -114,7 +110,6 @@ func heartbeatRun(ctx context.Context, opts *HeartbeatOptions) error {
 			return err
 		}
 	}
-	out := newPrinter(opts.IO, c)
 	renew := func(verbose bool) error { return renewPaths(ctx, out, ws, paths, session, verbose) }
 	if opts.All {
 		renew = func(verbose bool) error { return renewOwned(ctx, out, ws, session, verbose) }
@@ -134,7 +129,7 @@ func heartbeatRun(ctx context.Context, opts *HeartbeatOptions) error {
 	if opts.Every == 0 {
 		return renew(true)
 	}
-	keepCollecting()
+	cmdutil.KeepCollecting()
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	return workspace.KeepRenewing(ctx, opts.Every, watching, func() error { return renew(false) })
@@ -165,14 +160,14 @@ func watchedAgent(opts *HeartbeatOptions, c *config, ws *workspace.Workspace, se
 	if !opts.All {
 		once = "agentlock heartbeat " + report.ShellWords(opts.Args)
 	}
-	return nil, &lineUsageError{msg: fmt.Sprintf("%s: no agent process of session %s to watch "+
+	return nil, report.LineUsageErrorf("%s: no agent process of session %s to watch "+
 		"(no session-start hook recorded one above this process, and no wrapper), so the renewal could outlive the agent: "+
-		"renew once with '%s', or pass --pid <agent PID>", strings.TrimPrefix(opts.Command, "agentlock "), session, once)}
+		"renew once with '%s', or pass --pid <agent PID>", strings.TrimPrefix(opts.Command, "agentlock "), session, once)
 }
 
 // renewOwned renews, and when verbose reports, every lock of the
 // workspace that session holds (workspace.RenewSession).
-func renewOwned(ctx context.Context, out printer, ws *workspace.Workspace, session string, verbose bool) error {
+func renewOwned(ctx context.Context, out report.Printer, ws *workspace.Workspace, session string, verbose bool) error {
 	var renewed []core.State
 	var notices []error
 	var err error
@@ -182,19 +177,8 @@ func renewOwned(ctx context.Context, out printer, ws *workspace.Workspace, sessi
 		// Nothing to print but warnings: no listing (on etcd, one round trip).
 		notices, err = ws.KeepSessionAlive(ctx, session)
 	}
-	for _, n := range notices {
-		fmt.Fprintf(out.io.ErrOut, "agentlock: warning: %s\n", report.Escape(n.Error()))
-	}
-	if !verbose {
-		return err
-	}
-	for _, st := range renewed {
-		if perr := out.emit(report.Renewed(st.Name())); perr != nil {
-			return perr
-		}
-	}
-	if len(renewed) == 0 && !out.json {
-		fmt.Fprintln(out.io.Out, report.Linef("no lock of %s to renew", session))
+	if perr := out.SessionRenewed(renewed, notices, session, verbose); perr != nil {
+		return perr
 	}
 	return err
 }
@@ -202,29 +186,16 @@ func renewOwned(ctx context.Context, out printer, ws *workspace.Workspace, sessi
 // renewPaths renews every path once (workspace.RenewPaths). Each renewal
 // is printed when verbose; lost locks are always printed. The error is a
 // refusal when any lock was lost.
-func renewPaths(ctx context.Context, out printer, ws *workspace.Workspace, paths []string, session string, verbose bool) error {
+func renewPaths(ctx context.Context, out report.Printer, ws *workspace.Workspace, paths []string, session string, verbose bool) error {
 	renewals, err := ws.RenewPaths(ctx, paths, session)
-	lost := false
-	for _, r := range renewals {
-		var perr error
-		switch {
-		case r.Refused != nil:
-			perr = out.diagnose(report.RenewRefused(r.Refused, session))
-		case r.NoLock:
-			perr = out.diagnose(report.RenewNoLock(r.Path))
-		case verbose:
-			perr = out.emit(report.Renewed(r.Lease.Path))
-		}
-		if perr != nil {
-			return perr
-		}
-		lost = lost || r.Lost()
-	}
+	lost, perr := out.Renewals(renewals, session, verbose)
 	switch {
+	case perr != nil:
+		return perr
 	case err != nil:
 		return err
 	case lost:
-		return errSilentRefusal
+		return report.ErrReported
 	}
 	return nil
 }
@@ -253,9 +224,9 @@ is the interval when it is a number or a duration, else the session.`,
 			args, interval := sessionarg.LoopArgs(args)
 			opts.Every = workspace.DefaultRenewEvery
 			if interval != "" {
-				d, err := boundedDuration("interval", interval, workspace.DefaultRenewEvery, workspace.MinRenewEvery, workspace.MaxRenewEvery)
+				d, err := workspace.ParseDuration("interval", interval, workspace.DefaultRenewEvery, workspace.MinRenewEvery, workspace.MaxRenewEvery)
 				if err != nil {
-					return &usageError{err: err}
+					return &report.UsageError{Err: err}
 				}
 				opts.Every = d
 			}

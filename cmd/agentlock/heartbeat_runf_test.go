@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/report"
 )
 
 func TestRunFHeartbeat(t *testing.T) {
@@ -58,11 +60,11 @@ func TestRunFHeartbeatRunRefusesBadLines(t *testing.T) {
 		opts.IO, opts.Config, opts.Command = testFactory(t).IO, cfg("s-1"), "agentlock heartbeat"
 		err := heartbeatRun(t.Context(), &opts)
 		require.Error(t, err, tc.want)
-		require.Equal(t, exitUsage, exitCode(err), "%v", err)
+		require.Equal(t, report.ExitUsage, report.ExitCode(err), "%v", err)
 		require.Contains(t, err.Error(), tc.want)
 	}
 	err := heartbeatRun(t.Context(), &HeartbeatOptions{IO: testFactory(t).IO, Config: cfg(""), Command: "agentlock heartbeat", All: true})
-	require.Equal(t, exitUsage, exitCode(err), "%v", err)
+	require.Equal(t, report.ExitUsage, report.ExitCode(err), "%v", err)
 	require.Contains(t, err.Error(), "no session id known here")
 }
 

@@ -5,14 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/internal/agents/all"
 	"github.com/agentlock/agentlock/internal/hooks"
-	"github.com/agentlock/agentlock/internal/identity"
+	"github.com/agentlock/agentlock/report"
 )
 
 // HookOptions are the inputs of agentlock hook.
@@ -87,11 +86,9 @@ func hookRun(ctx context.Context, opts *HookOptions) error {
 		}
 		return usagef("unknown agent %q (known: %s)", opts.Agent, strings.Join(c.Agents.Names(), ", "))
 	}
-	if !slices.Contains(hooks.Events, opts.Event) {
-		return usagef("unknown hook event %q (known: %s)", opts.Event, strings.Join(hooks.Events, ", "))
+	if err := hooks.CheckEvent(opts.Event); err != nil {
+		return err
 	}
-	// The hook resolves the rest itself (package identity), from the
-	// payload and the workspace of the payload's cwd.
 	// The payload is kept, so that a hook that needs the etcd build (a
 	// path of a checkout on etcd, edited from outside it) hands it over.
 	var payload bytes.Buffer
@@ -99,18 +96,12 @@ func hookRun(ctx context.Context, opts *HookOptions) error {
 	if in != nil {
 		in = io.TeeReader(in, &payload)
 	}
-	req := hooks.Request{Agent: agent, Event: opts.Event, Payload: in, Settings: c.Settings,
-		HarnessSession: c.Harness[agent.Name()], Problems: c.Problems}
-	req.Fallback, _ = c.Agents.SessionFromHarness(c.Harness)
-	if c.SessionSource == identity.SourceFlag || c.SessionSource == identity.SourceEnv {
-		req.Session = c.Session
-	}
-	res := hooks.Run(ctx, req)
+	res := hooks.Run(ctx, c.HookRequest(agent, opts.Event, in))
 	if res.Deny != "" {
 		handedOver(c.Settings.Backends.HandOverIfMissing(thisProcess(opts.Args), payload.Bytes()))
 	}
 	if hooks.Respond(agent, res).Write(opts.IO.Out, opts.IO.ErrOut, agent.Name(), opts.Event) {
-		return errHookDenied
+		return report.ErrDenied
 	}
 	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/internal/agents/all"
+	"github.com/agentlock/agentlock/internal/cmdutil"
+	"github.com/agentlock/agentlock/report"
 )
 
 func TestRunFHook(t *testing.T) {
@@ -42,8 +44,8 @@ func TestRunFHookMalformedLineIsNoDeny(t *testing.T) {
 		var out, errOut bytes.Buffer
 		f := &Factory{IO: &IOStreams{In: strings.NewReader(`{"tool_name":"Edit"}`), Out: &out, ErrOut: &errOut}, Now: time.Now}
 		code := execute(f, line)
-		require.Equal(t, exitHookLine, code, "%v: %s", line, errOut.String())
-		require.NotEqual(t, exitDeny, code)
+		require.Equal(t, cmdutil.ExitHookLine, code, "%v: %s", line, errOut.String())
+		require.NotEqual(t, report.ExitDeny, code)
 		require.Contains(t, errOut.String(), "agentlock: malformed hook command (", "%v", line)
 		require.Contains(t, errOut.String(), "see 'agentlock hook --help'", "%v", line)
 		require.Empty(t, out.String(), "%v: no decision on stdout", line)

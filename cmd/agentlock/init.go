@@ -124,10 +124,8 @@ docs/worktrees.md.`,
 			if err := storeFlags(cmd, opts); err != nil {
 				return err
 			}
-			switch opts.Scope {
-			case "", workspace.ScopeRepository, workspace.ScopeCheckout:
-			default:
-				return usagef("--scope %q: want %s or %s", opts.Scope, workspace.ScopeRepository, workspace.ScopeCheckout)
+			if err := setup.CheckScope(opts.Scope); err != nil {
+				return err
 			}
 			opts.DenyConflictsGiven = cmd.Flags().Changed("deny-conflicts")
 			if runF != nil {
@@ -157,19 +155,18 @@ docs/worktrees.md.`,
 	return cmd
 }
 
-// storeFlags refuses the store options without --store, and a --store
-// that is not an etcd URL.
+// storeFlags refuses the store options without --store, and reads
+// --store (setup.ParseStore).
 func storeFlags(cmd *cobra.Command, opts *InitOptions) error {
 	if !opts.StoreGiven {
-		for _, name := range []string{"cacert", "cert", "key", "user", "password", "repo-id", "dial-timeout"} {
+		for _, name := range setup.StoreOptions() {
 			if cmd.Flags().Changed(name) {
 				return usagef("--%s goes with --store", name)
 			}
 		}
 		return nil
 	}
-	switch u := opts.Store.URL; {
-	case u == "files":
+	if opts.Store.URL == "files" {
 		// Lock files take none of the etcd options: refused, never
 		// dropped without a word.
 		for _, name := range []string{"cacert", "cert", "key", "user", "password", "repo-id", "dial-timeout"} {
@@ -177,16 +174,15 @@ func storeFlags(cmd *cobra.Command, opts *InitOptions) error {
 				return usagef("--%s goes with --store etcd://..., not with --store files", name)
 			}
 		}
-		opts.Store = workspace.StoreSpec{}
-	case !strings.HasPrefix(u, "etcd://") || len(u) == len("etcd://"):
-		return usagef("--store %q: want etcd://host:2379[,host2:2379]/prefix, or files", u)
 	}
 	if cmd.Flags().Changed("dial-timeout") && opts.Store.DialTimeout <= 0 {
 		// The store file keeps only a positive bound: another would
 		// silently become the default.
 		return usagef("--dial-timeout %s: must be more than 0 (default 2s)", opts.Store.DialTimeout)
 	}
-	return nil
+	var err error
+	opts.Store, err = setup.ParseStore(opts.Store)
+	return err
 }
 
 func newCmdUninit(f *Factory, runF func(*InitOptions) error) *cobra.Command {
@@ -249,26 +245,7 @@ func openProject(opts *InitOptions, wd string, names []string, whole, install bo
 
 // setupOutput is where package setup reports init's and uninit's steps.
 func setupOutput(opts *InitOptions, c *config) setup.Output {
-	return setup.Output{Report: setupReporter{newPrinter(opts.IO, c)}, ErrOut: opts.IO.ErrOut}
-}
-
-// setupReporter prints the steps of package setup as change records.
-type setupReporter struct{ out printer }
-
-func (r setupReporter) Change(action, path, detail, line string) {
-	r.out.change(action, path, detail, line)
-}
-
-// setupErr gives package setup's refusals their exit codes.
-func setupErr(err error) error {
-	var usage *setup.UsageError
-	switch {
-	case errors.Is(err, setup.ErrReported):
-		return errSilentRefusal
-	case errors.As(err, &usage):
-		return &lineUsageError{msg: usage.Msg}
-	}
-	return err
+	return setup.Output{Report: newPrinter(opts.IO, c), ErrOut: opts.IO.ErrOut}
 }
 
 func initRun(ctx context.Context, opts *InitOptions) error {
@@ -299,9 +276,9 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	}
 	p, err := openProject(opts, wd, opts.Agents, true, true)
 	if err != nil {
-		return setupErr(err)
+		return err
 	}
-	return setupErr(in.Install(ctx, p))
+	return in.Install(ctx, p)
 }
 
 func uninitRun(ctx context.Context, opts *InitOptions) error {
@@ -310,9 +287,9 @@ func uninitRun(ctx context.Context, opts *InitOptions) error {
 		return err
 	}
 	u := &setup.Uninit{Output: setupOutput(opts, c), Agents: opts.Agents, GitHook: opts.GitHook, DryRun: opts.DryRun}
-	return setupErr(u.Run(ctx, func(names []string, whole bool) (*setup.Project, error) {
+	return u.Run(ctx, func(names []string, whole bool) (*setup.Project, error) {
 		return openProject(opts, wd, names, whole, false)
-	}))
+	})
 }
 
 // checkBinary returns, when the agentlock that hooks and agents find on
@@ -323,11 +300,7 @@ func checkBinary(c *config) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b := setup.CheckBinary("agentlock", c.SearchPath, self)
-	if b.State == setup.BinarySame {
-		return "", nil
-	}
-	return b.Detail() + "; " + b.Fix(), nil
+	return setup.CheckBinary("agentlock", c.SearchPath, self).Problem(), nil
 }
 
 // thisWriter is this build, as the record of who wrote an agent's files

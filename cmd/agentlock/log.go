@@ -52,7 +52,7 @@ every agentlock process, rotated at 1 MiB with three older files kept
 }
 
 func logRun(ctx context.Context, opts *LogOptions) error {
-	c, ws, err := workConfig(ctx, opts.Config)
+	c, ws, out, err := workConfig(ctx, opts.IO, opts.Config)
 	if err != nil {
 		return err
 	}
@@ -64,13 +64,12 @@ func logRun(ctx context.Context, opts *LogOptions) error {
 	if opts.Limit > 0 && len(entries) > opts.Limit {
 		entries = entries[len(entries)-opts.Limit:]
 	}
-	out := newPrinter(opts.IO, c)
 	if len(entries) == 0 && !c.JSON {
 		_, err := fmt.Fprintf(opts.IO.Out, "nothing recorded in %s\n", report.Escape(ws.Audit().Path))
 		return err
 	}
 	for _, e := range entries {
-		if err := out.emit(e, report.AuditLine(e)); err != nil {
+		if err := out.Emit(e, report.AuditLine(e)); err != nil {
 			return err
 		}
 	}

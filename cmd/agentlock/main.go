@@ -10,18 +10,19 @@ package main
 import (
 	"fmt"
 	"os"
-	"runtime/debug"
 	"time"
 
+	"github.com/agentlock/agentlock/internal/cmdutil"
+	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
 
 func main() {
 	delegate(os.Args[1:])
-	oneShotMemory()
+	cmdutil.OneShotMemory()
 	if err := unsupported(); err != nil {
 		fmt.Fprintln(os.Stderr, "agentlock:", err)
-		os.Exit(exitEnvError)
+		os.Exit(report.ExitEnv)
 	}
 	f := &Factory{
 		IO:  &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr},
@@ -44,7 +45,7 @@ func thisProcess(args []string) workspace.Process {
 func handedOver(err error) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "agentlock:", err)
-		os.Exit(exitEnvError)
+		os.Exit(report.ExitEnv)
 	}
 }
 
@@ -53,36 +54,3 @@ func handedOver(err error) {
 const etcdBuild = workspace.EtcdBuild
 
 func haveEtcdBuild() bool { return workspace.HaveEtcdBuild(os.Environ()) }
-
-// oneShotMemoryLimit is the heap size at which a process that runs with
-// the garbage collector off (see oneShotMemory) collects after all.
-const oneShotMemoryLimit = 256 << 20
-
-// oneShotMemory turns the garbage collector off, unless the environment
-// sets GOGC or GOMEMLIMIT. Almost every agentlock process is one command
-// that lives for milliseconds, allocates a few megabytes at most and
-// exits: collecting would only spend its time (a third of the work of
-// `status` over 10,000 lock files). A soft memory limit makes a process
-// that allocates more than expected collect anyway, and the commands that
-// stay (renewal loops, waits) turn collection back on (keepCollecting).
-func oneShotMemory() {
-	if gcSetByEnvironment() {
-		return
-	}
-	debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(oneShotMemoryLimit)
-}
-
-// keepCollecting turns the garbage collector back on, as GOGC's default
-// has it, for a command that stays running (see oneShotMemory).
-func keepCollecting() {
-	if !gcSetByEnvironment() {
-		debug.SetGCPercent(100)
-	}
-}
-
-// gcSetByEnvironment reports whether GOGC or GOMEMLIMIT is set: then the
-// runtime's settings are the user's, and agentlock leaves them alone.
-func gcSetByEnvironment() bool {
-	return os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != ""
-}

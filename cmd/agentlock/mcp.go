@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentlock/agentlock/internal/cmdutil"
 	"github.com/agentlock/agentlock/internal/mcpserver"
 )
 
@@ -62,7 +63,7 @@ the session's end hook finishes it. See docs/mcp.md.`,
 // mcpRun serves the MCP tools on opts.IO until the client closes stdin or
 // the process is interrupted.
 func mcpRun(ctx context.Context, opts *MCPOptions) error {
-	keepCollecting()
+	cmdutil.KeepCollecting()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cfg := mcpserver.Config{Version: moduleVersion(), Run: inProcess(&Factory{Now: opts.Now}, opts.Forward)}

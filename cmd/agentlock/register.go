@@ -91,7 +91,7 @@ func registerRun(ctx context.Context, opts *RegisterOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Session, err = commandSession(opts.Command, c, opts.Session); err != nil {
+	if opts.Session, err = c.SessionArgs().CommandSession(opts.Command, opts.Session); err != nil {
 		return err
 	}
 	if opts.WorkingOn == "" {
@@ -103,7 +103,7 @@ func registerRun(ctx context.Context, opts *RegisterOptions) error {
 	if opts.Claim && opts.Space == "" {
 		return usagef("register --claim needs a space (--space src/auth,tests/auth)")
 	}
-	ws, err := c.workWorkspace(ctx)
+	ws, out, err := workIn(ctx, opts.IO, c)
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func registerRun(ctx context.Context, opts *RegisterOptions) error {
 	}
 	s, err := ws.StartSession(ctx, core.Session{
 		SessionID: opts.Session, Provider: provider, AIVersion: opts.AIVersion, WorkingOn: opts.WorkingOn,
-		Space: splitList(opts.Space), Todo: core.Todo{Present: splitList(opts.TodoPresent)},
+		Space: workspace.SplitList(opts.Space), Todo: core.Todo{Present: workspace.SplitList(opts.TodoPresent)},
 	}, workspace.SessionStart{Update: opts.apply, AgentPID: opts.AgentPID, Agent: all.AgentOf(opts.Session)})
 	if err != nil {
 		if opts.AgentPID != 0 {
@@ -123,23 +123,22 @@ func registerRun(ctx context.Context, opts *RegisterOptions) error {
 	}
 	reg := ws.Registry()
 	if !opts.Claim {
-		return printSession(opts.IO, c, reg, s, "registered")
+		return out.Emit(report.SessionChanged(s, reg.Where(), "registered"))
 	}
-	out := newPrinter(opts.IO, c)
 	claimed, leases, warning, err := ws.ClaimSpace(ctx, s)
 	if errors.Is(err, core.ErrLocked) {
-		fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: registered %s, but its space was not claimed:", s.SessionID))
-		return reportRefusal(out, workspace.Areas(s.Space), err, 0)
+		out.Say("agentlock: registered %s, but its space was not claimed:", s.SessionID)
+		return out.Refusals(workspace.Areas(s.Space), err, 0)
 	}
 	if err != nil {
 		return fmt.Errorf("registered %s, but its space was not claimed: %w", s.SessionID, err)
 	}
-	warn(opts.IO, warning)
-	if err := printSession(opts.IO, c, reg, claimed, "registered"); err != nil {
+	out.Warn(warning)
+	if err := out.Emit(report.SessionChanged(claimed, reg.Where(), "registered")); err != nil {
 		return err
 	}
 	for _, l := range leases {
-		if err := out.emit(report.Acquired(l)); err != nil {
+		if err := out.Emit(report.Acquired(l)); err != nil {
 			return err
 		}
 	}
@@ -158,9 +157,9 @@ func (opts *RegisterOptions) apply(s *core.Session) {
 		}
 	}
 	if opts.Space != "" {
-		s.Space = splitList(opts.Space)
+		s.Space = workspace.SplitList(opts.Space)
 	}
 	if opts.TodoPresent != "" {
-		s.Todo.Present = splitList(opts.TodoPresent)
+		s.Todo.Present = workspace.SplitList(opts.TodoPresent)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/report"
 )
 
 func TestRunFRegister(t *testing.T) {
@@ -66,7 +68,7 @@ func TestRunFRegisterRunRefusesBadLines(t *testing.T) {
 		opts.Config = func() (*config, error) { return &cfg, nil }
 		err := registerRun(t.Context(), &opts)
 		require.Error(t, err, tc.want)
-		require.Equal(t, exitUsage, exitCode(err), "%v", err)
+		require.Equal(t, report.ExitUsage, report.ExitCode(err), "%v", err)
 		require.Contains(t, err.Error(), tc.want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentlock/agentlock/audit"
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/internal/sessionarg"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -72,15 +73,14 @@ func releaseRun(ctx context.Context, opts *ReleaseOptions) error {
 	var paths []string
 	var session string
 	if opts.All {
-		session, err = sessionArgs(c).AllSession(opts.Command, opts.Args)
-		err = argErr(err)
+		session, err = c.SessionArgs().AllSession(opts.Command, opts.Args)
 	} else {
-		paths, session, err = pathsAndSession(opts.Command, opts.Args, c, existingLock)
+		paths, session, err = c.SessionArgs().PathsAndSession(opts.Command, opts.Args, sessionarg.ExistingLock)
 	}
 	if err != nil {
 		return err
 	}
-	ws, err := c.workWorkspace(ctx)
+	ws, out, err := workIn(ctx, opts.IO, c)
 	if err != nil {
 		return err
 	}
@@ -88,19 +88,18 @@ func releaseRun(ctx context.Context, opts *ReleaseOptions) error {
 	var warning *workspace.MirrorError
 	if opts.All {
 		results, warning, err = ws.ReleaseAll(ctx, session)
-		if len(results) == 0 && err == nil && !c.JSON {
-			fmt.Fprintln(opts.IO.Out, report.Linef("no lock of %s to release", session))
+		if len(results) == 0 && err == nil {
+			out.Text("no lock of %s to release", session)
 		}
 	} else {
 		results, warning, err = ws.Release(ctx, paths, session)
 	}
-	warn(opts.IO, warning)
-	out := newPrinter(opts.IO, c)
+	out.Warn(warning)
 	refused := false
 	for _, r := range results {
-		show := out.emit
+		show := out.Emit
 		if r.Refused != nil {
-			refused, show = true, out.diagnose
+			refused, show = true, out.Diagnose
 		}
 		if err := show(report.Released(r, session)); err != nil {
 			return err
@@ -110,7 +109,7 @@ func releaseRun(ctx context.Context, opts *ReleaseOptions) error {
 		return err
 	}
 	if refused {
-		return errSilentRefusal
+		return report.ErrReported
 	}
 	return nil
 }
@@ -119,11 +118,10 @@ func forceReleaseRun(ctx context.Context, opts *ReleaseOptions, c *config) error
 	if len(opts.Args) == 0 {
 		return usagef("at least one path is required")
 	}
-	ws, err := c.workWorkspace(ctx)
+	ws, out, err := workIn(ctx, opts.IO, c)
 	if err != nil {
 		return err
 	}
-	out := newPrinter(opts.IO, c)
 	for _, p := range opts.Args {
 		prev, auditErr, err := ws.ForceRelease(ctx, p, audit.Person())
 		if err != nil {
@@ -132,15 +130,14 @@ func forceReleaseRun(ctx context.Context, opts *ReleaseOptions, c *config) error
 		if auditErr != nil {
 			fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %v\n", auditErr)
 		}
-		if err := out.emit(report.ForceReleased(prev)); err != nil {
+		if err := out.Emit(report.ForceReleased(prev)); err != nil {
 			return err
 		}
 		if prev.Owner != "" && !prev.Stale && !releasable(ctx, ws, prev) {
 			// The dashboard's rule: a lock renewed within the project's
 			// timeout by a session that is not finished has an owner still
 			// at work, who is not told.
-			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %s was renewed %s ago, within the project's timeout of %s: %s is probably still working on it, is not told, and may go on editing it; tell it, or wait until the lock goes stale.",
-				prev.Name(), report.Human(prev.Age), report.Human(ws.Locker().Timeout()), prev.Owner))
+			fmt.Fprintln(opts.IO.ErrOut, "agentlock: warning: "+report.ForcedFromOwner(prev, ws.Locker().Timeout()))
 		}
 	}
 	return nil

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/report"
 )
 
 func TestRunFRelease(t *testing.T) {
@@ -53,12 +55,12 @@ func TestRunFReleaseRunRefusesBadLines(t *testing.T) {
 		opts := &ReleaseOptions{IO: testFactory(t).IO, Config: cfg, Command: "agentlock release", Args: tc.args, All: tc.all, Force: tc.force}
 		err := releaseRun(t.Context(), opts)
 		require.Error(t, err, "%+v", tc)
-		require.Equal(t, exitUsage, exitCode(err), "%+v: %v", tc, err)
+		require.Equal(t, report.ExitUsage, report.ExitCode(err), "%+v: %v", tc, err)
 		require.Contains(t, err.Error(), tc.want)
 	}
 	// --all with no session known.
 	opts := &ReleaseOptions{IO: testFactory(t).IO, Config: func() (*config, error) { return &config{}, nil }, Command: "agentlock release", All: true}
 	err := releaseRun(t.Context(), opts)
-	require.Equal(t, exitUsage, exitCode(err), "%v", err)
+	require.Equal(t, report.ExitUsage, report.ExitCode(err), "%v", err)
 	require.Contains(t, err.Error(), "no session id known here")
 }

@@ -1,13 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentlock/agentlock/internal/cliconfig"
 	"github.com/agentlock/agentlock/internal/cmdutil"
 	"github.com/agentlock/agentlock/report"
 )
@@ -32,7 +31,7 @@ programs that ignore it.`,
 		// A bare "agentlock" or an unknown command is a usage error.
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return unknownCommand(cmd, args[0])
+				return cmdutil.UnknownCommand(cmd, args[0])
 			}
 			return usagef("a command is required")
 		},
@@ -55,8 +54,8 @@ programs that ignore it.`,
 		}
 		return pflag.NormalizedName(name)
 	})
-	root.SetFlagErrorFunc(flagError)
-	f.Config, f.Lenient, f.closeConfig = lazyConfig(flags, f.Now)
+	root.SetFlagErrorFunc(cmdutil.FlagError)
+	f.Config, f.Lenient, f.closeConfig = cliconfig.Lazy(flags, f.Now)
 
 	if build := onlyCommand(args); build != nil {
 		// A command line that names its command builds that command
@@ -67,15 +66,15 @@ programs that ignore it.`,
 		// tree.
 		root.CompletionOptions.DisableDefaultCmd = true
 		root.AddCommand(build(f))
-		usageArgs(root)
+		cmdutil.UsageArgs(root)
 		return root
 	}
 	for _, c := range topLevelCommands() {
 		root.AddCommand(c.build(f))
 	}
-	completionUsage(root)
-	helpUsage(root)
-	usageArgs(root)
+	cmdutil.CompletionUsage(root)
+	cmdutil.HelpUsage(root)
+	cmdutil.UsageArgs(root)
 	return root
 }
 
@@ -132,16 +131,6 @@ func onlyCommand(args []string) func(*Factory) *cobra.Command {
 	return nil
 }
 
-// usageArgs makes every argument-count error of the tree a usage error.
-func usageArgs(cmd *cobra.Command) {
-	cmdutil.WrapArgs(cmd, func(err error) error {
-		if errors.As(err, new(*usageError)) {
-			return err
-		}
-		return &usageError{err: err}
-	})
-}
-
 // execute runs the command line args and returns the exit code. Errors are
 // printed as one line on stderr; a usage error is followed by where its usage is.
 func execute(f *Factory, args []string) int {
@@ -154,38 +143,8 @@ func execute(f *Factory, args []string) int {
 			fmt.Fprintf(f.IO.ErrOut, "agentlock: warning: %s\n", report.Escape(cerr.Error()))
 		}
 	}
-	code := exitCode(err)
-	switch {
-	case err == nil, printed(err):
-	case code == exitUsage && errors.As(err, new(*lineUsageError)):
-		// A refusal that names the command to run instead is the whole
-		// message: one line.
-		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n", report.Escape(unprefixed(err.Error())))
-	case code == exitUsage && cmd != nil && cmd.Name() == "hook":
-		// A malformed hook line (a mistyped agent or event, a flag too
-		// many) is agentlock's own problem, not a refusal: exit 2 is what
-		// harnesses read as "deny this tool call", which would block every
-		// edit with a message about a command line the model never wrote.
-		code = exitHookLine
-		fmt.Fprintf(f.IO.ErrOut, "agentlock: malformed hook command (%s): nothing is checked until it is fixed; run 'agentlock init --check' to see the hooks agentlock writes\n%s\n",
-			report.Escape(unprefixed(err.Error())), cmdutil.HelpHint(cmd))
-	case code == exitUsage:
-		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n%s\n", report.Escape(unprefixed(err.Error())), cmdutil.HelpHint(cmd))
-	default:
-		fmt.Fprintf(f.IO.ErrOut, "agentlock: %s\n", report.EscapeLines(unprefixed(explain(err))))
-	}
-	// An agent reading --json output gets the error on stdout too.
-	if asJSON, _ := cmd.Flags().GetBool("json"); (asJSON || cmdutil.AskedBool(args, "json")) && err != nil && !printed(err) {
-		writeJSON(f.IO.Out, report.Error{Error: explain(err), ExitCode: code})
-	}
-	return code
+	return cmdutil.Fail(f.IO.Out, f.IO.ErrOut, cmd, args, err)
 }
 
-// unprefixed is an error message without a leading "agentlock: " or
-// "agentlock <command>: ", which the line printing it already starts with.
-func unprefixed(msg string) string {
-	if rest, ok := strings.CutPrefix(msg, "agentlock: "); ok {
-		return rest
-	}
-	return msg
-}
+// usagef returns a usage error shown with the usage (report.UsageErrorf).
+func usagef(format string, args ...any) error { return report.UsageErrorf(format, args...) }

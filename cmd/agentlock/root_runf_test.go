@@ -29,6 +29,9 @@ import (
 
 	"github.com/agentlock/agentlock/internal/agents/all"
 	"github.com/agentlock/agentlock/internal/cliconfig"
+	"github.com/agentlock/agentlock/internal/cmdutil"
+	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/workspace"
 )
 
 // runfResult is one command line run through a command built with a runF.
@@ -45,7 +48,7 @@ type runfResult[O any] struct {
 }
 
 // Code is the exit code of the result's error.
-func (r runfResult[O]) Code() int { return exitCode(r.Err) }
+func (r runfResult[O]) Code() int { return report.ExitCode(r.Err) }
 
 // runfRun runs "agentlock <name> args..." with the top-level command
 // name built by build with a runF that captures its options. The root is
@@ -92,7 +95,7 @@ func runfRunLine[O any](t *testing.T, name string, build func(*Factory, func(*O)
 		return nil
 	})
 	require.Equal(t, name, cmd.Name(), "the constructor builds another command")
-	usageArgs(cmd)
+	cmdutil.UsageArgs(cmd)
 	root.AddCommand(cmd)
 	root.SetArgs(line)
 	res.Cmd, res.Err = root.ExecuteC()
@@ -125,7 +128,7 @@ func requireUsage[O any](t *testing.T, r runfResult[O], want ...string) {
 	t.Helper()
 	require.Error(t, r.Err)
 	require.Nil(t, r.Opts)
-	require.Equal(t, exitUsage, r.Code(), "%v", r.Err)
+	require.Equal(t, report.ExitUsage, r.Code(), "%v", r.Err)
 	for _, w := range want {
 		require.Contains(t, r.Err.Error(), w)
 	}
@@ -196,7 +199,7 @@ func runfEnv(t *testing.T) string {
 	require.NoError(t, os.MkdirAll(home, 0o700))
 	require.NoError(t, os.MkdirAll(work, 0o700))
 	t.Setenv("HOME", home)
-	unset := []string{"XDG_CONFIG_HOME", frontVar}
+	unset := []string{"XDG_CONFIG_HOME", workspace.FrontVar}
 	for _, b := range cliconfig.EnvBindings {
 		if b[1] != "PATH" {
 			unset = append(unset, b[1])
@@ -235,25 +238,25 @@ func TestRunFRoot(t *testing.T) {
 		return execute(f, args), out.String(), errOut.String()
 	}
 	code, _, stderr := run()
-	require.Equal(t, exitUsage, code)
+	require.Equal(t, report.ExitUsage, code)
 	require.Contains(t, stderr, "a command is required")
 
 	code, _, stderr = run("aquire", "x")
-	require.Equal(t, exitUsage, code)
+	require.Equal(t, report.ExitUsage, code)
 	require.Contains(t, stderr, `unknown command "aquire"; did you mean "acquire"?`)
 
 	code, _, stderr = run("frobnicate")
-	require.Equal(t, exitUsage, code)
+	require.Equal(t, report.ExitUsage, code)
 	require.Contains(t, stderr, `unknown command "frobnicate"`)
 	require.NotContains(t, stderr, "did you mean")
 
 	code, out, _ := run("--version")
-	require.Equal(t, exitOK, code)
+	require.Equal(t, report.ExitOK, code)
 	require.Equal(t, "agentlock "+moduleVersion()+"\n", out)
 
 	for _, h := range []string{"--help", "-h", "help"} {
 		code, out, stderr = run(h)
-		require.Equal(t, exitOK, code, h)
+		require.Equal(t, report.ExitOK, code, h)
 		require.Empty(t, stderr, h)
 		for _, c := range topLevelCommands() {
 			if c.name != "docs" {
@@ -279,19 +282,19 @@ func TestRunFRoot(t *testing.T) {
 	}
 
 	code, _, stderr = run("status", "--json=maybe")
-	require.Equal(t, exitUsage, code)
+	require.Equal(t, report.ExitUsage, code)
 	require.Contains(t, stderr, `invalid argument "maybe" for "--json" flag`)
 	code, _, stderr = run("status", "--session")
-	require.Equal(t, exitUsage, code)
+	require.Equal(t, report.ExitUsage, code)
 	require.Contains(t, stderr, "flag needs an argument: --session")
 
 	code, _, stderr = run("--no-such-flag")
-	require.Equal(t, exitUsage, code)
+	require.Equal(t, report.ExitUsage, code)
 	require.Contains(t, stderr, "unknown flag: --no-such-flag")
 
 	// --json on a line whose flags fail still answers in JSON.
 	code, out, _ = run("status", "--json", "--no-such-flag")
-	require.Equal(t, exitUsage, code)
+	require.Equal(t, report.ExitUsage, code)
 	require.Contains(t, out, `"exit_code":2`)
 }
 
@@ -307,41 +310,41 @@ func TestRunFHelpAndCompletion(t *testing.T) {
 	}
 	for _, name := range []string{"acquire", "heartbeat-loop", "init", "docs"} {
 		code, helpOut, stderr := run("help", name)
-		require.Equal(t, exitOK, code, stderr)
+		require.Equal(t, report.ExitOK, code, stderr)
 		_, dashOut, _ := run(name, "--help")
 		require.Equal(t, dashOut, helpOut, name)
 	}
 	code, rootHelp, _ := run("help")
-	require.Equal(t, exitOK, code)
+	require.Equal(t, report.ExitOK, code)
 	_, dashRoot, _ := run("--help")
 	require.Equal(t, dashRoot, rootHelp)
 	// A word that names no command is a usage error, as it is without
 	// "help", not the root's page with exit 0.
 	code, out, stderr := run("help", "aquire")
-	require.Equal(t, exitUsage, code, out)
+	require.Equal(t, report.ExitUsage, code, out)
 	require.Contains(t, stderr, `unknown command "aquire"; did you mean "acquire"?`)
 	code, _, stderr = run("help", "acquire", "now")
-	require.Equal(t, exitUsage, code)
+	require.Equal(t, report.ExitUsage, code)
 	require.Contains(t, stderr, `"now" is no command of agentlock acquire`)
 
 	for shell, marker := range map[string]string{
 		"bash": "# bash completion", "zsh": "#compdef agentlock", "fish": "# fish completion", "powershell": "# powershell completion",
 	} {
 		code, out, stderr := run("completion", shell)
-		require.Equal(t, exitOK, code, "%s: %s", shell, stderr)
+		require.Equal(t, report.ExitOK, code, "%s: %s", shell, stderr)
 		require.Contains(t, strings.ToLower(out), strings.ToLower(marker), shell)
 	}
 	code, _, stderr = run("completion")
-	require.Equal(t, exitUsage, code)
+	require.Equal(t, report.ExitUsage, code)
 	require.Contains(t, stderr, "a shell is required")
 	code, out, _ = run("completion", "bash", "--no-descriptions")
-	require.Equal(t, exitOK, code)
+	require.Equal(t, report.ExitOK, code)
 	require.Contains(t, out, "# bash completion")
 	code, _, stderr = run("completion", "bash", "extra")
-	require.Equal(t, exitUsage, code)
+	require.Equal(t, report.ExitUsage, code)
 	require.Contains(t, stderr, `unknown command "extra" for "agentlock completion bash"`)
 	code, _, stderr = run("completion", "tcsh")
-	require.Equal(t, exitUsage, code)
+	require.Equal(t, report.ExitUsage, code)
 	require.Contains(t, stderr, `unknown shell "tcsh"`)
 }
 
@@ -571,7 +574,7 @@ func requireGlobals[O any](t *testing.T, name string, sub []string, build func(*
 			require.Equal(t, 120*time.Second, c.Settings.Timeout, "the default stands in")
 		} else {
 			require.Error(t, err, "--timeout %s", bad)
-			require.Equal(t, exitUsage, exitCode(err))
+			require.Equal(t, report.ExitUsage, report.ExitCode(err))
 			require.Contains(t, err.Error(), `--timeout="`+bad+`" is invalid`)
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/report"
 )
 
 // testFactory is a Factory on buffers, whose Config must not be needed.
@@ -34,6 +36,6 @@ func TestRunFReleaseAllForceIsRefusedBeforeAnything(t *testing.T) {
 		Config: func() (*config, error) { return &config{}, nil }}
 	err := releaseRun(t.Context(), opts)
 	require.Error(t, err)
-	require.Equal(t, exitUsage, exitCode(err), "%v", err)
+	require.Equal(t, report.ExitUsage, report.ExitCode(err), "%v", err)
 	require.Contains(t, err.Error(), "--all and --force")
 }

@@ -9,12 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentlock/agentlock/internal/cmdutil"
 	"github.com/agentlock/agentlock/internal/dashboard"
+	"github.com/agentlock/agentlock/report"
 )
-
-// serveGCPercent is the collector's target while serving: a modest heap
-// for a process that stays up all day.
-const serveGCPercent = 50
 
 // ServeOptions are the inputs of agentlock serve.
 type ServeOptions struct {
@@ -66,17 +64,14 @@ cookie). See docs/dashboard.md. Stop it with Ctrl-C (SIGINT) or SIGTERM.`,
 
 func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if err := dashboard.CheckAddr(opts.Addr, opts.Token); err != nil {
-		return &usageError{err: err}
+		return &report.UsageError{Err: err}
 	}
-	_, ws, err := workConfig(ctx, opts.Config)
+	_, ws, _, err := workConfig(ctx, opts.IO, opts.Config)
 	if err != nil {
 		return err
 	}
 	// A server stays up: collect garbage, with a modest target.
-	keepCollecting()
-	if !gcSetByEnvironment() {
-		debug.SetGCPercent(serveGCPercent)
-	}
+	cmdutil.ServeMemory()
 	srv, err := dashboard.New(dashboard.Options{Workspace: ws, ReadOnly: opts.ReadOnly, Token: opts.Token, Audit: opts.IO.Out,
 		// Between changes the server waits, maybe for hours: the memory of
 		// its last reading of the lock folder goes back to the system.

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/report"
 )
 
 func TestRunFServe(t *testing.T) {
@@ -37,7 +39,7 @@ func TestRunFServe(t *testing.T) {
 	} {
 		err := serveRun(t.Context(), &ServeOptions{IO: testFactory(t).IO, Config: cfg, Addr: tc.addr, Token: tc.token})
 		require.Error(t, err, tc.addr)
-		require.Equal(t, exitUsage, exitCode(err), "%s: %v", tc.addr, err)
+		require.Equal(t, report.ExitUsage, report.ExitCode(err), "%s: %v", tc.addr, err)
 		require.Contains(t, err.Error(), tc.want)
 	}
 }

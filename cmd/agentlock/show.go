@@ -36,7 +36,7 @@ finish --session. A registry that does not exist yet shows as empty.`,
 }
 
 func showRun(ctx context.Context, opts *ShowOptions) error {
-	c, ws, err := workConfig(ctx, opts.Config)
+	_, ws, out, err := workConfig(ctx, opts.IO, opts.Config)
 	if err != nil {
 		return err
 	}
@@ -46,20 +46,20 @@ func showRun(ctx context.Context, opts *ShowOptions) error {
 		return err
 	}
 	idle := ws.Idle(ctx, doc.Agents)
-	if c.JSON {
+	if out.JSON {
 		for _, s := range doc.Agents {
 			if !s.IsSession() {
 				continue
 			}
-			if err := writeJSON(opts.IO.Out, report.Shown(s, ws.RegistryPath, idle[s.SessionID])); err != nil {
+			if err := report.WriteJSON(out.Out, report.Shown(s, ws.RegistryPath, idle[s.SessionID])); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 	if len(doc.Agents) == 0 {
-		_, err := fmt.Fprintf(opts.IO.Out, "no sessions in %s\n", report.Escape(reg.Where()))
+		_, err := fmt.Fprintf(out.Out, "no sessions in %s\n", report.Escape(reg.Where()))
 		return err
 	}
-	return report.WriteSessionTable(opts.IO.Out, doc.Agents, idle, ws.Project)
+	return report.WriteSessionTable(out.Out, doc.Agents, idle, ws.Project)
 }

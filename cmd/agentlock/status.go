@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
@@ -59,7 +58,7 @@ changes (and every few seconds, as ages grow), until Ctrl-C.`,
 }
 
 func statusRun(ctx context.Context, opts *StatusOptions) error {
-	c, ws, err := workConfig(ctx, opts.Config)
+	c, ws, _, err := workConfig(ctx, opts.IO, opts.Config)
 	if err != nil {
 		return err
 	}
@@ -84,7 +83,7 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 			fmt.Fprintf(out, "locks of %s\n", report.Escape(where))
 		}
 	}
-	if err := writeStatus(out, c.JSON, records, where, ws.Project); err != nil {
+	if err := report.WriteStatus(out, c.JSON, records, where, ws.Project); err != nil {
 		return err
 	}
 	if err := out.Flush(); err != nil {
@@ -93,19 +92,6 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 	// The lock files another process kept locked past AGENTLOCK_LOCK_WAIT
 	// are an environment error (exit 3), after the listing.
 	return core.Busy(problems)
-}
-
-// writeStatus prints the records of status: JSON lines, or a table.
-func writeStatus(out io.Writer, json bool, records []report.Status, lockDir, project string) error {
-	if json {
-		for _, r := range records {
-			if err := writeJSON(out, r); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return report.WriteStatusText(out, records, lockDir, project)
 }
 
 // markOrphans sets the Orphaned of the records of held locks whose owner

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/internal/cmdutil"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -24,7 +25,7 @@ const clearScreen = "\x1b[H\x1b[2J"
 // statusWatch draws the status table, and draws it again whenever it
 // changes, until SIGINT or SIGTERM.
 func statusWatch(ctx context.Context, opts *StatusOptions, ws *workspace.Workspace) error {
-	keepCollecting()
+	cmdutil.KeepCollecting()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// The store's change feed; without one (a cluster that does not

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentlock/agentlock/internal/sessionarg"
+	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -70,9 +73,9 @@ original form). A typed id that is not the known session is refused.`,
 // updateArgs splits update's positional arguments into the session and the
 // working_on text (see the command's help).
 func updateArgs(opts *UpdateOptions, c *config) error {
-	session, text, hasText, err := sessionArgs(c).SessionAndText(opts.Command, opts.Args)
+	session, text, hasText, err := c.SessionArgs().SessionAndText(opts.Command, opts.Args)
 	if err != nil {
-		return argErr(err)
+		return err
 	}
 	opts.Session = session
 	if hasText {
@@ -81,11 +84,11 @@ func updateArgs(opts *UpdateOptions, c *config) error {
 		}
 		opts.WorkingOn, opts.Changed["working-on"] = text, true
 	}
-	if err := c.flagConflict(opts.Command); err != nil {
+	if err := c.SessionArgs().FlagConflict(opts.Command); err != nil {
 		return err
 	}
 	if opts.Session == "" {
-		return errNoSession()
+		return sessionarg.ErrNoSession()
 	}
 	if len(opts.Changed) == 0 {
 		return usagef("nothing to update: give a working_on argument or a flag")
@@ -94,7 +97,7 @@ func updateArgs(opts *UpdateOptions, c *config) error {
 }
 
 func updateRun(ctx context.Context, opts *UpdateOptions) error {
-	c, ws, err := workConfig(ctx, opts.Config)
+	c, ws, out, err := workConfig(ctx, opts.IO, opts.Config)
 	if err != nil {
 		return err
 	}
@@ -114,5 +117,5 @@ func updateRun(ctx context.Context, opts *UpdateOptions) error {
 	if err != nil {
 		return err
 	}
-	return printSession(opts.IO, c, reg, s, "updated")
+	return out.Emit(report.SessionChanged(s, reg.Where(), "updated"))
 }

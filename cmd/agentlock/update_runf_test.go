@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/internal/identity"
+	"github.com/agentlock/agentlock/report"
 )
 
 func TestRunFUpdate(t *testing.T) {
@@ -81,9 +82,10 @@ func TestRunFUpdateArgs(t *testing.T) {
 			continue
 		}
 		require.Error(t, err, "%+v", tc)
-		require.Equal(t, exitUsage, exitCode(err), "%+v: %v", tc, err)
+		require.Equal(t, report.ExitUsage, report.ExitCode(err), "%+v: %v", tc, err)
 		require.Contains(t, err.Error(), tc.want)
-		var line *lineUsageError
-		require.Equal(t, tc.wantLine, errors.As(err, &line), "%+v: %v", tc, err)
+		var usage *report.UsageError
+		require.True(t, errors.As(err, &usage), "%+v: %v", tc, err)
+		require.Equal(t, tc.wantLine, usage.Line, "%+v: %v", tc, err)
 	}
 }

@@ -34,7 +34,7 @@ func versionRun(opts *VersionOptions) error {
 	if err != nil {
 		return err
 	}
-	warnProblems(opts.IO, c)
+	newPrinter(opts.IO, c).WarnProblems(c.Problems)
 	v := buildStamp()
-	return newPrinter(opts.IO, c).emit(v, v.Line())
+	return newPrinter(opts.IO, c).Emit(v, v.Line())
 }

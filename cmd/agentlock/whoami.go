@@ -46,17 +46,17 @@ func whoamiRun(opts *WhoamiOptions) error {
 	if err != nil {
 		return err
 	}
-	warnProblems(opts.IO, c)
+	newPrinter(opts.IO, c).WarnProblems(c.Problems)
 	if c.Session == "" {
 		if c.JSON {
-			if err := writeJSON(opts.IO.Out, report.Whoami{}); err != nil {
+			if err := report.WriteJSON(opts.IO.Out, report.Whoami{}); err != nil {
 				return err
 			}
 		}
 		fmt.Fprintln(opts.IO.ErrOut, "agentlock: no session id here: no --session, no AGENTLOCK_SESSION, no agent's "+
 			"session variable, and no agent process above this one recorded by a session-start hook (see docs/identity.md)")
-		return errSilentRefusal
+		return report.ErrReported
 	}
-	return newPrinter(opts.IO, c).emit(report.Whoami{SessionID: c.Session, Source: c.SessionSource},
+	return newPrinter(opts.IO, c).Emit(report.Whoami{SessionID: c.Session, Source: c.SessionSource},
 		fmt.Sprintf("%s (from %s)", c.Session, c.Identity.Describe()))
 }

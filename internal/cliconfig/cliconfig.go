@@ -8,6 +8,7 @@ package cliconfig
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -15,9 +16,13 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/internal/agents/all"
 	"github.com/agentlock/agentlock/internal/doctor"
+	"github.com/agentlock/agentlock/internal/hooks"
 	"github.com/agentlock/agentlock/internal/identity"
+	"github.com/agentlock/agentlock/internal/sessionarg"
+	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -132,7 +137,7 @@ func Load(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 	c.Agents, c.AgentErrors = all.Load(all.DefaultSources(os.Getenv, c.Settings.UserHome))
 	c.Harness = c.Agents.HarnessSessions(getenv)
 	// A bad value is a problem of the configuration, not a crash: the
-	// default stands in, and each command decides (see lazyConfig).
+	// default stands in, and each command decides (see Lazy).
 	timeoutVar := "AGENTLOCK_TIMEOUT"
 	if flags.Changed("timeout") {
 		timeoutVar = "--timeout"
@@ -206,4 +211,57 @@ func (c *Config) WorkWorkspace(ctx context.Context) (*workspace.Workspace, error
 		return nil, err
 	}
 	return c.WorkspaceOf(ctx, wd)
+}
+
+// Lazy returns a front end's configuration functions, resolved from flags
+// (parsed by then) on the first call of either and kept for the rest of
+// the process. strict refuses a configuration with Problems (a usage error
+// naming the first); lenient returns it with the defaults in their place,
+// for the commands that must run whatever the configuration (hooks,
+// doctor, version, whoami, env). done closes what the configuration opened
+// (the stores' connections) once the command is done.
+func Lazy(flags *pflag.FlagSet, now func() time.Time) (strict, lenient func() (*Config, error), done func() error) {
+	var c *Config
+	var err error
+	lenient = func() (*Config, error) {
+		if c == nil && err == nil {
+			c, err = Load(flags, now)
+		}
+		return c, err
+	}
+	strict = func() (*Config, error) {
+		c, err := lenient()
+		if err == nil && len(c.Problems) > 0 {
+			return nil, &report.UsageError{Err: c.Problems[0]}
+		}
+		return c, err
+	}
+	done = func() error {
+		if c == nil {
+			return nil
+		}
+		return c.Settings.Backends.Close()
+	}
+	return strict, lenient, done
+}
+
+// SessionArgs are the session rules of package sessionarg for what c
+// knows.
+func (c *Config) SessionArgs() sessionarg.Args {
+	return sessionarg.Args{Session: c.Session, Source: c.SessionSource, Resolved: c.Identity, Context: c.Context}
+}
+
+// HookRequest is the request of the hook of agent for event, with the
+// harness's payload: the hook resolves its session itself (package
+// identity) from the payload and the workspace of the payload's cwd,
+// unless a session was named explicitly (--session, AGENTLOCK_SESSION);
+// the session of another harness's variable is its fallback.
+func (c *Config) HookRequest(agent integrations.Agent, event string, payload io.Reader) hooks.Request {
+	req := hooks.Request{Agent: agent, Event: event, Payload: payload, Settings: c.Settings,
+		HarnessSession: c.Harness[agent.Name()], Problems: c.Problems}
+	req.Fallback, _ = c.Agents.SessionFromHarness(c.Harness)
+	if c.SessionSource == identity.SourceFlag || c.SessionSource == identity.SourceEnv {
+		req.Session = c.Session
+	}
+	return req
 }

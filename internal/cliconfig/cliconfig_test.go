@@ -2,6 +2,7 @@ package cliconfig
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/identity"
+	"github.com/agentlock/agentlock/report"
 )
 
 // flags returns the root's persistent flags, parsed from args.
@@ -106,4 +108,67 @@ func TestLoadMakesLocationsAndAgentDirsAbsolute(t *testing.T) {
 	assert.Equal(t, []string{"OPENCODE_PURE=1"}, c.PluginsOff["opencode"])
 	assert.Equal(t, filepath.Join(dir, "home"), c.Settings.UserHome)
 	assert.NotNil(t, c.Settings.Backends)
+}
+
+// Lazy loads once, on the first call of either function; strict refuses
+// an invalid setting as a usage error, lenient keeps it as a problem.
+func TestLazyLoadsOnceAndStrictRefusesProblems(t *testing.T) {
+	clean(t)
+	t.Setenv("AGENTLOCK_TIMEOUT", "-5")
+	fs := flags(t, "--session", "s-1")
+	strict, lenient, done := Lazy(fs, time.Now)
+	require.NoError(t, done(), "nothing opened yet")
+	c, err := lenient()
+	require.NoError(t, err)
+	require.Len(t, c.Problems, 1)
+	again, err := lenient()
+	require.NoError(t, err)
+	assert.Same(t, c, again, "resolved once per process")
+	_, err = strict()
+	var usage *report.UsageError
+	require.ErrorAs(t, err, &usage)
+	assert.ErrorIs(t, err, c.Problems[0])
+	assert.Equal(t, report.ExitUsage, report.ExitCode(err))
+	require.NoError(t, done())
+
+	t.Setenv("AGENTLOCK_TIMEOUT", "")
+	strict, _, _ = Lazy(flags(t, "--session", "s-1"), time.Now)
+	c, err = strict()
+	require.NoError(t, err)
+	assert.Equal(t, "s-1", c.Session)
+	args := c.SessionArgs()
+	assert.Equal(t, "s-1", args.Session)
+	assert.Equal(t, identity.SourceFlag, args.Source)
+	assert.Equal(t, c.Identity, args.Resolved)
+}
+
+// A hook resolves its own session unless one is named explicitly; another
+// harness's variable is its fallback.
+func TestHookRequest(t *testing.T) {
+	clean(t)
+	t.Setenv("CLAUDE_CODE_SESSION_ID", "abc")
+	c, err := Load(flags(t), time.Now)
+	require.NoError(t, err)
+	claude, ok := c.Agents.Lookup("claude")
+	require.True(t, ok)
+	codex, ok := c.Agents.Lookup("codex")
+	require.True(t, ok)
+	payload := strings.NewReader("{}")
+
+	req := c.HookRequest(claude, "pre-edit", payload)
+	assert.Equal(t, "claude", req.Agent.Name())
+	assert.Equal(t, "pre-edit", req.Event)
+	assert.Same(t, payload, req.Payload)
+	assert.Equal(t, "abc", req.HarnessSession)
+	assert.Empty(t, req.Session, "the harness's id is no explicit session: the hook resolves it")
+	assert.Equal(t, "claude-abc", req.Fallback)
+	assert.Empty(t, c.HookRequest(codex, "renew", nil).HarnessSession)
+
+	c, err = Load(flags(t, "--session", "s-1"), time.Now)
+	require.NoError(t, err)
+	assert.Equal(t, "s-1", c.HookRequest(claude, "renew", nil).Session)
+	t.Setenv("AGENTLOCK_SESSION", "s-2")
+	c, err = Load(flags(t), time.Now)
+	require.NoError(t, err)
+	assert.Equal(t, "s-2", c.HookRequest(claude, "renew", nil).Session)
 }

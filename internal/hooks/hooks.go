@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,6 +44,14 @@ const (
 
 // Events lists the hook events, in the order of a session.
 var Events = []string{PreEdit, SessionStart, Renew, SessionEnd}
+
+// CheckEvent refuses, as a usage error, an event that is none of Events.
+func CheckEvent(event string) error {
+	if !slices.Contains(Events, event) {
+		return report.UsageErrorf("unknown hook event %q (known: %s)", event, strings.Join(Events, ", "))
+	}
+	return nil
+}
 
 // MaxPayload bounds the payload read (a Write tool's content may be large;
 // the paths are all agentlock needs).

@@ -19,6 +19,7 @@ import (
 	"github.com/agentlock/agentlock/internal/identity"
 	"github.com/agentlock/agentlock/internal/procs"
 	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -149,4 +150,13 @@ func TestSessionStartRecordsTheNearestNonShellAncestor(t *testing.T) {
 	res = start([]procs.Process{{PID: 99999998, Name: "agentlock"}, {PID: 99999997, Name: "bash"}, {PID: 1, Name: "init"}})
 	require.Len(t, res.Warnings, 1)
 	assert.Contains(t, res.Warnings[0], "no agent process above this hook")
+}
+
+func TestCheckEvent(t *testing.T) {
+	for _, e := range Events {
+		assert.NoError(t, CheckEvent(e), e)
+	}
+	err := CheckEvent("pre-edti")
+	assert.Equal(t, report.ExitUsage, report.ExitCode(err))
+	assert.EqualError(t, err, `unknown hook event "pre-edti" (known: pre-edit, session-start, renew, session-end)`)
 }

@@ -5,7 +5,6 @@
 package sessionarg
 
 import (
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -16,20 +15,10 @@ import (
 	"github.com/agentlock/agentlock/report"
 )
 
-// ArgError refuses a command's arguments about its session: a usage error
-// (exit 2). Line marks one said in one line that already names the command
-// to run instead, shown without the usage.
-type ArgError struct {
-	Msg  string
-	Line bool
-}
-
-func (e *ArgError) Error() string { return e.Msg }
-
-// usagef is an ArgError shown with the usage.
-func usagef(format string, args ...any) error {
-	return &ArgError{Msg: fmt.Sprintf(format, args...)}
-}
+// usagef refuses a command's arguments about its session: a usage error
+// (exit 2), shown with the usage. The refusals said in one line, that
+// already name the command to run instead, are report.LineUsageErrorf.
+func usagef(format string, args ...any) error { return report.UsageErrorf(format, args...) }
 
 // Args is what a command knows of its session before it reads its
 // arguments, and the rules by which typed session ids are taken or
@@ -57,8 +46,8 @@ func (a Args) FlagConflict(run string) error {
 	if !a.Context.Known() || a.Context.Session == a.Session {
 		return nil
 	}
-	return &ArgError{Line: true, Msg: fmt.Sprintf("you are session %s (from %s), not %s: run '%s' (without --session)",
-		a.Context.Session, a.Context.Describe(), a.Session, run)}
+	return report.LineUsageErrorf("you are session %s (from %s), not %s: run '%s' (without --session)",
+		a.Context.Session, a.Context.Describe(), a.Session, run)
 }
 
 // Rule is how PathsAndSession takes a lock command's session.
@@ -139,8 +128,8 @@ func looksLikePath(arg string) bool {
 // typedMismatch is the refusal of a typed session id that is not the
 // known one.
 func (a Args) typedMismatch(command, typed string, rest []string) error {
-	return &ArgError{Line: true, Msg: fmt.Sprintf("you are session %s (from %s), not %s: run '%s %s' (if %s is a file to create, write it as ./%s)",
-		a.Session, a.Resolved.Describe(), typed, command, report.ShellWords(rest), typed, typed)}
+	return report.LineUsageErrorf("you are session %s (from %s), not %s: run '%s %s' (if %s is a file to create, write it as ./%s)",
+		a.Session, a.Resolved.Describe(), typed, command, report.ShellWords(rest), typed, typed)
 }
 
 // SessionArg returns the session of a command that takes the session as
@@ -157,8 +146,8 @@ func (a Args) SessionArg(command, typed string) (string, error) {
 		}
 		return typed, nil
 	}
-	return "", &ArgError{Line: true, Msg: fmt.Sprintf("you are session %s (from %s), not %s: run '%s'",
-		a.Session, a.Resolved.Describe(), typed, command)}
+	return "", report.LineUsageErrorf("you are session %s (from %s), not %s: run '%s'",
+		a.Session, a.Resolved.Describe(), typed, command)
 }
 
 // SessionAndText splits the positional arguments of a command that takes
@@ -196,11 +185,18 @@ func (a Args) SessionAndText(command string, args []string) (session, text strin
 // argument is the original's session ("release --all <session>"): the
 // typed id as SessionArg takes it, else the session known here.
 func (a Args) AllSession(command string, args []string) (string, error) {
-	switch {
-	case len(args) > 1:
-		return "", usagef("--all takes no paths")
-	case len(args) == 1:
+	if len(args) == 1 {
 		return a.SessionArg(command, args[0])
+	}
+	return a.AllOnly(command, args)
+}
+
+// AllOnly is the session of heartbeat --all, which takes no positional
+// argument: the session known here (--session included, unless it is not
+// the agent's own: FlagConflict).
+func (a Args) AllOnly(command string, args []string) (string, error) {
+	if len(args) > 0 {
+		return "", usagef("--all takes no paths")
 	}
 	if err := a.FlagConflict(command + " --all"); err != nil {
 		return "", err

@@ -9,12 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/internal/identity"
+	"github.com/agentlock/agentlock/report"
 )
 
-// argErr requires err to be an ArgError and returns it.
-func argErr(t *testing.T, err error) *ArgError {
+// argErr requires err to be a usage error and returns it.
+func argErr(t *testing.T, err error) *report.UsageError {
 	t.Helper()
-	var ae *ArgError
+	var ae *report.UsageError
 	require.ErrorAs(t, err, &ae)
 	return ae
 }
@@ -46,7 +47,7 @@ func TestPathsAndSessionOriginalForm(t *testing.T) {
 	_, _, err = known.PathsAndSession("agentlock acquire", []string{"my file.go", "s2"}, NewLock)
 	ae := argErr(t, err)
 	assert.True(t, ae.Line)
-	assert.Equal(t, `you are session s1 (from AGENTLOCK_SESSION), not s2: run 'agentlock acquire "my file.go"' (if s2 is a file to create, write it as ./s2)`, ae.Msg)
+	assert.Equal(t, `you are session s1 (from AGENTLOCK_SESSION), not s2: run 'agentlock acquire "my file.go"' (if s2 is a file to create, write it as ./s2)`, ae.Error())
 
 	// --session given: two arguments are two paths.
 	flag := Args{Session: "s1", Source: identity.SourceFlag}
@@ -68,7 +69,7 @@ func TestPathsAndSessionRefusals(t *testing.T) {
 		_, _, err := tc.a.PathsAndSession("agentlock acquire", tc.args, NewLock)
 		ae := argErr(t, err)
 		assert.False(t, ae.Line, tc.want)
-		assert.Equal(t, tc.want, ae.Msg)
+		assert.Equal(t, tc.want, ae.Error())
 	}
 	// The strict rule creates locks; an existing lock's id may hold a space.
 	_, _, err := Args{Session: "has space"}.PathsAndSession("agentlock acquire", []string{"a"}, NewLock)
@@ -82,7 +83,7 @@ func TestFlagConflict(t *testing.T) {
 	a := Args{Session: "other", Source: identity.SourceFlag, Context: identity.Identity{Session: "claude-abc", Source: "CLAUDE_CODE_SESSION_ID"}}
 	ae := argErr(t, a.FlagConflict("agentlock finish"))
 	assert.True(t, ae.Line)
-	assert.Equal(t, "you are session claude-abc (from CLAUDE_CODE_SESSION_ID), not other: run 'agentlock finish' (without --session)", ae.Msg)
+	assert.Equal(t, "you are session claude-abc (from CLAUDE_CODE_SESSION_ID), not other: run 'agentlock finish' (without --session)", ae.Error())
 	a.Session = "claude-abc"
 	assert.NoError(t, a.FlagConflict("agentlock finish"))
 	assert.NoError(t, Args{Session: "x"}.FlagConflict("agentlock finish"), "no context: nothing to conflict with")
@@ -108,7 +109,7 @@ func TestPathsAndSessionForCheck(t *testing.T) {
 	_, _, err = Args{Session: "s1", Source: identity.SourceEnv}.PathsAndSession("agentlock check", []string{"a.go", "s2"}, AnySession)
 	assert.True(t, argErr(t, err).Line)
 	_, _, err = Args{}.PathsAndSession("agentlock check", nil, AnySession)
-	assert.Equal(t, "at least one path is required", argErr(t, err).Msg)
+	assert.Equal(t, "at least one path is required", argErr(t, err).Error())
 }
 
 func TestSessionArgAndCommandSession(t *testing.T) {
@@ -119,19 +120,19 @@ func TestSessionArgAndCommandSession(t *testing.T) {
 	_, err = Args{Session: "s1", Source: identity.SourceFlag}.SessionArg("agentlock finish", "s2")
 	ae := argErr(t, err)
 	assert.False(t, ae.Line)
-	assert.Equal(t, "two session ids: s2 and --session s1", ae.Msg)
+	assert.Equal(t, "two session ids: s2 and --session s1", ae.Error())
 
 	env := Args{Session: "s1", Source: identity.SourceEnv, Resolved: identity.Identity{Session: "s1", Source: identity.SourceEnv}}
 	_, err = env.SessionArg("agentlock finish", "s2")
 	ae = argErr(t, err)
 	assert.True(t, ae.Line)
-	assert.Equal(t, "you are session s1 (from AGENTLOCK_SESSION), not s2: run 'agentlock finish'", ae.Msg)
+	assert.Equal(t, "you are session s1 (from AGENTLOCK_SESSION), not s2: run 'agentlock finish'", ae.Error())
 
 	s, err = env.CommandSession("agentlock finish", "")
 	require.NoError(t, err)
 	assert.Equal(t, "s1", s)
 	_, err = Args{}.CommandSession("agentlock finish", "")
-	assert.Equal(t, ErrNoSession().Error(), argErr(t, err).Msg)
+	assert.Equal(t, ErrNoSession().Error(), argErr(t, err).Error())
 }
 
 func TestSessionAndText(t *testing.T) {
@@ -153,7 +154,7 @@ func TestSessionAndText(t *testing.T) {
 	}
 	env := Args{Session: "s1", Source: identity.SourceEnv, Resolved: identity.Identity{Session: "s1", Source: identity.SourceEnv}}
 	_, _, _, err := env.SessionAndText("agentlock update", []string{"s2", "now tests"})
-	assert.Equal(t, `you are session s1 (from AGENTLOCK_SESSION), not s2: run 'agentlock update "now tests"'`, argErr(t, err).Msg)
+	assert.Equal(t, `you are session s1 (from AGENTLOCK_SESSION), not s2: run 'agentlock update "now tests"'`, argErr(t, err).Error())
 }
 
 func TestAllSession(t *testing.T) {
@@ -167,12 +168,29 @@ func TestAllSession(t *testing.T) {
 	_, err = env.AllSession("agentlock release", []string{"s2"})
 	assert.True(t, argErr(t, err).Line)
 	_, err = env.AllSession("agentlock release", []string{"a", "b"})
-	assert.Equal(t, "--all takes no paths", argErr(t, err).Msg)
+	assert.Equal(t, "--all takes no paths", argErr(t, err).Error())
 	_, err = Args{}.AllSession("agentlock release", nil)
-	assert.Equal(t, ErrNoSession().Error(), argErr(t, err).Msg)
+	assert.Equal(t, ErrNoSession().Error(), argErr(t, err).Error())
 	ctx := Args{Session: "x", Source: identity.SourceFlag, Context: identity.Identity{Session: "claude-1", Source: "CLAUDE_CODE_SESSION_ID"}}
 	_, err = ctx.AllSession("agentlock release", nil)
-	assert.Contains(t, argErr(t, err).Msg, "run 'agentlock release --all' (without --session)")
+	assert.Contains(t, argErr(t, err).Error(), "run 'agentlock release --all' (without --session)")
+}
+
+// heartbeat --all takes no positional argument at all, not even a session.
+func TestAllOnly(t *testing.T) {
+	env := Args{Session: "s1", Source: identity.SourceEnv, Resolved: identity.Identity{Session: "s1", Source: identity.SourceEnv}}
+	s, err := env.AllOnly("agentlock heartbeat", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "s1", s)
+	_, err = env.AllOnly("agentlock heartbeat", []string{"s1"})
+	assert.Equal(t, "--all takes no paths", argErr(t, err).Error())
+	assert.False(t, argErr(t, err).Line)
+	_, err = Args{}.AllOnly("agentlock heartbeat", nil)
+	assert.Equal(t, ErrNoSession().Error(), argErr(t, err).Error())
+	ctx := Args{Session: "x", Source: identity.SourceFlag, Context: identity.Identity{Session: "claude-1", Source: "CLAUDE_CODE_SESSION_ID"}}
+	_, err = ctx.AllOnly("agentlock heartbeat", nil)
+	assert.True(t, argErr(t, err).Line)
+	assert.Contains(t, argErr(t, err).Error(), "run 'agentlock heartbeat --all' (without --session)")
 }
 
 func TestLoopArgs(t *testing.T) {

@@ -64,6 +64,15 @@ func (b Binary) Detail() string {
 	return fmt.Sprintf("%s on PATH is %s (%s)", b.Name, b.Found, b.SelfVersion)
 }
 
+// Problem is, when the command is missing or another build than this one,
+// what is wrong and what to do, in one line; "" for BinarySame.
+func (b Binary) Problem() string {
+	if b.State == BinarySame {
+		return ""
+	}
+	return b.Detail() + "; " + b.Fix()
+}
+
 // Fix says what to do about it; "" for BinarySame.
 func (b Binary) Fix() string {
 	switch b.State {

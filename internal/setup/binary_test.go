@@ -133,3 +133,11 @@ func TestCheckBinaryTellsNpxsTemporaryCopy(t *testing.T) {
 	assert.Contains(t, b.Detail(), "npx's temporary copy")
 	assert.Contains(t, b.Fix(), "npm install -g @agentlock/agentlock (")
 }
+
+// Problem is the one line init prints: nothing for this build.
+func TestBinaryProblem(t *testing.T) {
+	assert.Empty(t, setup.Binary{State: setup.BinarySame, Name: "agentlock"}.Problem())
+	missing := setup.Binary{State: setup.BinaryMissing, Name: "agentlock"}
+	assert.Equal(t, missing.Detail()+"; "+missing.Fix(), missing.Problem())
+	assert.NotEmpty(t, missing.Detail())
+}

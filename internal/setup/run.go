@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/internal/githook"
+	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -23,15 +24,10 @@ type Reporter interface {
 	Change(action, path, detail, line string)
 }
 
-// ErrReported is returned when init or uninit refused and has already said
-// why (on ErrOut or in its steps): the front end only exits non-zero.
-var ErrReported = errors.New("refused")
-
-// UsageError refuses a command line in one line that already says what to
-// do instead (a usage error without the usage).
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
+// When init or uninit refused and has already said why (on ErrOut or in
+// its steps), it returns report.ErrReported: the front end only exits
+// non-zero. A command line it refuses is a report.UsageError said in one
+// line (report.LineUsageErrorf) that already says what to do instead.
 
 // Output is where init and uninit say what they do.
 type Output struct {
@@ -55,7 +51,7 @@ var SharedHomeFile = workspace.HomeDirName + "/" + workspace.SharedHomeFile
 // errNotUpToDate ends init --check when something would change.
 func (o Output) errNotUpToDate() error {
 	fmt.Fprintln(o.ErrOut, "agentlock: the set-up is not up to date: run agentlock init with the same options")
-	return ErrReported
+	return report.ErrReported
 }
 
 // Init is one run of agentlock init, besides the agents' files that the
@@ -93,6 +89,36 @@ type Init struct {
 	// EtcdBuild reports whether the build that runs a project with a
 	// distributed store can be found.
 	EtcdBuild func() bool
+}
+
+// StoreOptions are init's flags of the etcd store's options, which go
+// only with --store.
+func StoreOptions() []string {
+	return []string{"cacert", "cert", "key", "user", "password", "repo-id", "dial-timeout"}
+}
+
+// ParseStore reads init's --store: "files" is the lock files (the zero
+// spec), else it must be an etcd URL, etcd://host:2379[,host2:2379]/prefix
+// (a usage error otherwise).
+func ParseStore(spec workspace.StoreSpec) (workspace.StoreSpec, error) {
+	switch u := spec.URL; {
+	case u == "files":
+		return workspace.StoreSpec{}, nil
+	case !strings.HasPrefix(u, "etcd://") || len(u) == len("etcd://"):
+		return spec, report.UsageErrorf("--store %q: want etcd://host:2379[,host2:2379]/prefix, or files", u)
+	}
+	return spec, nil
+}
+
+// CheckScope refuses, as a usage error, an init --scope that is neither
+// workspace.ScopeRepository nor workspace.ScopeCheckout ("" changes
+// nothing).
+func CheckScope(scope string) error {
+	switch scope {
+	case "", workspace.ScopeRepository, workspace.ScopeCheckout:
+		return nil
+	}
+	return report.UsageErrorf("--scope %q: want %s or %s", scope, workspace.ScopeRepository, workspace.ScopeCheckout)
 }
 
 // RecordStore records the store in the project's .agent-registry/store,
@@ -230,7 +256,7 @@ func (in *Init) Install(ctx context.Context, p *Project) error {
 			if errors.As(err, &kept) {
 				fmt.Fprintf(in.ErrOut, "agentlock: the project's home stays %s, not %s: %s; finish its sessions first\n",
 					p.Rel(p.Workspace.Home), newHome, kept.Reason)
-				return ErrReported
+				return report.ErrReported
 			}
 			return err
 		}
@@ -299,7 +325,7 @@ func (in *Init) Install(ctx context.Context, p *Project) error {
 }
 
 // check is init --check: it reports what is out of date and refuses
-// (ErrReported) when anything is.
+// (report.ErrReported) when anything is.
 func (in *Init) check(p *Project, plan *Plan, moveHome bool, newHome, home, binary string) error {
 	if moveHome {
 		in.Report.Change("out-of-date", p.Workspace.Home, "the project's home is not "+newHome,
@@ -375,7 +401,7 @@ func reportProblems(errOut io.Writer, err error) error {
 		}
 	}
 	fmt.Fprintln(errOut, "agentlock: nothing was written")
-	return ErrReported
+	return report.ErrReported
 }
 
 // newProjectAllowed refuses to make a project of a folder that holds
@@ -388,8 +414,8 @@ func newProjectAllowed(dir, userHome string) error {
 		realHome = real
 	}
 	if filepath.Dir(dir) == dir || (userHome != "" && dir == realHome) {
-		return &UsageError{Msg: fmt.Sprintf("%s is in no git repository, and agentlock will not make it a project: "+
-			"every file below it would be coordinated; run agentlock init in the repository or folder your agents work in", dir)}
+		return report.LineUsageErrorf("%s is in no git repository, and agentlock will not make it a project: "+
+			"every file below it would be coordinated; run agentlock init in the repository or folder your agents work in", dir)
 	}
 	return nil
 }
@@ -555,7 +581,7 @@ func repoKeptReason(ws *workspace.Workspace) string {
 // anything is written.
 func needGitWorkTree(root string) error {
 	if inside, _ := githook.Git(root, "rev-parse", "--is-inside-work-tree"); strings.TrimSpace(inside) != "true" {
-		return &UsageError{Msg: fmt.Sprintf("--git-hook installs git's pre-commit guard, and %s is in no git work tree: nothing was written", root)}
+		return report.LineUsageErrorf("--git-hook installs git's pre-commit guard, and %s is in no git work tree: nothing was written", root)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/agentlock/agentlock/internal/agents/all"
 	"github.com/agentlock/agentlock/internal/gittest"
 	"github.com/agentlock/agentlock/internal/setup"
+	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -104,7 +105,7 @@ func TestCheckRefusesDrift(t *testing.T) {
 	in := f.init(rec, &errOut)
 	in.Check = true
 	err := in.Install(t.Context(), f.open(t, []string{"claude"}, true, true))
-	require.ErrorIs(t, err, setup.ErrReported)
+	require.ErrorIs(t, err, report.ErrReported)
 	assert.Equal(t, "missing", rec.list[0].action)
 	assert.Contains(t, rec.actions(), "out-of-date")
 	assert.Equal(t, "agentlock: the set-up is not up to date: run agentlock init with the same options\n", errOut.String())
@@ -181,9 +182,10 @@ func TestGitHookInstallNeedsAWorkTree(t *testing.T) {
 	in := &setup.Init{Output: setup.Output{Report: &steps{}, ErrOut: &errOut}, Dir: dir, GitHook: true,
 		Binary: func() (string, error) { return "", nil }}
 	err = in.Install(t.Context(), p)
-	var usage *setup.UsageError
+	var usage *report.UsageError
 	require.ErrorAs(t, err, &usage)
-	assert.Equal(t, "--git-hook installs git's pre-commit guard, and "+dir+" is in no git work tree: nothing was written", usage.Msg)
+	assert.True(t, usage.Line, "said in one line, without the usage")
+	assert.Equal(t, "--git-hook installs git's pre-commit guard, and "+dir+" is in no git work tree: nothing was written", usage.Error())
 	assert.NoDirExists(t, filepath.Join(dir, workspace.HomeDirName, "locks"))
 }
 
@@ -215,9 +217,10 @@ func TestOpenRefusesToMakeTheUserHomeAProject(t *testing.T) {
 	home, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	_, err = setup.Open(home, setup.Options{Settings: workspace.Settings{UserHome: home}, NewProject: true})
-	var usage *setup.UsageError
+	var usage *report.UsageError
 	require.ErrorAs(t, err, &usage)
-	assert.True(t, strings.HasPrefix(usage.Msg, home+" is in no git repository, and agentlock will not make it a project"), usage.Msg)
+	assert.True(t, usage.Line, "said in one line, without the usage")
+	assert.True(t, strings.HasPrefix(usage.Error(), home+" is in no git repository, and agentlock will not make it a project"), usage.Error())
 
 	_, err = setup.Open("/", setup.Options{Settings: workspace.Settings{UserHome: home}, NewProject: true})
 	require.ErrorAs(t, err, &usage)
@@ -254,7 +257,7 @@ func TestProblemsAreReportedAndNothingIsWritten(t *testing.T) {
 	var errOut bytes.Buffer
 	rec := &steps{}
 	err := f.init(rec, &errOut).Install(t.Context(), f.open(t, []string{"claude"}, true, true))
-	require.ErrorIs(t, err, setup.ErrReported)
+	require.ErrorIs(t, err, report.ErrReported)
 	assert.Empty(t, rec.list)
 	assert.Contains(t, errOut.String(), "agentlock: to add the hooks by hand, merge this into .claude/settings.json:\n")
 	assert.True(t, strings.HasSuffix(errOut.String(), "agentlock: nothing was written\n"), errOut.String())
@@ -286,4 +289,27 @@ func TestRecordScopeOutsideGitIsRefused(t *testing.T) {
 	// Nothing to record: nothing is looked at.
 	in.Scope = ""
 	assert.NoError(t, in.RecordScope(t.Context()))
+}
+
+func TestParseStoreAndCheckScope(t *testing.T) {
+	spec, err := setup.ParseStore(workspace.StoreSpec{URL: "files", User: "u"})
+	require.NoError(t, err)
+	assert.Equal(t, workspace.StoreSpec{}, spec, "files: back to lock files")
+	etcd := workspace.StoreSpec{URL: "etcd://h:2379/p", User: "u"}
+	spec, err = setup.ParseStore(etcd)
+	require.NoError(t, err)
+	assert.Equal(t, etcd, spec)
+	for _, bad := range []string{"etcd://", "http://h:2379", "", "file:"} {
+		_, err := setup.ParseStore(workspace.StoreSpec{URL: bad})
+		assert.Equal(t, report.ExitUsage, report.ExitCode(err), bad)
+		assert.ErrorContains(t, err, "want etcd://host:2379[,host2:2379]/prefix, or files", bad)
+	}
+	assert.Contains(t, setup.StoreOptions(), "dial-timeout")
+
+	for _, ok := range []string{"", workspace.ScopeRepository, workspace.ScopeCheckout} {
+		assert.NoError(t, setup.CheckScope(ok), ok)
+	}
+	err = setup.CheckScope("worktree")
+	assert.Equal(t, report.ExitUsage, report.ExitCode(err))
+	assert.EqualError(t, err, `--scope "worktree": want repository or checkout`)
 }
