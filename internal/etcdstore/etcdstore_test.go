@@ -760,3 +760,47 @@ func TestRenewalFindsALeaseItsMemoryMisses(t *testing.T) {
 		t.Fatalf("A's memory after the renewal that found the lease: %q %v", data, err)
 	}
 }
+
+// One key named twice (once by path, once by its lock key) is refused
+// before anything is read, by Transact and TransactAreas alike, each
+// naming the path; more than MaxPaths keys are refused the same way by
+// both.
+func TestTransactionsRefuseAKeyNamedTwice(t *testing.T) {
+	conn := startConn(t)
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &etcdstore.Locks{Conn: conn, Repo: "example.com/org/repo", Root: root, Timeout: 30 * time.Second}
+	path := filepath.Join(root, "src", "a.go")
+	keys := []store.Key{{Path: path}, {Path: filepath.Join(root, "other"), Ref: st.LockPrefix() + "src/a.go"}}
+	decided := false
+	err = st.Transact(t.Context(), store.Create, keys, func([]store.Slot) ([]*store.Record, error) {
+		decided = true
+		return nil, nil
+	})
+	if want := path + " and " + keys[1].Path + " have the same lock key src/a.go"; err == nil || err.Error() != want {
+		t.Fatalf("Transact: got %v, want %q", err, want)
+	}
+	err = st.TransactAreas(t.Context(), store.Create, keys, func([]store.Slot, []store.Slot) ([]*store.Record, []store.Slot, error) {
+		decided = true
+		return nil, nil, nil
+	})
+	if want := keys[1].Path + ": named twice in one transaction"; err == nil || err.Error() != want {
+		t.Fatalf("TransactAreas: got %v, want %q", err, want)
+	}
+	if decided {
+		t.Fatal("a transaction with a key named twice was decided")
+	}
+	many := make([]store.Key, etcdstore.MaxPaths+1)
+	for i := range many {
+		many[i] = store.Key{Path: filepath.Join(root, fmt.Sprintf("f%d.go", i))}
+	}
+	var tooMany *etcdstore.TooManyError
+	if err := st.Transact(t.Context(), store.Create, many, nil); !errors.As(err, &tooMany) {
+		t.Fatalf("Transact of %d keys: got %v, want a TooManyError", len(many), err)
+	}
+	if err := st.TransactAreas(t.Context(), store.Create, many, nil); !errors.As(err, &tooMany) {
+		t.Fatalf("TransactAreas of %d keys: got %v, want a TooManyError", len(many), err)
+	}
+}
