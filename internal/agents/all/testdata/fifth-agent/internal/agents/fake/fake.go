@@ -1,7 +1,7 @@
 // Package fake is a fifth agent that exists only in tests: with its
 // template folder and one entry in internal/agents/all, it is everything an
 // agent needs. TestAFifthAgentNeedsOnePackage copies it into a copy of the
-// module as integrations/fake.
+// module as internal/agents/fake.
 package fake
 
 import (
