@@ -41,12 +41,20 @@ func startConn(t *testing.T) *etcdstore.Conn {
 	return conn
 }
 
-func checkout(t *testing.T, conn *etcdstore.Conn, timeout time.Duration) (string, *core.Locker) {
+// tempRoot is a checkout's folder for the test, by its real path (the
+// store compares paths below it).
+func tempRoot(t testing.TB) string {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return root
+}
+
+func checkout(t *testing.T, conn *etcdstore.Conn, timeout time.Duration) (string, *core.Locker) {
+	t.Helper()
+	root := tempRoot(t)
 	st := &etcdstore.Locks{Conn: conn, Repo: "example.com/org/repo", Root: root, Timeout: timeout}
 	return root, core.NewLocker(st, core.Options{Timeout: timeout, Cwd: root})
 }
@@ -314,10 +322,7 @@ func lockLeaseTTL(t *testing.T, conn *etcdstore.Conn, st *etcdstore.Locks, rel s
 // over after 4.5 s).
 func TestLeasePerRepositorySessionAndTimeout(t *testing.T) {
 	conn := startConn(t)
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := tempRoot(t)
 	locker := func(repo string, timeout time.Duration) (*etcdstore.Locks, *core.Locker) {
 		st := &etcdstore.Locks{Conn: conn, Repo: repo, Root: root, Timeout: timeout}
 		return st, core.NewLocker(st, core.Options{Timeout: timeout, Cwd: root})
@@ -421,10 +426,7 @@ func TestSessionRenewalIsOneRoundTrip(t *testing.T) {
 	c := etcdtest.Start(t, 1)
 	var n atomic.Int64
 	conn := countingConn(t, c, &n)
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := tempRoot(t)
 	memory := t.TempDir()
 	locker := func(timeout time.Duration) *core.Locker {
 		st := &etcdstore.Locks{Conn: conn, Repo: "example.com/org/repo", Root: root, Timeout: timeout, Memory: memory}
@@ -509,10 +511,7 @@ func TestSessionRenewalIsOneRoundTrip(t *testing.T) {
 func memoryLockers(t *testing.T) (*etcdstore.Conn, func(timeout time.Duration, memory string) *core.Locker) {
 	t.Helper()
 	conn := startConn(t)
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := tempRoot(t)
 	return conn, func(timeout time.Duration, memory string) *core.Locker {
 		st := &etcdstore.Locks{Conn: conn, Repo: "example.com/org/repo", Root: root, Timeout: timeout, Memory: memory}
 		return core.NewLocker(st, core.Options{Timeout: timeout, Cwd: root})
@@ -656,10 +655,7 @@ func TestListingIsOneRequest(t *testing.T) {
 // keeps nobody waiting.
 func TestWaitersInLineGoFirst(t *testing.T) {
 	conn := startConn(t)
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := tempRoot(t)
 	st := &etcdstore.Locks{Conn: conn, Repo: "example.com/org/line", Root: root, Timeout: 30 * time.Second}
 	a := core.NewLocker(st, core.Options{Timeout: 30 * time.Second, Cwd: root})
 	key := func(rel string) store.Key { return store.Key{Path: filepath.Join(root, rel)} }
@@ -767,15 +763,12 @@ func TestRenewalFindsALeaseItsMemoryMisses(t *testing.T) {
 // both.
 func TestTransactionsRefuseAKeyNamedTwice(t *testing.T) {
 	conn := startConn(t)
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := tempRoot(t)
 	st := &etcdstore.Locks{Conn: conn, Repo: "example.com/org/repo", Root: root, Timeout: 30 * time.Second}
 	path := filepath.Join(root, "src", "a.go")
 	keys := []store.Key{{Path: path}, {Path: filepath.Join(root, "other"), Ref: st.LockPrefix() + "src/a.go"}}
 	decided := false
-	err = st.Transact(t.Context(), store.Create, keys, func([]store.Slot) ([]*store.Record, error) {
+	err := st.Transact(t.Context(), store.Create, keys, func([]store.Slot) ([]*store.Record, error) {
 		decided = true
 		return nil, nil
 	})
