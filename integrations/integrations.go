@@ -2,9 +2,10 @@
 // CLI (Claude Code, Codex, Gemini, Kimi, ...) to agentlock: instructions,
 // skills, wrapper scripts and hooks.
 //
-// Each agent is a package that implements Agent. It only plans: Plan
-// returns Artifacts (path, scope, kind and rendered bytes, all rendered
-// from the templates package) and writes nothing. One engine in this
+// Each agent is a package that implements Agent (one whose agent is its
+// type's zero value states its Identity once and embeds Identified). It
+// only plans: Plan returns Artifacts (path, scope, kind and rendered
+// bytes, all rendered from the templates package) and writes nothing. One engine in this
 // package turns a plan into Changes against the files on disk — to
 // install, to uninstall, to show as a diff or to check for drift — and
 // writes them. Adding an agent means one TOML manifest (package manifest)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/internal/proctest"
 )
 
 func TestStoreConfiguredByTheProjectOfAPathOrTheVariable(t *testing.T) {
@@ -61,7 +63,9 @@ func TestHandOverRunsTheEtcdBuildInPlaceWithThePayload(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, self)
-		cmd.Env = []string{handOverChild + "=1", "PATH=" + path}
+		// proctest.Env: hermetic, with the coverage folder of a -cover
+		// run (without it, a -cover binary warns on stderr).
+		cmd.Env = proctest.Env(t.TempDir(), t.TempDir(), handOverChild+"=1", "PATH="+path)
 		cmd.WaitDelay = 10 * time.Second
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "%s", out)

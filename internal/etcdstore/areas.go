@@ -24,25 +24,9 @@ var _ store.Areas = (*Locks)(nil)
 // concurrent file acquire below a new area and that area's acquire thus
 // exclude each other whichever writes first.
 func (s *Locks) TransactAreas(ctx context.Context, mode store.Mode, keys []store.Key, decide store.DecideAreas) error {
-	cli, err := s.Conn.Client()
+	cli, items, err := s.prepare(keys, func(_, again store.Key, _ string) error { return &dupError{path: again.Path} })
 	if err != nil {
 		return err
-	}
-	if len(keys) > MaxPaths {
-		return &TooManyError{Paths: len(keys)}
-	}
-	items := make([]item, len(keys))
-	seen := map[string]bool{}
-	for i, k := range keys {
-		r, err := s.rel(k)
-		if err != nil {
-			return err
-		}
-		if seen[r] {
-			return &dupError{path: k.Path}
-		}
-		seen[r] = true
-		items[i].rel = r
 	}
 	return s.transact(ctx, cli, mode, keys, items, true, decide)
 }

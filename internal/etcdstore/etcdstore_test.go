@@ -41,12 +41,20 @@ func startConn(t *testing.T) *etcdstore.Conn {
 	return conn
 }
 
-func checkout(t *testing.T, conn *etcdstore.Conn, timeout time.Duration) (string, *core.Locker) {
+// tempRoot is a checkout's folder for the test, by its real path (the
+// store compares paths below it).
+func tempRoot(t testing.TB) string {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return root
+}
+
+func checkout(t *testing.T, conn *etcdstore.Conn, timeout time.Duration) (string, *core.Locker) {
+	t.Helper()
+	root := tempRoot(t)
 	st := &etcdstore.Locks{Conn: conn, Repo: "example.com/org/repo", Root: root, Timeout: timeout}
 	return root, core.NewLocker(st, core.Options{Timeout: timeout, Cwd: root})
 }
@@ -314,10 +322,7 @@ func lockLeaseTTL(t *testing.T, conn *etcdstore.Conn, st *etcdstore.Locks, rel s
 // over after 4.5 s).
 func TestLeasePerRepositorySessionAndTimeout(t *testing.T) {
 	conn := startConn(t)
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := tempRoot(t)
 	locker := func(repo string, timeout time.Duration) (*etcdstore.Locks, *core.Locker) {
 		st := &etcdstore.Locks{Conn: conn, Repo: repo, Root: root, Timeout: timeout}
 		return st, core.NewLocker(st, core.Options{Timeout: timeout, Cwd: root})
@@ -421,10 +426,7 @@ func TestSessionRenewalIsOneRoundTrip(t *testing.T) {
 	c := etcdtest.Start(t, 1)
 	var n atomic.Int64
 	conn := countingConn(t, c, &n)
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := tempRoot(t)
 	memory := t.TempDir()
 	locker := func(timeout time.Duration) *core.Locker {
 		st := &etcdstore.Locks{Conn: conn, Repo: "example.com/org/repo", Root: root, Timeout: timeout, Memory: memory}
@@ -509,10 +511,7 @@ func TestSessionRenewalIsOneRoundTrip(t *testing.T) {
 func memoryLockers(t *testing.T) (*etcdstore.Conn, func(timeout time.Duration, memory string) *core.Locker) {
 	t.Helper()
 	conn := startConn(t)
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := tempRoot(t)
 	return conn, func(timeout time.Duration, memory string) *core.Locker {
 		st := &etcdstore.Locks{Conn: conn, Repo: "example.com/org/repo", Root: root, Timeout: timeout, Memory: memory}
 		return core.NewLocker(st, core.Options{Timeout: timeout, Cwd: root})
@@ -656,10 +655,7 @@ func TestListingIsOneRequest(t *testing.T) {
 // keeps nobody waiting.
 func TestWaitersInLineGoFirst(t *testing.T) {
 	conn := startConn(t)
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := tempRoot(t)
 	st := &etcdstore.Locks{Conn: conn, Repo: "example.com/org/line", Root: root, Timeout: 30 * time.Second}
 	a := core.NewLocker(st, core.Options{Timeout: 30 * time.Second, Cwd: root})
 	key := func(rel string) store.Key { return store.Key{Path: filepath.Join(root, rel)} }
@@ -758,5 +754,46 @@ func TestRenewalFindsALeaseItsMemoryMisses(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(memory, url.PathEscape("example.com/org/repo"), "s"))
 	if err != nil || strings.Count(string(data), "\n") != 2 {
 		t.Fatalf("A's memory after the renewal that found the lease: %q %v", data, err)
+	}
+}
+
+// One key named twice (once by path, once by its lock key) is refused
+// before anything is read, by Transact and TransactAreas alike, each
+// naming the path; more than MaxPaths keys are refused the same way by
+// both.
+func TestTransactionsRefuseAKeyNamedTwice(t *testing.T) {
+	conn := startConn(t)
+	root := tempRoot(t)
+	st := &etcdstore.Locks{Conn: conn, Repo: "example.com/org/repo", Root: root, Timeout: 30 * time.Second}
+	path := filepath.Join(root, "src", "a.go")
+	keys := []store.Key{{Path: path}, {Path: filepath.Join(root, "other"), Ref: st.LockPrefix() + "src/a.go"}}
+	decided := false
+	err := st.Transact(t.Context(), store.Create, keys, func([]store.Slot) ([]*store.Record, error) {
+		decided = true
+		return nil, nil
+	})
+	if want := path + " and " + keys[1].Path + " have the same lock key src/a.go"; err == nil || err.Error() != want {
+		t.Fatalf("Transact: got %v, want %q", err, want)
+	}
+	err = st.TransactAreas(t.Context(), store.Create, keys, func([]store.Slot, []store.Slot) ([]*store.Record, []store.Slot, error) {
+		decided = true
+		return nil, nil, nil
+	})
+	if want := keys[1].Path + ": named twice in one transaction"; err == nil || err.Error() != want {
+		t.Fatalf("TransactAreas: got %v, want %q", err, want)
+	}
+	if decided {
+		t.Fatal("a transaction with a key named twice was decided")
+	}
+	many := make([]store.Key, etcdstore.MaxPaths+1)
+	for i := range many {
+		many[i] = store.Key{Path: filepath.Join(root, fmt.Sprintf("f%d.go", i))}
+	}
+	var tooMany *etcdstore.TooManyError
+	if err := st.Transact(t.Context(), store.Create, many, nil); !errors.As(err, &tooMany) {
+		t.Fatalf("Transact of %d keys: got %v, want a TooManyError", len(many), err)
+	}
+	if err := st.TransactAreas(t.Context(), store.Create, many, nil); !errors.As(err, &tooMany) {
+		t.Fatalf("TransactAreas of %d keys: got %v, want a TooManyError", len(many), err)
 	}
 }

@@ -241,30 +241,44 @@ func rev(kv *mvccpb.KeyValue) int64 {
 // and decide again. decide may therefore run more than once; only the
 // answer of the run that is written counts.
 func (s *Locks) Transact(ctx context.Context, mode store.Mode, keys []store.Key, decide store.Decide) error {
-	cli, err := s.Conn.Client()
+	cli, items, err := s.prepare(keys, func(first, again store.Key, rel string) error {
+		return fmt.Errorf("%s and %s have the same lock key %s", first.Path, again.Path, rel)
+	})
 	if err != nil {
 		return err
 	}
+	return s.transact(ctx, cli, mode, keys, items, false, func(slots, _ []store.Slot) ([]*store.Record, []store.Slot, error) {
+		next, err := decide(slots)
+		return next, nil, err
+	})
+}
+
+// prepare returns the client and the items of a transaction on keys: at
+// most MaxPaths of them, each with its key relative to the store. Two keys
+// with the same relative key are an error, which dup makes from the first
+// key, the second and their relative key.
+func (s *Locks) prepare(keys []store.Key, dup func(first, again store.Key, rel string) error) (*clientv3.Client, []item, error) {
+	cli, err := s.Conn.Client()
+	if err != nil {
+		return nil, nil, err
+	}
 	if len(keys) > MaxPaths {
-		return &TooManyError{Paths: len(keys)}
+		return nil, nil, &TooManyError{Paths: len(keys)}
 	}
 	items := make([]item, len(keys))
 	seen := map[string]int{}
 	for i, k := range keys {
 		r, err := s.rel(k)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		if j, dup := seen[r]; dup {
-			return fmt.Errorf("%s and %s have the same lock key %s", keys[j].Path, k.Path, r)
+		if j, ok := seen[r]; ok {
+			return nil, nil, dup(keys[j], k, r)
 		}
 		seen[r] = i
 		items[i].rel = r
 	}
-	return s.transact(ctx, cli, mode, keys, items, false, func(slots, _ []store.Slot) ([]*store.Record, []store.Slot, error) {
-		next, err := decide(slots)
-		return next, nil, err
-	})
+	return cli, items, nil
 }
 
 // transact runs attempts until one is written or decided; areas reads the

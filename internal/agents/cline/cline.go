@@ -21,11 +21,10 @@ import (
 
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/internal/agents/codex"
-	"github.com/agentlock/agentlock/templates"
 )
 
 // Agent is the Cline CLI.
-type Agent struct{}
+type Agent struct{ integrations.Identified[Agent] }
 
 var (
 	_ integrations.Agent          = Agent{}
@@ -33,18 +32,13 @@ var (
 	_ integrations.PayloadDecoder = Agent{}
 )
 
-// Name implements integrations.Agent.
-func (Agent) Name() string { return "cline" }
-
-// Provider implements integrations.Agent.
-func (Agent) Provider() string { return "cline" }
-
-// Title implements integrations.Agent.
-func (Agent) Title() string { return "Cline CLI" }
-
-// SessionEnvVar implements integrations.Agent: Cline exports no task id to
-// its shell; the session-start hook records the Cline process instead.
-func (Agent) SessionEnvVar() string { return "" }
+// Identity implements integrations.Identifier.
+func (Agent) Identity() integrations.Identity {
+	return integrations.Identity{Name: "cline", Title: "Cline CLI", Provider: "cline", Command: "cline",
+		// Cline exports no task id to its shell; the session-start hook
+		// records the Cline process instead.
+		SessionEnvVar: ""}
+}
 
 // Where the files go in the project.
 const (
@@ -68,8 +62,7 @@ var Hooks = []struct{ File, Event string }{
 
 // Plan implements integrations.Agent.
 func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
-	d := templates.AgentData{Bin: env.Bin, Agent: a.Name(), Title: a.Title(), Command: "cline", Provider: a.Provider(),
-		Wrapper: integrations.WrapperPath(a.Name()), PreEditHook: true}
+	d := a.Identity().Data(env)
 	var p integrations.Plan
 	p.Add(integrations.Rendered(RuleFile, integrations.Project, integrations.OwnedFile, "rule.md.tmpl", d,
 		"instructions: a Cline rule"))

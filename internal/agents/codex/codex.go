@@ -11,31 +11,23 @@ import (
 	"strings"
 
 	"github.com/agentlock/agentlock/integrations"
-	"github.com/agentlock/agentlock/templates"
 )
 
 // Agent is the Codex CLI.
-type Agent struct{}
+type Agent struct{ integrations.Identified[Agent] }
 
 var _ integrations.Agent = Agent{}
 
-// Name implements integrations.Agent.
-func (Agent) Name() string { return "codex" }
-
-// Provider implements integrations.Agent.
-func (Agent) Provider() string { return "openai" }
-
-// Title implements integrations.Agent.
-func (Agent) Title() string { return "Codex CLI" }
-
-// SessionEnvVar implements integrations.Agent: Codex sets it in the
-// environment of shell commands.
-func (Agent) SessionEnvVar() string { return "CODEX_THREAD_ID" }
+// Identity implements integrations.Identifier.
+func (Agent) Identity() integrations.Identity {
+	return integrations.Identity{Name: "codex", Title: "Codex CLI", Provider: "openai", Command: "codex",
+		// Codex sets it in the environment of shell commands.
+		SessionEnvVar: "CODEX_THREAD_ID"}
+}
 
 // Plan implements integrations.Agent.
 func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
-	d := templates.AgentData{Bin: env.Bin, Agent: a.Name(), Title: a.Title(), Command: "codex", Provider: a.Provider(),
-		Wrapper: integrations.WrapperPath(a.Name()), PreEditHook: true}
+	d := a.Identity().Data(env)
 	var p integrations.Plan
 	p.Add(integrations.Rendered("AGENTS.md", integrations.Project, integrations.ManagedBlock, "block.md.tmpl", d,
 		"instructions, in a managed block at the top of AGENTS.md"))

@@ -17,11 +17,10 @@ import (
 
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/internal/agents/codex"
-	"github.com/agentlock/agentlock/templates"
 )
 
 // Agent is the GitHub Copilot CLI.
-type Agent struct{}
+type Agent struct{ integrations.Identified[Agent] }
 
 var (
 	_ integrations.Agent          = Agent{}
@@ -29,19 +28,13 @@ var (
 	_ integrations.PayloadDecoder = Agent{}
 )
 
-// Name implements integrations.Agent.
-func (Agent) Name() string { return "copilot" }
-
-// Provider implements integrations.Agent.
-func (Agent) Provider() string { return "github" }
-
-// Title implements integrations.Agent.
-func (Agent) Title() string { return "GitHub Copilot CLI" }
-
-// SessionEnvVar implements integrations.Agent: Copilot sets it, equal to
-// the hook payload's sessionId, in the environment of the model's shell
-// commands.
-func (Agent) SessionEnvVar() string { return "COPILOT_AGENT_SESSION_ID" }
+// Identity implements integrations.Identifier.
+func (Agent) Identity() integrations.Identity {
+	return integrations.Identity{Name: "copilot", Title: "GitHub Copilot CLI", Provider: "github", Command: "copilot",
+		// Copilot sets it, equal to the hook payload's sessionId, in the
+		// environment of the model's shell commands.
+		SessionEnvVar: "COPILOT_AGENT_SESSION_ID"}
+}
 
 // HooksFile is where the hooks go in the project.
 const HooksFile = ".github/hooks/agentlock.json"
@@ -53,8 +46,7 @@ const InstructionsFile = ".github/copilot-instructions.md"
 
 // Plan implements integrations.Agent.
 func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
-	d := templates.AgentData{Bin: env.Bin, Agent: a.Name(), Title: a.Title(), Command: "copilot", Provider: a.Provider(),
-		Wrapper: integrations.WrapperPath(a.Name()), PreEditHook: true}
+	d := a.Identity().Data(env)
 	var p integrations.Plan
 	p.Add(integrations.Rendered(InstructionsFile, integrations.Project, integrations.ManagedBlock, "block.md.tmpl", d,
 		"instructions, in a managed block at the top of .github/copilot-instructions.md"))

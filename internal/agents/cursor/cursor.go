@@ -19,11 +19,10 @@ import (
 	"fmt"
 
 	"github.com/agentlock/agentlock/integrations"
-	"github.com/agentlock/agentlock/templates"
 )
 
 // Agent is the Cursor CLI.
-type Agent struct{}
+type Agent struct{ integrations.Identified[Agent] }
 
 var (
 	_ integrations.Agent          = Agent{}
@@ -31,19 +30,14 @@ var (
 	_ integrations.PayloadDecoder = Agent{}
 )
 
-// Name implements integrations.Agent.
-func (Agent) Name() string { return "cursor" }
-
-// Provider implements integrations.Agent.
-func (Agent) Provider() string { return "cursor" }
-
-// Title implements integrations.Agent.
-func (Agent) Title() string { return "Cursor CLI" }
-
-// SessionEnvVar implements integrations.Agent: Cursor exports no session
-// id to the model's shell (its hooks' conversation_id is in the payload
-// only); the session-start hook records the Cursor process instead.
-func (Agent) SessionEnvVar() string { return "" }
+// Identity implements integrations.Identifier.
+func (Agent) Identity() integrations.Identity {
+	return integrations.Identity{Name: "cursor", Title: "Cursor CLI", Provider: "cursor", Command: "cursor-agent",
+		// Cursor exports no session id to the model's shell (its hooks'
+		// conversation_id is in the payload only); the session-start hook
+		// records the Cursor process instead.
+		SessionEnvVar: ""}
+}
 
 // Where the files go in the project.
 const (
@@ -63,8 +57,7 @@ var KnownEvents = []string{
 
 // Plan implements integrations.Agent.
 func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
-	d := templates.AgentData{Bin: env.Bin, Agent: a.Name(), Title: a.Title(), Command: "cursor-agent", Provider: a.Provider(),
-		Wrapper: integrations.WrapperPath(a.Name()), PreEditHook: true}
+	d := a.Identity().Data(env)
 	var p integrations.Plan
 	p.Add(integrations.Rendered(RuleFile, integrations.Project, integrations.OwnedFile, "rule.mdc.tmpl", d,
 		"instructions: an always-applied Cursor rule"))

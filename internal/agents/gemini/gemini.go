@@ -11,31 +11,23 @@ import (
 	"strings"
 
 	"github.com/agentlock/agentlock/integrations"
-	"github.com/agentlock/agentlock/templates"
 )
 
 // Agent is the Gemini CLI.
-type Agent struct{}
+type Agent struct{ integrations.Identified[Agent] }
 
 var _ integrations.Agent = Agent{}
 
-// Name implements integrations.Agent.
-func (Agent) Name() string { return "gemini" }
-
-// Provider implements integrations.Agent.
-func (Agent) Provider() string { return "google" }
-
-// Title implements integrations.Agent.
-func (Agent) Title() string { return "Gemini CLI" }
-
-// SessionEnvVar implements integrations.Agent: Gemini sets it for hooks
-// only, not for the model's shell commands.
-func (Agent) SessionEnvVar() string { return "GEMINI_SESSION_ID" }
+// Identity implements integrations.Identifier.
+func (Agent) Identity() integrations.Identity {
+	return integrations.Identity{Name: "gemini", Title: "Gemini CLI", Provider: "google", Command: "gemini",
+		// Gemini sets it for hooks only, not for the model's shell commands.
+		SessionEnvVar: "GEMINI_SESSION_ID"}
+}
 
 // Plan implements integrations.Agent.
 func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
-	d := templates.AgentData{Bin: env.Bin, Agent: a.Name(), Title: a.Title(), Command: "gemini", Provider: a.Provider(),
-		Wrapper: integrations.WrapperPath(a.Name()), PreEditHook: true}
+	d := a.Identity().Data(env)
 	var p integrations.Plan
 	p.Add(integrations.Rendered("GEMINI.md", integrations.Project, integrations.ManagedBlock, "block.md.tmpl", d,
 		"instructions, in a managed block at the top of GEMINI.md"))

@@ -18,26 +18,20 @@ import (
 	"strings"
 
 	"github.com/agentlock/agentlock/integrations"
-	"github.com/agentlock/agentlock/templates"
 )
 
 // Agent is Kimi Code CLI.
-type Agent struct{}
+type Agent struct{ integrations.Identified[Agent] }
 
 var _ integrations.Agent = Agent{}
 
-// Name implements integrations.Agent.
-func (Agent) Name() string { return "kimi" }
-
-// Provider implements integrations.Agent.
-func (Agent) Provider() string { return "moonshot" }
-
-// Title implements integrations.Agent.
-func (Agent) Title() string { return "Kimi Code CLI" }
-
-// SessionEnvVar implements integrations.Agent: Kimi Code gives its session
-// id to hooks on stdin only, and none to its Bash tool.
-func (Agent) SessionEnvVar() string { return "" }
+// Identity implements integrations.Identifier.
+func (Agent) Identity() integrations.Identity {
+	return integrations.Identity{Name: "kimi", Title: "Kimi Code CLI", Provider: "moonshot", Command: "kimi",
+		// Kimi Code gives its session id to hooks on stdin only, and none to
+		// its Bash tool.
+		SessionEnvVar: ""}
+}
 
 // Variables that move Kimi's user folder: Kimi Code's, and the legacy
 // kimi-cli's (read only to remove what an older agentlock wrote there).
@@ -86,8 +80,7 @@ func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, er
 		p.Notes = append(p.Notes, UserLevelNote(label))
 		return p.Result()
 	}
-	d := templates.AgentData{Bin: env.Bin, Agent: a.Name(), Title: a.Title(), Command: "kimi", Provider: a.Provider(),
-		Wrapper: integrations.WrapperPath(a.Name()), PreEditHook: true}
+	d := a.Identity().Data(env)
 	p.Add(integrations.Rendered(".kimi-code/AGENTS.md", integrations.Project, integrations.OwnedFile, "rule.md.tmpl", d,
 		"instructions Kimi Code loads beside AGENTS.md"))
 	p.Add(integrations.Wrapper(d))

@@ -85,9 +85,9 @@ func (a *Agent) MCPFile(integrations.Env) (integrations.MCPFile, bool) {
 // Plan implements integrations.Agent.
 func (a *Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
 	m := a.m
-	d := templates.AgentData{Bin: env.Bin, Agent: m.Name, Title: m.Title, Command: m.Command, Provider: m.Provider,
-		Wrapper: integrations.WrapperPath(m.Name), PreEditHook: m.preEdit() && (m.Hooks.Scope != "user" || env.Global),
-		SessionIDText: m.SessionIDText}
+	d := integrations.Identity{Name: m.Name, Title: m.Title, Provider: m.Provider, Command: m.Command}.Data(env)
+	d.PreEditHook = m.preEdit() && (m.Hooks.Scope != "user" || env.Global)
+	d.SessionIDText = m.SessionIDText
 	var p integrations.Plan
 	for _, in := range m.Instructions {
 		p.Add(instruction(in, d))

@@ -18,43 +18,42 @@ import (
 
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/internal/agents/codex"
-	"github.com/agentlock/agentlock/templates"
 )
 
 // Agent is OpenCode or Kilo Code CLI: the same plugin contract, in a
 // config folder and under names of its own.
 type Agent struct {
-	name, title, provider, command string
+	// id's SessionEnvVar is the session variable the plugin sets in the
+	// shell.
+	id integrations.Identity
 	// dir is the project's config folder: ".opencode", ".kilo".
 	dir string
-	// envVar is the session variable the plugin sets in the shell.
-	envVar string
 }
 
 var _ integrations.Agent = Agent{}
 
 // OpenCode is the OpenCode CLI (npm opencode-ai).
 func OpenCode() Agent {
-	return Agent{name: "opencode", title: "OpenCode", provider: "opencode", command: "opencode", dir: ".opencode", envVar: "OPENCODE_SESSION_ID"}
+	return Agent{id: integrations.Identity{Name: "opencode", Title: "OpenCode", Provider: "opencode", Command: "opencode", SessionEnvVar: "OPENCODE_SESSION_ID"}, dir: ".opencode"}
 }
 
 // Kilo is Kilo Code CLI (npm @kilocode/cli), a fork of OpenCode.
 func Kilo() Agent {
-	return Agent{name: "kilo", title: "Kilo Code CLI", provider: "kilocode", command: "kilo", dir: ".kilo", envVar: "KILO_SESSION_ID"}
+	return Agent{id: integrations.Identity{Name: "kilo", Title: "Kilo Code CLI", Provider: "kilocode", Command: "kilo", SessionEnvVar: "KILO_SESSION_ID"}, dir: ".kilo"}
 }
 
 // Name implements integrations.Agent.
-func (a Agent) Name() string { return a.name }
+func (a Agent) Name() string { return a.id.Name }
 
 // Title implements integrations.Agent.
-func (a Agent) Title() string { return a.title }
+func (a Agent) Title() string { return a.id.Title }
 
 // Provider implements integrations.Agent.
-func (a Agent) Provider() string { return a.provider }
+func (a Agent) Provider() string { return a.id.Provider }
 
 // SessionEnvVar implements integrations.Agent: the CLI exports no session
 // id; agentlock's plugin sets this one in the model's shell (shell.env).
-func (a Agent) SessionEnvVar() string { return a.envVar }
+func (a Agent) SessionEnvVar() string { return a.id.SessionEnvVar }
 
 // Dir is the project's config folder of the CLI: ".opencode" or ".kilo".
 func (a Agent) Dir() string { return a.dir }
@@ -69,25 +68,24 @@ func (a Agent) PluginFile() string { return a.dir + "/plugins/agentlock.js" }
 // context, at every turn), not AGENTS.md: that file's one agentlock block
 // is Codex's, and names Codex's session variable.
 func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
-	d := templates.AgentData{Bin: env.Bin, Agent: a.name, Title: a.title, Command: a.command, Provider: a.provider,
-		Wrapper: integrations.WrapperPath(a.name), PreEditHook: true}
+	d := a.id.Data(env)
 	var p integrations.Plan
 	p.Add(integrations.Skill(a.dir+"/skills/agentlock/SKILL.md", d))
 	p.Add(integrations.Rendered(a.PluginFile(), integrations.Project, integrations.OwnedFile, "opencode-plugin.js.tmpl", d,
 		"plugin: lock before edit/write/apply_patch, register at start, session id in the shell, renew after each tool, finish at exit"))
 	ignore, err := integrations.Rendered(a.dir+"/.gitignore", integrations.Project, integrations.ManagedBlock, "opencode-gitignore.tmpl", d,
-		"keeps what "+a.title+" installs into "+a.dir+"/ (node_modules, package.json, lockfiles) out of git")
+		"keeps what "+a.id.Title+" installs into "+a.dir+"/ (node_modules, package.json, lockfiles) out of git")
 	ignore.Comment, ignore.Placement = "#", integrations.Bottom
 	p.Add(ignore, err)
 	p.Add(integrations.Wrapper(d))
-	p.Notes = append(p.Notes, a.title+" loads "+a.PluginFile()+" at every start, with no trust step; `"+a.command+" --pure` (or "+
+	p.Notes = append(p.Notes, a.id.Title+" loads "+a.PluginFile()+" at every start, with no trust step; `"+a.id.Command+" --pure` (or "+
 		pureVar(a)+") loads no plugin and gates nothing.")
 	return p.Result()
 }
 
 // pureVar is the variable that turns plugins off like --pure.
 func pureVar(a Agent) string {
-	if a.name == "kilo" {
+	if a.id.Name == "kilo" {
 		return "KILO_PURE=1"
 	}
 	return "OPENCODE_PURE=1"

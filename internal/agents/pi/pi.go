@@ -14,25 +14,18 @@ package pi
 
 import (
 	"github.com/agentlock/agentlock/integrations"
-	"github.com/agentlock/agentlock/templates"
 )
 
 // Agent is Pi.
-type Agent struct{}
+type Agent struct{ integrations.Identified[Agent] }
 
 var _ integrations.Agent = Agent{}
 
-// Name implements integrations.Agent.
-func (Agent) Name() string { return "pi" }
-
-// Provider implements integrations.Agent.
-func (Agent) Provider() string { return "earendil" }
-
-// Title implements integrations.Agent.
-func (Agent) Title() string { return "Pi" }
-
-// SessionEnvVar implements integrations.Agent.
-func (Agent) SessionEnvVar() string { return "PI_SESSION_ID" }
+// Identity implements integrations.Identifier.
+func (Agent) Identity() integrations.Identity {
+	return integrations.Identity{Name: "pi", Title: "Pi", Provider: "earendil", Command: "pi",
+		SessionEnvVar: "PI_SESSION_ID"}
+}
 
 // AgentDirVar moves Pi's user folder (default ~/.pi/agent), where its
 // trust.json and settings.json are.
@@ -46,8 +39,7 @@ const (
 
 // Plan implements integrations.Agent.
 func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
-	d := templates.AgentData{Bin: env.Bin, Agent: a.Name(), Title: a.Title(), Command: "pi", Provider: a.Provider(),
-		Wrapper: integrations.WrapperPath(a.Name()), PreEditHook: true}
+	d := a.Identity().Data(env)
 	var p integrations.Plan
 	p.Add(integrations.Rendered(InstructionsFile, integrations.Project, integrations.ManagedBlock, "block.md.tmpl", d,
 		"instructions, in a managed block at the top of .pi/APPEND_SYSTEM.md"))

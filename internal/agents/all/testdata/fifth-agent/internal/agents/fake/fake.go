@@ -1,36 +1,28 @@
 // Package fake is a fifth agent that exists only in tests: with its
 // template folder and one entry in internal/agents/all, it is everything an
 // agent needs. TestAFifthAgentNeedsOnePackage copies it into a copy of the
-// module as integrations/fake.
+// module as internal/agents/fake.
 package fake
 
 import (
 	"github.com/agentlock/agentlock/integrations"
-	"github.com/agentlock/agentlock/templates"
 )
 
 // Agent is the Fake CLI.
-type Agent struct{}
+type Agent struct{ integrations.Identified[Agent] }
 
 var _ integrations.Agent = Agent{}
 
-// Name implements integrations.Agent.
-func (Agent) Name() string { return "fake" }
-
-// Provider implements integrations.Agent.
-func (Agent) Provider() string { return "fakery" }
-
-// Title implements integrations.Agent.
-func (Agent) Title() string { return "Fake CLI" }
-
-// SessionEnvVar implements integrations.Agent: the Fake CLI gives its
-// session id to hooks on stdin only.
-func (Agent) SessionEnvVar() string { return "" }
+// Identity implements integrations.Identifier.
+func (Agent) Identity() integrations.Identity {
+	return integrations.Identity{Name: "fake", Title: "Fake CLI", Provider: "fakery", Command: "fake",
+		// The Fake CLI gives its session id to hooks on stdin only.
+		SessionEnvVar: ""}
+}
 
 // Plan implements integrations.Agent.
 func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
-	d := templates.AgentData{Bin: env.Bin, Agent: a.Name(), Title: a.Title(), Command: "fake", Provider: a.Provider(),
-		Wrapper: integrations.WrapperPath(a.Name()), PreEditHook: true}
+	d := a.Identity().Data(env)
 	var p integrations.Plan
 	p.Add(integrations.Rendered(".fake/rules/agentlock.md", integrations.Project, integrations.OwnedFile, "rule.md.tmpl", d,
 		"instructions the Fake CLI loads in every session"))
