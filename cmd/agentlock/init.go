@@ -155,33 +155,10 @@ docs/worktrees.md.`,
 	return cmd
 }
 
-// storeFlags refuses the store options without --store, and reads
-// --store (setup.ParseStore).
+// storeFlags reads the store flags (setup.ParseStore).
 func storeFlags(cmd *cobra.Command, opts *InitOptions) error {
-	if !opts.StoreGiven {
-		for _, name := range setup.StoreOptions() {
-			if cmd.Flags().Changed(name) {
-				return usagef("--%s goes with --store", name)
-			}
-		}
-		return nil
-	}
-	if opts.Store.URL == "files" {
-		// Lock files take none of the etcd options: refused, never
-		// dropped without a word.
-		for _, name := range []string{"cacert", "cert", "key", "user", "password", "repo-id", "dial-timeout"} {
-			if cmd.Flags().Changed(name) {
-				return usagef("--%s goes with --store etcd://..., not with --store files", name)
-			}
-		}
-	}
-	if cmd.Flags().Changed("dial-timeout") && opts.Store.DialTimeout <= 0 {
-		// The store file keeps only a positive bound: another would
-		// silently become the default.
-		return usagef("--dial-timeout %s: must be more than 0 (default 2s)", opts.Store.DialTimeout)
-	}
 	var err error
-	opts.Store, err = setup.ParseStore(opts.Store)
+	opts.Store, err = setup.ParseStore(opts.Store, opts.StoreGiven, cmd.Flags().Changed)
 	return err
 }
 

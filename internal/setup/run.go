@@ -97,15 +97,33 @@ func StoreOptions() []string {
 	return []string{"cacert", "cert", "key", "user", "password", "repo-id", "dial-timeout"}
 }
 
-// ParseStore reads init's --store: "files" is the lock files (the zero
-// spec), else it must be an etcd URL, etcd://host:2379[,host2:2379]/prefix
-// (a usage error otherwise).
-func ParseStore(spec workspace.StoreSpec) (workspace.StoreSpec, error) {
+// ParseStore reads init's store flags: given says whether --store was on
+// the command line, changed whether one of StoreOptions was. Without
+// --store, every store option is refused; "files" is the lock files (the
+// zero spec), which take none of them (refused, never dropped without a
+// word); else --store must be an etcd URL,
+// etcd://host:2379[,host2:2379]/prefix. A --dial-timeout must be more than
+// 0: the store file keeps only a positive bound, another would silently
+// become the default. Every refusal is a usage error.
+func ParseStore(spec workspace.StoreSpec, given bool, changed func(option string) bool) (workspace.StoreSpec, error) {
+	for _, name := range StoreOptions() {
+		switch {
+		case !changed(name):
+		case !given:
+			return spec, report.UsageErrorf("--%s goes with --store", name)
+		case spec.URL == "files":
+			return spec, report.UsageErrorf("--%s goes with --store etcd://..., not with --store files", name)
+		}
+	}
 	switch u := spec.URL; {
+	case !given:
+		return spec, nil
 	case u == "files":
 		return workspace.StoreSpec{}, nil
 	case !strings.HasPrefix(u, "etcd://") || len(u) == len("etcd://"):
 		return spec, report.UsageErrorf("--store %q: want etcd://host:2379[,host2:2379]/prefix, or files", u)
+	case changed("dial-timeout") && spec.DialTimeout <= 0:
+		return spec, report.UsageErrorf("--dial-timeout %s: must be more than 0 (default 2s)", spec.DialTimeout)
 	}
 	return spec, nil
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -292,19 +293,42 @@ func TestRecordScopeOutsideGitIsRefused(t *testing.T) {
 }
 
 func TestParseStoreAndCheckScope(t *testing.T) {
-	spec, err := setup.ParseStore(workspace.StoreSpec{URL: "files", User: "u"})
+	none := func(string) bool { return false }
+	only := func(option string) func(string) bool { return func(o string) bool { return o == option } }
+	spec, err := setup.ParseStore(workspace.StoreSpec{URL: "files"}, true, none)
 	require.NoError(t, err)
 	assert.Equal(t, workspace.StoreSpec{}, spec, "files: back to lock files")
-	etcd := workspace.StoreSpec{URL: "etcd://h:2379/p", User: "u"}
-	spec, err = setup.ParseStore(etcd)
+	etcd := workspace.StoreSpec{URL: "etcd://h:2379/p", User: "u", DialTimeout: time.Second}
+	spec, err = setup.ParseStore(etcd, true, only("user"))
 	require.NoError(t, err)
 	assert.Equal(t, etcd, spec)
+	spec, err = setup.ParseStore(workspace.StoreSpec{User: "u"}, false, none)
+	require.NoError(t, err, "no --store, no option: nothing to read")
+	assert.Equal(t, workspace.StoreSpec{User: "u"}, spec)
 	for _, bad := range []string{"etcd://", "http://h:2379", "", "file:"} {
-		_, err := setup.ParseStore(workspace.StoreSpec{URL: bad})
+		_, err := setup.ParseStore(workspace.StoreSpec{URL: bad}, true, none)
 		assert.Equal(t, report.ExitUsage, report.ExitCode(err), bad)
 		assert.ErrorContains(t, err, "want etcd://host:2379[,host2:2379]/prefix, or files", bad)
 	}
-	assert.Contains(t, setup.StoreOptions(), "dial-timeout")
+	for _, refused := range []struct {
+		spec    workspace.StoreSpec
+		given   bool
+		changed string
+		want    string
+	}{
+		{workspace.StoreSpec{}, false, "cacert", "--cacert goes with --store"},
+		{workspace.StoreSpec{URL: "files"}, true, "user", "--user goes with --store etcd://..., not with --store files"},
+		{workspace.StoreSpec{URL: "etcd://h:2379/p", DialTimeout: -5 * time.Second}, true, "dial-timeout", "--dial-timeout -5s: must be more than 0 (default 2s)"},
+		{workspace.StoreSpec{URL: "etcd://h:2379/p"}, true, "dial-timeout", "--dial-timeout 0s: must be more than 0 (default 2s)"},
+	} {
+		_, err := setup.ParseStore(refused.spec, refused.given, only(refused.changed))
+		assert.Equal(t, report.ExitUsage, report.ExitCode(err), refused.want)
+		assert.EqualError(t, err, refused.want)
+	}
+	for _, name := range setup.StoreOptions() {
+		_, err := setup.ParseStore(workspace.StoreSpec{}, false, only(name))
+		assert.EqualError(t, err, "--"+name+" goes with --store", "every store option is refused without --store")
+	}
 
 	for _, ok := range []string{"", workspace.ScopeRepository, workspace.ScopeCheckout} {
 		assert.NoError(t, setup.CheckScope(ok), ok)
