@@ -23,13 +23,9 @@ func TestWatchReportsWritesToTheWatchedLock(t *testing.T) {
 	require.NoError(t, err)
 	defer stop()
 
-	other := &Locks{DirFor: func(string) (string, error) { return dir, nil }, ScanDir: dir}
+	other := otherLocks(dir)
 	write(t, other, "/p/held", store.Record{})
-	select {
-	case <-changes:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the release of the watched lock was not reported")
-	}
+	reported(t, changes, "the release of the watched lock was not reported")
 }
 
 // A lock file that does not exist yet is watched through its folder: its
@@ -41,11 +37,7 @@ func TestWatchSeesALockFileCreated(t *testing.T) {
 	require.NoError(t, err)
 	defer stop()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, LockFileName("/p/new")), nil, 0o644))
-	select {
-	case <-changes:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the creation of the watched lock file was not reported")
-	}
+	reported(t, changes, "the creation of the watched lock file was not reported")
 }
 
 // Only a write that may free the lock wakes a waiter: another waiter
@@ -62,19 +54,11 @@ func TestWatchIgnoresWritesThatKeepTheLockHeld(t *testing.T) {
 	require.NoError(t, err)
 	defer stop()
 
-	other := &Locks{DirFor: func(string) (string, error) { return dir, nil }, ScanDir: dir}
+	other := otherLocks(dir)
 	write(t, other, "/p/held", store.Record{Session: "b", Stamp: time.Now(), Path: "/p/held"})
-	select {
-	case <-changes:
-		t.Fatal("a takeover, which leaves the lock held, was reported")
-	case <-time.After(300 * time.Millisecond):
-	}
+	quiet(t, changes, "a takeover, which leaves the lock held, was reported")
 	write(t, other, "/p/held", store.Record{})
-	select {
-	case <-changes:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the release of the watched lock was not reported")
-	}
+	reported(t, changes, "the release of the watched lock was not reported")
 }
 
 // Waiters for one lock queue up: a release wakes only the first in line,
@@ -93,22 +77,37 @@ func TestWatchWakesWaitersOneAtATime(t *testing.T) {
 	require.NoError(t, err)
 	defer stopSecond()
 
-	other := &Locks{DirFor: func(string) (string, error) { return dir, nil }, ScanDir: dir}
+	other := otherLocks(dir)
 	write(t, other, "/p/held", store.Record{})
-	select {
-	case <-first:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the release was not reported to the first waiter")
-	}
-	select {
-	case <-second:
-		t.Fatal("the second waiter was woken while the first was still in line")
-	case <-time.After(300 * time.Millisecond):
-	}
+	reported(t, first, "the release was not reported to the first waiter")
+	quiet(t, second, "the second waiter was woken while the first was still in line")
 	stopFirst()
+	reported(t, second, "the second waiter was not told to look when the first left the line")
+}
+
+// otherLocks is a second Locks on dir, as another process would open it.
+func otherLocks(dir string) *Locks {
+	return &Locks{DirFor: func(string) (string, error) { return dir, nil }, ScanDir: dir}
+}
+
+// reported fails the test with failure unless changes reports a change
+// within a bound far above any notification's delay.
+func reported(t *testing.T, changes <-chan struct{}, failure string) {
+	t.Helper()
 	select {
-	case <-second:
+	case <-changes:
 	case <-time.After(10 * time.Second):
-		t.Fatal("the second waiter was not told to look when the first left the line")
+		t.Fatal(failure)
+	}
+}
+
+// quiet fails the test with failure if changes reports a change within
+// 300 ms: long enough for a notification to arrive.
+func quiet(t *testing.T, changes <-chan struct{}, failure string) {
+	t.Helper()
+	select {
+	case <-changes:
+		t.Fatal(failure)
+	case <-time.After(300 * time.Millisecond):
 	}
 }
