@@ -94,13 +94,8 @@ func (s *Locks) transactAreas(ctx context.Context, mode store.Mode, exclusive bo
 	var held []*lockFile
 	var order []*slotFile
 	defer func() {
-		for _, it := range order {
-			if it.f == nil {
-				continue
-			}
-			if cerr := it.f.close(); cerr != nil && it.written && err == nil {
-				err = fmt.Errorf("%s: %w", name(it.slot.Key), cerr)
-			}
+		if cerr := closeSlots(order); err == nil {
+			err = cerr
 		}
 		for _, d := range held {
 			d.close()

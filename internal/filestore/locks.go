@@ -94,15 +94,8 @@ func (s *Locks) Transact(ctx context.Context, mode store.Mode, keys []store.Key,
 	copy(order, items)
 	sort.Slice(order, func(a, b int) bool { return order[a].slot.Key.Ref < order[b].slot.Key.Ref })
 	defer func() {
-		// Closing drops the flocks. A file that was written reports its
-		// close error: on some file systems that is where a write fails.
-		for _, it := range order {
-			if it.f == nil {
-				continue
-			}
-			if cerr := it.f.close(); cerr != nil && it.written && err == nil {
-				err = fmt.Errorf("%s: %w", name(it.slot.Key), cerr)
-			}
+		if cerr := closeSlots(order); err == nil {
+			err = cerr
 		}
 	}()
 	if mode == store.Create {
@@ -269,4 +262,20 @@ func parseContent(data []byte, ref string, k store.Key) (store.Record, error) {
 // the timeout, it is stale and taken over, like a record of a dead owner.
 func writeRecord(f *lockFile, rec store.Record) error {
 	return f.replace(store.EncodeRecord(rec))
+}
+
+// closeSlots closes the open lock files of slots, which drops their
+// flocks. A file that was written reports its close error, the first one
+// returned: on some file systems that is where a write fails.
+func closeSlots(slots []*slotFile) error {
+	var first error
+	for _, it := range slots {
+		if it.f == nil {
+			continue
+		}
+		if cerr := it.f.close(); cerr != nil && it.written && first == nil {
+			first = fmt.Errorf("%s: %w", name(it.slot.Key), cerr)
+		}
+	}
+	return first
 }
