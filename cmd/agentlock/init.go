@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -236,7 +237,7 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 		DenyConflicts: opts.DenyConflicts, DenyConflictsGiven: opts.DenyConflictsGiven,
 		Writer: thisWriter(), RecordWriter: len(opts.Agents) > 0,
 		Binary:    func() (string, error) { return checkBinary(c) },
-		EtcdBuild: func() bool { return etcdBuild || haveEtcdBuild() }}
+		EtcdBuild: func() bool { return workspace.HaveEtcdBuild(os.Environ()) }}
 	if err := in.RecordScope(ctx); err != nil {
 		return err
 	}

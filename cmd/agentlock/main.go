@@ -48,9 +48,3 @@ func handedOver(err error) {
 		os.Exit(report.ExitEnv)
 	}
 }
-
-// etcdBuild and haveEtcdBuild say which build runs, for init (package
-// workspace decides).
-const etcdBuild = workspace.EtcdBuild
-
-func haveEtcdBuild() bool { return workspace.HaveEtcdBuild(os.Environ()) }
