@@ -44,10 +44,6 @@ func Remove(path, root string) error {
 	return osOps().remove(path, root)
 }
 
-// SyncDir fsyncs a folder, making the creation, rename or removal of its
-// entries durable.
-func SyncDir(dir string) error { return osOps().syncDir(dir) }
-
 // syncCloser is an open file or folder that is made durable, then closed.
 type syncCloser interface {
 	Sync() error
