@@ -5,4 +5,6 @@ package sdkcheck
 
 // SDK lists the packages an outside Go program may import, relative to the
 // module's root (docs/architecture.md, "Public or internal: the SDK").
-var SDK = []string{"audit", "core", "gitwt", "integrations", "report", "store", "templates", "workspace"}
+func SDK() []string {
+	return []string{"audit", "core", "gitwt", "integrations", "report", "store", "templates", "workspace"}
+}

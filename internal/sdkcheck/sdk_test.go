@@ -19,7 +19,7 @@ const module = "github.com/agentlock/agentlock"
 // and constants — names only types an outside program can import.
 func TestSDKNamesNoInternalType(t *testing.T) {
 	root := filepath.Join("..", "..")
-	for _, pkg := range SDK {
+	for _, pkg := range SDK() {
 		dir := filepath.Join(root, pkg)
 		fset := token.NewFileSet()
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -56,7 +56,7 @@ func TestSDKListMatchesTheDocs(t *testing.T) {
 		t.Fatal(`docs/architecture.md has no "## Public or internal: the SDK" section`)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
-	for _, pkg := range SDK {
+	for _, pkg := range SDK() {
 		if !strings.Contains(section, "`"+pkg+"`") {
 			t.Errorf("docs/architecture.md's SDK section does not name `%s`", pkg)
 		}
