@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentlock/agentlock/internal/filestore"
+	"github.com/agentlock/agentlock/store/filestore"
 )
 
 // BenchmarkAreaAcquire10k is an area acquire over a subtree with 10,000

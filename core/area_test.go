@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/internal/filestore"
 	"github.com/agentlock/agentlock/store"
+	"github.com/agentlock/agentlock/store/filestore"
 )
 
 // areaLocker is a Locker on a fresh lock folder, paths taken from a

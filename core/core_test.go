@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/internal/filestore"
+	"github.com/agentlock/agentlock/store/filestore"
 )
 
 func TestValidateSession(t *testing.T) {

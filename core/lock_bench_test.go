@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentlock/agentlock/internal/filestore"
+	"github.com/agentlock/agentlock/store/filestore"
 )
 
 // lockerOf10k returns a Locker on a lock folder of 10,000 lock files held

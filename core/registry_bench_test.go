@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/agentlock/agentlock/internal/filestore"
+	"github.com/agentlock/agentlock/store/filestore"
 )
 
 // registryOf200 returns a registry file holding 200 sessions.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/internal/filestore"
 	"github.com/agentlock/agentlock/store"
+	"github.com/agentlock/agentlock/store/filestore"
 )
 
 // memEntries is a store.EntryDocument in memory: the document whole until

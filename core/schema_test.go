@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/agentlock/agentlock/internal/filestore"
+	"github.com/agentlock/agentlock/store/filestore"
 )
 
 // written02 is a registry as agent-registry 0.2 writes it (yaml.safe_dump

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/agentlock/agentlock/e2e/mock"
-	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
 // clineCLI is the Cline CLI, pinned: the version the facts of

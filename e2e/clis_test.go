@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
 // agentCLI is one pinned agent CLI from npm.

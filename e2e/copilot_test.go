@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentlock/agentlock/e2e/mock"
-	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
 // copilotCLI is GitHub Copilot CLI: the npm package's program is a node

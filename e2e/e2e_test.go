@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/e2e/mock"
-	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
 // The end-to-end suite: each agent CLI, pinned and installed from npm,

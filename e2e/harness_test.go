@@ -13,7 +13,7 @@ import (
 
 	"github.com/agentlock/agentlock/e2e/ancestry"
 	"github.com/agentlock/agentlock/e2e/mock"
-	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
 var (

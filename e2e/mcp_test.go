@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/agentlock/agentlock/e2e/mock"
-	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
 // The MCP front end in the real CLIs (issue 28): `agentlock init` registers

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentlock/agentlock/e2e/mock"
-	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
 // piCLI is Pi, pinned: the version the facts of docs/integrations/pi.md

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/internal/gittest"
+	"github.com/agentlock/agentlock/internal/testkit/gittest"
 )
 
 func TestParseStatus(t *testing.T) {

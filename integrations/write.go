@@ -4,7 +4,7 @@ import (
 	"io/fs"
 	"path/filepath"
 
-	"github.com/agentlock/agentlock/internal/atomicfile"
+	"github.com/agentlock/agentlock/internal/sys/atomicfile"
 )
 
 // Write applies c with the atomic writer: new content replaces the file

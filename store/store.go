@@ -7,9 +7,9 @@
 // interleave with; Scan reads every record. A document store keeps one
 // document (registry.md) and runs read-modify-write sections on it.
 //
-// The default implementation (internal/filestore) keeps lock files changed
+// The default implementation (store/filestore) keeps lock files changed
 // in place under flock(2), and registry.md replaced atomically under a
-// sidecar lock; internal/etcdstore (build tag etcd) keeps them in an etcd
+// sidecar lock; store/etcdstore (build tag etcd) keeps them in an etcd
 // cluster, for agents on several machines. The interfaces name no file, so
 // that either store serves the same decision logic. The package is part of
 // agentlock's SDK: core's constructors take its interfaces, and a backend

@@ -3,8 +3,8 @@
 package workspace
 
 import (
-	"github.com/agentlock/agentlock/internal/etcdstore"
 	"github.com/agentlock/agentlock/store"
+	"github.com/agentlock/agentlock/store/etcdstore"
 )
 
 // linked are the backends of this build: etcd.

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentlock/agentlock/gitwt"
-	"github.com/agentlock/agentlock/internal/atomicfile"
+	"github.com/agentlock/agentlock/internal/sys/atomicfile"
 )
 
 // Conflict warnings (in both scopes): a file about to be locked or edited

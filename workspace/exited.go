@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/internal/identity"
+	"github.com/agentlock/agentlock/identity"
 )
 
 // FinishExited finishes the sessions whose agent process has exited

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/internal/identity"
-	"github.com/agentlock/agentlock/internal/procs"
+	"github.com/agentlock/agentlock/identity"
+	"github.com/agentlock/agentlock/internal/sys/procs"
 )
 
 // agentProcess starts a real process standing for an agent harness; stop

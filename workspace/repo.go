@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentlock/agentlock/internal/atomicfile"
+	"github.com/agentlock/agentlock/internal/sys/atomicfile"
 	"github.com/agentlock/agentlock/store"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/internal/gittest"
+	"github.com/agentlock/agentlock/internal/testkit/gittest"
 )
 
 // A worktree inside the main worktree's folder (repo/.wt/b) shares the

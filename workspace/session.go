@@ -10,8 +10,8 @@ import (
 
 	"github.com/agentlock/agentlock/audit"
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/internal/identity"
-	"github.com/agentlock/agentlock/internal/procs"
+	"github.com/agentlock/agentlock/identity"
+	"github.com/agentlock/agentlock/internal/sys/procs"
 	"github.com/agentlock/agentlock/store"
 )
 

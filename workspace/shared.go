@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/internal/atomicfile"
+	"github.com/agentlock/agentlock/internal/sys/atomicfile"
 )
 
 // A project may keep its registry and locks in a home it shares with other

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/internal/identity"
+	"github.com/agentlock/agentlock/identity"
 )
 
 // register's start: a new entry of no known provider is a person's and

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/internal/atomicfile"
-	"github.com/agentlock/agentlock/internal/filestore"
+	"github.com/agentlock/agentlock/internal/sys/atomicfile"
 	"github.com/agentlock/agentlock/store"
+	"github.com/agentlock/agentlock/store/filestore"
 )
 
 // A project may keep its locks and registry in a distributed store — an

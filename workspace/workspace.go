@@ -27,8 +27,8 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/internal/filestore"
 	"github.com/agentlock/agentlock/store"
+	"github.com/agentlock/agentlock/store/filestore"
 	"github.com/agentlock/agentlock/templates"
 )
 

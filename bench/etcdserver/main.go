@@ -11,7 +11,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/agentlock/agentlock/internal/etcdtest"
+	"github.com/agentlock/agentlock/internal/testkit/etcdtest"
 )
 
 func main() {

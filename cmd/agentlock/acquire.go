@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/internal/cmdutil"
-	"github.com/agentlock/agentlock/internal/sessionarg"
+	"github.com/agentlock/agentlock/internal/frontend/cmdutil"
+	"github.com/agentlock/agentlock/internal/frontend/sessionarg"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
 // buildChild builds this package as agentlock into a new folder and

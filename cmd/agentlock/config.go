@@ -4,7 +4,7 @@ import (
 	"context"
 	"os"
 
-	"github.com/agentlock/agentlock/internal/cliconfig"
+	"github.com/agentlock/agentlock/internal/frontend/cliconfig"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/internal/agents/cursor"
-	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/integrations/cursor"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
 // cursorHooks is .cursor/hooks.json as Cursor reads it.

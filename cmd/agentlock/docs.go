@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/agentlock/agentlock/internal/cmdutil"
+	"github.com/agentlock/agentlock/internal/frontend/cmdutil"
 )
 
 // DocsOptions are what agentlock docs runs with.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/internal/cmdutil"
+	"github.com/agentlock/agentlock/internal/frontend/cmdutil"
 )
 
 func TestRunFDocs(t *testing.T) {

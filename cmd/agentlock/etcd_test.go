@@ -16,8 +16,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/internal/etcdtest"
-	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/internal/testkit/etcdtest"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
 // etcdTeam is two checkouts ("machines") of one repository on one cluster.

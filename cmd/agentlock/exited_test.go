@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
 // sessionStatus returns the status of session id in `agentlock show

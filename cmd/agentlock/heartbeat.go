@@ -11,10 +11,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/internal/cmdutil"
-	"github.com/agentlock/agentlock/internal/identity"
-	"github.com/agentlock/agentlock/internal/procs"
-	"github.com/agentlock/agentlock/internal/sessionarg"
+	"github.com/agentlock/agentlock/identity"
+	"github.com/agentlock/agentlock/internal/frontend/cmdutil"
+	"github.com/agentlock/agentlock/internal/frontend/sessionarg"
+	"github.com/agentlock/agentlock/internal/sys/procs"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentlock/agentlock/internal/agents/all"
-	"github.com/agentlock/agentlock/internal/hooks"
+	"github.com/agentlock/agentlock/integrations/all"
+	"github.com/agentlock/agentlock/internal/frontend/hooks"
 	"github.com/agentlock/agentlock/report"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
 // crushEdit is Crush's PreToolUse payload of its edit tool.

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
 // Realistic hook payloads, in the shapes the harnesses document (see

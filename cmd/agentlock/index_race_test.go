@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/internal/filestore"
-	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
+	"github.com/agentlock/agentlock/store/filestore"
 )
 
 // ownedOnDisk lists the paths among paths whose lock file names owner.

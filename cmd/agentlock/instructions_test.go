@@ -22,8 +22,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/internal/fakeagent"
-	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/internal/testkit/fakeagent"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
 // instructedAgent is how one agent's harness looks to agentlock.

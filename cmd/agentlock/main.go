@@ -12,7 +12,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/agentlock/agentlock/internal/cmdutil"
+	"github.com/agentlock/agentlock/internal/frontend/cmdutil"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )

@@ -7,7 +7,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/agentlock/agentlock/internal/fakeagent"
+	"github.com/agentlock/agentlock/internal/testkit/fakeagent"
 )
 
 // TestMain puts agentlock on PATH for the tests to run as real processes —

@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentlock/agentlock/internal/cmdutil"
-	"github.com/agentlock/agentlock/internal/mcpserver"
+	"github.com/agentlock/agentlock/internal/frontend/cmdutil"
+	"github.com/agentlock/agentlock/internal/frontend/mcpserver"
 )
 
 // MCPOptions are what agentlock mcp runs with.

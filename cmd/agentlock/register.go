@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/internal/agents/all"
+	"github.com/agentlock/agentlock/integrations/all"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )

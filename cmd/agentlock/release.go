@@ -8,7 +8,7 @@ import (
 
 	"github.com/agentlock/agentlock/audit"
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/internal/sessionarg"
+	"github.com/agentlock/agentlock/internal/frontend/sessionarg"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )

@@ -6,8 +6,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/agentlock/agentlock/internal/cliconfig"
-	"github.com/agentlock/agentlock/internal/cmdutil"
+	"github.com/agentlock/agentlock/internal/frontend/cliconfig"
+	"github.com/agentlock/agentlock/internal/frontend/cmdutil"
 	"github.com/agentlock/agentlock/report"
 )
 

@@ -27,9 +27,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/internal/agents/all"
-	"github.com/agentlock/agentlock/internal/cliconfig"
-	"github.com/agentlock/agentlock/internal/cmdutil"
+	"github.com/agentlock/agentlock/integrations/all"
+	"github.com/agentlock/agentlock/internal/frontend/cliconfig"
+	"github.com/agentlock/agentlock/internal/frontend/cmdutil"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )

@@ -17,7 +17,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
 // scriptDir holds one folder of scripts per command or concept.

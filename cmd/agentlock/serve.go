@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentlock/agentlock/internal/cmdutil"
-	"github.com/agentlock/agentlock/internal/dashboard"
+	"github.com/agentlock/agentlock/internal/frontend/cmdutil"
+	"github.com/agentlock/agentlock/internal/frontend/dashboard"
 	"github.com/agentlock/agentlock/report"
 )
 

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
 // BenchmarkServe10k measures a real `agentlock serve` process on issue

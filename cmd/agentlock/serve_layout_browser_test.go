@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
 // startBrowser starts a headless Chromium with a window of width x height
@@ -105,7 +105,7 @@ func layoutProject(t *testing.T) *project {
 		{"kimi-code-session-long-identifier-0042", "port the hooks to the new payloads"},
 	}
 	paths := [][]string{
-		{"internal/filestore/os_unix_linux_amd64.go", "cmd/agentlock/serve_layout_browser_test.go", "src/services/authentication/middleware/session_refresh_handler.ts"},
+		{"store/filestore/os_unix_linux_amd64.go", "cmd/agentlock/serve_layout_browser_test.go", "src/services/authentication/middleware/session_refresh_handler.ts"},
 		{"dashboard/assets/static/app.js"},
 		{"docs/"},
 		{"hooks/testdata/payloads/claude-code-2.1.0-pre-tool-use-write.json"},

@@ -14,9 +14,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/internal/etcdstore"
-	"github.com/agentlock/agentlock/internal/etcdtest"
-	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/internal/testkit/etcdtest"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
+	"github.com/agentlock/agentlock/store/etcdstore"
 )
 
 // sharedEtcd is the embedded etcd of the test binary, started on first use

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/internal/identity"
+	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/report"
 )
 

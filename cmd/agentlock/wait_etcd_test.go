@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/agentlock/agentlock/internal/etcdstore"
-	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
+	"github.com/agentlock/agentlock/store/etcdstore"
 )
 
 // teamClient is a client of e's cluster and e's key prefix, for a test to

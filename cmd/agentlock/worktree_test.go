@@ -17,8 +17,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/internal/gittest"
-	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/internal/testkit/gittest"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
 // worktrees is a repository "repo" with linked worktrees "wt-b" and

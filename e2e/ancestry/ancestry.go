@@ -15,8 +15,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/agentlock/agentlock/internal/identity"
-	"github.com/agentlock/agentlock/internal/procs"
+	"github.com/agentlock/agentlock/identity"
+	"github.com/agentlock/agentlock/internal/sys/procs"
 )
 
 // Proc is one process of a chain: what agentlock reads of it, plus its

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/agentlock/agentlock/e2e/ancestry"
-	"github.com/agentlock/agentlock/internal/procs"
-	"github.com/agentlock/agentlock/internal/proctest"
+	"github.com/agentlock/agentlock/internal/sys/procs"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
 var dumpBin string

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/internal/agents/cline"
+	"github.com/agentlock/agentlock/integrations/cline"
 )
 
 // Pi's trust: the closest decision at or above the project in trust.json,

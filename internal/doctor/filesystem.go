@@ -9,7 +9,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/agentlock/agentlock/internal/filestore"
+	"github.com/agentlock/agentlock/store/filestore"
 )
 
 // fileSystem checks that dir (or, while it does not exist, the folder it

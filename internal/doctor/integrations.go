@@ -12,9 +12,9 @@ import (
 	"sync"
 
 	"github.com/agentlock/agentlock/integrations"
-	"github.com/agentlock/agentlock/internal/agents/all"
-	"github.com/agentlock/agentlock/internal/agents/cline"
-	"github.com/agentlock/agentlock/internal/agents/pi"
+	"github.com/agentlock/agentlock/integrations/all"
+	"github.com/agentlock/agentlock/integrations/cline"
+	"github.com/agentlock/agentlock/integrations/pi"
 	"github.com/agentlock/agentlock/internal/setup"
 )
 

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/internal/atomicfile"
-	"github.com/agentlock/agentlock/internal/filestore"
+	"github.com/agentlock/agentlock/internal/sys/atomicfile"
+	"github.com/agentlock/agentlock/store/filestore"
 )
 
 // legacy: agent-registry 0.2's default home holds no live lock this

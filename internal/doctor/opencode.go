@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/agentlock/agentlock/integrations"
-	"github.com/agentlock/agentlock/internal/agents/opencode"
+	"github.com/agentlock/agentlock/integrations/opencode"
 )
 
 // openCodePlugin checks what keeps OpenCode or Kilo from loading

@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/agentlock/agentlock/internal/agents/opencode"
+	"github.com/agentlock/agentlock/integrations/opencode"
 )
 
 // OpenCode and Kilo have no trust step: the check is ok, naming --pure,

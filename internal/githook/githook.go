@@ -24,7 +24,7 @@ import (
 	"sync"
 
 	"github.com/agentlock/agentlock/integrations"
-	"github.com/agentlock/agentlock/internal/atomicfile"
+	"github.com/agentlock/agentlock/internal/sys/atomicfile"
 )
 
 // Name is the hook's file name in the hooks folder.

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/internal/gittest"
+	"github.com/agentlock/agentlock/internal/testkit/gittest"
 	"github.com/agentlock/agentlock/workspace"
 )
 

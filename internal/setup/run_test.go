@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/internal/agents/all"
-	"github.com/agentlock/agentlock/internal/gittest"
+	"github.com/agentlock/agentlock/integrations/all"
 	"github.com/agentlock/agentlock/internal/setup"
+	"github.com/agentlock/agentlock/internal/testkit/gittest"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )

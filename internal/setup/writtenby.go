@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentlock/agentlock/integrations"
-	"github.com/agentlock/agentlock/internal/atomicfile"
+	"github.com/agentlock/agentlock/internal/sys/atomicfile"
 	"github.com/agentlock/agentlock/workspace"
 )
 

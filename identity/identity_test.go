@@ -1,0 +1,159 @@
+package identity
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/internal/sys/procs"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
+)
+
+// sleeper starts a long-lived child and returns it as read from the system.
+func sleeper(t *testing.T) procs.Process {
+	t.Helper()
+	child := exec.Command("sleep", "30")
+	require.NoError(t, child.Start())
+	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
+	p, err := procs.Get(child.Process.Pid)
+	if err != nil {
+		proctest.Unavailable(t, "processes cannot be read here: %v", err)
+	}
+	return p
+}
+
+func TestHarnessSkipsShellsAndAgentlock(t *testing.T) {
+	chain := []procs.Process{
+		{PID: 50, Name: "agentlock"}, {PID: 40, Name: "dash"}, {PID: 30, Name: "-bash"},
+		{PID: 20, Name: "node"}, {PID: 10, Name: "node"}, {PID: 1, Name: "systemd"},
+	}
+	h, ok := Harness(chain)
+	require.True(t, ok)
+	assert.Equal(t, 20, h.PID, "the nearest non-shell ancestor, not the one above it")
+
+	_, ok = Harness([]procs.Process{{PID: 9, Name: "sh"}, {PID: 1, Name: "codex"}})
+	assert.False(t, ok, "PID 1 (init, or a sandbox's namespace init) is never the harness")
+}
+
+func TestRecordsAreFoundByPIDAndStartTime(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), DirName)
+	agent := sleeper(t)
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	_, err := Write(dir, agent, "kimi-1", "kimi", KindHook, now)
+	require.NoError(t, err)
+
+	self := procs.Process{PID: 99999999, Name: "agentlock"}
+	found := Lookup(dir, []procs.Process{self, {PID: 77777777, Name: "bash"}, agent})
+	assert.Equal(t, "kimi-1", found.Agent.Session)
+	assert.Empty(t, found.Wrapper.Session)
+	assert.Equal(t, "the agent process "+strconv.Itoa(agent.PID)+" (sleep), recorded by the session-start hook", found.Agent.Describe())
+
+	// The same PID with another start time: an earlier process that had
+	// the PID. Its record gives nothing.
+	reused := agent
+	reused.Start++
+	assert.Empty(t, Lookup(dir, []procs.Process{self, reused}).Agent.Session)
+
+	// PID 1 ends the walk.
+	assert.Empty(t, Lookup(dir, []procs.Process{self, {PID: 1}, agent}).Agent.Session)
+
+	assert.Equal(t, []procs.ID{agent.ID()}, Watch(Identity{Session: "kimi-1"}, dir, nil))
+	assert.Empty(t, Watch(Identity{Session: "kimi-2"}, dir, nil))
+}
+
+// Write keeps the records of gone processes (their sessions are finished
+// from them); Exited finds them, records only, and Remove deletes one.
+func TestExitedFindsTheRecordsOfGoneProcesses(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), DirName)
+	agent := sleeper(t)
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	reusedID := procs.ID{PID: agent.PID, Start: agent.Start + 1}
+	ns, err := procs.Namespace()
+	require.NoError(t, err)
+	record := func(id procs.ID, session, ns string) string {
+		path := filepath.Join(dir, id.String())
+		require.NoError(t, os.WriteFile(path, []byte(`{"session_id":"`+session+`","kind":"hook","pid":`+
+			strconv.Itoa(id.PID)+`,"start":`+strconv.FormatUint(id.Start, 10)+`,"pid_ns":"`+ns+`"}`), 0o600))
+		return path
+	}
+	reused := record(reusedID, "kimi-old", ns)
+	// Written in another PID namespace (a sandbox): its process is out of
+	// sight here, not known to be gone.
+	elsewhere := record(procs.ID{PID: agent.PID, Start: agent.Start + 2}, "kimi-sandboxed", "pid:[1]")
+	// An older agentlock's record (no namespace), and one that cannot be
+	// read: Exited never judges them, so Write sweeps them when their
+	// process is gone.
+	legacy := record(procs.ID{PID: agent.PID, Start: agent.Start + 3}, "kimi-legacy", "")
+	garbage := filepath.Join(dir, procs.ID{PID: agent.PID, Start: agent.Start + 4}.String())
+	require.NoError(t, os.WriteFile(garbage, []byte("{"), 0o600))
+	other := filepath.Join(dir, "notes.txt")
+	require.NoError(t, os.WriteFile(other, nil, 0o600))
+
+	_, err = Write(dir, agent, "claude-1", "claude", KindHook, time.Now())
+	require.NoError(t, err)
+	assert.FileExists(t, reused, "Write leaves a gone process's record for its session to be finished")
+	if ns != "" {
+		assert.NoFileExists(t, legacy, "Write sweeps a gone process's record without a namespace")
+	}
+	assert.NoFileExists(t, garbage, "Write sweeps a gone process's unreadable record")
+	r, ok, err := Read(dir, agent.ID())
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, ns, r.PIDNamespace, "Write records its PID namespace")
+	gone := Exited(dir)
+	require.Len(t, gone, 1, "only the record of the gone process (PID reused) is exited")
+	assert.Equal(t, reusedID, gone[0].ID)
+	assert.Equal(t, "kimi-old", gone[0].Record.Session)
+	require.NoError(t, Remove(dir, gone[0].ID))
+	require.NoError(t, Remove(dir, gone[0].ID), "removing twice is no error")
+	assert.NoFileExists(t, reused)
+	assert.Empty(t, Exited(dir))
+	assert.FileExists(t, other, "only records are touched")
+	assert.FileExists(t, elsewhere, "a record of another PID namespace is never judged")
+	assert.FileExists(t, filepath.Join(dir, agent.ID().String()))
+}
+
+func TestResolveOrder(t *testing.T) {
+	wrapper := Record{Session: "w-1", Kind: KindWrapper, PID: 5, Name: "sh"}
+	agent := Record{Session: "a-1", Kind: KindHook, PID: 6, Name: "node"}
+	both := func() Found { return Found{Agent: agent, Wrapper: wrapper} }
+	only := func() Found { return Found{Agent: agent} }
+	for _, tc := range []struct {
+		name string
+		in   Inputs
+		want Identity
+	}{
+		{"flag first", Inputs{Flag: "f", Env: "e", Lookup: both}, Identity{Session: "f", Source: SourceFlag}},
+		{"then AGENTLOCK_SESSION", Inputs{Env: "e", Harness: "claude-h", HarnessVar: "CLAUDE_CODE_SESSION_ID", Lookup: both}, Identity{Session: "e", Source: SourceEnv}},
+		{"then a wrapper above", Inputs{Harness: "claude-h", HarnessVar: "CLAUDE_CODE_SESSION_ID", Lookup: both}, Identity{Session: "w-1", Source: SourceWrapper, Record: wrapper}},
+		{"then the harness variable", Inputs{Harness: "claude-h", HarnessVar: "CLAUDE_CODE_SESSION_ID", Payload: "claude-p", Lookup: only}, Identity{Session: "claude-h", Source: "CLAUDE_CODE_SESSION_ID"}},
+		{"then the payload", Inputs{Payload: "claude-p", Lookup: only}, Identity{Session: "claude-p", Source: SourcePayload}},
+		{"then the recorded agent", Inputs{Lookup: only}, Identity{Session: "a-1", Source: SourceAgent, Record: agent}},
+		{"nothing", Inputs{}, Identity{}},
+	} {
+		assert.Equal(t, tc.want, Resolve(tc.in), tc.name)
+	}
+	assert.Equal(t, "the wrapper script 5 (sh) this runs under", Identity{Source: SourceWrapper, Record: wrapper}.Describe())
+}
+
+func TestLifeFollowsTheSessionsRecordedAgentProcesses(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), DirName)
+	assert.Nil(t, Life(Identity{Session: "s-1"}, dir, nil), "nothing recorded: nothing to watch")
+
+	p := sleeper(t)
+	_, err := Write(dir, p, "s-1", "claude", KindWrapper, time.Now())
+	require.NoError(t, err)
+	running := Life(Identity{Session: "s-1"}, dir, nil)
+	require.NotNil(t, running)
+	assert.True(t, running())
+	proc, err := os.FindProcess(p.PID)
+	require.NoError(t, err)
+	require.NoError(t, proc.Kill())
+	assert.Eventually(t, func() bool { return !running() }, 5*time.Second, 10*time.Millisecond, "the agent process is gone (a zombie counts as gone)")
+}

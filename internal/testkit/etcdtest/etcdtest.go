@@ -1,0 +1,216 @@
+//go:build etcd
+
+package etcdtest
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
+
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
+)
+
+// Member is one etcd member started by a test.
+type Member struct {
+	Name       string
+	Dir        string
+	ClientURL  url.URL
+	PeerURL    url.URL
+	cluster    string
+	state      string
+	etcd       *embed.Etcd
+	tickMs     uint
+	electionMs uint
+}
+
+// Cluster is a set of members.
+type Cluster struct {
+	Members []*Member
+}
+
+// freePort returns a loopback port nobody listens on now.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Start starts a cluster of n members in the test's temporary folder and
+// waits until it serves; the members are stopped when the test ends. A
+// cluster that cannot start skips the test, loudly — and fails it under
+// CI=true, where nothing stops it from starting (proctest.Unavailable).
+func Start(t testing.TB, n int) *Cluster {
+	t.Helper()
+	c, err := StartIn(t.TempDir(), n)
+	if err != nil {
+		proctest.Unavailable(t, "ETCD SKIPPED: cannot start an embedded etcd: %v", err)
+	}
+	t.Cleanup(c.Stop)
+	return c
+}
+
+// portAttempts bounds how often StartIn picks new ports after losing one.
+const portAttempts = 10
+
+// StartIn starts a cluster of n members with their data in dir and waits
+// until it serves. The caller stops it.
+//
+// The ports are picked by the kernel (freePort) before etcd binds them,
+// since every member must know its peers' ports: another process may take
+// one in between. A member that then cannot bind its port is no failure
+// of the test: the cluster is stopped, its data removed, and started again
+// on new ports, so a lost race costs a retry, never a skip.
+func StartIn(dir string, n int) (*Cluster, error) {
+	return startRetrying(dir, n, freePort)
+}
+
+// startRetrying is StartIn with the ports picked by pick.
+func startRetrying(dir string, n int, pick func() (int, error)) (*Cluster, error) {
+	for attempt := 1; ; attempt++ {
+		c, err := startIn(dir, n, pick)
+		if err == nil || !isAddrInUse(err) || attempt == portAttempts {
+			return c, err
+		}
+		for i := range n {
+			if err := os.RemoveAll(filepath.Join(dir, memberName(i))); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+// memberName is the name, and the folder in dir, of member i.
+func memberName(i int) string { return fmt.Sprintf("m%d", i) }
+
+// isAddrInUse reports whether err is a bind to a port another process took.
+func isAddrInUse(err error) bool {
+	return errors.Is(err, syscall.EADDRINUSE) || strings.Contains(err.Error(), "address already in use")
+}
+
+// startIn is one attempt of StartIn.
+func startIn(dir string, n int, pick func() (int, error)) (*Cluster, error) {
+	c := &Cluster{}
+	var peers []string
+	for i := range n {
+		cp, err := pick()
+		if err != nil {
+			return nil, err
+		}
+		pp, err := pick()
+		if err != nil {
+			return nil, err
+		}
+		m := &Member{
+			Name:       memberName(i),
+			Dir:        filepath.Join(dir, memberName(i)),
+			ClientURL:  url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", cp)},
+			PeerURL:    url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", pp)},
+			state:      embed.ClusterStateFlagNew,
+			tickMs:     50,
+			electionMs: 500,
+		}
+		peers = append(peers, m.Name+"="+m.PeerURL.String())
+		c.Members = append(c.Members, m)
+	}
+	for _, m := range c.Members {
+		m.cluster = strings.Join(peers, ",")
+	}
+	errs := make(chan error, n)
+	for _, m := range c.Members {
+		go func() { errs <- m.start() }()
+	}
+	var first error
+	for range n {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		c.Stop()
+		return nil, first
+	}
+	return c, nil
+}
+
+func (m *Member) start() error {
+	cfg := embed.NewConfig()
+	cfg.Name = m.Name
+	cfg.Dir = m.Dir
+	cfg.ListenClientUrls = []url.URL{m.ClientURL}
+	cfg.AdvertiseClientUrls = []url.URL{m.ClientURL}
+	cfg.ListenPeerUrls = []url.URL{m.PeerURL}
+	cfg.AdvertisePeerUrls = []url.URL{m.PeerURL}
+	cfg.InitialCluster = m.cluster
+	cfg.ClusterState = m.state
+	cfg.InitialClusterToken = "agentlock-test"
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
+	cfg.TickMs = m.tickMs
+	cfg.ElectionMs = m.electionMs
+	cfg.UnsafeNoFsync = true
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-e.Server.ReadyNotify():
+	case err := <-e.Err():
+		e.Close()
+		return err
+	case <-time.After(20 * time.Second):
+		e.Close()
+		return fmt.Errorf("member %s not ready after 20s", m.Name)
+	}
+	m.etcd = e
+	return nil
+}
+
+// Stop stops the member (its data stays, for Restart).
+func (m *Member) Stop() {
+	if m.etcd != nil {
+		m.etcd.Close()
+		m.etcd = nil
+	}
+}
+
+// Restart starts a stopped member again on the same ports and data.
+func (m *Member) Restart(t testing.TB) {
+	t.Helper()
+	m.state = embed.ClusterStateFlagExisting
+	if err := m.start(); err != nil {
+		t.Fatalf("etcdtest: restart %s: %v", m.Name, err)
+	}
+}
+
+// Stop stops every member.
+func (c *Cluster) Stop() {
+	for _, m := range c.Members {
+		m.Stop()
+	}
+}
+
+// Endpoints are the members' client host:port.
+func (c *Cluster) Endpoints() []string {
+	var eps []string
+	for _, m := range c.Members {
+		eps = append(eps, m.ClientURL.Host)
+	}
+	return eps
+}
+
+// URL is a store URL for the cluster with prefix.
+func (c *Cluster) URL(prefix string) string {
+	return "etcd://" + strings.Join(c.Endpoints(), ",") + "/" + prefix
+}
