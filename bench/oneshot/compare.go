@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -112,14 +113,15 @@ func runCompare(spec string, n int) error {
 		}
 	}
 
-	// ratios[op][build] and times[op][build]: one entry a round.
+	// ratios[op][build], runs[op][build] and flocks[op][build]: one
+	// entry a round.
 	ratios := make([][][]float64, len(ops))
-	times := make([][][]time.Duration, len(ops))
-	flocks := make([][][]time.Duration, len(ops))
+	runs := make([][][]usage, len(ops))
+	flocks := make([][][]usage, len(ops))
 	for i := range ops {
 		ratios[i] = make([][]float64, len(builds))
-		times[i] = make([][]time.Duration, len(builds))
-		flocks[i] = make([][]time.Duration, len(builds))
+		runs[i] = make([][]usage, len(builds))
+		flocks[i] = make([][]usage, len(builds))
 	}
 	type pair struct{ op, build int }
 	var order []pair
@@ -146,7 +148,7 @@ func runCompare(spec string, n int) error {
 			if op.stdin != nil {
 				stdin = op.stdin(b)
 			}
-			var t, f time.Duration
+			var t, f usage
 			var err error
 			if round%2 == 0 {
 				if f, err = b.timed("", baseline); err == nil {
@@ -160,21 +162,23 @@ func runCompare(spec string, n int) error {
 			if err != nil {
 				return fmt.Errorf("%s, %s (round %d): %w", op.name, b.name, round, err)
 			}
-			ratios[p.op][p.build] = append(ratios[p.op][p.build], float64(t)/float64(f))
-			times[p.op][p.build] = append(times[p.op][p.build], t)
+			ratios[p.op][p.build] = append(ratios[p.op][p.build], float64(t.wall)/float64(f.wall))
+			runs[p.op][p.build] = append(runs[p.op][p.build], t)
 			flocks[p.op][p.build] = append(flocks[p.op][p.build], f)
 		}
 	}
 
-	fmt.Printf("%-22s %-16s %10s %10s %13s %10s\n", "operation", "build", "flock(1)", "median", "ratio median", "ratio p90")
+	fmt.Printf("%-22s %-16s %9s %9s %13s %10s %9s %7s\n", "operation", "build", "flock(1)", "median", "ratio median", "ratio p90", "cpu", "faults")
 	for i, op := range ops {
 		for j, b := range builds {
-			r := ratios[i][j]
-			fmt.Printf("%-22s %-16s %10s %10s %12.2fx %9.2fx\n", op.name, b.name, ms(median(flocks[i][j])), ms(median(times[i][j])),
-				pctf(r, 50), pctf(r, 90))
+			r, u := ratios[i][j], runs[i][j]
+			fmt.Printf("%-22s %-16s %9s %9s %12.2fx %9.2fx %9s %7d\n", op.name, b.name, ms(median(wallOf(flocks[i][j]))), ms(median(wallOf(u))),
+				pctf(r, 50), pctf(r, 90), ms(median(cpuOf(u))), int64(pctf(faultsOf(u), 50)))
 		}
 	}
-	fmt.Printf("(%d interleaved rounds; each run paired with a flock(1) run beside it; ratios of the pairs)\n\n", n)
+	fmt.Printf("(%d interleaved rounds; each run paired with a flock(1) run beside it; ratios of the pairs' wall times;\n"+
+		" cpu and faults: the median process's user+system time and minor page faults; flock(1): %s cpu, %d faults)\n\n",
+		n, ms(median(cpuOf(flocks[0][0]))), int64(pctf(faultsOf(flocks[0][0]), 50)))
 	return compareInit(builds, n)
 }
 
@@ -219,9 +223,17 @@ func (b build) run(stdin string, argv ...string) error {
 	return nil
 }
 
-// timed runs argv once and returns how long the process took, start to
-// exit; a non-zero exit is an error.
-func (b build) timed(stdin string, argv []string) (time.Duration, error) {
+// usage is what one process cost: wall time from start to exit, its
+// processor time (user and system) and its minor page faults. The last two
+// depend less on the machine's load than the first.
+type usage struct {
+	wall, cpu time.Duration
+	faults    int64
+}
+
+// timed runs argv once and returns what the process cost; a non-zero exit
+// is an error.
+func (b build) timed(stdin string, argv []string) (usage, error) {
 	c := b.command(stdin, argv)
 	var stderr bytes.Buffer
 	c.Stderr = &stderr
@@ -229,9 +241,13 @@ func (b build) timed(stdin string, argv []string) (time.Duration, error) {
 	err := c.Run()
 	elapsed := time.Since(start)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w: %s", strings.Join(argv, " "), err, stderr.String())
+		return usage{}, fmt.Errorf("%s: %w: %s", strings.Join(argv, " "), err, stderr.String())
 	}
-	return elapsed, nil
+	u := usage{wall: elapsed, cpu: c.ProcessState.UserTime() + c.ProcessState.SystemTime()}
+	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		u.faults = ru.Minflt
+	}
+	return u, nil
 }
 
 // initTrace is one process's GODEBUG=inittrace=1 report: each package's
@@ -341,4 +357,22 @@ func pctf(v []float64, p int) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	return s[(len(s)-1)*p/100]
+}
+
+func wallOf(u []usage) []time.Duration {
+	return mapUsage(u, func(x usage) time.Duration { return x.wall })
+}
+func cpuOf(u []usage) []time.Duration {
+	return mapUsage(u, func(x usage) time.Duration { return x.cpu })
+}
+func faultsOf(u []usage) []float64 {
+	return mapUsage(u, func(x usage) float64 { return float64(x.faults) })
+}
+
+func mapUsage[T any](u []usage, f func(usage) T) []T {
+	out := make([]T, len(u))
+	for i, x := range u {
+		out[i] = f(x)
+	}
+	return out
 }
