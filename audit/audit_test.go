@@ -7,10 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentlock/agentlock/internal/sys/flock"
-	"github.com/agentlock/agentlock/store"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/internal/sys/flock"
+	"github.com/agentlock/agentlock/store"
 )
 
 // The log is bounded: past MaxBytes it rotates, Keep older files are kept
