@@ -183,10 +183,17 @@ func (a Args) SessionAndText(command string, args []string) (session, text strin
 
 // AllSession is the session of release --all, whose only positional
 // argument is the original's session ("release --all <session>"): the
-// typed id as SessionArg takes it, else the session known here.
+// typed id as SessionArg takes it, else the session known here. A typed
+// id that is not the known session is refused naming the command that
+// works, '<command> --all'; one that looks like a path (it exists, or
+// holds a /) is refused naming that command and the release of the path.
 func (a Args) AllSession(command string, args []string) (string, error) {
+	if len(args) == 1 && a.Session != "" && args[0] != a.Session && a.Source != identity.SourceFlag && looksLikePath(args[0]) {
+		return "", report.LineUsageErrorf("--all takes no paths: run '%s --all' to release every lock of session %s, or '%s %s' to release that one",
+			command, a.Session, command, report.ShellWord(args[0]))
+	}
 	if len(args) == 1 {
-		return a.SessionArg(command, args[0])
+		return a.SessionArg(command+" --all", args[0])
 	}
 	return a.AllOnly(command, args)
 }

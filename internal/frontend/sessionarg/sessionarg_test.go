@@ -167,6 +167,11 @@ func TestAllSession(t *testing.T) {
 	assert.Equal(t, "s2", s, "the original's positional session")
 	_, err = env.AllSession("agentlock release", []string{"s2"})
 	assert.True(t, argErr(t, err).Line)
+	assert.Equal(t, "you are session s1 (from AGENTLOCK_SESSION), not s2: run 'agentlock release --all'", argErr(t, err).Error(),
+		"the command suggested releases every lock of the session, as asked")
+	_, err = env.AllSession("agentlock release", []string{"src/a.go"})
+	assert.Equal(t, "--all takes no paths: run 'agentlock release --all' to release every lock of session s1, or 'agentlock release src/a.go' to release that one",
+		argErr(t, err).Error())
 	_, err = env.AllSession("agentlock release", []string{"a", "b"})
 	assert.Equal(t, "--all takes no paths", argErr(t, err).Error())
 	_, err = Args{}.AllSession("agentlock release", nil)
