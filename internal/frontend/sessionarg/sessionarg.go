@@ -82,8 +82,14 @@ func (a Args) PathsAndSession(command string, args []string, rule Rule) ([]strin
 	if len(args) == 0 {
 		return nil, "", usagef("at least one path is required")
 	}
-	for _, p := range args {
-		if p == "" {
+	for i, p := range args {
+		switch {
+		case p != "":
+		case i == 1 && len(args) == 2 && a.Source != identity.SourceFlag:
+			// The place of the original form's session: the user gave
+			// an empty session id, not an empty path.
+			return nil, "", usagef("the session id is empty ('' after the path): name the session, or leave it out for the one agentlock finds (agentlock whoami)")
+		default:
 			return nil, "", usagef("a path is empty ('' on the command line): name a file or a folder")
 		}
 	}

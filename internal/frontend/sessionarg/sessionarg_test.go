@@ -63,7 +63,13 @@ func TestPathsAndSessionRefusals(t *testing.T) {
 		want string
 	}{
 		{nil, Args{Session: "s1"}, "at least one path is required"},
-		{[]string{"a", ""}, Args{Session: "s1"}, "a path is empty ('' on the command line): name a file or a folder"},
+		// The second of two is the place of the original form's session
+		// (issue 37): unless --session gave one, '' there is an empty id.
+		{[]string{"a", ""}, Args{Session: "s1"}, "the session id is empty ('' after the path): name the session, or leave it out for the one agentlock finds (agentlock whoami)"},
+		{[]string{"a", ""}, Args{}, "the session id is empty ('' after the path): name the session, or leave it out for the one agentlock finds (agentlock whoami)"},
+		{[]string{"a", ""}, Args{Session: "s1", Source: identity.SourceFlag}, "a path is empty ('' on the command line): name a file or a folder"},
+		{[]string{"", "s1"}, Args{}, "a path is empty ('' on the command line): name a file or a folder"},
+		{[]string{"a", "b", ""}, Args{Session: "s1"}, "a path is empty ('' on the command line): name a file or a folder"},
 		{[]string{"a"}, Args{}, "no session id: pass --session ID, set AGENTLOCK_SESSION, or use 'agentlock acquire <path> <session>' (agentlock whoami explains)"},
 	} {
 		_, _, err := tc.a.PathsAndSession("agentlock acquire", tc.args, NewLock)
