@@ -196,3 +196,22 @@ type Agent interface {
 func SessionID(a Agent, harnessID string) string {
 	return a.Name() + "-" + harnessID
 }
+
+// Variables is implemented by an Agent whose code reads variables of the
+// user's environment besides its session variable. The integrations never
+// read the environment: the caller reads these and passes their values.
+type Variables interface {
+	// DirVars are the variables that move the CLI's user folders
+	// (KIMI_CODE_HOME): their values, made absolute, are Env.AgentDirs.
+	DirVars() []string
+	// EnvVars are the other variables its checks read (CODEX_HOME): their
+	// values are DoctorEnv.Vars.
+	EnvVars() []string
+}
+
+// DenyFormer is implemented by an Agent that says how its pre-edit hook
+// refuses an edit, for the help of agentlock hook: `exit 2 and the line
+// on stderr`.
+type DenyFormer interface {
+	DenyForm() string
+}
