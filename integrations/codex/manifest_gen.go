@@ -68,9 +68,6 @@ func declared() *manifest.Manifest {
 				},
 			},
 		},
-		Payload: manifest.Payload{
-			Strict: true,
-		},
 		Deny: manifest.Deny{
 			Form: "claude-json",
 		},

@@ -63,9 +63,6 @@ func declared() *manifest.Manifest {
 				},
 			},
 		},
-		Payload: manifest.Payload{
-			Strict: true,
-		},
 		Deny: manifest.Deny{
 			Form: "gemini-json",
 		},

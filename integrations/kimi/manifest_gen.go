@@ -21,9 +21,6 @@ func declared() *manifest.Manifest {
 			"KIMI_CODE_HOME",
 			"KIMI_SHARE_DIR",
 		},
-		Payload: manifest.Payload{
-			Strict: true,
-		},
 		Deny: manifest.Deny{
 			Form: "exit2",
 		},

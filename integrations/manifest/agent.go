@@ -411,12 +411,13 @@ func (a *Agent) tomlHooks(bin string) ([]byte, error) {
 
 // EditedPaths implements integrations.Agent: the first of the payload's
 // path fields that holds a path, for a tool the manifest counts as an
-// edit (every tool, when it lists none); or the extension's.
+// edit (every tool, when it lists none; a call that names no tool, see
+// integrations.EditCall); or the extension's.
 func (a *Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
 	if a.ext.EditedPaths != nil {
 		return a.ext.EditedPaths(in)
 	}
-	if len(a.m.EditTools) > 0 && !slices.Contains(a.m.EditTools, in.ToolName) {
+	if len(a.m.EditTools) > 0 && !integrations.EditCall(in.ToolName, a.m.EditTools...) {
 		return nil, nil
 	}
 	for _, field := range a.m.Payload.Patches {
@@ -448,14 +449,12 @@ func (a *Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
 }
 
 // DecodePayload implements integrations.PayloadDecoder: the fields at the
-// manifest's paths (Claude Code's names where it gives none), agentlock's
-// own payload for a strict one, or the extension's reading.
+// manifest's paths (Claude Code's names where it gives none; the tool's
+// input is tool_input, for the extension's EditedPaths), or the
+// extension's reading.
 func (a *Agent) DecodePayload(data []byte) (integrations.HookInput, error) {
-	switch {
-	case a.ext.DecodePayload != nil:
+	if a.ext.DecodePayload != nil {
 		return a.ext.DecodePayload(data)
-	case a.m.Payload.Strict:
-		return integrations.DecodeHookInput(data)
 	}
 	in := integrations.HookInput{Raw: data}
 	var top map[string]json.RawMessage
@@ -469,6 +468,9 @@ func (a *Agent) DecodePayload(data []byte) (integrations.HookInput, error) {
 	in.Event = stringAt(data, "hook_event_name")
 	if v, ok := lookup(data, or(p.Model, "model")); ok {
 		in.Model = v
+	}
+	if v, ok := top["tool_input"]; ok {
+		in.ToolInput = v
 	}
 	return in, nil
 }

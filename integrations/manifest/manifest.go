@@ -200,12 +200,6 @@ type Payload struct {
 	// locked or none. A patch naming no file is refused. Tried before
 	// Paths.
 	Patches []string `toml:"patches"`
-	// Strict reads the payload as agentlock's own (integrations.HookInput:
-	// session_id, cwd, hook_event_name, tool_name, tool_input, model),
-	// each member of its JSON type: a payload that is not is unreadable as
-	// a whole, and the hook does nothing. The other field paths are left
-	// out.
-	Strict bool `toml:"strict"`
 }
 
 // Deny is how a pre-edit hook refuses an edit.
@@ -601,8 +595,7 @@ func (m *Manifest) checkHooks(seen map[string]bool) *FieldError {
 	return nil
 }
 
-// checkPayload refuses empty field paths, and paths beside a strict
-// payload.
+// checkPayload refuses empty field paths.
 func (m *Manifest) checkPayload() *FieldError {
 	p := m.Payload
 	for i, f := range p.Paths {
@@ -614,9 +607,6 @@ func (m *Manifest) checkPayload() *FieldError {
 		if f == "" {
 			return fieldErr(fmt.Sprintf("payload.patches[%d]", i), "empty")
 		}
-	}
-	if p.Strict && (p.SessionID != "" || p.Cwd != "" || p.ToolName != "" || p.Model != "") {
-		return fieldErr("payload.strict", "a strict payload has agentlock's own field names: leave out session_id, cwd, tool_name and model")
 	}
 	return nil
 }

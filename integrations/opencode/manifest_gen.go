@@ -48,9 +48,6 @@ func declared() *manifest.Manifest {
 				Purpose:   "keeps what OpenCode installs into .opencode/ (node_modules, package.json, lockfiles) out of git",
 			},
 		},
-		Payload: manifest.Payload{
-			Strict: true,
-		},
 		Deny: manifest.Deny{
 			Form: "exit2",
 		},

@@ -42,9 +42,6 @@ func declared() *manifest.Manifest {
 				Hooks:    true,
 			},
 		},
-		Payload: manifest.Payload{
-			Strict: true,
-		},
 		Deny: manifest.Deny{
 			Form: "exit2",
 		},

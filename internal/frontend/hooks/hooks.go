@@ -230,7 +230,11 @@ func readPayload(r io.Reader, agent integrations.Agent) (integrations.HookInput,
 	if d, ok := agent.(integrations.PayloadDecoder); ok {
 		return d.DecodePayload(data)
 	}
-	return integrations.DecodeHookInput(data)
+	if err := integrations.UnmarshalPayload(data, &in); err != nil {
+		return in, fmt.Errorf("the payload is not JSON: %w", err)
+	}
+	in.Raw = data
+	return in, nil
 }
 
 // payloadCwd is the payload's cwd (the session's), else the process's.
@@ -425,7 +429,7 @@ func (h run) acquire(ctx context.Context, ws *workspace.Workspace, paths []strin
 		}
 		h.res.Deny = fmt.Sprintf("agentlock: %s (renewed %s ago), so you (%s) must not edit it now. "+
 			"Do not work around this: %s, wait with `%s`, or ask %s.",
-			report.HeldBy(held.Path, held.Via, "session "+held.Owner+ws.Place(ctx, held.Owner)), report.Human(held.Age), h.session, instead, report.WaitCommand(held.Path), held.Owner)
+			core.HeldBy(held.Path, held.Via, "session "+held.Owner+ws.Place(ctx, held.Owner)), report.Human(held.Age), h.session, instead, report.WaitCommand(held.Path), held.Owner)
 	case errors.As(err, &corrupt):
 		h.res.Deny = fmt.Sprintf("agentlock: a lock file cannot be read (%v), so agentlock cannot tell who holds the file: "+
 			"do not edit it; ask a person to check `agentlock status` and clear it with `agentlock release --force`.", err)
