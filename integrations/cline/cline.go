@@ -34,7 +34,7 @@ var templateFiles embed.FS
 // Agent returns the Cline CLI: cline.toml, its hook files' template and its
 // Go extension.
 func Agent() *manifest.Agent {
-	return manifest.Builtin(declared(), templateFiles, manifest.Extension{HookFiles: hookFiles, DecodePayload: decodePayload, EditedPaths: editedPaths, Doctor: doctor})
+	return manifest.Builtin(declared(), templateFiles, manifest.Extension{HookFiles: hookFiles, DecodePayload: decodePayload, EditedPaths: editedPaths, Checks: checks})
 }
 
 // HooksDir is where the hook files go in the project.

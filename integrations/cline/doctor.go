@@ -9,15 +9,11 @@ import (
 	"github.com/agentlock/agentlock/integrations/manifest"
 )
 
-// doctor is Cline's section of doctor's checklist: the standard checks,
-// that its hook files gate the project's files (doctor does not recognise
-// them as hooks by itself), and that they are executable.
-func doctor(_ *manifest.Agent, env integrations.DoctorEnv) []integrations.Check {
-	checks := integrations.StandardChecks(env)
-	if !env.Connected {
-		return checks
-	}
-	return append(checks, env.Gating(), clineHooksExecutable(env.Root))
+// checks are Cline's own checks: that its hook files gate the project's
+// files (doctor does not recognise them as hooks by itself), and that
+// they are executable.
+func checks(_ *manifest.Agent, env integrations.DoctorEnv) []integrations.Check {
+	return []integrations.Check{env.Gating(), clineHooksExecutable(env.Root)}
 }
 
 // clineHooksExecutable: Cline runs a hook file only when it is executable

@@ -19,7 +19,7 @@ func declared() *manifest.Manifest {
 			"hook_files",
 			"payload",
 			"edited_paths",
-			"doctor",
+			"checks",
 		},
 		Instructions: []manifest.Instruction{
 			{

@@ -18,7 +18,7 @@ import (
 
 // Agent returns the Codex CLI: codex.toml and its Go extension.
 func Agent() *manifest.Agent {
-	return manifest.Builtin(declared(), nil, manifest.Extension{EditedPaths: editedPaths, Doctor: doctor})
+	return manifest.Builtin(declared(), nil, manifest.Extension{EditedPaths: editedPaths, Checks: checks})
 }
 
 // editedPaths implements integrations.Agent's EditedPaths. The apply_patch tool passes

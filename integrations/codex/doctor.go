@@ -22,16 +22,11 @@ import (
 	"github.com/agentlock/agentlock/integrations/manifest"
 )
 
-// doctor is Codex's section of doctor's checklist: the standard checks,
-// and whether Codex trusts agentlock's hooks (it runs a project's hooks
-// only once their definition is trusted).
-func doctor(_ *manifest.Agent, env integrations.DoctorEnv) []integrations.Check {
-	checks := integrations.StandardChecks(env)
-	if !env.Connected {
-		return checks
-	}
+// checks are Codex's own checks: whether it trusts agentlock's hooks (it
+// runs a project's hooks only once their definition is trusted).
+func checks(_ *manifest.Agent, env integrations.DoctorEnv) []integrations.Check {
 	codexHome := env.Vars[codexHomeVar]
-	return append(checks, codexTrustCheck(filepath.Join(env.Root, ".codex", "hooks.json"), codexConfig(codexHome, env.UserHome), codexHome, env.SearchPath, env.Root, env.Environ))
+	return []integrations.Check{codexTrustCheck(filepath.Join(env.Root, ".codex", "hooks.json"), codexConfig(codexHome, env.UserHome), codexHome, env.SearchPath, env.Root, env.Environ)}
 }
 
 // codexHomeVar moves Codex's user folder (default ~/.codex).

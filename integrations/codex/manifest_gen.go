@@ -20,7 +20,7 @@ func declared() *manifest.Manifest {
 		},
 		Extensions: []string{
 			"edited_paths",
-			"doctor",
+			"checks",
 		},
 		EnvVars: []string{
 			"CODEX_HOME",

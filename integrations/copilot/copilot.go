@@ -21,7 +21,7 @@ var templateFiles embed.FS
 // Agent returns the GitHub Copilot CLI: copilot.toml, its hook file's
 // template and its Go extension.
 func Agent() *manifest.Agent {
-	return manifest.Builtin(declared(), templateFiles, manifest.Extension{DecodePayload: decodePayload, EditedPaths: editedPaths, Doctor: doctor})
+	return manifest.Builtin(declared(), templateFiles, manifest.Extension{DecodePayload: decodePayload, EditedPaths: editedPaths, Checks: checks})
 }
 
 // payload is a camelCase hook payload of Copilot CLI.

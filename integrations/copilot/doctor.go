@@ -22,19 +22,14 @@ const (
 	allowAllVar = "COPILOT_ALLOW_ALL"
 )
 
-// doctor is Copilot CLI's section of doctor's checklist: the standard
-// checks, and its folder trust (it skips a project's hooks silently in a
-// folder it does not trust).
-func doctor(_ *manifest.Agent, env integrations.DoctorEnv) []integrations.Check {
-	checks := integrations.StandardChecks(env)
-	if !env.Connected {
-		return checks
-	}
+// checks are Copilot CLI's own checks: its folder trust (it skips a
+// project's hooks silently in a folder it does not trust).
+func checks(_ *manifest.Agent, env integrations.DoctorEnv) []integrations.Check {
 	home := env.Vars[copilotHomeVar]
 	if home == "" {
 		home = filepath.Join(env.UserHome, ".copilot")
 	}
-	return append(checks, copilotTrust(env.Root, home, env.Vars[allowAllVar]))
+	return []integrations.Check{copilotTrust(env.Root, home, env.Vars[allowAllVar])}
 }
 
 // copilotTrust checks GitHub Copilot CLI's folder trust for the project

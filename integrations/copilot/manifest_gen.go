@@ -21,7 +21,7 @@ func declared() *manifest.Manifest {
 		Extensions: []string{
 			"payload",
 			"edited_paths",
-			"doctor",
+			"checks",
 		},
 		EnvVars: []string{
 			"COPILOT_HOME",

@@ -14,14 +14,10 @@ import (
 	"github.com/agentlock/agentlock/integrations/manifest"
 )
 
-// doctor is Crush's section of doctor's checklist: the standard checks,
-// and whether a crushrc removes agentlock's hook.
-func doctor(_ *manifest.Agent, env integrations.DoctorEnv) []integrations.Check {
-	checks := integrations.StandardChecks(env)
-	if !env.Connected {
-		return checks
-	}
-	return append(checks, crushHooks(env.Root, filepath.Join(env.UserHome, ".config")))
+// checks are Crush's own checks: whether a crushrc removes agentlock's
+// hook.
+func checks(_ *manifest.Agent, env integrations.DoctorEnv) []integrations.Check {
+	return []integrations.Check{crushHooks(env.Root, filepath.Join(env.UserHome, ".config"))}
 }
 
 // crushHooks checks the crushrc files Crush merges over the project's

@@ -16,7 +16,7 @@ func declared() *manifest.Manifest {
 			"Crush has no session start or end hook and gives its shell no session id: run it through scripts/agentlock-crush, which registers the session, renews its locks and finishes it. Tool calls of its sub-agents (agent, agentic_fetch) are not hooked (docs/integrations/crush.md).",
 		},
 		Extensions: []string{
-			"doctor",
+			"checks",
 		},
 		Instructions: []manifest.Instruction{
 			{

@@ -12,14 +12,10 @@ import (
 	"github.com/agentlock/agentlock/integrations/manifest"
 )
 
-// doctor is Factory Droid's section of doctor's checklist: the standard
-// checks, and whether a settings file turns its hooks off.
-func doctor(_ *manifest.Agent, env integrations.DoctorEnv) []integrations.Check {
-	checks := integrations.StandardChecks(env)
-	if !env.Connected {
-		return checks
-	}
-	return append(checks, droidHooks(env.Root, filepath.Join(env.UserHome, ".factory")))
+// checks are Factory Droid's own checks: whether a settings file turns
+// its hooks off.
+func checks(_ *manifest.Agent, env integrations.DoctorEnv) []integrations.Check {
+	return []integrations.Check{droidHooks(env.Root, filepath.Join(env.UserHome, ".factory"))}
 }
 
 // droidHooks checks what keeps Factory Droid from running the project's

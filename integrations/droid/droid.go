@@ -9,5 +9,5 @@ import "github.com/agentlock/agentlock/integrations/manifest"
 
 // Agent returns the agent that droid.toml describes.
 func Agent() *manifest.Agent {
-	return manifest.Builtin(declared(), nil, manifest.Extension{Doctor: doctor})
+	return manifest.Builtin(declared(), nil, manifest.Extension{Checks: checks})
 }

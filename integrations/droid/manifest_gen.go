@@ -16,7 +16,7 @@ func declared() *manifest.Manifest {
 			"Factory Droid runs the project's hooks in .factory/settings.json; its Execute tool (the shell) is not gated: run headless sessions through scripts/agentlock-droid (docs/integrations/droid.md).",
 		},
 		Extensions: []string{
-			"doctor",
+			"checks",
 		},
 		Instructions: []manifest.Instruction{
 			{

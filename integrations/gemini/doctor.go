@@ -12,15 +12,10 @@ import (
 	"github.com/agentlock/agentlock/integrations/manifest"
 )
 
-// doctor is Gemini CLI's section of doctor's checklist: the standard
-// checks, and its folder trust (it runs no project hook in a folder it
-// does not trust).
-func doctor(_ *manifest.Agent, env integrations.DoctorEnv) []integrations.Check {
-	checks := integrations.StandardChecks(env)
-	if !env.Connected {
-		return checks
-	}
-	return append(checks, geminiTrust(env.Root, filepath.Join(env.UserHome, ".gemini", "trustedFolders.json")))
+// checks are Gemini CLI's own checks: its folder trust (it runs no
+// project hook in a folder it does not trust).
+func checks(_ *manifest.Agent, env integrations.DoctorEnv) []integrations.Check {
+	return []integrations.Check{geminiTrust(env.Root, filepath.Join(env.UserHome, ".gemini", "trustedFolders.json"))}
 }
 
 // geminiTrust checks Gemini CLI's folder trust for the project root, in

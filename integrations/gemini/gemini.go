@@ -17,7 +17,7 @@ import (
 
 // Agent returns the Gemini CLI: gemini.toml and its Go extension.
 func Agent() *manifest.Agent {
-	return manifest.Builtin(declared(), nil, manifest.Extension{EditedPaths: editedPaths, Doctor: doctor})
+	return manifest.Builtin(declared(), nil, manifest.Extension{EditedPaths: editedPaths, Checks: checks})
 }
 
 // editedPaths implements integrations.Agent's EditedPaths: write_file and replace carry

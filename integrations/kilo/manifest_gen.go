@@ -18,7 +18,7 @@ func declared() *manifest.Manifest {
 		},
 		Extensions: []string{
 			"edited_paths",
-			"doctor",
+			"checks",
 		},
 		EnvVars: []string{
 			"KILO_PURE",

@@ -10,25 +10,21 @@ import (
 	"github.com/agentlock/agentlock/integrations/manifest"
 )
 
-// doctor is Kimi Code's section of doctor's checklist: what an older
-// agentlock wrote for the legacy kimi-cli, still there (connected or not),
-// then the standard checks, and whether the kimi on PATH is the legacy
-// kimi-cli, which reads none of agentlock's hooks.
-func doctor(_ *manifest.Agent, env integrations.DoctorEnv) []integrations.Check {
-	var checks []integrations.Check
-	if env.Legacy != "" {
-		checks = append(checks, integrations.Check{Name: "kimi-legacy", Status: integrations.CheckWarn,
-			Detail: "agentlock's files for the legacy kimi-cli are still in " + env.Legacy + ": kimi-cli (archived upstream) is no longer supported, and nothing gates its edits",
-			Fix:    "agentlock uninit --agent kimi --global, then agentlock init --agent kimi --global (for Kimi Code CLI)"})
-	}
-	if !env.Connected {
-		return checks
-	}
-	checks = append(checks, env.Standard()...)
+// checks are Kimi Code's own checks: whether the kimi on PATH is the
+// legacy kimi-cli, which reads none of agentlock's hooks.
+func checks(_ *manifest.Agent, env integrations.DoctorEnv) []integrations.Check {
 	if c, legacy := kimiProgram(env.SearchPath); legacy {
-		checks = append(checks, c)
+		return []integrations.Check{c}
 	}
-	return checks
+	return nil
+}
+
+// legacy is the check that agentlock's files for the legacy kimi-cli are
+// still in files.
+func legacy(files string) integrations.Check {
+	return integrations.Check{Name: "kimi-legacy", Status: integrations.CheckWarn,
+		Detail: "agentlock's files for the legacy kimi-cli are still in " + files + ": kimi-cli (archived upstream) is no longer supported, and nothing gates its edits",
+		Fix:    "agentlock uninit --agent kimi --global, then agentlock init --agent kimi --global (for Kimi Code CLI)"}
 }
 
 // kimiProgram checks the kimi that the project's agents run: the legacy

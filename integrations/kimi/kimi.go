@@ -31,7 +31,7 @@ var templateFiles embed.FS
 // Agent returns Kimi Code CLI: kimi.toml, its hooks' template and its Go
 // extension.
 func Agent() *manifest.Agent {
-	return manifest.Builtin(declared(), templateFiles, manifest.Extension{Plan: plan, EditedPaths: editedPaths, Doctor: doctor})
+	return manifest.Builtin(declared(), templateFiles, manifest.Extension{Plan: plan, EditedPaths: editedPaths, Checks: checks, Legacy: legacy})
 }
 
 // Variables that move Kimi's user folder: Kimi Code's, and the legacy

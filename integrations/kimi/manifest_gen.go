@@ -15,7 +15,8 @@ func declared() *manifest.Manifest {
 		Extensions: []string{
 			"plan",
 			"edited_paths",
-			"doctor",
+			"checks",
+			"legacy",
 		},
 		DirVars: []string{
 			"KIMI_CODE_HOME",

@@ -53,9 +53,14 @@ type Extension struct {
 	// EditedPaths returns the paths a pre-edit payload is about to change
 	// (ExtEditedPaths: Codex's patches run through the shell).
 	EditedPaths func(in integrations.HookInput) ([]string, error)
-	// Doctor writes the agent's section of doctor's checklist (ExtDoctor:
-	// its harness's trust step).
-	Doctor func(a *Agent, env integrations.DoctorEnv) []integrations.Check
+	// Checks are the agent's own checks of a connected project, after the
+	// standard ones (ExtChecks: what keeps its CLI from running
+	// agentlock's hooks, such as a trust step).
+	Checks func(a *Agent, env integrations.DoctorEnv) []integrations.Check
+	// Legacy is the check that files an older agentlock wrote for a CLI it
+	// no longer supports (the artifacts its Plan marks Unsupported) are
+	// still there, in files; connected or not (ExtLegacy: Kimi's).
+	Legacy func(files string) integrations.Check
 }
 
 // names returns the extensions e has, in the order of extensionNames.
@@ -65,7 +70,7 @@ func (e Extension) names() []string {
 		name string
 		set  bool
 	}{{ExtPlan, e.Plan != nil}, {ExtHookFiles, e.HookFiles != nil}, {ExtPayload, e.DecodePayload != nil},
-		{ExtEditedPaths, e.EditedPaths != nil}, {ExtDoctor, e.Doctor != nil}} {
+		{ExtEditedPaths, e.EditedPaths != nil}, {ExtChecks, e.Checks != nil}, {ExtLegacy, e.Legacy != nil}} {
 		if x.set {
 			names = append(names, x.name)
 		}
@@ -605,11 +610,17 @@ func execTemplate(name, text string, data any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Doctor implements integrations.Doctor: the extension's checks, else the
-// standard ones.
+// Doctor implements integrations.Doctor: the check of what an older
+// agentlock left for an unsupported CLI (the extension's Legacy), then,
+// for a connected agent, the standard checks and the extension's Checks.
 func (a *Agent) Doctor(env integrations.DoctorEnv) []integrations.Check {
-	if a.ext.Doctor != nil {
-		return a.ext.Doctor(a, env)
+	var checks []integrations.Check
+	if env.Legacy != "" && a.ext.Legacy != nil {
+		checks = append(checks, a.ext.Legacy(env.Legacy))
 	}
-	return integrations.StandardChecks(env)
+	checks = append(checks, integrations.StandardChecks(env)...)
+	if env.Connected && a.ext.Checks != nil {
+		checks = append(checks, a.ext.Checks(a, env)...)
+	}
+	return checks
 }

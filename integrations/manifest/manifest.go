@@ -51,7 +51,8 @@ type Manifest struct {
 	Notes []string `toml:"notes"`
 	// Extensions name what the agent's Go code does where the manifest
 	// cannot say it (see Extension): "plan", "hook_files", "payload",
-	// "edited_paths", "doctor". Only a built-in agent has Go code.
+	// "edited_paths", "checks", "legacy". Only a built-in agent has Go
+	// code.
 	Extensions []string `toml:"extensions"`
 	// DirVars are the variables that move the CLI's user folders
 	// (KIMI_CODE_HOME), which its Go code reads (Env.AgentDirs).
@@ -260,12 +261,13 @@ const (
 	ExtHookFiles   = "hook_files"
 	ExtPayload     = "payload"
 	ExtEditedPaths = "edited_paths"
-	ExtDoctor      = "doctor"
+	ExtChecks      = "checks"
+	ExtLegacy      = "legacy"
 )
 
 // extensionNames are the values of the extensions field.
 func extensionNames() []string {
-	return []string{ExtPlan, ExtHookFiles, ExtPayload, ExtEditedPaths, ExtDoctor}
+	return []string{ExtPlan, ExtHookFiles, ExtPayload, ExtEditedPaths, ExtChecks, ExtLegacy}
 }
 
 // isName reports whether s is an agent's name: lower-case letters and

@@ -326,7 +326,7 @@ func TestPayloadMembersOfTheWrongType(t *testing.T) {
 // them is refused in one line naming the field.
 func TestUserManifestsHaveNoExtensionsOrTemplates(t *testing.T) {
 	for _, c := range []struct{ from, to, field string }{
-		{`command = "mini"`, "command = \"mini\"\nextensions = [\"doctor\"]", "extensions"},
+		{`command = "mini"`, "command = \"mini\"\nextensions = [\"checks\"]", "extensions"},
 		{`kind = "block"`, "kind = \"owned\"\ntemplate = \"rule.mdc.tmpl\"", "instructions[0].template"},
 	} {
 		_, err := Load([]byte(strings.Replace(minimal, c.from, c.to, 1)), "mini.toml")
@@ -338,7 +338,7 @@ func TestUserManifestsHaveNoExtensionsOrTemplates(t *testing.T) {
 	for _, c := range []struct{ extra, field string }{
 		{"extensions = [\"teleport\"]\n", "extensions[0]"},
 		{"dir_vars = [\"MINI_HOME\"]\n", "dir_vars"},
-		{"extensions = [\"doctor\"]\nenv_vars = [\"HOME\"]\n", "env_vars[0]"},
+		{"extensions = [\"checks\"]\nenv_vars = [\"HOME\"]\n", "env_vars[0]"},
 	} {
 		_, err := Parse([]byte(strings.Replace(minimal, `command = "mini"`, `command = "mini"`+"\n"+c.extra, 1)), "mini.toml")
 		var fe *FieldError
@@ -350,10 +350,10 @@ func TestUserManifestsHaveNoExtensionsOrTemplates(t *testing.T) {
 
 // A built-in agent's Go extension is the one its manifest names.
 func TestCheckExtension(t *testing.T) {
-	m, err := Parse([]byte(strings.Replace(minimal, `command = "mini"`, "command = \"mini\"\nextensions = [\"doctor\"]", 1)), "mini.toml")
+	m, err := Parse([]byte(strings.Replace(minimal, `command = "mini"`, "command = \"mini\"\nextensions = [\"checks\"]", 1)), "mini.toml")
 	require.NoError(t, err)
-	doctor := func(*Agent, integrations.DoctorEnv) []integrations.Check { return nil }
-	assert.NoError(t, Builtin(m, nil, Extension{Doctor: doctor}).CheckExtension())
+	checks := func(*Agent, integrations.DoctorEnv) []integrations.Check { return nil }
+	assert.NoError(t, Builtin(m, nil, Extension{Checks: checks}).CheckExtension())
 	assert.Error(t, Builtin(m, nil, Extension{}).CheckExtension())
-	assert.Error(t, Builtin(m, nil, Extension{Doctor: doctor, EditedPaths: func(integrations.HookInput) ([]string, error) { return nil, nil }}).CheckExtension())
+	assert.Error(t, Builtin(m, nil, Extension{Checks: checks, EditedPaths: func(integrations.HookInput) ([]string, error) { return nil, nil }}).CheckExtension())
 }

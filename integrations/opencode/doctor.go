@@ -7,15 +7,10 @@ import (
 	"github.com/agentlock/agentlock/integrations/manifest"
 )
 
-// doctor is the section of OpenCode (or Kilo) in doctor's checklist: the
-// standard checks, and whether a variable of this environment keeps the
-// CLI from loading agentlock's plugin.
-func doctor(a *manifest.Agent, env integrations.DoctorEnv) []integrations.Check {
-	checks := integrations.StandardChecks(env)
-	if !env.Connected {
-		return checks
-	}
-	return append(checks, openCodePlugin(a, pluginsOff(a.EnvVars(), func(name string) string { return env.Vars[name] })))
+// checks are the own checks of OpenCode (or Kilo): whether a variable of
+// this environment keeps the CLI from loading agentlock's plugin.
+func checks(a *manifest.Agent, env integrations.DoctorEnv) []integrations.Check {
+	return []integrations.Check{openCodePlugin(a, pluginsOff(a.EnvVars(), func(name string) string { return env.Vars[name] }))}
 }
 
 // pluginFile is where an agent's plugin goes in the project: its config

@@ -29,7 +29,7 @@ func Templates() fs.FS { return templateFiles }
 
 // Extension is the Go code of OpenCode and Kilo Code CLI.
 func Extension() manifest.Extension {
-	return manifest.Extension{EditedPaths: editedPaths, Doctor: doctor}
+	return manifest.Extension{EditedPaths: editedPaths, Checks: checks}
 }
 
 // editTools are the tools that change files; the plugin sends only these.

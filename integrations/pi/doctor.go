@@ -12,19 +12,15 @@ import (
 	"github.com/agentlock/agentlock/integrations/manifest"
 )
 
-// doctor is Pi's section of doctor's checklist: the standard checks, that
-// its extension gates the project's files (doctor does not recognise it
-// as hooks by itself), and Pi's project trust.
-func doctor(_ *manifest.Agent, env integrations.DoctorEnv) []integrations.Check {
-	checks := integrations.StandardChecks(env)
-	if !env.Connected {
-		return checks
-	}
+// checks are Pi's own checks: that its extension gates the project's
+// files (doctor does not recognise it as hooks by itself), and Pi's
+// project trust.
+func checks(_ *manifest.Agent, env integrations.DoctorEnv) []integrations.Check {
 	dir := env.AgentDirs[AgentDirVar]
 	if dir == "" {
 		dir = filepath.Join(env.UserHome, ".pi", "agent")
 	}
-	return append(checks, env.Gating(), piTrust(env.Root, dir))
+	return []integrations.Check{env.Gating(), piTrust(env.Root, dir)}
 }
 
 // piTrust: Pi loads .pi/extensions only in a trusted project. Its

@@ -20,7 +20,7 @@ func declared() *manifest.Manifest {
 		},
 		Extensions: []string{
 			"edited_paths",
-			"doctor",
+			"checks",
 		},
 		DirVars: []string{
 			"PI_CODING_AGENT_DIR",

@@ -18,7 +18,7 @@ var templateFiles embed.FS
 // Agent returns Pi: pi.toml, its extension's template and its Go
 // extension.
 func Agent() *manifest.Agent {
-	return manifest.Builtin(declared(), templateFiles, manifest.Extension{EditedPaths: editedPaths, Doctor: doctor})
+	return manifest.Builtin(declared(), templateFiles, manifest.Extension{EditedPaths: editedPaths, Checks: checks})
 }
 
 // AgentDirVar moves Pi's user folder (default ~/.pi/agent), where its

@@ -13,14 +13,10 @@ import (
 	"github.com/agentlock/agentlock/integrations/manifest"
 )
 
-// doctor is Qwen Code's section of doctor's checklist: the standard
-// checks, and what keeps it from running the project's hooks.
-func doctor(_ *manifest.Agent, env integrations.DoctorEnv) []integrations.Check {
-	checks := integrations.StandardChecks(env)
-	if !env.Connected {
-		return checks
-	}
-	return append(checks, qwenTrust(env.Root, filepath.Join(env.UserHome, ".qwen")))
+// checks are Qwen Code's own checks: what keeps it from running the
+// project's hooks.
+func checks(_ *manifest.Agent, env integrations.DoctorEnv) []integrations.Check {
+	return []integrations.Check{qwenTrust(env.Root, filepath.Join(env.UserHome, ".qwen"))}
 }
 
 // qwenTrust checks what keeps Qwen Code from running the project's hooks,

@@ -17,7 +17,7 @@ func declared() *manifest.Manifest {
 			"Qwen Code runs no hook under --bare, --safe-mode or a tools.executionSandbox policy, nor in an untrusted folder when security.folderTrust is on; and it never runs SessionEnd in headless -p runs: run headless sessions through scripts/agentlock-qwen (docs/integrations/qwen.md).",
 		},
 		Extensions: []string{
-			"doctor",
+			"checks",
 		},
 		Instructions: []manifest.Instruction{
 			{
