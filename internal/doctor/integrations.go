@@ -33,7 +33,7 @@ func (d *run) integrations() []Check {
 		// Global: doctor reads the user-level files too (Kimi Code's
 		// hooks), to say when they are missing; it writes nothing.
 		p, err := setup.Open(d.project.Root, setup.Options{Settings: d.opts.Settings, Agents: []integrations.Agent{a}, Bin: d.opts.Bin,
-			Global: true, AgentDirs: d.opts.AgentDirs})
+			Global: true, AgentDirs: d.opts.AgentDirs, WithoutStore: d.unusable != nil})
 		if err != nil {
 			checks = append(checks, Check{Name: "integration-" + a.Name(), Status: Problem,
 				Detail: fmt.Sprintf("cannot read %s's set-up: %v", a.Title(), err), Fix: "agentlock init --agent " + a.Name()})

@@ -60,6 +60,9 @@ func (d *run) legacy(ctx context.Context) Check {
 // linked or not a regular file), nothing foreign lies in the folder, and no
 // lock is stamped in the future (clock).
 func (d *run) lockFolder(ctx context.Context) []Check {
+	if d.unusable != nil {
+		return []Check{d.notChecked("lock-files", "the locks are kept"), d.notChecked("clock", "the lock stamps are kept")}
+	}
 	files := Check{Name: "lock-files"}
 	clock := Check{Name: "clock"}
 	states, problems, err := d.ws.Locker().List(ctx)

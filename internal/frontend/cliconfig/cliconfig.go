@@ -7,9 +7,11 @@ package cliconfig
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -71,6 +73,10 @@ type Config struct {
 	// Problems are the settings whose values are invalid, each naming the
 	// variable (or flag) and its allowed range; their defaults stand in.
 	Problems []error
+	// projectProblems are the problems of the projects' own settings met
+	// by the workspaces opened (workspace.Workspace.Problems), once each:
+	// warnings, which done returns.
+	projectProblems []error
 }
 
 // EnvBindings maps configuration keys to the environment variables Load
@@ -200,7 +206,20 @@ func (c *Config) WorkspaceOf(ctx context.Context, realPath string) (*workspace.W
 	if err == nil && ws.Enabled() {
 		_, _ = ws.FinishExited(ctx)
 	}
+	if err == nil {
+		c.noteProblems(ws.Problems())
+	}
 	return ws, err
+}
+
+// noteProblems keeps the problems of a project's settings for the
+// warnings of the invocation, each once.
+func (c *Config) noteProblems(problems []error) {
+	for _, p := range problems {
+		if !slices.ContainsFunc(c.projectProblems, func(q error) bool { return q.Error() == p.Error() }) {
+			c.projectProblems = append(c.projectProblems, p)
+		}
+	}
 }
 
 // WorkWorkspace returns the workspace of the working directory, for the
@@ -219,7 +238,10 @@ func (c *Config) WorkWorkspace(ctx context.Context) (*workspace.Workspace, error
 // naming the first); lenient returns it with the defaults in their place,
 // for the commands that must run whatever the configuration (hooks,
 // doctor, version, whoami, env). done closes what the configuration opened
-// (the stores' connections) once the command is done.
+// (the stores' connections) once the command is done, and returns what to
+// warn about: the problems of the projects' own settings that the
+// command's workspaces met (a .agent-registry/timeout that is no timeout,
+// say: every command warns while it stays), then any error closing.
 func Lazy(flags *pflag.FlagSet, now func() time.Time) (strict, lenient func() (*Config, error), done func() error) {
 	var c *Config
 	var err error
@@ -240,7 +262,7 @@ func Lazy(flags *pflag.FlagSet, now func() time.Time) (strict, lenient func() (*
 		if c == nil {
 			return nil
 		}
-		return c.Settings.Backends.Close()
+		return errors.Join(append(slices.Clone(c.projectProblems), c.Settings.Backends.Close())...)
 	}
 	return strict, lenient, done
 }

@@ -156,6 +156,11 @@ func Run(ctx context.Context, req Request) Result {
 		return res
 	}
 	if ws.Enabled() {
+		// A project setting that cannot be used (its timeout file) has a
+		// safe value in its place: say so, and go on.
+		for _, p := range ws.Problems() {
+			res.warnf("%s %s hook: %v", name, req.Event, p)
+		}
 		// A session whose agent exited without its session-end hook
 		// (kimi -p) is finished by the next hook that runs here.
 		if _, err := ws.FinishExited(ctx); err != nil {
