@@ -208,7 +208,10 @@ type Finished struct {
 // released — found by owner, including paths it never listed, and never a
 // lock of another session. The locks are released even when the session is
 // not registered (the error then matches core.ErrNoSession) or the
-// registry cannot be read: a finished agent must not keep its locks. Any id
+// registry cannot be read: a finished agent must not keep its locks. The
+// session's agent records (package identity) are removed: a finished
+// session is nobody's identity, so a command run later under its agent
+// process no longer answers with it. Any id
 // that a lock record can hold is accepted (core.ValidateExistingSession),
 // so that sessions agent-registry 0.2 started can be finished.
 func (w *Workspace) Finish(ctx context.Context, id string) (Finished, error) {
@@ -225,7 +228,11 @@ func (w *Workspace) Finish(ctx context.Context, id string) (Finished, error) {
 	if regErr == nil || len(released) > 0 {
 		_ = w.Audit().Append(audit.Entry{Action: audit.ActionFinish, SessionID: id, Who: id, Released: len(released)})
 	}
-	return out, errors.Join(regErr, relErr)
+	// A finished session is nobody's identity: the agent processes its
+	// session start recorded no longer answer with it (whoami, the
+	// session of a command run without one).
+	recErr := identity.RemoveSession(identity.Dir(w.Home), id)
+	return out, errors.Join(regErr, relErr, recErr)
 }
 
 // SessionStart says how StartSession treats an entry already there and
