@@ -208,10 +208,7 @@ type Finished struct {
 // released — found by owner, including paths it never listed, and never a
 // lock of another session. The locks are released even when the session is
 // not registered (the error then matches core.ErrNoSession) or the
-// registry cannot be read: a finished agent must not keep its locks. The
-// session's agent records (package identity) are removed: a finished
-// session is nobody's identity, so a command run later under its agent
-// process no longer answers with it. Any id
+// registry cannot be read: a finished agent must not keep its locks. Any id
 // that a lock record can hold is accepted (core.ValidateExistingSession),
 // so that sessions agent-registry 0.2 started can be finished.
 func (w *Workspace) Finish(ctx context.Context, id string) (Finished, error) {
@@ -228,11 +225,22 @@ func (w *Workspace) Finish(ctx context.Context, id string) (Finished, error) {
 	if regErr == nil || len(released) > 0 {
 		_ = w.Audit().Append(audit.Entry{Action: audit.ActionFinish, SessionID: id, Who: id, Released: len(released)})
 	}
-	// A finished session is nobody's identity: the agent processes its
-	// session start recorded no longer answer with it (whoami, the
-	// session of a command run without one).
-	recErr := identity.RemoveSession(identity.Dir(w.Home), id)
-	return out, errors.Join(regErr, relErr, recErr)
+	return out, errors.Join(regErr, relErr)
+}
+
+// EndSession is the end of a session its harness announced (a
+// session-end hook): Finish, and the session's agent records (package
+// identity) are removed. A session whose harness ended it is nobody's
+// identity: a command run later under that harness process, or in the
+// shell that ran the hooks, no longer answers with it, nor refuses
+// another session in its name; the harness's next session start records
+// the process again. (A session that finishes itself, agentlock finish,
+// keeps its records: its harness goes on, and its hooks still name it.)
+func (w *Workspace) EndSession(ctx context.Context, id string) (Finished, error) {
+	out, err := w.Finish(ctx, id)
+	// One flat list, so that a caller can tell each error apart
+	// (core.Unjoin): an unregistered session is no problem at its end.
+	return out, errors.Join(append(core.Unjoin(err), identity.RemoveSession(identity.Dir(w.Home), id))...)
 }
 
 // SessionStart says how StartSession treats an entry already there and

@@ -493,7 +493,7 @@ func (h run) renew(ctx context.Context) {
 // sessionEnd finishes the session: Finished, every lock released. A
 // session the registry does not know is not a problem here.
 func (h run) sessionEnd(ctx context.Context) {
-	_, err := h.ws.Finish(ctx, h.session)
+	_, err := h.ws.EndSession(ctx, h.session)
 	for _, e := range core.Unjoin(err) {
 		if !errors.Is(e, core.ErrNoSession) {
 			h.res.warnf("%s session-end hook: %v", h.req.Agent.Name(), e)
