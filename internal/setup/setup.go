@@ -65,7 +65,10 @@ func Open(dir string, opts Options) (*Project, error) {
 	if root == "" {
 		root = dir
 	}
-	ws, err := workspace.Open(root, opts.Settings)
+	// Set-up runs to its end once started (init, uninit, doctor are not
+	// cancelled half-way): opening finishes exited sessions unbounded by
+	// a caller's context, bounded by the lock waits.
+	ws, err := workspace.Open(context.Background(), root, opts.Settings)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +107,7 @@ func (p *Project) ShareHome(ctx context.Context, dir string) (bool, error) {
 	if err != nil || !changed {
 		return changed, err
 	}
-	ws, err := workspace.Open(p.Root, p.settings)
+	ws, err := workspace.Open(ctx, p.Root, p.settings)
 	if err != nil {
 		return true, err
 	}

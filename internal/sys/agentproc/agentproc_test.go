@@ -1,4 +1,4 @@
-package identity
+package agentproc
 
 import (
 	"os"
@@ -62,9 +62,6 @@ func TestRecordsAreFoundByPIDAndStartTime(t *testing.T) {
 
 	// PID 1 ends the walk.
 	assert.Empty(t, Lookup(dir, []procs.Process{self, {PID: 1}, agent}).Agent.Session)
-
-	assert.Equal(t, []procs.ID{agent.ID()}, Watch(Identity{Session: "kimi-1"}, dir, nil))
-	assert.Empty(t, Watch(Identity{Session: "kimi-2"}, dir, nil))
 }
 
 // Write keeps the records of gone processes (their sessions are finished
@@ -117,43 +114,4 @@ func TestExitedFindsTheRecordsOfGoneProcesses(t *testing.T) {
 	assert.FileExists(t, other, "only records are touched")
 	assert.FileExists(t, elsewhere, "a record of another PID namespace is never judged")
 	assert.FileExists(t, filepath.Join(dir, agent.ID().String()))
-}
-
-func TestResolveOrder(t *testing.T) {
-	wrapper := Record{Session: "w-1", Kind: KindWrapper, PID: 5, Name: "sh"}
-	agent := Record{Session: "a-1", Kind: KindHook, PID: 6, Name: "node"}
-	both := func() Found { return Found{Agent: agent, Wrapper: wrapper} }
-	only := func() Found { return Found{Agent: agent} }
-	for _, tc := range []struct {
-		name string
-		in   Inputs
-		want Identity
-	}{
-		{"flag first", Inputs{Flag: "f", Env: "e", Lookup: both}, Identity{Session: "f", Source: SourceFlag}},
-		{"then AGENTLOCK_SESSION", Inputs{Env: "e", Harness: "claude-h", HarnessVar: "CLAUDE_CODE_SESSION_ID", Lookup: both}, Identity{Session: "e", Source: SourceEnv}},
-		{"then a wrapper above", Inputs{Harness: "claude-h", HarnessVar: "CLAUDE_CODE_SESSION_ID", Lookup: both}, Identity{Session: "w-1", Source: SourceWrapper, Record: wrapper}},
-		{"then the harness variable", Inputs{Harness: "claude-h", HarnessVar: "CLAUDE_CODE_SESSION_ID", Payload: "claude-p", Lookup: only}, Identity{Session: "claude-h", Source: "CLAUDE_CODE_SESSION_ID"}},
-		{"then the payload", Inputs{Payload: "claude-p", Lookup: only}, Identity{Session: "claude-p", Source: SourcePayload}},
-		{"then the recorded agent", Inputs{Lookup: only}, Identity{Session: "a-1", Source: SourceAgent, Record: agent}},
-		{"nothing", Inputs{}, Identity{}},
-	} {
-		assert.Equal(t, tc.want, Resolve(tc.in), tc.name)
-	}
-	assert.Equal(t, "the wrapper script 5 (sh) this runs under", Identity{Source: SourceWrapper, Record: wrapper}.Describe())
-}
-
-func TestLifeFollowsTheSessionsRecordedAgentProcesses(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), DirName)
-	assert.Nil(t, Life(Identity{Session: "s-1"}, dir, nil), "nothing recorded: nothing to watch")
-
-	p := sleeper(t)
-	_, err := Write(dir, p, "s-1", "claude", KindWrapper, time.Now())
-	require.NoError(t, err)
-	running := Life(Identity{Session: "s-1"}, dir, nil)
-	require.NotNil(t, running)
-	assert.True(t, running())
-	proc, err := os.FindProcess(p.PID)
-	require.NoError(t, err)
-	require.NoError(t, proc.Kill())
-	assert.Eventually(t, func() bool { return !running() }, 5*time.Second, 10*time.Millisecond, "the agent process is gone (a zombie counts as gone)")
 }
