@@ -238,7 +238,7 @@ func readPayload(r io.Reader, agent integrations.Agent) (integrations.HookInput,
 	if d, ok := agent.(integrations.PayloadDecoder); ok {
 		return d.DecodePayload(data)
 	}
-	if err := json.Unmarshal(data, &in); err != nil {
+	if err := integrations.UnmarshalPayload(data, &in); err != nil {
 		return in, fmt.Errorf("the payload is not JSON: %w", err)
 	}
 	in.Raw = data
@@ -379,7 +379,7 @@ func (h run) refuse(err error, got session.Acquired) {
 		}
 		h.res.Deny = fmt.Sprintf("agentlock: %s (renewed %s ago), so you (%s) must not edit it now. "+
 			"Do not work around this: %s, wait with `%s`, or ask %s.",
-			report.HeldBy(held.Path, held.Via, "session "+held.Owner+got.HolderPlace), report.Human(held.Age), h.session, instead, report.WaitCommand(held.Path), held.Owner)
+			core.HeldBy(held.Path, held.Via, "session "+held.Owner+got.HolderPlace), report.Human(held.Age), h.session, instead, report.WaitCommand(held.Path), held.Owner)
 	case errors.As(err, &corrupt):
 		h.res.Deny = fmt.Sprintf("agentlock: a lock file cannot be read (%v), so agentlock cannot tell who holds the file: "+
 			"do not edit it; ask a person to check `agentlock status` and clear it with `agentlock release --force`.", err)
