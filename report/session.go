@@ -257,3 +257,29 @@ func (p Printer) Identity(id session.Identity) error {
 	}
 	return p.Emit(Whoami{SessionID: id.ID, Source: id.Source}, fmt.Sprintf("%s (from %s)", id.ID, id.Describe()))
 }
+
+// Renewed prints the renewal of every lock of session that err ended
+// (session.Service.RenewSession): the store's notices as warnings and,
+// when verbose, each lock renewed (SessionRenewed). It returns err.
+func (p Printer) Renewed(r session.Renewed, err error, session string, verbose bool) error {
+	if perr := p.SessionRenewed(r.States, r.Notices, session, verbose); perr != nil {
+		return perr
+	}
+	return err
+}
+
+// RenewedPaths prints the renewals of session's locks on paths that err
+// ended (session.Service.RenewPaths): every lock lost and, when verbose,
+// every lock renewed. It returns err, or ErrReported when a lock was lost.
+func (p Printer) RenewedPaths(renewals []workspace.Renewal, err error, session string, verbose bool) error {
+	lost, perr := p.Renewals(renewals, session, verbose)
+	switch {
+	case perr != nil:
+		return perr
+	case err != nil:
+		return err
+	case lost:
+		return ErrReported
+	}
+	return nil
+}

@@ -64,6 +64,53 @@ func (s *Service) Start(ctx context.Context, req StartRequest) (Started, error) 
 	return out, nil
 }
 
+// Registration is what register says of a session.
+type Registration struct {
+	// WorkingOn is what the session works on.
+	WorkingOn string
+	// Provider, AIVersion, Space and TodoPresent (comma-separated lists,
+	// workspace.SplitList) are the fields given; "" is not given. A new
+	// entry without a provider gets DefaultProvider (the agent's, for a
+	// front end that knows the agents), then Start's defaults; an entry
+	// already there keeps the fields not given, its start, the paths it
+	// holds, its todo lists and notes.
+	Provider, AIVersion, Space, TodoPresent string
+	DefaultProvider                         string
+	// AgentPID and Agent record the session's agent process
+	// (StartRequest).
+	AgentPID int
+	Agent    string
+	// Claim then takes the space entries as area locks, all or none.
+	Claim bool
+}
+
+// Register registers a session as register does: a new entry, or the one
+// already there marked working again with the fields given changed (see
+// Registration), its space claimed with Claim.
+func (s *Service) Register(ctx context.Context, session string, r Registration) (Started, error) {
+	provider := r.Provider
+	if provider == "" {
+		provider = r.DefaultProvider
+	}
+	entry := core.Session{SessionID: session, Provider: provider, AIVersion: r.AIVersion, WorkingOn: r.WorkingOn,
+		Space: workspace.SplitList(r.Space), Todo: core.Todo{Present: workspace.SplitList(r.TodoPresent)}}
+	update := func(old *core.Session) {
+		old.WorkingOn = r.WorkingOn
+		for _, f := range []struct{ value, dst *string }{{&r.Provider, &old.Provider}, {&r.AIVersion, &old.AIVersion}} {
+			if *f.value != "" {
+				*f.dst = *f.value
+			}
+		}
+		if r.Space != "" {
+			old.Space = workspace.SplitList(r.Space)
+		}
+		if r.TodoPresent != "" {
+			old.Todo.Present = workspace.SplitList(r.TodoPresent)
+		}
+	}
+	return s.Start(ctx, StartRequest{Session: entry, Update: update, AgentPID: r.AgentPID, Agent: r.Agent, Claim: r.Claim})
+}
+
 // Finished is the outcome of Finish.
 type Finished struct {
 	workspace.Finished

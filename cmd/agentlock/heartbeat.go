@@ -167,10 +167,7 @@ func watchedAgent(ctx context.Context, opts *HeartbeatOptions, svc *session.Serv
 // verbose nothing is listed: on etcd, one round trip).
 func renewOwned(ctx context.Context, out report.Printer, svc *session.Service, sessionID string, verbose bool) error {
 	renewed, err := svc.RenewSession(ctx, sessionID, verbose)
-	if perr := out.SessionRenewed(renewed.States, renewed.Notices, sessionID, verbose); perr != nil {
-		return perr
-	}
-	return err
+	return out.Renewed(renewed, err, sessionID, verbose)
 }
 
 // renewPaths renews every path once (session.Service.RenewPaths). Each
@@ -178,16 +175,7 @@ func renewOwned(ctx context.Context, out report.Printer, svc *session.Service, s
 // error is a refusal when any lock was lost.
 func renewPaths(ctx context.Context, out report.Printer, svc *session.Service, paths []string, sessionID string, verbose bool) error {
 	renewals, err := svc.RenewPaths(ctx, paths, sessionID)
-	lost, perr := out.Renewals(renewals, sessionID, verbose)
-	switch {
-	case perr != nil:
-		return perr
-	case err != nil:
-		return err
-	case lost:
-		return report.ErrReported
-	}
-	return nil
+	return out.RenewedPaths(renewals, err, sessionID, verbose)
 }
 
 // newCmdHeartbeatLoop is the original's "heartbeat-loop <path> <sid>

@@ -10,7 +10,6 @@ import (
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/integrations/all"
 	"github.com/agentlock/agentlock/session"
-	"github.com/agentlock/agentlock/workspace"
 )
 
 // RegisterOptions are the inputs of agentlock register.
@@ -106,14 +105,12 @@ func registerRun(ctx context.Context, opts *RegisterOptions) error {
 	if _, err := svc.Workspace(ctx); err != nil {
 		return err
 	}
-	provider := opts.Provider
-	if provider == "" {
+	var provider string
+	if opts.Provider == "" {
 		provider = all.ProviderOf(opts.Session, svc.Identity(ctx).Agent)
 	}
-	started, err := svc.Start(ctx, session.StartRequest{Session: core.Session{
-		SessionID: opts.Session, Provider: provider, AIVersion: opts.AIVersion, WorkingOn: opts.WorkingOn,
-		Space: workspace.SplitList(opts.Space), Todo: core.Todo{Present: workspace.SplitList(opts.TodoPresent)},
-	}, Update: opts.apply, AgentPID: opts.AgentPID, Agent: all.AgentOf(opts.Session), Claim: opts.Claim})
+	started, err := svc.Register(ctx, opts.Session, session.Registration{WorkingOn: opts.WorkingOn, Provider: opts.Provider, AIVersion: opts.AIVersion,
+		Space: opts.Space, TodoPresent: opts.TodoPresent, DefaultProvider: provider, AgentPID: opts.AgentPID, Agent: all.AgentOf(opts.Session), Claim: opts.Claim})
 	if err != nil {
 		if opts.AgentPID != 0 {
 			err = fmt.Errorf("--agent-pid %d: %w", opts.AgentPID, err)
@@ -121,23 +118,4 @@ func registerRun(ctx context.Context, opts *RegisterOptions) error {
 		return err
 	}
 	return newPrinter(opts.IO, c).Registered(started, opts.Claim)
-}
-
-// apply re-registers an existing entry (workspace.SessionStart.Update):
-// the fields given changed, the others (its start, held paths, todo
-// lists, notes) kept — the session-start hook may have registered it
-// already.
-func (opts *RegisterOptions) apply(s *core.Session) {
-	s.WorkingOn = opts.WorkingOn
-	for _, f := range []struct{ value, dst *string }{{&opts.Provider, &s.Provider}, {&opts.AIVersion, &s.AIVersion}} {
-		if *f.value != "" {
-			*f.dst = *f.value
-		}
-	}
-	if opts.Space != "" {
-		s.Space = workspace.SplitList(opts.Space)
-	}
-	if opts.TodoPresent != "" {
-		s.Todo.Present = workspace.SplitList(opts.TodoPresent)
-	}
 }
