@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/agentlock/agentlock/internal/sys/agentproc"
@@ -55,6 +56,32 @@ func New(cfg Config) *Service {
 // workspace for its life (the dashboard).
 func ForWorkspace(ws *workspace.Workspace) *Service {
 	return &Service{work: ws, opened: true, workDir: ws.Project}
+}
+
+// Problems returns the problems of the project settings of the workspaces
+// this command opened (workspace.Workspace.Problems: a timeout file that
+// is no timeout, say), each once: warnings, since safe values stand in.
+func (s *Service) Problems() []error {
+	var out []error
+	for _, ws := range s.workspaces() {
+		for _, p := range ws.Problems() {
+			if !slices.ContainsFunc(out, func(q error) bool { return q.Error() == p.Error() }) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// workspaces returns the workspaces this command opened.
+func (s *Service) workspaces() []*workspace.Workspace {
+	if s.settings.Cache == nil {
+		if s.work == nil {
+			return nil
+		}
+		return []*workspace.Workspace{s.work}
+	}
+	return s.settings.Cache.Opened()
 }
 
 // Settings returns the settings the service opens workspaces with.

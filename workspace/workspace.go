@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -297,6 +298,9 @@ type Workspace struct {
 	// ended and endErr are what Open's FinishExited did (see Ended).
 	ended  []Finished
 	endErr error
+	// problems are the project's own settings that could not be used
+	// (see Problems).
+	problems []error
 }
 
 // Cache keeps the workspaces one command opened, by where their state
@@ -306,20 +310,20 @@ type Workspace struct {
 type Cache struct {
 	mu   sync.Mutex
 	open map[location]*Workspace
-	// opened counts the workspaces opened, for the tests that hold a
-	// command to one open per workspace.
-	opened int
+	// opened are the workspaces opened, in order: Opened, and the tests
+	// that hold a command to one open per workspace.
+	opened []*Workspace
 }
 
 // NewCache returns an empty cache.
 func NewCache() *Cache { return &Cache{open: map[location]*Workspace{}} }
 
-// Opened returns how many workspaces were opened through c: each is
-// opened once, however many times Open asked for it.
-func (c *Cache) Opened() int {
+// Opened returns the workspaces opened through c, in the order opened:
+// each once, however many times Open asked for it.
+func (c *Cache) Opened() []*Workspace {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.opened
+	return slices.Clone(c.opened)
 }
 
 func (c *Cache) get(loc location) *Workspace {
@@ -337,7 +341,7 @@ func (c *Cache) put(loc location, w *Workspace) (*Workspace, bool) {
 		return got, false
 	}
 	c.open[loc] = w
-	c.opened++
+	c.opened = append(c.opened, w)
 	return w, true
 }
 
@@ -348,6 +352,30 @@ func (c *Cache) put(loc location, w *Workspace) (*Workspace, bool) {
 // workspace is the next command that notices. A workspace already in the
 // settings' Cache is returned as it was opened.
 func Open(ctx context.Context, realPath string, s Settings) (*Workspace, error) {
+	return open(ctx, realPath, s, true)
+}
+
+// Locate resolves the workspace of a real path as Open does, without
+// opening its distributed store, which Open refuses when it cannot be used
+// (an unknown scheme, a build without its backend): Store names it, and
+// the lock files stand in for it, which hold none of the project's locks.
+// Only for the checks that do not need the store (agentlock doctor, which
+// says why the others did not run); never to lock or to read the registry.
+// It changes nothing (no session is finished) and keeps nothing in the
+// settings' Cache, which holds opened workspaces only.
+func Locate(realPath string, s Settings) (*Workspace, error) {
+	return open(context.Background(), realPath, s, false)
+}
+
+// Problems are the settings of the workspace's project that could not be
+// used: a TimeoutFile that cannot be read or is not a timeout. Safe values
+// stand in for them (the longest known timeout); front ends warn, and
+// agentlock doctor reports them with the configuration.
+func (w *Workspace) Problems() []error { return w.problems }
+
+// open is Open; connect opens the distributed store, and keeps the
+// workspace in the cache and finishes exited sessions (see Locate).
+func open(ctx context.Context, realPath string, s Settings, connect bool) (*Workspace, error) {
 	loc, err := s.locate(realPath)
 	if err != nil {
 		return nil, err
@@ -358,7 +386,7 @@ func Open(ctx context.Context, realPath string, s Settings) (*Workspace, error) 
 	if s.Cache == nil {
 		s.Cache = NewCache()
 	}
-	if w := s.Cache.get(loc); w != nil {
+	if w := s.Cache.get(loc); w != nil && connect {
 		return w, nil
 	}
 	if s.origin == nil {
@@ -366,9 +394,13 @@ func Open(ctx context.Context, realPath string, s Settings) (*Workspace, error) 
 		s.origin = &origin
 	}
 	own := s.timeout()
-	s.Timeout = s.effectiveTimeout(loc.home)
+	var timeoutErr error
+	s.Timeout, timeoutErr = s.effectiveTimeout(loc.home)
 	w := &Workspace{Project: loc.project, Home: loc.home, LockDir: loc.lockDir, RegistryPath: loc.registry,
 		shared: loc.shared, settings: s, ownTimeout: own}
+	if timeoutErr != nil {
+		w.problems = append(w.problems, timeoutErr)
+	}
 	if loc.repo {
 		common := GitCommonDir(loc.project)
 		w.repo = &repoScope{common: common, root: canonicalRoot(common), tree: loc.project}
@@ -380,10 +412,17 @@ func Open(ctx context.Context, realPath string, s Settings) (*Workspace, error) 
 	// A store keeps the locks of a repository's files: outside any
 	// project (AGENTLOCK_STORE set for a whole shell, say) there is no
 	// repository, and the lock files stay.
-	if spec.Set() && loc.project != "" {
+	switch {
+	case !spec.Set() || loc.project == "":
+	case !connect:
+		w.spec = spec
+	default:
 		if err := w.openRemote(spec); err != nil {
 			return nil, err
 		}
+	}
+	if !connect {
+		return w, nil
 	}
 	// Kept before the sessions are finished, which may open it again.
 	if got, fresh := s.Cache.put(loc, w); !fresh {

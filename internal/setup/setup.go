@@ -40,6 +40,10 @@ type Options struct {
 	// that what init installs gates what it says it gates. The file
 	// system's root and the user's home are refused.
 	NewProject bool
+	// WithoutStore locates the project's workspace without opening its
+	// distributed store (workspace.Locate), which Open refuses when it
+	// cannot be used: for the checks that do not need the store (doctor).
+	WithoutStore bool
 }
 
 // Project is a project being set up or taken apart.
@@ -68,7 +72,13 @@ func Open(dir string, opts Options) (*Project, error) {
 	// Set-up runs to its end once started (init, uninit, doctor are not
 	// cancelled half-way): opening finishes exited sessions unbounded by
 	// a caller's context, bounded by the lock waits.
-	ws, err := workspace.Open(context.Background(), root, opts.Settings)
+	open := func(root string, s workspace.Settings) (*workspace.Workspace, error) {
+		return workspace.Open(context.Background(), root, s)
+	}
+	if opts.WithoutStore {
+		open = workspace.Locate
+	}
+	ws, err := open(root, opts.Settings)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/integrations"
-	"github.com/agentlock/agentlock/integrations/manifest"
+	"github.com/agentlock/agentlock/integrations/claude"
 	"github.com/agentlock/agentlock/internal/sys/agentproc"
 	"github.com/agentlock/agentlock/internal/sys/procs"
 	"github.com/agentlock/agentlock/internal/testkit/proctest"
@@ -26,7 +26,7 @@ import (
 )
 
 func TestSessionPrecedence(t *testing.T) {
-	agent := manifest.Builtin("claude")
+	agent := claude.Agent()
 	payload := integrations.HookInput{SessionID: "p"}
 	root := project(t)
 	recorded := func(kind string) func(string) session.Recorded {
@@ -75,7 +75,7 @@ func project(t *testing.T) string {
 
 func preEdit(root, session, file string) Result {
 	payload := `{"cwd":"` + root + `","session_id":"` + session + `","tool_name":"Edit","tool_input":{"file_path":"` + file + `"}}`
-	return Run(context.Background(), Request{Agent: manifest.Builtin("claude"), Event: PreEdit, Payload: strings.NewReader(payload)})
+	return Run(context.Background(), Request{Agent: claude.Agent(), Event: PreEdit, Payload: strings.NewReader(payload)})
 }
 
 func TestPreEditDeniesTheFileOfAnotherSession(t *testing.T) {
@@ -100,7 +100,7 @@ func TestHooksStayQuietOutsideAnAgentlockProject(t *testing.T) {
 }
 
 func TestBrokenPayloadIsAWarningNotADenial(t *testing.T) {
-	res := Run(t.Context(), Request{Agent: manifest.Builtin("claude"), Event: PreEdit, Payload: strings.NewReader("{not json")})
+	res := Run(t.Context(), Request{Agent: claude.Agent(), Event: PreEdit, Payload: strings.NewReader("{not json")})
 	assert.Empty(t, res.Deny)
 	require.Len(t, res.Warnings, 1)
 	assert.Contains(t, res.Warnings[0], "not JSON")
@@ -118,7 +118,7 @@ func TestPreEditWarnsOfALockIn02sHome(t *testing.T) {
 	rec := "claude 1|" + strconv.FormatInt(time.Now().Unix(), 10) + "|" + file
 	require.NoError(t, os.WriteFile(filepath.Join(legacyLocks, filestore.LockFileName(file)), []byte(rec), 0o644))
 	payload := `{"cwd":"` + root + `","session_id":"one","tool_name":"Edit","tool_input":{"file_path":"` + file + `"}}`
-	res := Run(t.Context(), Request{Agent: manifest.Builtin("claude"), Event: PreEdit, Payload: strings.NewReader(payload),
+	res := Run(t.Context(), Request{Agent: claude.Agent(), Event: PreEdit, Payload: strings.NewReader(payload),
 		Settings: workspace.Settings{UserHome: user}})
 	assert.Empty(t, res.Deny, "0.2's lock is not agentlock's to enforce here")
 	require.Len(t, res.Warnings, 1)
@@ -138,7 +138,7 @@ func TestSessionStartRecordsTheNearestNonShellAncestor(t *testing.T) {
 	chain := []procs.Process{{PID: 99999998, Name: "agentlock"}, {PID: 99999997, Name: "sh"}, harness, {PID: 1, Name: "init"}}
 	start := func(chain []procs.Process) Result {
 		payload := `{"cwd":"` + root + `","session_id":"s1","hook_event_name":"SessionStart"}`
-		return Run(t.Context(), Request{Agent: manifest.Builtin("claude"), Event: SessionStart, Payload: strings.NewReader(payload),
+		return Run(t.Context(), Request{Agent: claude.Agent(), Event: SessionStart, Payload: strings.NewReader(payload),
 			Ancestry: func() ([]procs.Process, error) { return chain, nil }})
 	}
 	res := start(chain)
@@ -158,7 +158,7 @@ func TestSessionStartRecordsTheNearestNonShellAncestor(t *testing.T) {
 }
 
 func TestCheckEvent(t *testing.T) {
-	for _, e := range Events {
+	for _, e := range integrations.HookEvents() {
 		assert.NoError(t, CheckEvent(e), e)
 	}
 	err := CheckEvent("pre-edti")
@@ -179,7 +179,7 @@ func TestPreEditOpensTheWorkspaceOnceAndResolvesTheSessionOnce(t *testing.T) {
 	cache := workspace.NewCache()
 	lookups := 0
 	payload := `{"cwd":"` + root + `","session_id":"p","tool_name":"MultiEdit","tool_input":{"file_path":"` + filepath.Join(root, "a.go") + `"}}`
-	res := Run(t.Context(), Request{Agent: manifest.Builtin("claude"), Event: PreEdit, Payload: strings.NewReader(payload),
+	res := Run(t.Context(), Request{Agent: claude.Agent(), Event: PreEdit, Payload: strings.NewReader(payload),
 		Settings: workspace.Settings{Cache: cache}, HarnessSession: "h",
 		Lookup: func(string) session.Recorded { lookups++; return session.Recorded{} }})
 	require.Empty(t, res.Deny)
@@ -189,6 +189,6 @@ func TestPreEditOpensTheWorkspaceOnceAndResolvesTheSessionOnce(t *testing.T) {
 	s, ok := doc.Find("claude-h")
 	require.True(t, ok)
 	assert.Equal(t, []string{filepath.Join(root, "a.go")}, s.DoNotTouch, "the lock is mirrored")
-	assert.Equal(t, 1, cache.Opened(), "the workspace is opened once")
+	assert.Len(t, cache.Opened(), 1, "the workspace is opened once")
 	assert.Equal(t, 1, lookups, "the session is resolved once")
 }

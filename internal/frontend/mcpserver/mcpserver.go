@@ -172,6 +172,11 @@ func (h handlers) run(ctx context.Context, req *mcp.CallToolRequest, tool, comma
 	} else {
 		err = do(ctx, c)
 	}
+	// The problems of the project settings the call met: warnings, as
+	// every command gives them.
+	for _, p := range svc.Problems() {
+		fmt.Fprintf(&c.stderr, "agentlock: warning: %s\n", report.Escape(p.Error()))
+	}
 	code := report.ExitCode(err)
 	if err != nil && !report.Reported(err) {
 		fmt.Fprintf(&c.stderr, "agentlock: %s\n", report.EscapeLines(report.Explain(err)))
