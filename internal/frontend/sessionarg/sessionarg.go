@@ -96,7 +96,7 @@ func (a Args) PathsAndSession(command string, args []string, rule Rule) ([]strin
 	for i, p := range args {
 		switch {
 		case p != "":
-		case i == 1 && len(args) == 2 && a.Source != identity.SourceFlag:
+		case i == 1 && len(args) == 2 && a.Source != sourceFlag:
 			// The place of the original form's session: the user gave
 			// an empty session id, not an empty path.
 			return nil, "", usagef("the session id is empty ('' after the path): name the session, or leave it out for the one agentlock finds (agentlock whoami)")
@@ -205,7 +205,7 @@ func (a Args) SessionAndText(command string, args []string) (session, text strin
 // works, '<command> --all'; one that looks like a path (it exists, or
 // holds a /) is refused naming that command and the release of the path.
 func (a Args) AllSession(command string, args []string) (string, error) {
-	if len(args) == 1 && a.Session != "" && args[0] != a.Session && a.Source != identity.SourceFlag && looksLikePath(args[0]) {
+	if len(args) == 1 && a.Session != "" && args[0] != a.Session && a.Source != sourceFlag && looksLikePath(args[0]) {
 		return "", report.LineUsageErrorf("--all takes no paths: run '%s --all' to release every lock of session %s, or '%s %s' to release that one",
 			command, a.Session, command, report.ShellWord(args[0]))
 	}

@@ -67,7 +67,7 @@ func TestPathsAndSessionRefusals(t *testing.T) {
 		// (issue 37): unless --session gave one, '' there is an empty id.
 		{[]string{"a", ""}, Args{Session: "s1"}, "the session id is empty ('' after the path): name the session, or leave it out for the one agentlock finds (agentlock whoami)"},
 		{[]string{"a", ""}, Args{}, "the session id is empty ('' after the path): name the session, or leave it out for the one agentlock finds (agentlock whoami)"},
-		{[]string{"a", ""}, Args{Session: "s1", Source: identity.SourceFlag}, "a path is empty ('' on the command line): name a file or a folder"},
+		{[]string{"a", ""}, Args{Session: "s1", Source: session.SourceFlag}, "a path is empty ('' on the command line): name a file or a folder"},
 		{[]string{"", "s1"}, Args{}, "a path is empty ('' on the command line): name a file or a folder"},
 		{[]string{"a", "b", ""}, Args{Session: "s1"}, "a path is empty ('' on the command line): name a file or a folder"},
 		{[]string{"a"}, Args{}, "no session id: pass --session ID, set AGENTLOCK_SESSION, or use 'agentlock acquire <path> <session>' (agentlock whoami explains)"},
