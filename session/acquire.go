@@ -105,6 +105,9 @@ type group struct {
 	ws     *workspace.Workspace
 	paths  []string
 	leases []core.Lease
+	// unresolved is set when a path of the group has no real path: the
+	// engine refuses the group first, before anything is taken.
+	unresolved bool
 }
 
 // Acquire takes the locks of paths for a session, all or none (see
@@ -208,14 +211,20 @@ func (s *Service) Acquire(ctx context.Context, req AcquireRequest) (Acquired, er
 func (s *Service) group(ctx context.Context, paths []string, real bool) ([]group, error) {
 	var groups []group
 	for _, p := range paths {
-		lockPath := p
+		lockPath, unresolved := p, false
+		var ws *workspace.Workspace
+		var err error
 		if !real {
-			var err error
 			if lockPath, err = core.RealPath(p, ""); err != nil {
-				return nil, fmt.Errorf("acquire %s: %w", p, err)
+				// The engine refuses it, in its own words, in the
+				// working folder's workspace.
+				unresolved = true
+				ws, err = s.Workspace(ctx)
 			}
 		}
-		ws, err := s.WorkspaceOf(ctx, lockPath)
+		if !unresolved {
+			ws, err = s.WorkspaceOf(ctx, lockPath)
+		}
 		if err != nil {
 			if real {
 				return nil, err
@@ -228,6 +237,7 @@ func (s *Service) group(ctx context.Context, paths []string, real bool) ([]group
 			groups = append(groups, group{ws: ws})
 		}
 		groups[i].paths = append(groups[i].paths, p)
+		groups[i].unresolved = groups[i].unresolved || unresolved
 	}
 	return groups, nil
 }
@@ -240,7 +250,15 @@ func (a *Acquired) take(ctx context.Context, wait bool) error {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(i, j int) int {
-		return cmp.Compare(a.groups[i].ws.LockDir, a.groups[j].ws.LockDir)
+		// A group the engine will refuse goes first: nothing is taken.
+		gi, gj := a.groups[i], a.groups[j]
+		if gi.unresolved != gj.unresolved {
+			if gi.unresolved {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(gi.ws.LockDir, gj.ws.LockDir)
 	})
 	a.Mirror = nil
 	for n, i := range order {
