@@ -2,7 +2,6 @@ package session
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,19 +13,6 @@ import (
 	"github.com/agentlock/agentlock/internal/sys/procs"
 	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
-
-// sleeper starts a long-lived child and returns it as read from the system.
-func sleeper(t *testing.T) procs.Process {
-	t.Helper()
-	child := exec.Command("sleep", "30")
-	require.NoError(t, child.Start())
-	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
-	p, err := procs.Get(child.Process.Pid)
-	if err != nil {
-		proctest.Unavailable(t, "processes cannot be read here: %v", err)
-	}
-	return p
-}
 
 func TestResolveOrder(t *testing.T) {
 	wrapper := &Process{Session: "w-1", Wrapper: true, PID: 5, Name: "sh"}
@@ -58,7 +44,7 @@ func TestLifeFollowsTheSessionsRecordedAgentProcesses(t *testing.T) {
 	svc := New(Config{WorkDir: root, Identity: Inputs{Lookup: func(string) Recorded { return Recorded{} }}})
 	assert.Nil(t, svc.Life(t.Context(), "s-1"), "nothing recorded: nothing to watch")
 
-	p := sleeper(t)
+	p := proctest.Sleeper(t)
 	_, err := agentproc.Write(dir, p, "s-1", "claude", agentproc.KindWrapper, time.Now())
 	require.NoError(t, err)
 	assert.Equal(t, []procs.ID{p.ID()}, svc.watch(t.Context(), Identity{ID: "s-1"}, dir))

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -159,16 +160,9 @@ func tools(h handlers) []tool {
 			}),
 		newTool(h, "release", "release", "Release locks your session holds (files or areas), once you are done with them. Same records as agentlock release --json.", false,
 			func(in PathsIn) string { return in.Session }, nil,
-			func(in PathsIn) error {
-				if len(in.Paths) == 0 {
-					return fmt.Errorf("release: name at least one path (release_all releases every lock of the session)")
-				}
-				_, err := pathArgs(in.Paths, nil)
-				return err
-			},
+			needPaths("release: name at least one path (release_all releases every lock of the session)"),
 			func(ctx context.Context, c *toolRun, in PathsIn) error {
-				args, _ := pathArgs(in.Paths, nil)
-				paths, id, err := sessionarg.Of(ctx, c.svc).PathsAndSession("agentlock release", args, sessionarg.ExistingLock)
+				paths, id, err := c.paths(ctx, "agentlock release", in.Paths, sessionarg.ExistingLock)
 				if err != nil {
 					return err
 				}
@@ -188,16 +182,9 @@ func tools(h handlers) []tool {
 		newTool(h, "check", "check", "Tell whether paths are free, locked by you, locked by another session, or stale, without changing anything. "+
 			"A path another session holds is a result, not an error. Same records as agentlock check --json.", true,
 			func(in PathsIn) string { return in.Session }, nil,
-			func(in PathsIn) error {
-				if len(in.Paths) == 0 {
-					return fmt.Errorf("check: name at least one path")
-				}
-				_, err := pathArgs(in.Paths, nil)
-				return err
-			},
+			needPaths("check: name at least one path"),
 			func(ctx context.Context, c *toolRun, in PathsIn) error {
-				args, _ := pathArgs(in.Paths, nil)
-				paths, id, err := sessionarg.Of(ctx, c.svc).PathsAndSession("agentlock check", args, sessionarg.AnySession)
+				paths, id, err := c.paths(ctx, "agentlock check", in.Paths, sessionarg.AnySession)
 				if err != nil {
 					return err
 				}
@@ -228,8 +215,7 @@ func tools(h handlers) []tool {
 				if len(in.Paths) == 0 {
 					id, err = rules.AllOnly("agentlock heartbeat", nil)
 				} else {
-					args, _ := pathArgs(in.Paths, nil)
-					paths, id, err = rules.PathsAndSession("agentlock heartbeat", args, sessionarg.ExistingLock)
+					paths, id, err = c.paths(ctx, "agentlock heartbeat", in.Paths, sessionarg.ExistingLock)
 				}
 				if err != nil {
 					return err
@@ -357,6 +343,25 @@ func tools(h handlers) []tool {
 				return c.out.Ended(done, id, err)
 			}),
 	}
+}
+
+// needPaths is the check of an input that must name paths: msg when it
+// names none.
+func needPaths(msg string) func(PathsIn) error {
+	return func(in PathsIn) error {
+		if len(in.Paths) == 0 {
+			return errors.New(msg)
+		}
+		_, err := pathArgs(in.Paths, nil)
+		return err
+	}
+}
+
+// paths are an input's paths and the session of the call, by the rules of
+// command's positional session (sessionarg), for paths checked already.
+func (c *toolRun) paths(ctx context.Context, command string, paths []string, rule sessionarg.Rule) ([]string, string, error) {
+	args, _ := pathArgs(paths, nil)
+	return sessionarg.Of(ctx, c.svc).PathsAndSession(command, args, rule)
 }
 
 // edit is the change an update's input asks for: the fields given.

@@ -2,7 +2,6 @@ package agentproc
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -14,19 +13,6 @@ import (
 	"github.com/agentlock/agentlock/internal/sys/procs"
 	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
-
-// sleeper starts a long-lived child and returns it as read from the system.
-func sleeper(t *testing.T) procs.Process {
-	t.Helper()
-	child := exec.Command("sleep", "30")
-	require.NoError(t, child.Start())
-	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
-	p, err := procs.Get(child.Process.Pid)
-	if err != nil {
-		proctest.Unavailable(t, "processes cannot be read here: %v", err)
-	}
-	return p
-}
 
 func TestHarnessSkipsShellsAndAgentlock(t *testing.T) {
 	chain := []procs.Process{
@@ -43,7 +29,7 @@ func TestHarnessSkipsShellsAndAgentlock(t *testing.T) {
 
 func TestRecordsAreFoundByPIDAndStartTime(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), DirName)
-	agent := sleeper(t)
+	agent := proctest.Sleeper(t)
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	_, err := Write(dir, agent, "kimi-1", "kimi", KindHook, now)
 	require.NoError(t, err)
@@ -68,7 +54,7 @@ func TestRecordsAreFoundByPIDAndStartTime(t *testing.T) {
 // from them); Exited finds them, records only, and Remove deletes one.
 func TestExitedFindsTheRecordsOfGoneProcesses(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), DirName)
-	agent := sleeper(t)
+	agent := proctest.Sleeper(t)
 	require.NoError(t, os.MkdirAll(dir, 0o700))
 	reusedID := procs.ID{PID: agent.PID, Start: agent.Start + 1}
 	ns, err := procs.Namespace()
