@@ -20,29 +20,22 @@ import (
 	"github.com/agentlock/agentlock/workspace"
 )
 
-// Status is a check's verdict.
-type Status string
+// Status is a check's verdict (the agents' checks and doctor's own share
+// it: integrations.CheckStatus).
+type Status = integrations.CheckStatus
 
 // The verdicts, from best to worst. A problem makes agentlock unsafe or
 // useless here (edits go unchecked, two owners are possible); a warning
 // is worth a look.
 const (
-	OK      Status = "ok"
-	Warn    Status = "warn"
-	Problem Status = "problem"
+	OK      = integrations.CheckOK
+	Warn    = integrations.CheckWarn
+	Problem = integrations.CheckProblem
 )
 
-// Check is one line of the checklist; its JSON is doctor's --json record.
-type Check struct {
-	// Name identifies the check: "lockdir-filesystem", "integration-codex".
-	Name string `json:"name"`
-	// Status is "ok", "warn" or "problem".
-	Status Status `json:"status"`
-	// Detail says what was found.
-	Detail string `json:"detail"`
-	// Fix says what to do; empty when Status is "ok".
-	Fix string `json:"fix,omitempty"`
-}
+// Check is one line of the checklist; its JSON is doctor's --json record
+// (integrations.Check, which the agents' own checks return).
+type Check = integrations.Check
 
 // Options are doctor's inputs, all explicit.
 type Options struct {
@@ -56,17 +49,12 @@ type Options struct {
 	Self string
 	// Bin is the command generated files run; empty means "agentlock".
 	Bin string
-	// CodexHome is $CODEX_HOME; empty means ~/.codex.
-	CodexHome string
-	// CopilotHome is $COPILOT_HOME; empty means ~/.copilot.
-	CopilotHome string
-	// CopilotAllowAll is $COPILOT_ALLOW_ALL, which trusts every folder for
-	// the Copilot CLI sessions started with it when exactly "true".
-	CopilotAllowAll string
-	// PluginsOff are, by agent name (opencode, kilo), the variables set in
-	// the environment that keep that CLI from loading the project's
-	// plugins, as NAME=value.
-	PluginsOff map[string][]string
+	// Vars are the values of the variables the agents read for their
+	// checks (integrations.Variables.EnvVars: CODEX_HOME, ...), by name.
+	Vars map[string]string
+	// Environ is the environment of the programs a check runs (codex
+	// app-server).
+	Environ []string
 	// AgentDirs are agent CLIs' user folders moved by their variables
 	// (KIMI_CODE_HOME, ...; integrations.Env.AgentDirs).
 	AgentDirs map[string]string

@@ -21,7 +21,6 @@ import (
 	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/all"
-	"github.com/agentlock/agentlock/internal/doctor"
 	"github.com/agentlock/agentlock/internal/frontend/hooks"
 	"github.com/agentlock/agentlock/internal/frontend/sessionarg"
 	"github.com/agentlock/agentlock/report"
@@ -63,13 +62,12 @@ type Config struct {
 	AgentErrors []error
 	JSON        bool // --json
 	// SearchPath is PATH, where hooks and agents find agentlock (init and
-	// doctor check it); CodexHome is $CODEX_HOME, CopilotHome
-	// $COPILOT_HOME and CopilotAllowAll $COPILOT_ALLOW_ALL (doctor).
-	SearchPath, CodexHome, CopilotHome, CopilotAllowAll string
-	// PluginsOff are, by agent (opencode, kilo), the variables set in the
-	// environment that stop that CLI from loading the project's plugins
-	// ("OPENCODE_PURE=1"): doctor warns.
-	PluginsOff map[string][]string
+	// doctor check it).
+	SearchPath string
+	// AgentVars are the values of the variables that the agents read for
+	// their doctor checks (integrations.Variables.EnvVars: CODEX_HOME,
+	// OPENCODE_PURE, ...), by name; unset ones are left out.
+	AgentVars map[string]string
 	// Problems are the settings whose values are invalid, each naming the
 	// variable (or flag) and its allowed range; their defaults stand in.
 	Problems []error
@@ -91,9 +89,6 @@ var EnvBindings = [][2]string{
 	{"lock_wait", "AGENTLOCK_LOCK_WAIT"},
 	{"conflict_cache", "AGENTLOCK_CONFLICT_CACHE"},
 	{"search_path", "PATH"},
-	{"codex_home", "CODEX_HOME"},
-	{"copilot_home", "COPILOT_HOME"},
-	{"copilot_allow_all", "COPILOT_ALLOW_ALL"},
 	{"store", workspace.StoreVar},
 }
 
@@ -130,18 +125,15 @@ func Load(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 			Store:        workspace.StoreSpec{URL: v.GetString("store")},
 			Backends:     workspace.NewBackends(),
 		},
-		JSON:            v.GetBool("json"),
-		SearchPath:      v.GetString("search_path"),
-		CodexHome:       v.GetString("codex_home"),
-		CopilotHome:     v.GetString("copilot_home"),
-		CopilotAllowAll: v.GetString("copilot_allow_all"),
-		PluginsOff:      doctor.PluginsOff(getenv),
+		JSON:       v.GetBool("json"),
+		SearchPath: v.GetString("search_path"),
 	}
 	if home, err := os.UserHomeDir(); err == nil {
 		c.Settings.UserHome = home
 	}
 	c.Agents, c.AgentErrors = all.Load(all.DefaultSources(os.Getenv, c.Settings.UserHome))
 	c.Harness = c.Agents.HarnessSessions(getenv)
+	c.AgentVars = c.Agents.EnvVars(getenv)
 	// A bad value is a problem of the configuration, not a crash: the
 	// default stands in, and each command decides (see Lazy).
 	timeoutVar := "AGENTLOCK_TIMEOUT"
@@ -165,7 +157,7 @@ func Load(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 	if err := c.Settings.Absolute(); err != nil {
 		return nil, err
 	}
-	if c.AgentDirs, err = all.AgentDirs(getenv); err != nil {
+	if c.AgentDirs, err = c.Agents.AgentDirs(getenv); err != nil {
 		return nil, err
 	}
 	c.Lookup = c.ancestryLookup()
