@@ -3,6 +3,9 @@
 package all
 
 import (
+	"slices"
+	"sync"
+
 	"github.com/agentlock/agentlock/integrations/claude"
 	"github.com/agentlock/agentlock/integrations/cline"
 	"github.com/agentlock/agentlock/integrations/codex"
@@ -21,8 +24,15 @@ import (
 // Agents returns the built-in agents, in the order of the session-id
 // resolution (the first agent's environment variable wins). Each is a
 // folder, integrations/<name>/ (its manifest, templates, golden files and
-// Go extension), and one line here; building the list parses nothing.
-func Agents() Set {
+// Go extension), and one line in builtin. The list is built once per
+// process, and parses nothing; an agent is never changed once built
+// (manifest.Agent.WithCopy makes another), and the Set returned has no
+// room to append into the shared one.
+func Agents() Set { return slices.Clip(builtin()) }
+
+// builtin builds the list of Agents once: every command's help names the
+// agents, and several parts of one command ask for them.
+var builtin = sync.OnceValue(func() Set {
 	return Set{
 		claude.Agent(),
 		codex.Agent(),
@@ -38,7 +48,7 @@ func Agents() Set {
 		cline.Agent(),
 		pi.Agent(),
 	}
-}
+})
 
 // Names returns the built-in agents' names.
 func Names() []string { return Agents().Names() }
