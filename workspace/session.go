@@ -225,7 +225,8 @@ func (w *Workspace) Finish(ctx context.Context, id string) (Finished, error) {
 	if regErr == nil || len(released) > 0 {
 		_ = w.Audit().Append(audit.Entry{Action: audit.ActionFinish, SessionID: id, Who: id, Released: len(released)})
 	}
-	return out, errors.Join(regErr, relErr)
+	// What the session read goes with it (docs/read-versions.md).
+	return out, errors.Join(regErr, relErr, w.Forget(ctx, id))
 }
 
 // EndSession is the end of a session its harness announced (a

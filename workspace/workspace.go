@@ -88,6 +88,9 @@ type Settings struct {
 	// Backends open the stores other than the lock files, by URL scheme
 	// (NewBackends); nil opens none.
 	Backends *Backends
+	// StaleWrites is the stale-write mode (AGENTLOCK_STALE_WRITES), ""
+	// for the project's (see Workspace.StaleMode).
+	StaleWrites StaleMode
 	// NewProject is a real folder in no project that init sets up as one:
 	// its paths are located as if it held .agent-registry already, so that
 	// the home init creates is the one its hooks and commands then find.

@@ -155,6 +155,8 @@ func foreignEntries(dir string) []string {
 			// The queue of the processes waiting for a lock.
 		case e.Type().IsRegular() && name == filestore.AreasFileName:
 			// The areas that may be held.
+		case e.IsDir() && name == filestore.VersionsDirName:
+			// The read versions (checked by the versions check).
 		case filepath.Ext(name) == ".lock":
 			// Reported with the lock files that cannot be used.
 		default:
