@@ -328,7 +328,11 @@ func (h run) preEdit(ctx context.Context) {
 		h.res.warnf("%s pre-edit hook: %v; the edit is not gated", name, err)
 		return
 	}
-	got, err := h.svc.Acquire(ctx, session.AcquireRequest{Paths: paths, Gate: &session.Gate{Problems: h.req.Problems}})
+	gate := &session.Gate{Problems: h.req.Problems, ReadsUnseen: !h.readsSeen()}
+	if r, ok := h.req.Agent.(integrations.Reader); ok {
+		gate.Whole = r.WholePaths(h.in)
+	}
+	got, err := h.svc.Acquire(ctx, session.AcquireRequest{Paths: paths, Gate: gate})
 	h.session = got.Session
 	if len(got.Legacy.Held) > 0 {
 		h.res.warnf("%s", report.LegacyHeld(got.Legacy.Home, got.Legacy.Held))
@@ -341,6 +345,10 @@ func (h run) preEdit(ctx context.Context) {
 	}
 	for _, m := range got.Mirror {
 		h.res.warnf("%v", m)
+	}
+	for _, v := range got.Stale {
+		// Warn mode: the write goes on, the model is told.
+		h.res.Notices = append(h.res.Notices, h.staleWarning(v))
 	}
 	// Files of this edit that another worktree changed too: told to the
 	// model. A failure to ask git is only a warning: the lock, the one
@@ -362,6 +370,7 @@ func (h run) refuse(err error, got session.Acquired) {
 		problem    *session.ProblemError
 		noSession  *session.NoSessionError
 		conflict   *session.ConflictError
+		stale      *session.StaleError
 	)
 	switch {
 	case errors.As(err, &unresolved):
@@ -370,6 +379,8 @@ func (h run) refuse(err error, got session.Acquired) {
 		h.res.Deny = fmt.Sprintf("agentlock: %v, so agentlock cannot check this edit: do not make it now; ask a person to fix that variable (agentlock doctor shows it).", problem.Err)
 	case errors.As(err, &noSession):
 		h.deny("no session id (no AGENTLOCK_SESSION, no session_id in the hook payload, no recorded agent process) to lock %s for", noSession.Path)
+	case errors.As(err, &stale):
+		h.res.Deny = h.staleReason(stale)
 	case errors.As(err, &conflict):
 		// The lock just taken stays the session's: it did not edit, and
 		// it may wait on the other worktree while holding it.
@@ -436,7 +447,9 @@ func (h run) sessionStart(ctx context.Context) {
 	}
 }
 
-// renew renews every lock the session holds, as heartbeat --all does.
+// renew renews every lock the session holds, as heartbeat --all does, and
+// records the versions of what the tool read or the session's edit wrote
+// (the after-tool event: see recordVersions).
 func (h run) renew(ctx context.Context) {
 	renewed, err := h.svc.RenewSession(ctx, h.session, false)
 	for _, n := range append(renewed.Notices, err) {
@@ -444,6 +457,7 @@ func (h run) renew(ctx context.Context) {
 			h.res.warnf("%s renew hook: %v", h.req.Agent.Name(), n)
 		}
 	}
+	h.recordVersions(ctx)
 }
 
 // sessionEnd ends the session (session.Service.End): Finished, every lock
