@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"sync"
 	"text/template"
 )
 
@@ -122,13 +123,26 @@ func Render(name string, data AgentData) ([]byte, error) {
 	return []byte(out), err
 }
 
+// hookCommandTemplate is hook-command.tmpl, parsed once per process and
+// only executed afterwards (safe for concurrent use): a manifest's agent
+// renders it for every event it hooks, twice, each time it is loaded, and
+// parsing it each time was a third of loading the built-in manifests
+// (0.29 of 0.82 ms of every hook, perf; issue 33).
+var hookCommandTemplate = sync.OnceValues(func() (*template.Template, error) {
+	t, err := template.ParseFS(files, "integrations/hook-command.tmpl")
+	if err != nil {
+		return nil, fmt.Errorf("hook command template: %w", err)
+	}
+	return t, nil
+})
+
 // HookCommand returns the command line that the hooks of agent run for
 // event: it checks that bin is on PATH (and does nothing, with a warning,
 // when it is not) and runs "<bin> hook <agent> <event>".
 func HookCommand(bin, agent, event string) (string, error) {
-	t, err := template.ParseFS(files, "integrations/hook-command.tmpl")
+	t, err := hookCommandTemplate()
 	if err != nil {
-		return "", fmt.Errorf("hook command template: %w", err)
+		return "", err
 	}
 	return execute(t, "hook-command", hookData{Bin: bin, Agent: agent, Event: event})
 }
@@ -136,9 +150,9 @@ func HookCommand(bin, agent, event string) (string, error) {
 // HookLine returns the command line of HookCommand without its sh -c
 // wrapping, for a harness that runs hooks with a POSIX shell itself.
 func HookLine(bin, agent, event string) (string, error) {
-	t, err := template.ParseFS(files, "integrations/hook-command.tmpl")
+	t, err := hookCommandTemplate()
 	if err != nil {
-		return "", fmt.Errorf("hook command template: %w", err)
+		return "", err
 	}
 	return execute(t, "hook-line", hookData{Bin: bin, Agent: agent, Event: event})
 }

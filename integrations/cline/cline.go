@@ -100,7 +100,7 @@ type payload struct {
 func (Agent) DecodePayload(data []byte) (integrations.HookInput, error) {
 	var in integrations.HookInput
 	var p payload
-	if err := json.Unmarshal(data, &p); err != nil {
+	if err := integrations.UnmarshalPayload(data, &p); err != nil {
 		return in, fmt.Errorf("the payload is not a Cline hook payload: %w", err)
 	}
 	in.Raw, in.SessionID, in.Event = data, p.TaskID, p.HookName
@@ -124,21 +124,34 @@ func (Agent) DecodePayload(data []byte) (integrations.HookInput, error) {
 // EditedPaths implements integrations.Agent: editor's path (and
 // write_to_file's, replace_in_file's of the editor extension), and every
 // file of an apply_patch, all or nothing. An edit tool whose files the
-// hook cannot find is refused.
+// hook cannot find is refused; a call that names no tool is gated by the
+// path or patch it carries (integrations.EditCall).
 func (Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
-	switch in.ToolName {
-	case "editor", "write_to_file", "replace_in_file", "new_rule":
-		if p := integrations.StringField(in.ToolInput, "path"); p != "" {
-			return []string{p}, nil
-		}
-	case "apply_patch":
+	path := integrations.StringField(in.ToolInput, "path")
+	patch := func() string {
 		var text string
 		if json.Unmarshal(in.ToolInput, &text) != nil || text == "" {
 			text = integrations.StringField(in.ToolInput, "input")
 		}
-		if text != "" {
+		return text
+	}
+	switch in.ToolName {
+	case "editor", "write_to_file", "replace_in_file", "new_rule":
+		if path != "" {
+			return []string{path}, nil
+		}
+	case "apply_patch":
+		if text := patch(); text != "" {
 			return codex.PatchPaths([]string{text}), nil
 		}
+	case "":
+		if path != "" {
+			return []string{path}, nil
+		}
+		if text := patch(); text != "" {
+			return codex.PatchPaths([]string{text}), nil
+		}
+		return nil, nil
 	default:
 		return nil, nil
 	}

@@ -93,11 +93,11 @@ type payload struct {
 // recorded (or the wrapper's AGENTLOCK_SESSION).
 func (Agent) DecodePayload(data []byte) (integrations.HookInput, error) {
 	var in integrations.HookInput
-	if err := json.Unmarshal(data, &in); err != nil {
+	if err := integrations.UnmarshalPayload(data, &in); err != nil {
 		return in, fmt.Errorf("the payload is not JSON: %w", err)
 	}
 	var p payload
-	if err := json.Unmarshal(data, &p); err != nil {
+	if err := integrations.UnmarshalPayload(data, &p); err != nil {
 		return in, fmt.Errorf("the payload is not a Copilot CLI hook payload: %w", err)
 	}
 	set := func(dst *string, v string) {
@@ -121,7 +121,7 @@ func (Agent) DecodePayload(data []byte) (integrations.HookInput, error) {
 
 // editTools are the tools that change files: Copilot's own names, and the
 // Claude names its PascalCase hooks give them (apply_patch becomes Edit).
-var editTools = map[string]bool{"edit": true, "create": true, "apply_patch": true, "Edit": true, "Write": true}
+var editTools = []string{"edit", "create", "apply_patch", "Edit", "Write"}
 
 // EditedPaths implements integrations.Agent. edit and create carry their
 // file in toolArgs.path (an object; a JSON string holding one is decoded
@@ -129,7 +129,7 @@ var editTools = map[string]bool{"edit": true, "create": true, "apply_patch": tru
 // file the patch adds, updates, deletes or moves to counts, so that the
 // patch is gated all or nothing. A patch the hook cannot read is refused.
 func (Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
-	if !editTools[in.ToolName] {
+	if !integrations.EditCall(in.ToolName, editTools...) {
 		return nil, nil
 	}
 	args, text := toolArgs(in.ToolInput)

@@ -43,8 +43,17 @@ func TestDecodePayload(t *testing.T) {
 
 	_, err = Agent{}.DecodePayload([]byte(`{"sessionId":`))
 	assert.ErrorContains(t, err, "not JSON")
-	_, err = Agent{}.DecodePayload([]byte(`{"sessionId":7}`))
-	assert.Error(t, err, "a sessionId that is not a string")
+	// A member of the wrong type is as if absent, not a reason to read
+	// nothing of the payload: its path is still gated (and with no session
+	// id the hook finds the session another way, or denies).
+	in, err = Agent{}.DecodePayload([]byte(`{"sessionId":7,"cwd":5,"toolName":"edit","toolArgs":{"path":"/repo/a.go"}}`))
+	require.NoError(t, err)
+	assert.Empty(t, in.SessionID, "a sessionId that is not a string")
+	assert.Empty(t, in.Cwd, "a cwd that is not a string")
+	assert.Equal(t, "edit", in.ToolName)
+	paths, err := Agent{}.EditedPaths(in)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"/repo/a.go"}, paths)
 }
 
 func hookInput(t *testing.T, tool string, args any) integrations.HookInput {

@@ -85,7 +85,7 @@ type payload struct {
 func (Agent) DecodePayload(data []byte) (integrations.HookInput, error) {
 	var in integrations.HookInput
 	var p payload
-	if err := json.Unmarshal(data, &p); err != nil {
+	if err := integrations.UnmarshalPayload(data, &p); err != nil {
 		return in, fmt.Errorf("the payload is not a Cursor hook payload: %w", err)
 	}
 	in.Raw = data
@@ -103,20 +103,23 @@ func (Agent) DecodePayload(data []byte) (integrations.HookInput, error) {
 }
 
 // EditTools are the Cursor tools that change a file.
-var EditTools = map[string]bool{"Write": true, "StrReplace": true, "Edit": true, "MultiEdit": true, "Delete": true}
+var EditTools = []string{"Write", "StrReplace", "Edit", "MultiEdit", "Delete"}
 
 // EditedPaths implements integrations.Agent: the file of an edit tool, in
 // tool_input.file_path (path or target_file in some versions). An edit
 // tool whose file the hook cannot find is refused: it knows an edit is
 // coming but not of what.
 func (Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
-	if !EditTools[in.ToolName] {
+	if !integrations.EditCall(in.ToolName, EditTools...) {
 		return nil, nil
 	}
 	for _, field := range []string{"file_path", "path", "target_file"} {
 		if p := integrations.StringField(in.ToolInput, field); p != "" {
 			return []string{p}, nil
 		}
+	}
+	if in.ToolName == "" {
+		return nil, nil // no tool and no path: nothing to gate
 	}
 	return nil, fmt.Errorf("%w: the %s call names no file the hook can read", integrations.ErrUncheckable, in.ToolName)
 }

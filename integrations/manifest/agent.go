@@ -301,9 +301,10 @@ func tomlString(s string) string {
 
 // EditedPaths implements integrations.Agent: the first of the payload's
 // path fields that holds a path, for a tool the manifest counts as an
-// edit (every tool, when it lists none).
+// edit (every tool, when it lists none; a call that names no tool, see
+// integrations.EditCall).
 func (a *Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
-	if len(a.m.EditTools) > 0 && !slices.Contains(a.m.EditTools, in.ToolName) {
+	if len(a.m.EditTools) > 0 && !integrations.EditCall(in.ToolName, a.m.EditTools...) {
 		return nil, nil
 	}
 	for _, field := range a.m.Payload.Patches {

@@ -92,7 +92,7 @@ func pureVar(a Agent) string {
 }
 
 // editTools are the tools that change files; the plugin sends only these.
-var editTools = map[string]bool{"edit": true, "write": true, "multiedit": true, "apply_patch": true, "patch": true}
+var editTools = []string{"edit", "write", "multiedit", "apply_patch", "patch"}
 
 // EditedPaths implements integrations.Agent. edit, write and multiedit
 // carry their file in filePath (absolute, or relative to the project);
@@ -101,7 +101,7 @@ var editTools = map[string]bool{"edit": true, "write": true, "multiedit": true, 
 // moved-to file counts — relative to the project — so that the patch is
 // gated all or nothing. A patch tool call without patch text is refused.
 func (a Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
-	if !editTools[in.ToolName] {
+	if !integrations.EditCall(in.ToolName, editTools...) {
 		return nil, nil
 	}
 	if p := integrations.StringField(in.ToolInput, "filePath"); p != "" {

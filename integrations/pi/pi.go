@@ -60,15 +60,18 @@ var TrustSteps = []string{
 
 // editTools are Pi's built-in tools that change a file; both carry
 // input.path.
-var editTools = map[string]bool{"edit": true, "write": true}
+var editTools = []string{"edit", "write"}
 
 // EditedPaths implements integrations.Agent.
 func (Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
-	if !editTools[in.ToolName] {
+	if !integrations.EditCall(in.ToolName, editTools...) {
 		return nil, nil
 	}
 	if p := integrations.StringField(in.ToolInput, "path"); p != "" {
 		return []string{p}, nil
+	}
+	if in.ToolName == "" {
+		return nil, nil // no tool and no path: nothing to gate
 	}
 	return nil, integrations.ErrUncheckable
 }

@@ -271,13 +271,13 @@ func TestRecordStoreRefusesWithoutTheEtcdBuild(t *testing.T) {
 	rec := &steps{}
 	in := f.init(rec, &errOut)
 	in.Store, in.StoreGiven = workspace.StoreSpec{URL: "etcd://127.0.0.1:1/x"}, true
-	err := in.RecordStore()
+	err := in.RecordStore(t.Context())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "(nothing was changed)")
 	assert.NoFileExists(t, filepath.Join(f.root, workspace.HomeDirName, workspace.StoreFile))
 
 	in.DryRun = true
-	require.NoError(t, in.RecordStore())
+	require.NoError(t, in.RecordStore(t.Context()))
 	assert.Equal(t, []step{{"would-set", ".agent-registry/store", "the project's store: etcd://127.0.0.1:1/x",
 		"would-set .agent-registry/store: the project's store: etcd://127.0.0.1:1/x"}}, rec.list)
 }

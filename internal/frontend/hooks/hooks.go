@@ -232,7 +232,7 @@ func readPayload(r io.Reader, agent integrations.Agent) (integrations.HookInput,
 	if d, ok := agent.(integrations.PayloadDecoder); ok {
 		return d.DecodePayload(data)
 	}
-	if err := json.Unmarshal(data, &in); err != nil {
+	if err := integrations.UnmarshalPayload(data, &in); err != nil {
 		return in, fmt.Errorf("the payload is not JSON: %w", err)
 	}
 	in.Raw = data
