@@ -1,7 +1,6 @@
 package integrations
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -190,14 +189,13 @@ func DecisionDeny(reason string) ([]byte, error) {
 	return MarshalLine(map[string]string{"decision": "deny", "reason": reason}, "pre-edit denial")
 }
 
-// MarshalLine encodes v as one line of JSON, leaving <, > and & readable;
-// what names the output in an error.
+// MarshalLine is a hook's answer v as one line of JSON and a newline, in
+// the one encoding agentlock gives harnesses (templates.JSON); what names
+// the output in an error.
 func MarshalLine(v any, what string) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	text, err := templates.JSON(v)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	return b.Bytes(), nil
+	return []byte(text + "\n"), nil
 }

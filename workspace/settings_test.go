@@ -191,3 +191,25 @@ func TestParseSecondsSaysWhyItRefuses(t *testing.T) {
 		assert.Equal(t, tc.want, d, tc.in)
 	}
 }
+
+// The project's timeout file holds what AGENTLOCK_TIMEOUT holds: seconds
+// or a duration; anything else is an error naming the file.
+func TestProjectTimeoutReadsSecondsAndDurations(t *testing.T) {
+	home := t.TempDir()
+	file := filepath.Join(home, TimeoutFile)
+	d, err := ProjectTimeout(home)
+	require.NoError(t, err)
+	assert.Zero(t, d, "no record")
+	for text, want := range map[string]time.Duration{"300\n": 300 * time.Second, "2m0s\n": 2 * time.Minute, " 0.5 ": 500 * time.Millisecond} {
+		require.NoError(t, os.WriteFile(file, []byte(text), 0o644))
+		d, err := ProjectTimeout(home)
+		require.NoError(t, err, "%q", text)
+		assert.Equal(t, want, d, "%q", text)
+	}
+	for _, text := range []string{"ten minutes", "-5", "0", "NaN", "1000h", ""} {
+		require.NoError(t, os.WriteFile(file, []byte(text), 0o644))
+		_, err := ProjectTimeout(home)
+		require.Error(t, err, "%q", text)
+		assert.Contains(t, err.Error(), file)
+	}
+}

@@ -58,7 +58,7 @@ func newFixture(t *testing.T) fixture {
 // open opens the fixture's project for the agents named.
 func (f fixture) open(t *testing.T, names []string, whole, install bool) *setup.Project {
 	t.Helper()
-	agents, err := all.Select(names)
+	agents, err := all.Agents().Select(names)
 	require.NoError(t, err)
 	p, err := setup.Open(f.root, setup.Options{Settings: f.settings, Agents: agents, Whole: whole, NewProject: install})
 	require.NoError(t, err)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -122,7 +124,7 @@ func WrapArgs(cmd *cobra.Command, wrap func(error) error) {
 	if check := cmd.Args; check != nil {
 		cmd.Args = func(c *cobra.Command, args []string) error {
 			if err := check(c, args); err != nil {
-				return wrap(err)
+				return wrap(shortenArgs(err, args))
 			}
 			return nil
 		}
@@ -130,6 +132,25 @@ func WrapArgs(cmd *cobra.Command, wrap func(error) error) {
 	for _, sub := range cmd.Commands() {
 		WrapArgs(sub, wrap)
 	}
+}
+
+// shortenArgs is err with every argument longer than core.MaxShownPath
+// that its message echoes (cobra's "unknown command", say) shortened as
+// core.ShortPath shortens a path: a 5 KB argument stays one short line.
+func shortenArgs(err error, args []string) error {
+	if errors.As(err, new(*report.UsageError)) {
+		return err // agentlock's own, which shortens what it echoes
+	}
+	msg := err.Error()
+	for _, a := range args {
+		if len(a) > core.MaxShownPath && strings.Contains(msg, a) {
+			msg = strings.ReplaceAll(msg, a, core.ShortPath(a))
+		}
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return errors.New(msg)
 }
 
 // AskedBool reports whether the command line args sets the boolean flag
