@@ -36,7 +36,7 @@ func buildChild() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var flags []string
+	flags := []string{"-trimpath"}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		if os.Getenv(proctest.CoverEnv) != "" {
 			flags = append(flags, "-cover", "-coverpkg="+info.Main.Path+"/...")

@@ -60,10 +60,10 @@ func WithoutGo(env []string) []string {
 // run. What it builds depends on the source and flags alone, never on the
 // machine: the go command found on PATH (go test puts its own first),
 // GoEnv's settings, cgo off (on with -race, which needs it), and
-// -trimpath -buildvcs=false, so that no commit of the checkout is stamped
-// into the binary (a work tree's build would report it in its version and
-// in the files init records). flags go before pkg (-race, -tags …,
-// -ldflags …).
+// -buildvcs=false, so that no commit of the checkout is stamped into the
+// binary (a work tree's build would report it in its version and in the
+// files init records). flags go before pkg (-race, -tags …, -ldflags …,
+// -trimpath: which drops -ldflags from the binary's build information).
 func GoBuild(ctx context.Context, out, pkg string, flags ...string) error {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -77,7 +77,7 @@ func GoBuild(ctx context.Context, out, pkg string, flags ...string) error {
 	if slices.Contains(flags, "-race") {
 		cgo = "CGO_ENABLED=1"
 	}
-	args := append(append([]string{"build", "-trimpath", "-buildvcs=false", "-o", out}, flags...), pkg)
+	args := append(append([]string{"build", "-buildvcs=false", "-o", out}, flags...), pkg)
 	cmd := exec.CommandContext(ctx, goBin, args...)
 	cmd.Env = append(append(WithoutGo(os.Environ()), goEnv...), cgo)
 	if out, err := cmd.CombinedOutput(); err != nil {

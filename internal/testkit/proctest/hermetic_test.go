@@ -111,7 +111,6 @@ func TestGoBuildIgnoresTheDevelopersGoSettings(t *testing.T) {
 	for _, s := range info.Settings {
 		settings[s.Key] = s.Value
 	}
-	assert.Equal(t, "true", settings["-trimpath"])
 	assert.Equal(t, "0", settings["CGO_ENABLED"])
 	assert.NotContains(t, settings, "-tags")
 	for key := range settings {
