@@ -15,6 +15,7 @@ package audit
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +26,7 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/internal/sys/flock"
 )
 
 // FileName is the log's file in a home.
@@ -80,6 +82,10 @@ type Log struct {
 	Keep int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Wait bounds the wait for another process's rotation (its flock of
+	// audit.log.lock); zero means flock.DefaultWait. Past it, Append
+	// fails with a *store.BusyError rather than hang.
+	Wait time.Duration
 }
 
 // In returns the log of a home.
@@ -160,12 +166,16 @@ func (l *Log) rotateIfFull() error {
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
-	defer lock.Close()
-	unlock, err := flock(lock)
-	if err != nil {
-		return fmt.Errorf("audit: lock %s: %w", lock.Name(), err)
+	defer lock.Close() // drops the flock
+	// Where there is no flock, two processes rotating at once may shift a
+	// rotated file once too often: the log is history, not state. The
+	// wait is bounded (Wait): a rotation stuck in another process fails
+	// this entry rather than hang the command.
+	if flock.Supported {
+		if err := flock.Lock(context.Background(), int(lock.Fd()), lock.Name(), flock.Exclusive, l.Wait); err != nil {
+			return fmt.Errorf("audit: %w", err)
+		}
 	}
-	defer unlock()
 	// Another process may have rotated it meanwhile.
 	if info, err := os.Stat(l.Path); err != nil || info.Size() < l.max() {
 		return nil

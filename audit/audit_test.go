@@ -9,6 +9,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/internal/sys/flock"
+	"github.com/agentlock/agentlock/store"
 )
 
 // The log is bounded: past MaxBytes it rotates, Keep older files are kept
@@ -71,4 +74,32 @@ func TestLogSkipsTornLinesAndMissingHomes(t *testing.T) {
 	gone := In(filepath.Join(home, "missing"))
 	require.NoError(t, gone.Append(Entry{Action: ActionFinish}))
 	assert.NoDirExists(t, filepath.Join(home, "missing"))
+}
+
+// A rotation waits for another process's boundedly: a holder stuck inside
+// its rotation makes Append fail with a *store.BusyError naming the lock,
+// never hang; once it is gone, the log rotates.
+func TestLogRotationWaitIsBounded(t *testing.T) {
+	if !flock.Supported {
+		t.Skip("no flock on this system: rotations are not serialised")
+	}
+	home := t.TempDir()
+	l := &Log{Path: filepath.Join(home, FileName), MaxBytes: 10, Wait: 30 * time.Millisecond}
+	require.NoError(t, l.Append(Entry{Action: ActionFinish, SessionID: "s", Who: "s"}))
+	stuck, err := os.OpenFile(l.Path+".lock", os.O_RDWR|os.O_CREATE, 0o644)
+	require.NoError(t, err)
+	defer stuck.Close()
+	held, err := flock.TryLock(int(stuck.Fd()), stuck.Name(), flock.Exclusive)
+	require.NoError(t, err)
+	require.True(t, held)
+
+	err = l.Append(Entry{Action: ActionFinish, SessionID: "s", Who: "s"})
+	var busy *store.BusyError
+	require.ErrorAs(t, err, &busy)
+	assert.Equal(t, l.Path+".lock", busy.Ref)
+	assert.NoFileExists(t, l.Path+".1", "not rotated while another process rotates")
+
+	require.NoError(t, stuck.Close())
+	require.NoError(t, l.Append(Entry{Action: ActionFinish, SessionID: "s", Who: "s"}))
+	assert.FileExists(t, l.Path+".1")
 }

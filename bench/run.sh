@@ -9,15 +9,36 @@
 #        the start-up cost of the etcd build.
 #        bench/run.sh mcp [rounds]: only the MCP rows (issue 28): agentlock mcp's
 #        start and one tool call against the one-shot command.
+#        bench/run.sh compare COMMIT[,COMMIT...] [rounds]: this tree and each
+#        commit (built from a temporary git worktree of it, the same way)
+#        side by side (issue 33): agentlock version, an acquire and a release
+#        of one file, and the pre-edit hook of init --agent claude, each run
+#        paired with flock(1) (median and 90th percentile of the paired
+#        ratios); then each build's size and Go init time (inittrace).
 #
 # The binary is built as it is installed: static (CGO_ENABLED=0), so that
 # no process loads ld.so and libc before doing its work.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+trap 'rm -rf "$out"; git worktree prune' EXIT
 CGO_ENABLED=0 go build -trimpath -o "$out/agentlock" ./cmd/agentlock
 go build -o "$out/oneshot" ./bench/oneshot
+if [ "${1:-}" = compare ]; then
+  [ -n "${2:-}" ] || { echo "usage: bench/run.sh compare COMMIT[,COMMIT...] [rounds]" >&2; exit 2; }
+  tree="tree@$(git rev-parse --short HEAD)"
+  [ -z "$(git status --porcelain --untracked-files=no)" ] || tree="$tree+"
+  builds="$tree=$out/agentlock"
+  for c in ${2//,/ }; do
+    git worktree add --quiet --detach "$out/src-$c" "$c"
+    (cd "$out/src-$c" && CGO_ENABLED=0 go build -trimpath -o "$out/agentlock-$c" ./cmd/agentlock)
+    git worktree remove --force "$out/src-$c"
+    builds="$builds,$c=$out/agentlock-$c"
+  done
+  echo "machine: $(uname -srm), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(go version | cut -d' ' -f3)"
+  "$out/oneshot" -compare "$builds" -n "${3:-40}"
+  exit 0
+fi
 if [ "${1:-}" = mcp ]; then
   go build -o "$out/mcpbench" ./bench/mcp
   echo "machine: $(uname -srm), $(nproc) cores, $(go version | cut -d' ' -f3)"

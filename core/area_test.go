@@ -145,3 +145,20 @@ func TestWaitEndsWithTheRefusalNotAStoreError(t *testing.T) {
 	require.ErrorAs(t, err, &held)
 	assert.Equal(t, "holder", held.Owner)
 }
+
+func TestHeldBySaysHowThePathIsHeld(t *testing.T) {
+	assert.Equal(t, "/p/a.go is locked by s1", HeldBy("/p/a.go", "", "s1"))
+	assert.Equal(t, "/p/src/a.go is inside area /p/src/ held by s1", HeldBy("/p/src/a.go", "/p/src/", "s1"))
+	assert.Equal(t, "area /p/src/ overlaps /p/src/a.go held by s1", HeldBy("/p/src/", "/p/src/a.go", "s1"))
+	assert.Equal(t, "src/a.go is inside area /p/src/ held by session s1", HeldByAs("src/a.go", "/p/src/a.go", "/p/src/", "session s1"))
+}
+
+func TestHeldErrorSaysHeldByAsEveryOtherMessage(t *testing.T) {
+	for _, e := range []*HeldError{
+		{Path: "/p/a.go", Owner: "s1", Age: time.Second, Left: time.Minute},
+		{Path: "/p/src/a.go", Owner: "s1", Via: "/p/src/", Age: time.Second, Left: time.Minute},
+		{Path: "/p/src/", Owner: "s1", Via: "/p/src/a.go", Age: time.Second, Left: time.Minute},
+	} {
+		assert.Equal(t, HeldBy(e.Path, e.Via, e.Owner)+" (renewed 1s ago, expires in 1m0s)", e.Error())
+	}
+}

@@ -57,20 +57,53 @@ type HeldError struct {
 }
 
 func (e *HeldError) Error() string {
-	switch {
-	case e.Queued:
+	if e.Queued {
 		return fmt.Sprintf("%s is free, but %s has been waiting for it for %s and goes first (waiters are served first come, first served)",
 			e.Path, e.Owner, roundDuration(e.Age))
-	case e.Via == "":
-		return fmt.Sprintf("%s is locked by %s (renewed %s ago, expires in %s)",
-			e.Path, e.Owner, roundDuration(e.Age), roundDuration(e.Left))
-	case store.Covers(e.Via, e.Path):
-		return fmt.Sprintf("%s is inside area %s held by %s (renewed %s ago, expires in %s)",
-			e.Path, e.Via, e.Owner, roundDuration(e.Age), roundDuration(e.Left))
-	default:
-		return fmt.Sprintf("area %s covers %s held by %s (renewed %s ago, expires in %s)",
-			e.Path, e.Via, e.Owner, roundDuration(e.Age), roundDuration(e.Left))
 	}
+	return fmt.Sprintf("%s (renewed %s ago, expires in %s)", HeldBy(e.Path, e.Via, e.Owner), roundDuration(e.Age), roundDuration(e.Left))
+}
+
+// HeldBy is the one way agentlock says that path is held by holder (a
+// session id, or words such as "session <id>"), through via when an area
+// is involved (HeldError.Via, Check.Via): "<path> is locked by <holder>",
+// "<path> is inside area <via> held by <holder>", or, for an area that
+// overlaps a lock, "area <path> overlaps <via> held by <holder>". It is
+// not escaped: the caller escapes the line it is part of.
+func HeldBy(path, via, holder string) string { return HeldByAs(path, path, via, holder) }
+
+// HeldByAs is HeldBy naming path as shown (relative to a repository's top,
+// say).
+func HeldByAs(shown, path, via, holder string) string {
+	switch HeldThrough(path, via) {
+	case InsideArea:
+		return shown + " is inside area " + via + " held by " + holder
+	case AreaOverlaps:
+		return "area " + shown + " overlaps " + via + " held by " + holder
+	}
+	return shown + " is locked by " + holder
+}
+
+// Through is how a path is held by another session.
+type Through int
+
+// The ways a path is held by another session.
+const (
+	Directly     Through = iota // its own lock
+	InsideArea                  // an area around it (via, ending in "/")
+	AreaOverlaps                // path is an area over a lock (via) of another session
+)
+
+// HeldThrough tells how path is held, by via (HeldError.Via, Check.Via;
+// empty for its own lock).
+func HeldThrough(path, via string) Through {
+	switch {
+	case via == "":
+		return Directly
+	case store.Covers(via, path):
+		return InsideArea
+	}
+	return AreaOverlaps
 }
 
 // Is makes errors.Is(err, ErrLocked) true.

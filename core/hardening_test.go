@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,4 +48,17 @@ func TestPathWithNULRefused(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Empty(t, entries, "nothing recorded")
+}
+
+// A path in a message is whole up to MaxShownPath bytes; a longer one is
+// its first 60 bytes (never half a character), "..." and its length.
+func TestShortPath(t *testing.T) {
+	short := strings.Repeat("a", MaxShownPath)
+	assert.Equal(t, short, ShortPath(short))
+	long := strings.Repeat("a", 5000)
+	assert.Equal(t, strings.Repeat("a", 60)+"... (5000 bytes)", ShortPath(long))
+	wide := strings.Repeat("é", 300) // two bytes each: byte 60 starts one
+	assert.Equal(t, strings.Repeat("é", 30)+"... (600 bytes)", ShortPath(wide))
+	odd := "x" + strings.Repeat("é", 300) // byte 60 is the middle of one
+	assert.Equal(t, "x"+strings.Repeat("é", 29)+"... (601 bytes)", ShortPath(odd))
 }

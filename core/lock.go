@@ -300,7 +300,7 @@ func (l *Locker) AcquireAll(ctx context.Context, paths []string, session string)
 	for i, p := range paths {
 		k, err := l.key(p)
 		if err != nil {
-			return nil, fmt.Errorf("acquire %s: %w", p, err)
+			return nil, fmt.Errorf("acquire %s: %w", ShortPath(p), err)
 		}
 		j, ok := seen[k.Path]
 		if !ok {
@@ -580,7 +580,7 @@ func (l *Locker) Release(ctx context.Context, path, session string) (State, erro
 func (l *Locker) ForceRelease(ctx context.Context, path string) (State, error) {
 	k, err := l.key(path)
 	if err != nil {
-		return State{}, fmt.Errorf("force release %s: %w", path, err)
+		return State{}, fmt.Errorf("force release %s: %w", ShortPath(path), err)
 	}
 	var released State
 	err = l.store.Transact(ctx, store.Update, []store.Key{k}, func(slots []store.Slot) ([]*store.Record, error) {
@@ -594,7 +594,7 @@ func (l *Locker) ForceRelease(ctx context.Context, path string) (State, error) {
 		return []*store.Record{{}}, nil
 	})
 	if err != nil {
-		return State{}, fmt.Errorf("force release %s: %w", k.Path, err)
+		return State{}, fmt.Errorf("force release %s: %w", ShortPath(k.Path), err)
 	}
 	return released, nil
 }
@@ -611,7 +611,7 @@ func (l *Locker) ForceRelease(ctx context.Context, path string) (State, error) {
 func (l *Locker) ForceReleaseIf(ctx context.Context, path string, allow func(State) error) (State, error) {
 	k, err := l.key(path)
 	if err != nil {
-		return State{}, fmt.Errorf("force release %s: %w", path, err)
+		return State{}, fmt.Errorf("force release %s: %w", ShortPath(path), err)
 	}
 	var released State
 	var refused error
@@ -629,7 +629,7 @@ func (l *Locker) ForceReleaseIf(ctx context.Context, path string, allow func(Sta
 		return released, refused
 	}
 	if err != nil {
-		return State{}, fmt.Errorf("force release %s: %w", k.Path, err)
+		return State{}, fmt.Errorf("force release %s: %w", ShortPath(k.Path), err)
 	}
 	return released, nil
 }
@@ -646,7 +646,7 @@ func (l *Locker) Heartbeat(ctx context.Context, path, session string) (Lease, er
 	}
 	k, err := l.key(path)
 	if err != nil {
-		return Lease{}, fmt.Errorf("heartbeat: %s: %w", path, err)
+		return Lease{}, fmt.Errorf("heartbeat: %s: %w", ShortPath(path), err)
 	}
 	s, stamp, err := l.renewKey(ctx, k, session)
 	switch {
@@ -735,7 +735,7 @@ func (l *Locker) renewStale(ctx context.Context, k store.Key, session string) (S
 func (l *Locker) edit(ctx context.Context, path string, decide func(State) (*store.Record, error)) error {
 	k, err := l.key(path)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", ShortPath(path), err)
 	}
 	return l.editKey(ctx, k, decide)
 }
@@ -767,7 +767,7 @@ func (l *Locker) IsLocked(ctx context.Context, path string) (State, error) {
 func (l *Locker) inspect(ctx context.Context, path, session string) (State, error) {
 	k, err := l.key(path)
 	if err != nil {
-		return State{}, fmt.Errorf("check %s: %w", path, err)
+		return State{}, fmt.Errorf("check %s: %w", ShortPath(path), err)
 	}
 	var s State
 	decide := func(slots, related []store.Slot) ([]*store.Record, []store.Slot, error) {
@@ -816,7 +816,7 @@ func (l *Locker) inspect(ctx context.Context, path, session string) (State, erro
 		})
 	}
 	if err != nil {
-		return State{}, fmt.Errorf("check %s: %w", k.Path, err)
+		return State{}, fmt.Errorf("check %s: %w", ShortPath(k.Path), err)
 	}
 	return s, nil
 }

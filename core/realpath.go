@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 )
 
 // RealPath returns the lock identity of path: absolute, with every symbolic
@@ -69,8 +70,25 @@ const MaxPathLen = 4096
 
 // tooLong is the error of a path longer than MaxPathLen, naming its start.
 func tooLong(path string) error {
-	return fmt.Errorf("real path of %s... (%d bytes): %w: longer than %d bytes, the longest path a file can be opened by",
-		path[:60], len(path), ErrInvalidPath, MaxPathLen)
+	return fmt.Errorf("real path of %s: %w: longer than %d bytes, the longest path a file can be opened by",
+		ShortPath(path), ErrInvalidPath, MaxPathLen)
+}
+
+// MaxShownPath is the longest path a message shows whole, in bytes.
+const MaxShownPath = 256
+
+// ShortPath is a path as a message shows it: whole up to MaxShownPath
+// bytes; a longer one (a 5 KB argument, say) as its first 60 bytes, "...",
+// and its length, so that an error about it stays one readable line.
+func ShortPath(path string) string {
+	if len(path) <= MaxShownPath {
+		return path
+	}
+	cut := 60
+	for cut > 0 && !utf8.RuneStart(path[cut]) {
+		cut-- // never half a character
+	}
+	return fmt.Sprintf("%s... (%d bytes)", path[:cut], len(path))
 }
 
 // resolver carries the symbolic links met so far, to detect loops the way

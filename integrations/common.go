@@ -1,10 +1,10 @@
 package integrations
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/agentlock/agentlock/templates"
 )
@@ -72,6 +72,31 @@ func StringField(toolInput json.RawMessage, name string) string {
 		return ""
 	}
 	return s
+}
+
+// EditCall reports whether a pre-edit hook's tool call is an edit, for an
+// agent whose edit tools are edits: one of them, or a call that names no
+// tool at all. A harness runs the pre-edit hook for its edit tools; a
+// payload that does not say which tool it is, yet names a path, is gated by
+// that path (fail closed: the hook policy of docs/integrations/README.md).
+func EditCall(tool string, edits ...string) bool {
+	return tool == "" || slices.Contains(edits, tool)
+}
+
+// UnmarshalPayload decodes a hook payload, a JSON object, into v. A member
+// of an unexpected type (a number where the cwd is, say) is left as if
+// absent and every other member is decoded: such a payload still names the
+// paths it carries, which are gated as in any other payload. Only a payload
+// that is not a JSON object at all is an error.
+func UnmarshalPayload(data []byte, v any) error {
+	err := json.Unmarshal(data, v)
+	// encoding/json decodes every member it can before it reports the
+	// first one of the wrong type; Field is empty when the whole value is.
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && typeErr.Field != "" {
+		return nil
+	}
+	return err
 }
 
 // Plan accumulates the artifacts of an agent's plan and the first error,
@@ -164,14 +189,13 @@ func DecisionDeny(reason string) ([]byte, error) {
 	return MarshalLine(map[string]string{"decision": "deny", "reason": reason}, "pre-edit denial")
 }
 
-// MarshalLine encodes v as one line of JSON, leaving <, > and & readable;
-// what names the output in an error.
+// MarshalLine is a hook's answer v as one line of JSON and a newline, in
+// the one encoding agentlock gives harnesses (templates.JSON); what names
+// the output in an error.
 func MarshalLine(v any, what string) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	text, err := templates.JSON(v)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	return b.Bytes(), nil
+	return []byte(text + "\n"), nil
 }

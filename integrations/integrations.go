@@ -2,15 +2,15 @@
 // CLI (Claude Code, Codex, Gemini, Kimi, ...) to agentlock: instructions,
 // skills, wrapper scripts and hooks.
 //
-// Each agent is a package that implements Agent (one whose agent is its
-// type's zero value states its Identity once and embeds Identified). It
-// only plans: Plan returns Artifacts (path, scope, kind and rendered
-// bytes, all rendered from the templates package) and writes nothing. One engine in this
-// package turns a plan into Changes against the files on disk — to
-// install, to uninstall, to show as a diff or to check for drift — and
-// writes them. Adding an agent means one TOML manifest (package manifest)
-// when its contract is declarative, else one package and one template
-// folder.
+// An agent implements Agent, and the optional interfaces beside it for
+// what else it knows (how it denies, its MCP file, the variables it reads,
+// its doctor checks). It only plans: Plan returns Artifacts (path, scope,
+// kind and rendered bytes, all rendered from the templates package) and
+// writes nothing. One engine in this package turns a plan into Changes
+// against the files on disk — to install, to uninstall, to show as a diff
+// or to check for drift — and writes them. agentlock's own agents are
+// manifests (package manifest), each in its folder integrations/<name>/
+// with its templates and the Go code its manifest names.
 //
 // The engine touches only what agentlock owns: whole files that carry the
 // generated marker, blocks between agentlock's BEGIN/END markers, and hook
@@ -195,4 +195,23 @@ type Agent interface {
 // session match, and the registry says which agent it is.
 func SessionID(a Agent, harnessID string) string {
 	return a.Name() + "-" + harnessID
+}
+
+// Variables is implemented by an Agent whose code reads variables of the
+// user's environment besides its session variable. The integrations never
+// read the environment: the caller reads these and passes their values.
+type Variables interface {
+	// DirVars are the variables that move the CLI's user folders
+	// (KIMI_CODE_HOME): their values, made absolute, are Env.AgentDirs.
+	DirVars() []string
+	// EnvVars are the other variables its checks read (CODEX_HOME): their
+	// values are DoctorEnv.Vars.
+	EnvVars() []string
+}
+
+// DenyFormer is implemented by an Agent that says how its pre-edit hook
+// refuses an edit, for the help of agentlock hook: `exit 2 and the line
+// on stderr`.
+type DenyFormer interface {
+	DenyForm() string
 }

@@ -422,3 +422,36 @@ func onlyVersion(text []byte, doc *jnode) bool {
 	_, v := doc.member("version")
 	return v != nil && string(bytes.TrimSpace(text[v.value.start:v.value.end])) == "1"
 }
+
+// StripJSONComments blanks the // and /* */ comments of a JSONC text
+// (Qwen Code's, Gemini CLI's and Factory Droid's settings allow them),
+// outside strings, for encoding/json to read it.
+func StripJSONComments(data []byte) []byte {
+	out := append([]byte(nil), data...)
+	for i := 0; i < len(out); i++ {
+		switch {
+		case out[i] == '"':
+			for i++; i < len(out) && out[i] != '"'; i++ {
+				if out[i] == '\\' {
+					i++
+				}
+			}
+		case out[i] == '/' && i+1 < len(out) && out[i+1] == '/':
+			for ; i < len(out) && out[i] != '\n'; i++ {
+				out[i] = ' '
+			}
+		case out[i] == '/' && i+1 < len(out) && out[i+1] == '*':
+			j := i
+			for ; j < len(out) && !(out[j] == '*' && j+1 < len(out) && out[j+1] == '/' && j > i+1); j++ {
+				if out[j] != '\n' {
+					out[j] = ' '
+				}
+			}
+			for k := j; k < len(out) && k < j+2; k++ {
+				out[k] = ' '
+			}
+			i = j + 1
+		}
+	}
+	return out
+}

@@ -29,31 +29,18 @@ type MCPFile struct {
 	Trust string
 }
 
-// MCPRegistrar is implemented by an agent that names its CLI's project MCP
-// file itself (a manifest's [mcp]); the agents that do not, or name none,
-// get the entry of mcpFiles, by name.
+// MCPRegistrar is implemented by an agent whose CLI reads project MCP
+// servers (a manifest's [mcp]): it names the file.
 type MCPRegistrar interface {
 	MCPFile(env Env) (MCPFile, bool)
-}
-
-// mcpFiles are the project MCP files of the agent CLIs, by agent name
-// (../shared/research/agent-clis-2026-12.md, table D).
-var mcpFiles = map[string]MCPFile{
-	"copilot": {Path: ".mcp.json", Trust: "Copilot CLI loads it once the folder is trusted"},
-	"codex":   {Path: ".codex/config.toml", TOML: true, Trust: "Codex reads it in trusted projects only"},
-	"gemini":  {Path: ".gemini/settings.json", Trust: "Gemini CLI asks before each call of an untrusted server's tools"},
-	"kimi":    {Path: ".kimi-code/mcp.json", Trust: "Kimi Code reads it beside ~/.kimi-code/mcp.json"},
 }
 
 // MCPFileOf returns the project MCP file of agent, if its CLI has one.
 func MCPFileOf(agent Agent, env Env) (MCPFile, bool) {
 	if r, ok := agent.(MCPRegistrar); ok {
-		if f, ok := r.MCPFile(env); ok {
-			return f, true
-		}
+		return r.MCPFile(env)
 	}
-	f, ok := mcpFiles[agent.Name()]
-	return f, ok
+	return MCPFile{}, false
 }
 
 // mcpJSON is a JSON MCP file as agentlock would write it alone.

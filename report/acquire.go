@@ -74,7 +74,7 @@ func AcquireNotes(leases []core.Lease, lockDir string, redirected func(path stri
 // for the lock that held refused it: who holds it, or who is ahead in the
 // queue.
 func Waiting(held *core.HeldError, wait time.Duration) string {
-	what := HeldBy(held.Path, held.Via, held.Owner)
+	what := core.HeldBy(held.Path, held.Via, held.Owner)
 	if held.Queued {
 		what = QueuedFor(held.Path, held.Owner, held.Age)
 	}

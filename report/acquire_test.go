@@ -60,7 +60,7 @@ func TestAcquireNotes(t *testing.T) {
 
 func TestWaitingSaysWhoHoldsOrIsAhead(t *testing.T) {
 	held := &core.HeldError{Path: "/p/a.go", Owner: "s2", Age: time.Second}
-	assert.Equal(t, HeldBy("/p/a.go", "", "s2")+"; waiting up to 1m30s...", Waiting(held, 90*time.Second))
+	assert.Equal(t, core.HeldBy("/p/a.go", "", "s2")+"; waiting up to 1m30s...", Waiting(held, 90*time.Second))
 	held.Queued = true
 	assert.Equal(t, QueuedFor("/p/a.go", "s2", time.Second)+"; waiting up to 5s...", Waiting(held, 5*time.Second))
 }

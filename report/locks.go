@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/store"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -52,44 +51,6 @@ func QueuedFor(path, holder string, waiting time.Duration) string {
 	return path + " is free, but " + holder + " has been waiting for it for " + Human(waiting) + " and goes first"
 }
 
-// HeldBy is the one way agentlock says that path is held by holder (a
-// session id, or words such as "session <id>"), through via when an area
-// is involved (core.HeldError.Via, core.Check.Via): "<path> is locked by
-// <holder>", "<path> is inside area <via> held by <holder>", or, for an
-// area that overlaps a lock, "area <path> overlaps <via> held by
-// <holder>". It is not escaped (Linef its caller's line).
-func HeldBy(path, via, holder string) string { return HeldByAs(path, path, via, holder) }
-
-// HeldByAs is HeldBy naming path as shown (relative to a repository's top,
-// say).
-func HeldByAs(shown, path, via, holder string) string {
-	switch through(path, via) {
-	case insideArea:
-		return shown + " is inside area " + via + " held by " + holder
-	case areaOverlaps:
-		return "area " + shown + " overlaps " + via + " held by " + holder
-	}
-	return shown + " is locked by " + holder
-}
-
-// How a path is held by another session.
-const (
-	directly     = iota // its own lock
-	insideArea          // an area around it (via, ending in "/")
-	areaOverlaps        // path is an area over a lock (via) of another session
-)
-
-// through tells how path is held, by via (see HeldBy).
-func through(path, via string) int {
-	switch {
-	case via == "":
-		return directly
-	case store.Covers(via, path):
-		return insideArea
-	}
-	return areaOverlaps
-}
-
 // AcquireRefused reports a path held by another session, after waiting
 // for waited (zero when the acquire did not wait). The line is a diagnostic
 // that tells an agent what to do instead.
@@ -106,11 +67,11 @@ func AcquireRefused(held *core.HeldError, waited time.Duration) (Acquire, string
 		return rec, msg + ".\n" + linef("Do not modify it and do not work around this: wait your turn with `%s`, work on something else, or ask %s.",
 			WaitCommand(held.Path), held.Owner)
 	}
-	what := Escape(HeldBy(held.Path, held.Via, held.Owner))
-	switch through(held.Path, held.Via) {
-	case insideArea:
+	what := Escape(core.HeldBy(held.Path, held.Via, held.Owner))
+	switch core.HeldThrough(held.Path, held.Via) {
+	case core.InsideArea:
 		rec.Note = "inside an area held by another session"
-	case areaOverlaps:
+	case core.AreaOverlaps:
 		rec.Note = "the area overlaps a lock of another session"
 	}
 	msg := linef("agentlock: %s (renewed %s ago, expires in %s if not renewed)", what, Human(held.Age), Human(held.Left))
@@ -205,10 +166,10 @@ func Checked(chk core.Check) (Check, string) {
 	age, left := Seconds(chk.Age), Seconds(chk.Left)
 	rec.Locked, rec.SessionID, rec.Owner, rec.Age, rec.ExpiresIn = true, chk.Owner, chk.Owner, &age, &left
 	how := "locked"
-	switch through(chk.Path, chk.Via) {
-	case insideArea:
+	switch core.HeldThrough(chk.Path, chk.Via) {
+	case core.InsideArea:
 		how = "inside area " + chk.Via + " held"
-	case areaOverlaps:
+	case core.AreaOverlaps:
 		how = "an area over " + chk.Via + ", held"
 	}
 	if chk.OK {

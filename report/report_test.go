@@ -82,13 +82,6 @@ func TestShellArgShortenRel(t *testing.T) {
 	assert.Equal(t, "/p/a.go", Rel("", "/p/a.go"))
 }
 
-func TestHeldBySaysHowThePathIsHeld(t *testing.T) {
-	assert.Equal(t, "/p/a.go is locked by s1", HeldBy("/p/a.go", "", "s1"))
-	assert.Equal(t, "/p/src/a.go is inside area /p/src/ held by s1", HeldBy("/p/src/a.go", "/p/src/", "s1"))
-	assert.Equal(t, "area /p/src/ overlaps /p/src/a.go held by s1", HeldBy("/p/src/", "/p/src/a.go", "s1"))
-	assert.Equal(t, "src/a.go is inside area /p/src/ held by session s1", HeldByAs("src/a.go", "/p/src/a.go", "/p/src/", "session s1"))
-}
-
 func TestShellWordQuotesOnlyWhatNeedsIt(t *testing.T) {
 	assert.Equal(t, "src/a.go", ShellWord("src/a.go"))
 	assert.Equal(t, `"my file.go"`, ShellWord("my file.go"), "double quotes read well inside a message's single quotes")

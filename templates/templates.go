@@ -3,10 +3,9 @@
 // `agentlock init` writes for an agent — embedded in the binary. It is the
 // single source of that text: nothing is assembled by hand in Go.
 //
-// Integration templates live in integrations/ (shared by every agent) and
-// agents/<name>/ (one folder per agent). An agent's folder defines the
-// "session-id" partial that the shared instructions use, and holds its
-// hook configuration template.
+// Integration templates live in integrations/ (shared by every agent); an
+// agent's own templates live in its folder (integrations/<agent>/*.tmpl),
+// which embeds them and passes them in AgentData.Templates.
 package templates
 
 import (
@@ -16,10 +15,11 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"sync"
 	"text/template"
 )
 
-//go:embed *.tmpl *.md integrations agents
+//go:embed *.tmpl *.md integrations
 var files embed.FS
 
 // ProtocolData fills the protocol block template.
@@ -59,9 +59,15 @@ type AgentData struct {
 	Provider    string // the vendor recorded in the registry: "anthropic"
 	Wrapper     string // the wrapper script's path in the project
 	PreEditHook bool   // the project installs a pre-edit hook for this agent
-	// SessionIDText, when set, is the "session-id" partial of an agent
-	// described by a manifest (it has no folder of its own in agents/).
+	// SessionVar is the variable holding the session id in the model's
+	// shell ("" when there is none).
+	SessionVar string
+	// SessionIDText is the "session-id" partial that the shared
+	// instructions use: where the model's session id comes from.
 	SessionIDText string
+	// Templates are the agent's own templates (the *.tmpl files of its
+	// folder), besides the shared ones; nil for none.
+	Templates fs.FS
 }
 
 // hookData fills the "hook-command" partial.
@@ -69,23 +75,8 @@ type hookData struct {
 	Bin, Agent, Event string
 }
 
-// Agents lists the agents that have a template folder.
-func Agents() ([]string, error) {
-	entries, err := fs.ReadDir(files, "agents")
-	if err != nil {
-		return nil, fmt.Errorf("agent templates: %w", err)
-	}
-	var names []string
-	for _, e := range entries {
-		if e.IsDir() {
-			names = append(names, e.Name())
-		}
-	}
-	return names, nil
-}
-
 // Render executes the integration template name (a file of integrations/
-// or of agents/<data.Agent>/) with data. Templates may call hookCommand
+// or of data.Templates) with data. Templates may call hookCommand
 // "<event>", the one stable hook command line for the agent, for a
 // harness that runs it with the user's own shell (Codex: $SHELL -lc,
 // which may be fish or csh), so wrapped in sh -c; hookLine "<event>", the
@@ -95,8 +86,8 @@ func Agents() ([]string, error) {
 func Render(name string, data AgentData) ([]byte, error) {
 	t := template.New(name)
 	t.Funcs(template.FuncMap{
-		"json": jsonString,
-		"toml": tomlString,
+		"json": func(s string) (string, error) { return JSON(s) },
+		"toml": TOML,
 		"hookCommand": func(event string) (string, error) {
 			return execute(t, "hook-command", hookData{Bin: data.Bin, Agent: data.Agent, Event: event})
 		},
@@ -104,31 +95,43 @@ func Render(name string, data AgentData) ([]byte, error) {
 			return execute(t, "hook-line", hookData{Bin: data.Bin, Agent: data.Agent, Event: event})
 		},
 	})
-	patterns := []string{"integrations/*.tmpl"}
-	if data.Agent != "" && data.SessionIDText == "" {
-		patterns = append(patterns, "agents/"+data.Agent+"/*.tmpl")
-	}
-	if _, err := t.ParseFS(files, patterns...); err != nil {
+	if _, err := t.ParseFS(files, "integrations/*.tmpl"); err != nil {
 		return nil, fmt.Errorf("templates of %q: %w", data.Agent, err)
 	}
-	if data.SessionIDText != "" {
-		// The text is data, never template code: a manifest cannot run
-		// template actions.
-		if _, err := t.New("session-id").Parse("{{.SessionIDText}}"); err != nil {
+	if data.Templates != nil {
+		if _, err := t.ParseFS(data.Templates, "*.tmpl"); err != nil {
 			return nil, fmt.Errorf("templates of %q: %w", data.Agent, err)
 		}
+	}
+	// The text is data, never template code: a manifest cannot run
+	// template actions.
+	if _, err := t.New("session-id").Parse("{{.SessionIDText}}"); err != nil {
+		return nil, fmt.Errorf("templates of %q: %w", data.Agent, err)
 	}
 	out, err := execute(t, name, data)
 	return []byte(out), err
 }
 
+// hookCommandTemplate is hook-command.tmpl, parsed once per process and
+// only executed afterwards (safe for concurrent use): a manifest's agent
+// renders it for every event it hooks, twice, each time it is loaded, and
+// parsing it each time was a third of loading the built-in manifests
+// (0.29 of 0.82 ms of every hook, perf; issue 33).
+var hookCommandTemplate = sync.OnceValues(func() (*template.Template, error) {
+	t, err := template.ParseFS(files, "integrations/hook-command.tmpl")
+	if err != nil {
+		return nil, fmt.Errorf("hook command template: %w", err)
+	}
+	return t, nil
+})
+
 // HookCommand returns the command line that the hooks of agent run for
 // event: it checks that bin is on PATH (and does nothing, with a warning,
 // when it is not) and runs "<bin> hook <agent> <event>".
 func HookCommand(bin, agent, event string) (string, error) {
-	t, err := template.ParseFS(files, "integrations/hook-command.tmpl")
+	t, err := hookCommandTemplate()
 	if err != nil {
-		return "", fmt.Errorf("hook command template: %w", err)
+		return "", err
 	}
 	return execute(t, "hook-command", hookData{Bin: bin, Agent: agent, Event: event})
 }
@@ -136,9 +139,9 @@ func HookCommand(bin, agent, event string) (string, error) {
 // HookLine returns the command line of HookCommand without its sh -c
 // wrapping, for a harness that runs hooks with a POSIX shell itself.
 func HookLine(bin, agent, event string) (string, error) {
-	t, err := template.ParseFS(files, "integrations/hook-command.tmpl")
+	t, err := hookCommandTemplate()
 	if err != nil {
-		return "", fmt.Errorf("hook command template: %w", err)
+		return "", err
 	}
 	return execute(t, "hook-line", hookData{Bin: bin, Agent: agent, Event: event})
 }
@@ -172,19 +175,32 @@ func execute(t *template.Template, name string, data any) (string, error) {
 	return b.String(), nil
 }
 
-// jsonString quotes s as a JSON string, leaving <, > and & readable.
-func jsonString(s string) (string, error) {
+// JSON is the one encoder of the JSON that agentlock gives a harness — a
+// quoted string in a template, a hook's answer on stdout: v as one line of
+// JSON text, leaving <, > and & readable (hook commands redirect, denials
+// name paths), without a final newline.
+func JSON(v any) (string, error) { return encodeJSON(v, "", false) }
+
+// IndentedJSON is JSON indented by two spaces per level after prefix, for
+// a value written at that indentation (the hook entries of a settings
+// file).
+func IndentedJSON(v any, prefix string) (string, error) { return encodeJSON(v, prefix, true) }
+
+func encodeJSON(v any, prefix string, indent bool) (string, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
+	if indent {
+		enc.SetIndent(prefix, "  ")
+	}
+	if err := enc.Encode(v); err != nil {
 		return "", err
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
-// tomlString quotes s as a TOML basic string.
-func tomlString(s string) string {
+// TOML quotes s as a TOML basic string.
+func TOML(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	for _, r := range s {

@@ -64,22 +64,53 @@ func ParseDuration(what, s string, def, min, max time.Duration) (time.Duration, 
 	if s == "" {
 		return def, nil
 	}
-	outOfRange := func() error {
-		return fmt.Errorf("%s=%q is invalid: it must be from %g s to %g s (seconds, or a duration from %s to %s)", what, s, min.Seconds(), max.Seconds(), min, max)
+	d, err := ParseSeconds(s, min, max)
+	switch {
+	case errors.Is(err, ErrNotDuration):
+		return 0, fmt.Errorf("%s=%q is invalid: it must be seconds (120) or a duration (2m), from %g s to %g s", what, s, min.Seconds(), max.Seconds())
+	case err != nil:
+		return 0, fmt.Errorf("%s=%q is invalid: it must be from %g s to %g s (seconds, or a duration from %s to %s)", what, s, min.Seconds(), max.Seconds(), min, max)
 	}
+	return d, nil
+}
+
+// Why ParseSeconds refuses a value; each caller words its own message.
+var (
+	// ErrNotDuration: neither seconds nor a Go duration.
+	ErrNotDuration = errors.New("neither seconds nor a duration")
+	// ErrNoDuration: NaN or an infinity, which no duration can be.
+	ErrNoDuration = errors.New("no duration")
+	// ErrBelowMin and ErrAboveMax: out of the caller's bounds.
+	ErrBelowMin = errors.New("below the minimum")
+	ErrAboveMax = errors.New("above the maximum")
+)
+
+// ParseSeconds is the one duration parser of agentlock's settings and
+// flags: s (as given: it is not trimmed) is seconds ("120", "0.5") or a
+// Go duration ("2m"), from min to max. Refusals are ErrNotDuration,
+// ErrNoDuration, ErrBelowMin or ErrAboveMax, checked in that order.
+func ParseSeconds(s string, min, max time.Duration) (time.Duration, error) {
 	var d time.Duration
 	if secs, err := strconv.ParseFloat(s, 64); err == nil || errors.Is(err, strconv.ErrRange) {
 		// Compare in float seconds first: converting NaN, an infinity or
 		// 1e30 to a Duration is undefined or overflows.
-		if math.IsNaN(secs) || secs < min.Seconds() || secs > max.Seconds() {
-			return 0, outOfRange()
+		switch {
+		case math.IsNaN(secs) || math.IsInf(secs, 0):
+			return 0, ErrNoDuration
+		case secs < min.Seconds():
+			return 0, ErrBelowMin
+		case secs > max.Seconds():
+			return 0, ErrAboveMax
 		}
 		d = time.Duration(secs * float64(time.Second))
 	} else if d, err = time.ParseDuration(s); err != nil {
-		return 0, fmt.Errorf("%s=%q is invalid: it must be seconds (120) or a duration (2m), from %g s to %g s", what, s, min.Seconds(), max.Seconds())
+		return 0, ErrNotDuration
 	}
-	if d < min || d > max {
-		return 0, outOfRange()
+	switch {
+	case d < min:
+		return 0, ErrBelowMin
+	case d > max:
+		return 0, ErrAboveMax
 	}
 	return d, nil
 }

@@ -165,3 +165,51 @@ func TestSelfProgram(t *testing.T) {
 	_, err = SelfProgram(nil, func() (string, error) { return "", errors.New("no /proc") })
 	assert.ErrorContains(t, err, "find this program's file: no /proc")
 }
+
+// TestParseSecondsSaysWhyItRefuses: the one parser behind the settings
+// and the command line's duration flags tells each refusal apart, so
+// that each caller words its own message.
+func TestParseSecondsSaysWhyItRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+		err  error
+	}{
+		{"45", 45 * time.Second, nil}, {"1.5", 1500 * time.Millisecond, nil}, {"30s", 30 * time.Second, nil}, {"1", time.Second, nil},
+		{"60", time.Minute, nil}, {"1m", time.Minute, nil},
+		{" 5", 0, ErrNotDuration}, {"soon", 0, ErrNotDuration}, {"1000000000h", 0, ErrNotDuration},
+		{"NaN", 0, ErrNoDuration}, {"inf", 0, ErrNoDuration}, {"-Inf", 0, ErrNoDuration}, {"1e400", 0, ErrNoDuration},
+		{"0.5", 0, ErrBelowMin}, {"-5", 0, ErrBelowMin}, {"999ms", 0, ErrBelowMin},
+		{"60.001", 0, ErrAboveMax}, {"1e30", 0, ErrAboveMax}, {"61s", 0, ErrAboveMax},
+	} {
+		d, err := ParseSeconds(tc.in, time.Second, time.Minute)
+		if tc.err != nil {
+			assert.ErrorIs(t, err, tc.err, tc.in)
+			continue
+		}
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.want, d, tc.in)
+	}
+}
+
+// The project's timeout file holds what AGENTLOCK_TIMEOUT holds: seconds
+// or a duration; anything else is an error naming the file.
+func TestProjectTimeoutReadsSecondsAndDurations(t *testing.T) {
+	home := t.TempDir()
+	file := filepath.Join(home, TimeoutFile)
+	d, err := ProjectTimeout(home)
+	require.NoError(t, err)
+	assert.Zero(t, d, "no record")
+	for text, want := range map[string]time.Duration{"300\n": 300 * time.Second, "2m0s\n": 2 * time.Minute, " 0.5 ": 500 * time.Millisecond} {
+		require.NoError(t, os.WriteFile(file, []byte(text), 0o644))
+		d, err := ProjectTimeout(home)
+		require.NoError(t, err, "%q", text)
+		assert.Equal(t, want, d, "%q", text)
+	}
+	for _, text := range []string{"ten minutes", "-5", "0", "NaN", "1000h", ""} {
+		require.NoError(t, os.WriteFile(file, []byte(text), 0o644))
+		_, err := ProjectTimeout(home)
+		require.Error(t, err, "%q", text)
+		assert.Contains(t, err.Error(), file)
+	}
+}

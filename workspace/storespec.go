@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -148,6 +149,26 @@ func WriteStoreSpec(project string, spec StoreSpec) (bool, error) {
 		return false, fmt.Errorf("store configuration: %w", err)
 	}
 	return true, nil
+}
+
+// CheckStore asks the store spec names whether it can serve project, as
+// the project would use it once spec is recorded: it opens the store for
+// the project (naming the repository there, from its origin remote or
+// spec's id) and reads the registry. It writes nothing, in the store or in
+// the project. An error says what is wrong: a build without that store
+// (ErrNoRemote), an unknown scheme, no repository id, a cluster that does
+// not answer within the store's dial timeout or ctx's deadline. init runs
+// it before it records a store, so that a store nobody can use is never
+// left recorded.
+func CheckStore(ctx context.Context, project string, spec StoreSpec, s Settings) error {
+	_, doc, err := s.Backends.open(spec, store.Checkout{Root: project, Timeout: s.timeout(), Now: s.Now})
+	if err != nil {
+		return err
+	}
+	if _, err := doc.Read(ctx); err != nil {
+		return err
+	}
+	return nil
 }
 
 // renderSpec is the content of a store file recording spec.

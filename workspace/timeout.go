@@ -24,18 +24,24 @@ const TimeoutFile = "timeout"
 
 // ProjectTimeout returns the timeout recorded in a home, zero when none is
 // recorded (a home set up before this file existed, or by agent-registry
-// 0.2).
+// 0.2). The file holds what AGENTLOCK_TIMEOUT holds: seconds ("300") or a
+// Go duration ("5m"), from MinTimeout to MaxTimeout; anything else is an
+// error naming the file.
 func ProjectTimeout(home string) (time.Duration, error) {
-	data, err := os.ReadFile(filepath.Join(home, TimeoutFile))
+	file := filepath.Join(home, TimeoutFile)
+	data, err := os.ReadFile(file)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("project timeout: %w", err)
+		return 0, fmt.Errorf("the project's timeout: %w", err)
 	}
-	d, err := time.ParseDuration(strings.TrimSpace(string(data)))
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("project timeout: %s holds %q, not a positive Go duration", filepath.Join(home, TimeoutFile), strings.TrimSpace(string(data)))
+	text := strings.TrimSpace(string(data))
+	d, err := ParseSeconds(text, MinTimeout, MaxTimeout)
+	if err != nil {
+		return 0, fmt.Errorf("the project's timeout: %s holds %q, not seconds (300) or a duration (5m) from %g s to %g s; "+
+			"until it is fixed, locks are judged with the longer of %s and this process's timeout",
+			file, text, MinTimeout.Seconds(), MaxTimeout.Seconds(), core.DefaultTimeout)
 	}
 	return d, nil
 }
@@ -62,15 +68,16 @@ func (s Settings) recordTimeout(home string) error {
 }
 
 // effectiveTimeout is the timeout a process of this home judges staleness
-// with: its own, never shorter than the project's.
-func (s Settings) effectiveTimeout(home string) time.Duration {
+// with: its own, never shorter than the project's. A record that cannot be
+// read or parsed is returned as the error, with the safe timeout: the
+// longest known one.
+func (s Settings) effectiveTimeout(home string) (time.Duration, error) {
 	own := s.timeout()
 	project, err := ProjectTimeout(home)
 	if err != nil {
-		// An unreadable record: the longest known timeout is the safe one.
-		return max(own, core.DefaultTimeout)
+		return max(own, core.DefaultTimeout), err
 	}
-	return max(own, project)
+	return max(own, project), nil
 }
 
 // Timeout is the staleness timeout this workspace judges every lock with:

@@ -286,10 +286,30 @@ type Workspace struct {
 	spec  StoreSpec
 	locks store.Locks
 	doc   store.Document
+	// problems are the project's own settings that could not be used
+	// (see Problems).
+	problems []error
 }
 
 // Open resolves the workspace of a real path (a file or a folder).
-func Open(realPath string, s Settings) (*Workspace, error) {
+func Open(realPath string, s Settings) (*Workspace, error) { return open(realPath, s, true) }
+
+// Locate resolves the workspace of a real path as Open does, without
+// opening its distributed store, which Open refuses when it cannot be used
+// (an unknown scheme, a build without its backend): Store names it, and
+// the lock files stand in for it, which hold none of the project's locks.
+// Only for the checks that do not need the store (agentlock doctor, which
+// says why the others did not run); never to lock or to read the registry.
+func Locate(realPath string, s Settings) (*Workspace, error) { return open(realPath, s, false) }
+
+// Problems are the settings of the workspace's project that could not be
+// used: a TimeoutFile that cannot be read or is not a timeout. Safe values
+// stand in for them (the longest known timeout); front ends warn, and
+// agentlock doctor reports them with the configuration.
+func (w *Workspace) Problems() []error { return w.problems }
+
+// open is Open; connect opens the distributed store (see Locate).
+func open(realPath string, s Settings, connect bool) (*Workspace, error) {
 	loc, err := s.locate(realPath)
 	if err != nil {
 		return nil, err
@@ -302,9 +322,13 @@ func Open(realPath string, s Settings) (*Workspace, error) {
 		s.origin = &origin
 	}
 	own := s.timeout()
-	s.Timeout = s.effectiveTimeout(loc.home)
+	var timeoutErr error
+	s.Timeout, timeoutErr = s.effectiveTimeout(loc.home)
 	w := &Workspace{Project: loc.project, Home: loc.home, LockDir: loc.lockDir, RegistryPath: loc.registry,
 		shared: loc.shared, settings: s, ownTimeout: own}
+	if timeoutErr != nil {
+		w.problems = append(w.problems, timeoutErr)
+	}
 	if loc.repo {
 		common := GitCommonDir(loc.project)
 		w.repo = &repoScope{common: common, root: canonicalRoot(common), tree: loc.project}
@@ -316,7 +340,11 @@ func Open(realPath string, s Settings) (*Workspace, error) {
 	// A store keeps the locks of a repository's files: outside any
 	// project (AGENTLOCK_STORE set for a whole shell, say) there is no
 	// repository, and the lock files stay.
-	if spec.Set() && loc.project != "" {
+	switch {
+	case !spec.Set() || loc.project == "":
+	case !connect:
+		w.spec = spec
+	default:
 		if err := w.openRemote(spec); err != nil {
 			return nil, err
 		}

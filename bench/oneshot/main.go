@@ -4,9 +4,11 @@
 // commands against flock(1) running true, the cheapest process that takes a
 // file lock. Runs are interleaved so that every command sees the same
 // machine load, and the report gives medians and their ratio to flock(1),
-// one row per line of issue 13's table.
+// one row per line of issue 13's table. With -compare it times several
+// builds side by side instead (issue 33: bench/run.sh compare).
 //
 //	go run ./bench/oneshot -agentlock ./agentlock -n 40
+//	go run ./bench/oneshot -compare new=./agentlock,old=/tmp/agentlock-3c11506 -n 40
 package main
 
 import (
@@ -52,7 +54,15 @@ func main() {
 	scanFloor := flag.String("scanfloor", "", "program timed as the floor of the status row: it reads every lock file of the folder it is given (bench/floor/scan)")
 	etcdBin := flag.String("etcd-agentlock", "", "with -only etcd: the etcd build (agentlock-etcd), beside -agentlock")
 	etcdURL := flag.String("etcd-url", "", "with -only etcd: the store URL of a running etcd (bench/etcdserver)")
+	compare := flag.String("compare", "", "name=binary,name=binary...: time these builds side by side instead (version, acquire, release, pre-edit hook, init time)")
 	flag.Parse()
+	if *compare != "" {
+		if err := runCompare(*compare, *n); err != nil {
+			fmt.Fprintln(os.Stderr, "oneshot:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *only == "etcd" {
 		if err := runEtcd(*bin, *etcdBin, *etcdURL, *n); err != nil {
 			fmt.Fprintln(os.Stderr, "oneshot:", err)

@@ -29,7 +29,8 @@ may be coming: coordinate before editing it further.
 
 With --predict, also ask git which of them the merge of the two branches would
 leave in conflict (git merge-tree --write-tree, git 2.38 or later; committed
-changes only). Exit 0 when there is none, 1 when a file is listed.
+changes only). Exit 0 when there is none, 1 when a file is listed. Outside a
+git work tree it is a usage error (exit 2), naming the folder it looked from.
 See docs/worktrees.md.`,
 		Example: `  agentlock conflicts
   agentlock conflicts --predict --json`,
@@ -51,7 +52,15 @@ func conflictsRun(ctx context.Context, opts *ConflictsOptions) error {
 		return err
 	}
 	if workspace.GitCommonDir(ws.Project) == "" {
-		return fmt.Errorf("conflicts: %s is no git worktree", ws.Project)
+		// Outside any project the project is ""; the folder looked from
+		// is the working directory.
+		where := ws.Project
+		if where == "" {
+			if where, err = workspace.WorkDir(); err != nil {
+				return err
+			}
+		}
+		return report.LineUsageErrorf("conflicts compares the git worktrees of a repository, and %s is in none (no .git above it)", where)
 	}
 	overlaps, err := ws.Overlaps(opts.Predict)
 	if err != nil {

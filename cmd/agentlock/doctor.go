@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -65,8 +66,8 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 	if err != nil {
 		return err
 	}
-	checks, err := doctor.Run(ctx, doctor.Options{Dir: wd, Settings: c.Settings, SearchPath: c.SearchPath, Self: self, CodexHome: c.CodexHome,
-		CopilotHome: c.CopilotHome, CopilotAllowAll: c.CopilotAllowAll, PluginsOff: c.PluginsOff, AgentDirs: c.AgentDirs, Writer: thisWriter(),
+	checks, err := doctor.Run(ctx, doctor.Options{Dir: wd, Settings: c.Settings, SearchPath: c.SearchPath, Self: self, Vars: c.AgentVars,
+		Environ: os.Environ(), AgentDirs: c.AgentDirs, Writer: thisWriter(),
 		Agents: c.Agents, Problems: c.Problems})
 	if err != nil {
 		return err

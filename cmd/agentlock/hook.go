@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/all"
 	"github.com/agentlock/agentlock/internal/frontend/hooks"
 	"github.com/agentlock/agentlock/report"
@@ -36,15 +37,8 @@ payload on stdin. Events:
   pre-edit       take the locks of the files the tool is about to change, for the
                  session (all or none); when another session holds one, or a
                  file's lock cannot be checked, deny the edit with one line
-                 saying why and what to do instead: for claude and codex,
-                 exit 0 and {"hookSpecificOutput":{"permissionDecision":"deny",
-                 "permissionDecisionReason":...}} on stdout (qwen, droid too); for
-                 gemini, exit 0 and {"decision":"deny","reason":...}; for
-                 copilot, exit 0 and {"permissionDecision":"deny",
-                 "permissionDecisionReason":...}; for kimi and crush, exit 2 and the
-                 line on stderr (opencode and kilo too: their plugin throws
-                 it); for an agent described by a manifest, the form its
-                 [deny] names
+                 saying why and what to do instead, in the form its harness
+                 reads: ` + denyForms(all.Agents(), "                 ") + `
   session-start  register the session and tell the model its session id and who
                  holds what
   renew          renew every lock the session holds
@@ -104,4 +98,56 @@ func hookRun(ctx context.Context, opts *HookOptions) error {
 		return report.ErrDenied
 	}
 	return nil
+}
+
+// denyForms says how each agent's pre-edit hook denies (as each declares
+// it: integrations.DenyFormer), agents of the same form together, for the
+// help of agentlock hook: lines wrapped after the first, each starting
+// with indent.
+func denyForms(agents []integrations.Agent, indent string) string {
+	var forms []string
+	byForm := map[string][]string{}
+	for _, a := range agents {
+		f, ok := a.(integrations.DenyFormer)
+		if !ok {
+			continue
+		}
+		form := f.DenyForm()
+		if _, seen := byForm[form]; !seen {
+			forms = append(forms, form)
+		}
+		byForm[form] = append(byForm[form], a.Name())
+	}
+	var parts []string
+	for _, form := range forms {
+		names := byForm[form]
+		list := names[0]
+		if n := len(names); n > 1 {
+			list = strings.Join(names[:n-1], ", ") + " and " + names[n-1]
+		}
+		parts = append(parts, "for "+list+", "+form)
+	}
+	parts = append(parts, "for an agent described by a manifest of yours, the form its [deny] names")
+	return wrap(strings.Join(parts, "; "), indent, 84-len(indent))
+}
+
+// wrap breaks text into lines of at most width characters (a longer word
+// stays whole), each line after the first starting with indent.
+func wrap(text, indent string, width int) string {
+	var b strings.Builder
+	line := 0
+	for i, word := range strings.Fields(text) {
+		switch {
+		case i == 0:
+		case line+1+len(word) > width:
+			b.WriteString("\n" + indent)
+			line = 0
+		default:
+			b.WriteString(" ")
+			line++
+		}
+		b.WriteString(word)
+		line += len(word)
+	}
+	return b.String()
 }

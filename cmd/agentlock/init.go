@@ -238,18 +238,17 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 		Writer: thisWriter(), RecordWriter: len(opts.Agents) > 0,
 		Binary:    func() (string, error) { return checkBinary(c) },
 		EtcdBuild: func() bool { return workspace.HaveEtcdBuild(os.Environ()) }}
+	if !workspace.EtcdBuild {
+		// The etcd build checks the store, records it and runs the
+		// rest of init, which needs it.
+		in.HandOver = func() error { return workspace.HandOver(thisProcess(opts.Args), nil) }
+	}
 	if err := in.RecordScope(ctx); err != nil {
 		return err
 	}
 	if opts.StoreGiven {
-		if err := in.RecordStore(); err != nil {
+		if err := in.RecordStore(ctx); err != nil {
 			return err
-		}
-		if opts.Store.Set() && !opts.DryRun && !opts.Check {
-			// The rest of init needs the etcd store: the etcd build
-			// runs it (and records the same store again, changing
-			// nothing).
-			delegate(opts.Args)
 		}
 	}
 	p, err := openProject(opts, wd, opts.Agents, true, true)

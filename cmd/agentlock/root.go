@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/frontend/cliconfig"
 	"github.com/agentlock/agentlock/internal/frontend/cmdutil"
 	"github.com/agentlock/agentlock/report"
@@ -139,8 +140,8 @@ func execute(f *Factory, args []string) int {
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
 	if f.closeConfig != nil {
-		if cerr := f.closeConfig(); cerr != nil {
-			fmt.Fprintf(f.IO.ErrOut, "agentlock: warning: %s\n", report.Escape(cerr.Error()))
+		for _, w := range core.Unjoin(f.closeConfig()) {
+			fmt.Fprintf(f.IO.ErrOut, "agentlock: warning: %s\n", report.Escape(w.Error()))
 		}
 	}
 	return cmdutil.Fail(f.IO.Out, f.IO.ErrOut, cmd, args, err)

@@ -205,12 +205,7 @@ func runfEnv(t *testing.T) string {
 			unset = append(unset, b[1])
 		}
 	}
-	unset = append(unset, all.AgentDirVars...)
-	for _, a := range all.Builtin() {
-		if v := a.SessionEnvVar(); v != "" {
-			unset = append(unset, v)
-		}
-	}
+	unset = append(unset, all.Agents().Variables()...)
 	for _, name := range unset {
 		t.Setenv(name, "")
 		require.NoError(t, os.Unsetenv(name))

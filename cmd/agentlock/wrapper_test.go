@@ -21,11 +21,14 @@ import (
 
 // fakeAgent is a stand-in for an agent CLI: it records its session, takes a
 // lock the way an instructed model would, then exits with 7, or waits to be
-// terminated when FAKE_WAIT is set.
+// terminated when FAKE_WAIT is set. The session file, which startWrapper
+// waits for, comes last and whole (renamed into place): a reader that sees
+// it exist must not read it before its content is written.
 const fakeAgent = `#!/bin/sh
 agentlock acquire src/a.go >/dev/null || exit 9
-echo "$AGENTLOCK_SESSION" > "$FAKE_STATE/session"
 echo "$*" > "$FAKE_STATE/args"
+echo "$AGENTLOCK_SESSION" > "$FAKE_STATE/session.tmp"
+mv "$FAKE_STATE/session.tmp" "$FAKE_STATE/session"
 if [ -n "${FAKE_WAIT:-}" ]; then exec sleep 60; fi
 exit 7
 `

@@ -3,12 +3,12 @@ package all
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentlock/agentlock/identity"
-	"github.com/agentlock/agentlock/integrations/kimi"
+	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/manifest"
-	"github.com/agentlock/agentlock/integrations/pi"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -45,15 +45,12 @@ func (s Set) ResolveSession(flagGiven bool, explicit string, harness map[string]
 	return identity.Resolve(in)
 }
 
-// AgentDirVars are the variables that move an agent CLI's user folder
-// (integrations.Env.AgentDirs).
-var AgentDirVars = []string{kimi.KimiCodeHomeVar, kimi.KimiShareDirVar, pi.AgentDirVar}
-
-// AgentDirs reads AgentDirVars with getenv, made absolute; unset ones are
-// left out.
-func AgentDirs(getenv func(string) string) (map[string]string, error) {
+// AgentDirs reads with getenv the variables that move the user folders of
+// the CLIs of s (integrations.Variables.DirVars), made absolute: the
+// integrations.Env.AgentDirs of a plan. Unset ones are left out.
+func (s Set) AgentDirs(getenv func(string) string) (map[string]string, error) {
 	dirs := map[string]string{}
-	for _, name := range AgentDirVars {
+	for _, name := range s.vars(integrations.Variables.DirVars) {
 		dir := getenv(name)
 		if dir == "" {
 			continue
@@ -67,11 +64,40 @@ func AgentDirs(getenv func(string) string) (map[string]string, error) {
 	return dirs, nil
 }
 
+// EnvVars reads with getenv the other variables that the agents of s read
+// (integrations.Variables.EnvVars, for their doctor checks), by name; unset
+// ones are left out.
+func (s Set) EnvVars(getenv func(string) string) map[string]string {
+	vals := map[string]string{}
+	for _, name := range s.vars(integrations.Variables.EnvVars) {
+		if v := getenv(name); v != "" {
+			vals[name] = v
+		}
+	}
+	return vals
+}
+
+// vars returns the variables that list gives for the agents of s that read
+// variables, each once.
+func (s Set) vars(list func(integrations.Variables) []string) []string {
+	var names []string
+	for _, a := range s {
+		if v, ok := a.(integrations.Variables); ok {
+			for _, name := range list(v) {
+				if !slices.Contains(names, name) {
+					names = append(names, name)
+				}
+			}
+		}
+	}
+	return names
+}
+
 // AgentOf returns the name of the built-in agent that a session id's
 // prefix names ("claude-..."), or "".
 func AgentOf(session string) string {
 	if name, _, ok := strings.Cut(session, "-"); ok {
-		if _, ok := Lookup(name); ok {
+		if _, ok := Agents().Lookup(name); ok {
 			return name
 		}
 	}
@@ -82,10 +108,11 @@ func AgentOf(session string) string {
 // agent its record names, else its id's prefix (AgentOf); "" when neither
 // names a built-in agent.
 func ProviderOf(session, agent string) string {
-	if a, ok := Lookup(agent); ok {
+	builtin := Agents()
+	if a, ok := builtin.Lookup(agent); ok {
 		return a.Provider()
 	}
-	if a, ok := Lookup(AgentOf(session)); ok {
+	if a, ok := builtin.Lookup(AgentOf(session)); ok {
 		return a.Provider()
 	}
 	return ""

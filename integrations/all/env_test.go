@@ -18,13 +18,13 @@ func TestAgentDirsAreAbsolute(t *testing.T) {
 	wd, err := os.Getwd()
 	require.NoError(t, err)
 	env := map[string]string{"KIMI_CODE_HOME": "kimi", "PI_CODING_AGENT_DIR": "/abs/pi"}
-	dirs, err := all.AgentDirs(func(name string) string { return env[name] })
+	dirs, err := all.Agents().AgentDirs(func(name string) string { return env[name] })
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"KIMI_CODE_HOME": filepath.Join(wd, "kimi"), "PI_CODING_AGENT_DIR": "/abs/pi"}, dirs)
 }
 
 func TestResolveSessionOrder(t *testing.T) {
-	set := all.Builtin()
+	set := all.Agents()
 	harness := map[string]string{"claude": "abc"}
 	none := func() identity.Found { return identity.Found{} }
 	assert.Equal(t, identity.Identity{Session: "x", Source: identity.SourceFlag}, set.ResolveSession(true, "x", harness, none))
@@ -48,8 +48,8 @@ func TestAgentOfAndProviderOf(t *testing.T) {
 	assert.Equal(t, "claude", all.AgentOf("claude-abc"))
 	assert.Empty(t, all.AgentOf("nobody-abc"))
 	assert.Empty(t, all.AgentOf("claude"), "no prefix")
-	claude, _ := all.Lookup("claude")
-	codex, _ := all.Lookup("codex")
+	claude, _ := all.Agents().Lookup("claude")
+	codex, _ := all.Agents().Lookup("codex")
 	assert.Equal(t, claude.Provider(), all.ProviderOf("claude-abc", ""))
 	assert.Equal(t, codex.Provider(), all.ProviderOf("claude-abc", "codex"), "the record's agent first")
 	assert.Empty(t, all.ProviderOf("alice", ""), "a person's session")

@@ -22,12 +22,19 @@ import (
 	"github.com/agentlock/agentlock/integrations/all"
 )
 
-// The claim of the integrations package — adding an agent means one
-// package, one template folder and its entry in all.Agents() — checked on
-// a copy of the module: the fake agent of testdata/fifth-agent is laid
-// over it, two lines go into all.go, and the copy builds, plans the fake
-// agent's files, gates an edit through its hook, lists it in the help,
-// and fails the golden test until -update writes its golden files.
+// fifthAgent is the testdata folder that holds the fake agent of
+// TestAFifthAgentNeedsOnePackage, laid out as in the module: its folder
+// integrations/fake/ and nothing else.
+const fifthAgent = "fifth-agent"
+
+// The claim of the integrations package — adding an agent means its folder
+// integrations/<name>/ (manifest, templates, the Go that go generate writes
+// from the manifest) and one line in all.Agents() — checked on a copy of
+// the module: the fake agent's folder of testdata/fifth-agent is laid over
+// it, go generate runs in it, one line (and its import) goes into all.go,
+// and the copy builds, plans the fake agent's files, gates an edit through
+// its hook, lists it in the help, and fails the golden test until -update
+// writes its golden files.
 func TestAFifthAgentNeedsOnePackage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and tests a copy of the module (several seconds): skipped with -short")
@@ -42,6 +49,8 @@ func TestAFifthAgentNeedsOnePackage(t *testing.T) {
 	addToAll(t, filepath.Join(mod, "integrations", "all", "all.go"), "fake")
 
 	r := newRunner(t, goBin, work)
+	r.mustRun(t, filepath.Join(mod, "integrations", "fake"), nil, 3*time.Minute, goBin, "generate", ".")
+	require.FileExists(t, filepath.Join(mod, "integrations", "fake", "manifest_gen.go"), "go generate turns fake.toml into Go")
 	bin := filepath.Join(work, "bin")
 	r.mustRun(t, mod, nil, 3*time.Minute, goBin, "build", "-o", bin+string(filepath.Separator), "./...")
 	agentlock := filepath.Join(bin, "agentlock")
@@ -78,7 +87,7 @@ func TestAFifthAgentNeedsOnePackage(t *testing.T) {
 
 	// The copy's golden test knows the fake agent from all.Agents() and
 	// fails for want of its golden files, saying how to write them.
-	tests := `^(TestPlansMatchGoldenFiles|TestEveryAgentHasTemplates|TestEveryGoldenFolderHasAPlan)$`
+	tests := `^(TestPlansMatchGoldenFiles|TestEveryAgentFolderIsRegistered|TestBuiltinManifestsAreGenerated)$`
 	res = r.run(t, filepath.Join(mod, "integrations", "all"), nil, 3*time.Minute, goBin, "test", "-count=1", "-json", "-run", tests, ".")
 	require.NotEqual(t, 0, res.code, "the golden test fails without the fake agent's golden files:\n%s", res.stdout)
 	results, output := testEvents(t, res.stdout)
@@ -88,13 +97,14 @@ func TestAFifthAgentNeedsOnePackage(t *testing.T) {
 	for _, other := range []string{"claude", "codex", "gemini", "kimi"} {
 		assert.Equal(t, "pass", results["TestPlansMatchGoldenFiles/"+other], "the other agents' golden files still match")
 	}
-	assert.Equal(t, "pass", results["TestEveryAgentHasTemplates"], "templates/agents/fake is the fake agent's folder")
+	assert.Equal(t, "pass", results["TestEveryAgentFolderIsRegistered"], "integrations/fake is the fake agent's folder")
+	assert.Equal(t, "pass", results["TestBuiltinManifestsAreGenerated/fake"], "manifest_gen.go is fake.toml")
 
 	// -update writes them, and then the golden test passes: nothing else
 	// was needed.
 	r.mustRun(t, filepath.Join(mod, "integrations", "all"), nil, 3*time.Minute, goBin, "test", "-count=1", "-run", tests, ".", "-update")
 	r.mustRun(t, filepath.Join(mod, "integrations", "all"), nil, 3*time.Minute, goBin, "test", "-count=1", "-run", tests, ".")
-	assert.FileExists(t, filepath.Join(mod, "integrations", "all", "testdata", "fake", "PLAN"))
+	assert.FileExists(t, filepath.Join(mod, "integrations", "fake", "testdata", "golden", "PLAN"))
 }
 
 // copyTree copies the regular files and folders below src into dst,
@@ -135,7 +145,7 @@ func copyTree(t *testing.T, src, dst string) {
 	require.NoError(t, err)
 }
 
-// addToAll adds agent's import and its entry to the list in all.go.
+// addToAll adds agent's entry to the list in all.go, and its import.
 func addToAll(t *testing.T, path, agent string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -143,7 +153,7 @@ func addToAll(t *testing.T, path, agent string) {
 	src := string(data)
 	for _, edit := range []struct{ after, line string }{
 		{"\t\"github.com/agentlock/agentlock/integrations/kimi\"\n", "\t\"github.com/agentlock/agentlock/integrations/" + agent + "\"\n"},
-		{"\t\tkimi.Agent{},\n", "\t\t" + agent + ".Agent{},\n"},
+		{"\t\tkimi.Agent(),\n", "\t\t" + agent + ".Agent(),\n"},
 	} {
 		require.Contains(t, src, edit.after, "all.go has changed shape: update addToAll")
 		src = strings.Replace(src, edit.after, edit.after+edit.line, 1)

@@ -17,14 +17,9 @@ import (
 	"github.com/agentlock/agentlock/templates"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/ and ../../SKILL.md")
+var update = flag.Bool("update", false, "rewrite the golden files under each agent's testdata/golden and ../../SKILL.md")
 
-// fifthAgent is the testdata folder that holds the fake agent of
-// TestAFifthAgentNeedsOnePackage, laid out as in the module; it is not a
-// plan's golden files.
-const fifthAgent = "fifth-agent"
-
-// goldenVariant is one plan kept as golden files under testdata/<dir>.
+// goldenVariant is one plan kept as golden files in dir.
 type goldenVariant struct {
 	dir   string
 	agent integrations.Agent
@@ -32,13 +27,17 @@ type goldenVariant struct {
 	exists string
 }
 
+// agentDir is the folder of a built-in agent: integrations/<name>/.
+func agentDir(name string) string { return filepath.Join("..", name) }
+
 // goldenVariants are every agent of all.Agents(), planned in a home where
-// nothing is installed, under its own name — so that an agent added
-// without golden files fails — and the environments that change a plan.
+// nothing is installed, its golden files in its own folder
+// (integrations/<name>/testdata/golden) — so that an agent added without
+// golden files fails.
 func goldenVariants() []goldenVariant {
 	var vs []goldenVariant
 	for _, a := range all.Agents() {
-		vs = append(vs, goldenVariant{dir: a.Name(), agent: a})
+		vs = append(vs, goldenVariant{dir: filepath.Join(agentDir(a.Name()), "testdata", "golden"), agent: a})
 	}
 	return vs
 }
@@ -80,9 +79,9 @@ func planFiles(t *testing.T, v goldenVariant) map[string][]byte {
 // missing folder, a missing file and a file no longer planned all fail.
 func TestPlansMatchGoldenFiles(t *testing.T) {
 	for _, v := range goldenVariants() {
-		t.Run(v.dir, func(t *testing.T) {
+		t.Run(v.agent.Name(), func(t *testing.T) {
 			files := planFiles(t, v)
-			dir := filepath.Join("testdata", v.dir)
+			dir := v.dir
 			if *update {
 				require.NoError(t, os.RemoveAll(dir))
 				for name, content := range files {
@@ -99,7 +98,7 @@ func TestPlansMatchGoldenFiles(t *testing.T) {
 				if !assert.NoError(t, err, "missing golden file: run go test ./integrations/all -update, then review %s", dir) {
 					continue
 				}
-				assert.Equal(t, string(want), string(content), "%s/%s differs from the golden file: review, then go test ./integrations/all -update", v.dir, name)
+				assert.Equal(t, string(want), string(content), "%s/%s differs from the golden file: review, then go test ./integrations/all -update", dir, name)
 			}
 			require.NoError(t, filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 				if err != nil || d.IsDir() {
@@ -116,17 +115,37 @@ func TestPlansMatchGoldenFiles(t *testing.T) {
 	}
 }
 
-// Every folder of golden files belongs to a plan: a renamed or removed
-// agent leaves none behind.
-func TestEveryGoldenFolderHasAPlan(t *testing.T) {
-	entries, err := os.ReadDir("testdata")
+// Every folder of integrations/ that holds a manifest of its name is an
+// agent of all.Agents(), and every agent has its folder: an agent is its
+// folder and one line in the list.
+func TestEveryAgentFolderIsRegistered(t *testing.T) {
+	entries, err := os.ReadDir("..")
 	require.NoError(t, err)
-	known := map[string]bool{fifthAgent: true}
-	for _, v := range goldenVariants() {
-		known[v.dir] = true
-	}
+	var folders []string
 	for _, e := range entries {
-		assert.True(t, known[e.Name()], "testdata/%s belongs to no agent's plan: remove it", e.Name())
+		if _, err := os.Stat(filepath.Join("..", e.Name(), e.Name()+".toml")); e.IsDir() && err == nil {
+			folders = append(folders, e.Name())
+		}
+	}
+	assert.ElementsMatch(t, all.Names(), folders, "integrations/<name>/<name>.toml is an agent: register it in all.Agents(), or remove it")
+}
+
+// Every built-in agent is its manifest: the value manifestgen generated
+// from <name>.toml is that file, parsed and checked now, and its Go code
+// is the extension the manifest names.
+func TestBuiltinManifestsAreGenerated(t *testing.T) {
+	for _, a := range all.Agents() {
+		t.Run(a.Name(), func(t *testing.T) {
+			agent, ok := a.(*manifest.Agent)
+			require.True(t, ok, "a built-in agent is a manifest (manifest.Builtin)")
+			source := filepath.Join(agentDir(a.Name()), a.Name()+".toml")
+			data, err := os.ReadFile(source)
+			require.NoError(t, err)
+			m, err := manifest.Parse(data, source)
+			require.NoError(t, err)
+			assert.Equal(t, m, agent.Manifest(), "%s changed: run go generate ./integrations/%s", source, a.Name())
+			assert.NoError(t, agent.CheckExtension())
+		})
 	}
 }
 
@@ -134,7 +153,7 @@ func TestEveryGoldenFolderHasAPlan(t *testing.T) {
 // one stable "agentlock hook <agent> <event>" command.
 func TestHookCommandsAreGuardedAndStable(t *testing.T) {
 	for _, agent := range all.Agents() {
-		for _, event := range []string{"pre-edit", "session-start", "renew", "session-end"} {
+		for _, event := range integrations.HookEvents() {
 			cmd, err := templates.HookCommand("agentlock", agent.Name(), event)
 			require.NoError(t, err)
 			assert.Contains(t, cmd, "command -v agentlock")
@@ -158,24 +177,4 @@ func TestRootSkillMatchesTemplate(t *testing.T) {
 	for _, must := range []string{"advisory", "NFS", "iCloud Drive", "Dropbox", "exit", "agentlock acquire"} {
 		assert.Contains(t, string(root), must)
 	}
-}
-
-// Every agent in the list that is a Go package has a template folder, and
-// every template folder has an agent: adding an agent means one package
-// and one folder, or one manifest. Every embedded manifest is in the list.
-func TestEveryAgentHasTemplates(t *testing.T) {
-	folders, err := templates.Agents()
-	require.NoError(t, err)
-	var compiled, manifests []string
-	for _, a := range all.Agents() {
-		if _, ok := a.(*manifest.Agent); ok {
-			manifests = append(manifests, a.Name())
-		} else {
-			compiled = append(compiled, a.Name())
-		}
-	}
-	assert.ElementsMatch(t, folders, compiled)
-	builtin, err := manifest.BuiltinNames()
-	require.NoError(t, err)
-	assert.ElementsMatch(t, builtin, manifests, "every embedded manifest is one of all.Agents()")
 }

@@ -43,7 +43,7 @@ func UserDir(getenv func(string) string, home string) string {
 // Each manifest that cannot be used is an error of its own, in one line
 // naming the file and the field; the others are still loaded.
 func Load(src Sources) (Set, []error) {
-	set := Builtin()
+	set := Agents()
 	var errs []error
 	for _, dir := range []struct {
 		path    string
@@ -132,10 +132,8 @@ func (s Set) Resolve(args []string) ([]integrations.Agent, error) {
 		if err != nil {
 			return nil, err
 		}
-		if have, ok := s.Lookup(a.Name()); ok {
-			if _, isManifest := have.(*manifest.Agent); !isManifest || builtinName(a.Name()) {
-				return nil, fmt.Errorf("agent manifest %s: field name: agent %q is built in: choose another name", arg, a.Name())
-			}
+		if builtinName(a.Name()) {
+			return nil, fmt.Errorf("agent manifest %s: field name: agent %q is built in: choose another name", arg, a.Name())
 		}
 		data, err := os.ReadFile(arg)
 		if err != nil {
@@ -157,6 +155,6 @@ func (s Set) Resolve(args []string) ([]integrations.Agent, error) {
 
 // builtinName reports whether name is a built-in agent's.
 func builtinName(name string) bool {
-	_, ok := Builtin().Lookup(name)
+	_, ok := Agents().Lookup(name)
 	return ok
 }

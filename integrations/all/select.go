@@ -12,9 +12,6 @@ import (
 // built-in ones, then those added by manifests (Load).
 type Set []integrations.Agent
 
-// Builtin is the set of the agents agentlock ships.
-func Builtin() Set { return Agents() }
-
 // Lookup returns the agent called name.
 func (s Set) Lookup(name string) (integrations.Agent, bool) {
 	for _, a := range s {
@@ -34,13 +31,9 @@ func (s Set) Names() []string {
 	return names
 }
 
-// Select resolves agent names as the command line gives them: names, and
-// "all" for every agent. Duplicates are dropped; an unknown name is an
-// error that lists the known ones.
-func Select(names []string) ([]integrations.Agent, error) { return Builtin().Select(names) }
-
-// Select resolves agent names as the command line gives them, in s; see
-// the function Select.
+// Select resolves agent names as the command line gives them, in s:
+// names, and "all" for every agent. Duplicates are dropped; an unknown
+// name is an error that lists the known ones.
 func (s Set) Select(names []string) ([]integrations.Agent, error) {
 	var out []integrations.Agent
 	for _, name := range names {
@@ -58,14 +51,10 @@ func (s Set) Select(names []string) ([]integrations.Agent, error) {
 	return out, nil
 }
 
-// HarnessSessions returns, per agent name, the session id that the agent's
-// harness exported in its environment variable (Agent.SessionEnvVar), as
-// getenv reads it; agents without one are left out.
-func HarnessSessions(getenv func(name string) string) map[string]string {
-	return Builtin().HarnessSessions(getenv)
-}
-
-// HarnessSessions is the function HarnessSessions for the agents of s.
+// HarnessSessions returns, per agent name, the session id that the
+// harness of an agent of s exported in its environment variable
+// (Agent.SessionEnvVar), as getenv reads it; agents without one are left
+// out.
 func (s Set) HarnessSessions(getenv func(name string) string) map[string]string {
 	ids := map[string]string{}
 	for _, a := range s {
@@ -79,13 +68,8 @@ func (s Set) HarnessSessions(getenv func(name string) string) map[string]string 
 }
 
 // SessionFromHarness returns the agentlock session id ("<agent>-<id>") of
-// the first agent, in the order of Agents, whose harness exported one in
-// ids, and the variable it came from; "" when none did.
-func SessionFromHarness(ids map[string]string) (id, source string) {
-	return Builtin().SessionFromHarness(ids)
-}
-
-// SessionFromHarness is the function SessionFromHarness for the agents of s.
+// the first agent of s whose harness exported one in ids, and the variable
+// it came from; "" when none did.
 func (s Set) SessionFromHarness(ids map[string]string) (id, source string) {
 	for _, a := range s {
 		if raw := ids[a.Name()]; raw != "" {
@@ -93,4 +77,22 @@ func (s Set) SessionFromHarness(ids map[string]string) (id, source string) {
 		}
 	}
 	return "", ""
+}
+
+// Variables returns the environment variables that the agents of s read:
+// their session variables, the variables that move their CLIs' folders
+// and those their checks read (integrations.Variables), each once.
+func (s Set) Variables() []string {
+	var names []string
+	for _, a := range s {
+		if v := a.SessionEnvVar(); v != "" && !slices.Contains(names, v) {
+			names = append(names, v)
+		}
+	}
+	for _, v := range append(s.vars(integrations.Variables.DirVars), s.vars(integrations.Variables.EnvVars)...) {
+		if !slices.Contains(names, v) {
+			names = append(names, v)
+		}
+	}
+	return names
 }

@@ -1,8 +1,9 @@
-// Package cline integrates the Cline CLI (npm cline) with agentlock: a
-// rule in .clinerules/agentlock.md, one executable per hook event in
-// .clinerules/hooks/ (TaskStart, PreToolUse, PostToolUse, TaskComplete,
-// TaskCancel, TaskError, SessionShutdown: each a tiny sh script running `agentlock hook cline
-// <event>` with the payload on stdin), and a wrapper script.
+// Package cline is the Cline CLI (npm cline), as agentlock connects it:
+// cline.toml, and Go code for what a manifest cannot say — one executable
+// per hook event in .clinerules/hooks/ (TaskStart, PreToolUse,
+// PostToolUse, TaskComplete, TaskCancel, TaskError, SessionShutdown: each
+// a tiny sh script running `agentlock hook cline <event>` with the payload
+// on stdin), Cline's payload and the files its edit tools change.
 //
 // Cline 3.x (its @cline/core) sends every hook the base payload — taskId,
 // workspaceRoots, hookName — and PreToolUse adds tool_call {id, name,
@@ -16,35 +17,28 @@
 package cline
 
 import (
+	"embed"
 	"encoding/json"
 	"fmt"
 
 	"github.com/agentlock/agentlock/integrations"
-	"github.com/agentlock/agentlock/integrations/codex"
+	"github.com/agentlock/agentlock/integrations/manifest"
+	"github.com/agentlock/agentlock/templates"
 )
 
-// Agent is the Cline CLI.
-type Agent struct{ integrations.Identified[Agent] }
+//go:generate go run ../manifest/manifestgen
 
-var (
-	_ integrations.Agent          = Agent{}
-	_ integrations.Denier         = Agent{}
-	_ integrations.PayloadDecoder = Agent{}
-)
+//go:embed *.tmpl
+var templateFiles embed.FS
 
-// Identity implements integrations.Identifier.
-func (Agent) Identity() integrations.Identity {
-	return integrations.Identity{Name: "cline", Title: "Cline CLI", Provider: "cline", Command: "cline",
-		// Cline exports no task id to its shell; the session-start hook
-		// records the Cline process instead.
-		SessionEnvVar: ""}
+// Agent returns the Cline CLI: cline.toml, its hook files' template and its
+// Go extension.
+func Agent() *manifest.Agent {
+	return manifest.Builtin(declared(), templateFiles, manifest.Extension{HookFiles: hookFiles, DecodePayload: decodePayload, EditedPaths: editedPaths, Checks: checks})
 }
 
-// Where the files go in the project.
-const (
-	RuleFile = ".clinerules/agentlock.md"
-	HooksDir = ".clinerules/hooks"
-)
+// HooksDir is where the hook files go in the project.
+const HooksDir = ".clinerules/hooks"
 
 // Hooks maps Cline's hook files to agentlock's events. TaskComplete and
 // TaskCancel and TaskError end a task (a task a hook cancelled ends in
@@ -60,23 +54,21 @@ var Hooks = []struct{ File, Event string }{
 	{"SessionShutdown", "session-end"},
 }
 
-// Plan implements integrations.Agent.
-func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
-	d := a.Identity().Data(env)
-	var p integrations.Plan
-	p.Add(integrations.Rendered(RuleFile, integrations.Project, integrations.OwnedFile, "rule.md.tmpl", d,
-		"instructions: a Cline rule"))
+// hookFiles plans the hook files, one per event of Hooks, executable.
+func hookFiles(d templates.AgentData) ([]integrations.Artifact, error) {
+	var arts []integrations.Artifact
 	for _, h := range Hooks {
 		hd := d
 		hd.Title, hd.Command = h.File, h.Event // the template's event names
 		art, err := integrations.Rendered(HooksDir+"/"+h.File, integrations.Project, integrations.OwnedFile, "hook.sh.tmpl", hd,
 			"hook: Cline runs it at "+h.File+" ("+h.Event+")")
+		if err != nil {
+			return nil, err
+		}
 		art.Mode = 0o755
-		p.Add(art, err)
+		arts = append(arts, art)
 	}
-	p.Add(integrations.Wrapper(d))
-	p.Notes = append(p.Notes, "Cline stops the whole task when agentlock refuses an edit (a hook file cannot make it skip one tool): restart it on other files, or after the holder finishes.")
-	return p.Result()
+	return arts, nil
 }
 
 // payload is a Cline hook payload.
@@ -94,13 +86,13 @@ type payload struct {
 	} `json:"preToolUse"`
 }
 
-// DecodePayload implements integrations.PayloadDecoder: the task is the
+// decodePayload implements integrations.PayloadDecoder: the task is the
 // session, the first workspace root the working folder, and the tool's
 // input tool_call.input (else preToolUse.parameters).
-func (Agent) DecodePayload(data []byte) (integrations.HookInput, error) {
+func decodePayload(data []byte) (integrations.HookInput, error) {
 	var in integrations.HookInput
 	var p payload
-	if err := json.Unmarshal(data, &p); err != nil {
+	if err := integrations.UnmarshalPayload(data, &p); err != nil {
 		return in, fmt.Errorf("the payload is not a Cline hook payload: %w", err)
 	}
 	in.Raw, in.SessionID, in.Event = data, p.TaskID, p.HookName
@@ -121,37 +113,39 @@ func (Agent) DecodePayload(data []byte) (integrations.HookInput, error) {
 	return in, nil
 }
 
-// EditedPaths implements integrations.Agent: editor's path (and
+// editedPaths implements integrations.Agent's EditedPaths: editor's path (and
 // write_to_file's, replace_in_file's of the editor extension), and every
 // file of an apply_patch, all or nothing. An edit tool whose files the
-// hook cannot find is refused.
-func (Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
-	switch in.ToolName {
-	case "editor", "write_to_file", "replace_in_file", "new_rule":
-		if p := integrations.StringField(in.ToolInput, "path"); p != "" {
-			return []string{p}, nil
-		}
-	case "apply_patch":
+// hook cannot find is refused; a call that names no tool is gated by the
+// path or patch it carries (integrations.EditCall).
+func editedPaths(in integrations.HookInput) ([]string, error) {
+	path := integrations.StringField(in.ToolInput, "path")
+	patch := func() string {
 		var text string
 		if json.Unmarshal(in.ToolInput, &text) != nil || text == "" {
 			text = integrations.StringField(in.ToolInput, "input")
 		}
-		if text != "" {
-			return codex.PatchPaths([]string{text}), nil
+		return text
+	}
+	switch in.ToolName {
+	case "editor", "write_to_file", "replace_in_file", "new_rule":
+		if path != "" {
+			return []string{path}, nil
 		}
+	case "apply_patch":
+		if text := patch(); text != "" {
+			return integrations.PatchPaths([]string{text}), nil
+		}
+	case "":
+		if path != "" {
+			return []string{path}, nil
+		}
+		if text := patch(); text != "" {
+			return integrations.PatchPaths([]string{text}), nil
+		}
+		return nil, nil
 	default:
 		return nil, nil
 	}
 	return nil, fmt.Errorf("%w: the %s call names no file the hook can read", integrations.ErrUncheckable, in.ToolName)
-}
-
-// SessionContext implements integrations.Agent: a TaskStart hook's
-// contextModification is added to the task's context.
-func (Agent) SessionContext(text string) ([]byte, error) {
-	return integrations.MarshalLine(map[string]string{"contextModification": text}, "session context")
-}
-
-// DenyOutput implements integrations.Denier: Cline's cancel reply.
-func (Agent) DenyOutput(reason string) ([]byte, error) {
-	return integrations.MarshalLine(map[string]any{"cancel": true, "errorMessage": reason}, "pre-edit denial")
 }

@@ -41,13 +41,13 @@ func TestShellApplyPatchPaths(t *testing.T) {
 		{"move", "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: b.go\n*** Move to: c.go\n*** End Patch\nEOF", []string{"b.go", "c.go"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Agent{}.EditedPaths(bash(t, tc.script))
+			got, err := Agent().EditedPaths(bash(t, tc.script))
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
 		})
 	}
 	// As an argv, the form of Codex's exec_command.
-	got, err := Agent{}.EditedPaths(bash(t, []string{"bash", "-lc", "apply_patch <<'EOF'\n" + patch + "EOF"}))
+	got, err := Agent().EditedPaths(bash(t, []string{"bash", "-lc", "apply_patch <<'EOF'\n" + patch + "EOF"}))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"src/a.go", "src/new.go"}, got)
 }
@@ -64,7 +64,7 @@ func TestShellCommandsWithoutApplyPatchPass(t *testing.T) {
 		"git log --grep='*** Update File: src/a.go'",
 		"sed -i s/a/b/ src/a.go",
 	} {
-		got, err := Agent{}.EditedPaths(bash(t, script))
+		got, err := Agent().EditedPaths(bash(t, script))
 		require.NoError(t, err, script)
 		assert.Empty(t, got, script)
 	}
@@ -74,7 +74,7 @@ func TestShellCommandsWithoutApplyPatchPass(t *testing.T) {
 // the edit cannot be checked.
 func TestShellApplyPatchHiddenPatchIsUncheckable(t *testing.T) {
 	for _, script := range []string{"apply_patch < fix.patch", "cat fix.patch | apply_patch", `apply_patch "$(cat fix.patch)"`} {
-		_, err := Agent{}.EditedPaths(bash(t, script))
+		_, err := Agent().EditedPaths(bash(t, script))
 		assert.ErrorIs(t, err, integrations.ErrUncheckable, script)
 	}
 }
@@ -82,7 +82,7 @@ func TestShellApplyPatchHiddenPatchIsUncheckable(t *testing.T) {
 // A context line of a patch that mentions a header is not a header.
 func TestPatchContextLineIsNotAHeader(t *testing.T) {
 	in, _ := json.Marshal(map[string]string{"command": "*** Begin Patch\n*** Update File: doc.md\n@@\n *** Add File: other.go\n-a\n+b\n*** End Patch"})
-	got, err := Agent{}.EditedPaths(integrations.HookInput{ToolName: "apply_patch", ToolInput: in})
+	got, err := Agent().EditedPaths(integrations.HookInput{ToolName: "apply_patch", ToolInput: in})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"doc.md"}, got)
 }

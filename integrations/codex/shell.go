@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/agentlock/agentlock/integrations"
 )
 
 // Codex applies a patch that the model runs through its shell tool
@@ -149,7 +151,7 @@ func shellPatchPaths(script string) (paths []string, invokes bool) {
 	if !invokes {
 		return nil, false
 	}
-	headers := PatchPaths([]string{script})
+	headers := integrations.PatchPaths([]string{script})
 	bases := []string{""}
 	if m := strictCd().FindStringSubmatch(script); m != nil {
 		bases = []string{m[1] + m[2] + m[3]}

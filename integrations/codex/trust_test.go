@@ -30,7 +30,7 @@ type trustedEntry struct {
 // Changing that file makes every user trust the hooks again in /hooks; do
 // it only with a release note that says so.
 func TestHookEntriesStayByteStableForTrust(t *testing.T) {
-	artifacts, _, err := Agent{}.Plan(integrations.Env{Bin: "agentlock"})
+	artifacts, _, err := Agent().Plan(integrations.Env{Bin: "agentlock"})
 	require.NoError(t, err)
 	var hooksJSON []byte
 	for _, a := range artifacts {
@@ -71,7 +71,7 @@ func TestHookEntriesStayByteStableForTrust(t *testing.T) {
 // init tells the user both ways to trust the hooks: /hooks in the TUI and
 // --dangerously-bypass-hook-trust for codex exec.
 func TestPlanNotesTellHowToTrustTheHooks(t *testing.T) {
-	_, notes, err := Agent{}.Plan(integrations.Env{Bin: "agentlock"})
+	_, notes, err := Agent().Plan(integrations.Env{Bin: "agentlock"})
 	require.NoError(t, err)
 	all, _ := json.Marshal(notes)
 	assert.Contains(t, string(all), "/hooks")

@@ -1,69 +1,27 @@
-// Package copilot integrates the GitHub Copilot CLI with agentlock: a
-// managed block in .github/copilot-instructions.md, the hooks in
-// .github/hooks/agentlock.json (a file of agentlock's own; Copilot loads
-// every .github/hooks/*.json, but only in a trusted folder), and a wrapper
-// script.
-//
-// Copilot's camelCase hooks (preToolUse, sessionStart, ...) write their own
-// payload — sessionId, toolName, toolArgs — and read their own output:
-// a top-level permissionDecision "deny" with its reason (the only denial
-// whose reason reaches the model; exit 2 denies but the model reads "hook
-// exited with code 2") and a top-level additionalContext.
+// Package copilot is the GitHub Copilot CLI, as agentlock connects it:
+// copilot.toml, its hook file's template, and Go code for what a manifest
+// cannot say — Copilot's camelCase payload (sessionId, toolName, toolArgs,
+// a sub-agent's parentAgentId) and the files its edit tools change.
 package copilot
 
 import (
+	"embed"
 	"encoding/json"
 	"fmt"
 
 	"github.com/agentlock/agentlock/integrations"
-	"github.com/agentlock/agentlock/integrations/codex"
+	"github.com/agentlock/agentlock/integrations/manifest"
 )
 
-// Agent is the GitHub Copilot CLI.
-type Agent struct{ integrations.Identified[Agent] }
+//go:generate go run ../manifest/manifestgen
 
-var (
-	_ integrations.Agent          = Agent{}
-	_ integrations.Denier         = Agent{}
-	_ integrations.PayloadDecoder = Agent{}
-)
+//go:embed *.tmpl
+var templateFiles embed.FS
 
-// Identity implements integrations.Identifier.
-func (Agent) Identity() integrations.Identity {
-	return integrations.Identity{Name: "copilot", Title: "GitHub Copilot CLI", Provider: "github", Command: "copilot",
-		// Copilot sets it, equal to the hook payload's sessionId, in the
-		// environment of the model's shell commands.
-		SessionEnvVar: "COPILOT_AGENT_SESSION_ID"}
-}
-
-// HooksFile is where the hooks go in the project.
-const HooksFile = ".github/hooks/agentlock.json"
-
-// InstructionsFile is the instruction file that only Copilot reads (AGENTS.md
-// is Codex's too, and its one managed block cannot say both agents'
-// session variables).
-const InstructionsFile = ".github/copilot-instructions.md"
-
-// Plan implements integrations.Agent.
-func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
-	d := a.Identity().Data(env)
-	var p integrations.Plan
-	p.Add(integrations.Rendered(InstructionsFile, integrations.Project, integrations.ManagedBlock, "block.md.tmpl", d,
-		"instructions, in a managed block at the top of .github/copilot-instructions.md"))
-	p.Add(integrations.Rendered(HooksFile, integrations.Project, integrations.OwnedFile, "hooks.json.tmpl", d,
-		"hooks: lock before edit/create/apply_patch, register at start, renew after each tool, finish at the end"))
-	p.Add(integrations.Wrapper(d))
-	p.Notes = append(p.Notes, TrustSteps...)
-	return p.Result()
-}
-
-// TrustSteps tell the user how to make Copilot run the hooks: it loads
-// .github/hooks/*.json only in a trusted folder, and skips them silently
-// elsewhere.
-var TrustSteps = []string{
-	"Copilot CLI runs .github/hooks/agentlock.json only in a trusted folder, and skips it silently elsewhere:",
-	"  interactive: start `copilot` in this project and trust the folder when asked (it is saved in trustedFolders of ~/.copilot/config.json);",
-	"  automation: run `copilot --trust-folder -p ...` (trusts the working folder for that session only), or set COPILOT_ALLOW_ALL=true (exactly \"true\": it also allows every tool).",
+// Agent returns the GitHub Copilot CLI: copilot.toml, its hook file's
+// template and its Go extension.
+func Agent() *manifest.Agent {
+	return manifest.Builtin(declared(), templateFiles, manifest.Extension{DecodePayload: decodePayload, EditedPaths: editedPaths, Checks: checks})
 }
 
 // payload is a camelCase hook payload of Copilot CLI.
@@ -79,7 +37,7 @@ type payload struct {
 	ParentAgentID string `json:"parentAgentId"`
 }
 
-// DecodePayload implements integrations.PayloadDecoder: the camelCase
+// decodePayload implements integrations.PayloadDecoder: the camelCase
 // members, over the snake_case ones of Copilot's PascalCase hooks
 // (session_id, tool_name, tool_input), which a hook file written by hand
 // may use.
@@ -91,13 +49,13 @@ type payload struct {
 // works for its session, as agentlock's sub-agents do everywhere: the hook
 // finds that session through the Copilot process the session-start hook
 // recorded (or the wrapper's AGENTLOCK_SESSION).
-func (Agent) DecodePayload(data []byte) (integrations.HookInput, error) {
+func decodePayload(data []byte) (integrations.HookInput, error) {
 	var in integrations.HookInput
-	if err := json.Unmarshal(data, &in); err != nil {
+	if err := integrations.UnmarshalPayload(data, &in); err != nil {
 		return in, fmt.Errorf("the payload is not JSON: %w", err)
 	}
 	var p payload
-	if err := json.Unmarshal(data, &p); err != nil {
+	if err := integrations.UnmarshalPayload(data, &p); err != nil {
 		return in, fmt.Errorf("the payload is not a Copilot CLI hook payload: %w", err)
 	}
 	set := func(dst *string, v string) {
@@ -121,15 +79,15 @@ func (Agent) DecodePayload(data []byte) (integrations.HookInput, error) {
 
 // editTools are the tools that change files: Copilot's own names, and the
 // Claude names its PascalCase hooks give them (apply_patch becomes Edit).
-var editTools = map[string]bool{"edit": true, "create": true, "apply_patch": true, "Edit": true, "Write": true}
+var editTools = []string{"edit", "create", "apply_patch", "Edit", "Write"}
 
-// EditedPaths implements integrations.Agent. edit and create carry their
+// editedPaths implements integrations.Agent's EditedPaths. edit and create carry their
 // file in toolArgs.path (an object; a JSON string holding one is decoded
 // too), apply_patch its whole patch as toolArgs, in Codex's format: every
 // file the patch adds, updates, deletes or moves to counts, so that the
 // patch is gated all or nothing. A patch the hook cannot read is refused.
-func (Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
-	if !editTools[in.ToolName] {
+func editedPaths(in integrations.HookInput) ([]string, error) {
+	if !integrations.EditCall(in.ToolName, editTools...) {
 		return nil, nil
 	}
 	args, text := toolArgs(in.ToolInput)
@@ -147,7 +105,7 @@ func (Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
 		}
 	}
 	if text != "" {
-		return codex.PatchPaths([]string{text}), nil
+		return integrations.PatchPaths([]string{text}), nil
 	}
 	if in.ToolName == "apply_patch" {
 		return nil, fmt.Errorf("%w: the apply_patch call carries no patch text the hook can read", integrations.ErrUncheckable)
@@ -168,17 +126,4 @@ func toolArgs(raw json.RawMessage) (object json.RawMessage, text string) {
 		return json.RawMessage(s), ""
 	}
 	return nil, s
-}
-
-// SessionContext implements integrations.Agent: sessionStart's top-level
-// additionalContext reaches the model (hookSpecificOutput's does not).
-func (Agent) SessionContext(text string) ([]byte, error) {
-	return integrations.MarshalLine(map[string]string{"additionalContext": text}, "session context")
-}
-
-// DenyOutput implements integrations.Denier: the top-level
-// permissionDecision "deny" that camelCase preToolUse reads (it ignores
-// Claude's hookSpecificOutput form); the model reads the reason.
-func (Agent) DenyOutput(reason string) ([]byte, error) {
-	return integrations.MarshalLine(map[string]string{"permissionDecision": "deny", "permissionDecisionReason": reason}, "pre-edit denial")
 }

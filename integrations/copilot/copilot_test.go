@@ -15,7 +15,7 @@ const patch = "*** Begin Patch\n*** Update File: src/a.go\n@@\n-x\n+y\n*** Add F
 // Copilot's camelCase payloads decode into what the hooks read, over the
 // snake_case members of its PascalCase hooks; toolArgs is kept as it came.
 func TestDecodePayload(t *testing.T) {
-	in, err := Agent{}.DecodePayload([]byte(`{"sessionId":"s1","timestamp":1764626400000,"cwd":"/repo",
+	in, err := Agent().DecodePayload([]byte(`{"sessionId":"s1","timestamp":1764626400000,"cwd":"/repo",
 "toolName":"edit","toolArgs":{"path":"/repo/a.go","old_str":"x","new_str":"y"}}`))
 	require.NoError(t, err)
 	assert.Equal(t, "s1", in.SessionID)
@@ -23,28 +23,37 @@ func TestDecodePayload(t *testing.T) {
 	assert.Equal(t, "edit", in.ToolName)
 	assert.JSONEq(t, `{"path":"/repo/a.go","old_str":"x","new_str":"y"}`, string(in.ToolInput))
 
-	in, err = Agent{}.DecodePayload([]byte(`{"session_id":"s2","cwd":"/repo","hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":"/repo/b.go"}}`))
+	in, err = Agent().DecodePayload([]byte(`{"session_id":"s2","cwd":"/repo","hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":"/repo/b.go"}}`))
 	require.NoError(t, err)
 	assert.Equal(t, "s2", in.SessionID)
 	assert.Equal(t, "Edit", in.ToolName)
 	assert.Equal(t, "PreToolUse", in.Event)
 
-	in, err = Agent{}.DecodePayload([]byte(`{"sessionId":"s3","workingDirectory":"/work","toolName":"view","toolArgs":null}`))
+	in, err = Agent().DecodePayload([]byte(`{"sessionId":"s3","workingDirectory":"/work","toolName":"view","toolArgs":null}`))
 	require.NoError(t, err)
 	assert.Equal(t, "/work", in.Cwd, "the SDK's workingDirectory when there is no cwd")
 	assert.Empty(t, in.ToolInput)
 
 	// A sub-agent's call: its own sessionId is not the session's.
-	in, err = Agent{}.DecodePayload([]byte(`{"sessionId":"sub-1","cwd":"/repo","toolName":"create","toolArgs":{"path":"/repo/c.go"},
+	in, err = Agent().DecodePayload([]byte(`{"sessionId":"sub-1","cwd":"/repo","toolName":"create","toolArgs":{"path":"/repo/c.go"},
 "agentId":"sub-1","agentType":"general-purpose","parentAgentId":"s1"}`))
 	require.NoError(t, err)
 	assert.Empty(t, in.SessionID, "a sub-agent's sessionId is dropped: the hook finds the session another way")
 	assert.Equal(t, "create", in.ToolName)
 
-	_, err = Agent{}.DecodePayload([]byte(`{"sessionId":`))
+	_, err = Agent().DecodePayload([]byte(`{"sessionId":`))
 	assert.ErrorContains(t, err, "not JSON")
-	_, err = Agent{}.DecodePayload([]byte(`{"sessionId":7}`))
-	assert.Error(t, err, "a sessionId that is not a string")
+	// A member of the wrong type is as if absent, not a reason to read
+	// nothing of the payload: its path is still gated (and with no session
+	// id the hook finds the session another way, or denies).
+	in, err = Agent().DecodePayload([]byte(`{"sessionId":7,"cwd":5,"toolName":"edit","toolArgs":{"path":"/repo/a.go"}}`))
+	require.NoError(t, err)
+	assert.Empty(t, in.SessionID, "a sessionId that is not a string")
+	assert.Empty(t, in.Cwd, "a cwd that is not a string")
+	assert.Equal(t, "edit", in.ToolName)
+	paths, err := Agent().EditedPaths(in)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"/repo/a.go"}, paths)
 }
 
 func hookInput(t *testing.T, tool string, args any) integrations.HookInput {
@@ -74,7 +83,7 @@ func TestEditedPaths(t *testing.T) {
 		{"edit without a path", hookInput(t, "edit", map[string]any{"old_str": "x"}), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Agent{}.EditedPaths(tc.in)
+			got, err := Agent().EditedPaths(tc.in)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
 		})
@@ -85,7 +94,7 @@ func TestEditedPaths(t *testing.T) {
 // pre-edit hook refuses it where agentlock is set up.
 func TestApplyPatchWithoutPatchIsUncheckable(t *testing.T) {
 	for _, args := range []any{"", map[string]any{}, nil, 7} {
-		_, err := Agent{}.EditedPaths(hookInput(t, "apply_patch", args))
+		_, err := Agent().EditedPaths(hookInput(t, "apply_patch", args))
 		assert.ErrorIs(t, err, integrations.ErrUncheckable, "toolArgs %v", args)
 	}
 }
@@ -93,10 +102,10 @@ func TestApplyPatchWithoutPatchIsUncheckable(t *testing.T) {
 // The denial and the session context are Copilot's top-level members:
 // camelCase hooks ignore hookSpecificOutput.
 func TestOutputs(t *testing.T) {
-	out, err := Agent{}.DenyOutput("agentlock: a.go <held> by x & y")
+	out, err := Agent().DenyOutput("agentlock: a.go <held> by x & y")
 	require.NoError(t, err)
 	assert.Equal(t, `{"permissionDecision":"deny","permissionDecisionReason":"agentlock: a.go <held> by x & y"}`+"\n", string(out))
-	out, err = Agent{}.SessionContext("you are session copilot-s1")
+	out, err = Agent().SessionContext("you are session copilot-s1")
 	require.NoError(t, err)
 	assert.Equal(t, `{"additionalContext":"you are session copilot-s1"}`+"\n", string(out))
 }

@@ -1,8 +1,7 @@
-// Package gemini integrates the Gemini CLI with agentlock: a managed block
-// in GEMINI.md, hooks in .gemini/settings.json (JSONC: edited as text, the
-// user's comments kept), and a wrapper script, which is what gives the
-// model's shell commands a session id (Gemini exports its own only to
-// hooks).
+// Package gemini is the Gemini CLI, as agentlock connects it: gemini.toml
+// says where its files go and how its hooks answer; the Go code here
+// resolves the edited path as Gemini does before it writes (ToolPath),
+// which a manifest cannot say.
 package gemini
 
 import (
@@ -11,38 +10,21 @@ import (
 	"strings"
 
 	"github.com/agentlock/agentlock/integrations"
+	"github.com/agentlock/agentlock/integrations/manifest"
 )
 
-// Agent is the Gemini CLI.
-type Agent struct{ integrations.Identified[Agent] }
+//go:generate go run ../manifest/manifestgen
 
-var _ integrations.Agent = Agent{}
-
-// Identity implements integrations.Identifier.
-func (Agent) Identity() integrations.Identity {
-	return integrations.Identity{Name: "gemini", Title: "Gemini CLI", Provider: "google", Command: "gemini",
-		// Gemini sets it for hooks only, not for the model's shell commands.
-		SessionEnvVar: "GEMINI_SESSION_ID"}
+// Agent returns the Gemini CLI: gemini.toml and its Go extension.
+func Agent() *manifest.Agent {
+	return manifest.Builtin(declared(), nil, manifest.Extension{EditedPaths: editedPaths, Checks: checks})
 }
 
-// Plan implements integrations.Agent.
-func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
-	d := a.Identity().Data(env)
-	var p integrations.Plan
-	p.Add(integrations.Rendered("GEMINI.md", integrations.Project, integrations.ManagedBlock, "block.md.tmpl", d,
-		"instructions, in a managed block at the top of GEMINI.md"))
-	p.Add(integrations.Rendered(".gemini/settings.json", integrations.Project, integrations.JSONHooks, "settings.json.tmpl", d,
-		"hooks: lock before write_file/replace, register at start, renew after each tool, finish at the end"))
-	p.Add(integrations.Wrapper(d))
-	p.Notes = append(p.Notes, "Gemini CLI ignores .gemini/settings.json in an untrusted folder; trust the project for the hooks to run.")
-	return p.Result()
-}
-
-// EditedPaths implements integrations.Agent: write_file and replace carry
+// editedPaths implements integrations.Agent's EditedPaths: write_file and replace carry
 // tool_input.file_path, the model's raw argument, maybe relative, which
 // Gemini normalises before it writes (ToolPath): the hook locks the file
 // Gemini will write, not the raw string.
-func (Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
+func editedPaths(in integrations.HookInput) ([]string, error) {
 	if p := integrations.StringField(in.ToolInput, "file_path"); p != "" {
 		return []string{ToolPath(p, in.Cwd)}, nil
 	}
@@ -95,13 +77,3 @@ func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
-
-// SessionContext implements integrations.Agent.
-func (Agent) SessionContext(text string) ([]byte, error) {
-	return integrations.AdditionalContext("SessionStart", text)
-}
-
-// DenyOutput implements integrations.Denier: {"decision":"deny"} with exit
-// 0, which Gemini shows without its "hook failed" label (exit 1 would only
-// warn and let the tool run; exit 2 denies, labelled as a failure).
-func (Agent) DenyOutput(reason string) ([]byte, error) { return integrations.DecisionDeny(reason) }

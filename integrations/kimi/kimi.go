@@ -1,36 +1,37 @@
-// Package kimi integrates Kimi Code CLI (npm @moonshot-ai/kimi-code, the
-// "kimi" command) with agentlock. Kimi Code reads hooks only from the
-// user's config.toml ($KIMI_CODE_HOME, else ~/.kimi-code), for every
-// project: so the hooks are added there, only with the user's consent
-// (init --global), as a marked block, never re-serialising a file that
-// also holds API keys. The hooks decide from the payload's cwd and paths,
-// so one entry serves every project and does nothing outside agentlock
-// projects. In the project it writes .kimi-code/AGENTS.md (instructions
-// Kimi Code loads beside AGENTS.md) and a wrapper script.
+// Package kimi is Kimi Code CLI (npm @moonshot-ai/kimi-code, the "kimi"
+// command), as agentlock connects it: kimi.toml, and Go code for what a
+// manifest cannot say — its plan and its "~" paths. Kimi Code reads hooks
+// only from the user's config.toml ($KIMI_CODE_HOME, else ~/.kimi-code),
+// for every project: so the hooks are added there, only with the user's
+// consent (init --global), as a marked block, never re-serialising a file
+// that also holds API keys. The hooks decide from the payload's cwd and
+// paths, so one entry serves every project and does nothing outside
+// agentlock projects. In the project it writes .kimi-code/AGENTS.md
+// (instructions Kimi Code loads beside AGENTS.md) and a wrapper script.
 //
 // The legacy Python kimi-cli (~/.kimi, archived upstream) is not
 // supported: uninit still removes what an older agentlock wrote for it.
 package kimi
 
 import (
+	"embed"
 	"fmt"
 	"path/filepath"
 	"strings"
 
 	"github.com/agentlock/agentlock/integrations"
+	"github.com/agentlock/agentlock/integrations/manifest"
 )
 
-// Agent is Kimi Code CLI.
-type Agent struct{ integrations.Identified[Agent] }
+//go:generate go run ../manifest/manifestgen
 
-var _ integrations.Agent = Agent{}
+//go:embed *.tmpl
+var templateFiles embed.FS
 
-// Identity implements integrations.Identifier.
-func (Agent) Identity() integrations.Identity {
-	return integrations.Identity{Name: "kimi", Title: "Kimi Code CLI", Provider: "moonshot", Command: "kimi",
-		// Kimi Code gives its session id to hooks on stdin only, and none to
-		// its Bash tool.
-		SessionEnvVar: ""}
+// Agent returns Kimi Code CLI: kimi.toml, its hooks' template and its Go
+// extension.
+func Agent() *manifest.Agent {
+	return manifest.Builtin(declared(), templateFiles, manifest.Extension{Plan: plan, EditedPaths: editedPaths, Checks: checks, Legacy: legacy})
 }
 
 // Variables that move Kimi's user folder: Kimi Code's, and the legacy
@@ -69,18 +70,19 @@ func UserLevelNote(label string) string {
 		"run `agentlock init --agent kimi --global`."
 }
 
-// Plan implements integrations.Agent. Without consent to user files
+// plan implements integrations.Agent's Plan. Without consent to user files
 // (env.Global) init plans nothing for Kimi, since nothing would gate its
 // edits; uninit (env.Removing) still removes the project's files, and
 // what an older agentlock wrote for the legacy kimi-cli.
-func (a Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
+func plan(a *manifest.Agent, env integrations.Env) ([]integrations.Artifact, []string, error) {
 	config, label := Config(env)
 	var p integrations.Plan
 	if !env.Global && !env.Removing {
 		p.Notes = append(p.Notes, UserLevelNote(label))
 		return p.Result()
 	}
-	d := a.Identity().Data(env)
+	d := a.Data(env)
+	d.PreEditHook = true // whatever is planned comes with the hooks
 	p.Add(integrations.Rendered(".kimi-code/AGENTS.md", integrations.Project, integrations.OwnedFile, "rule.md.tmpl", d,
 		"instructions Kimi Code loads beside AGENTS.md"))
 	p.Add(integrations.Wrapper(d))
@@ -109,12 +111,12 @@ func unsupported(a integrations.Artifact, err error) (integrations.Artifact, err
 	return a, err
 }
 
-// EditedPaths implements integrations.Agent: Write and Edit carry
+// editedPaths implements integrations.Agent's EditedPaths: Write and Edit carry
 // tool_input.path, maybe relative to the payload's cwd, and Kimi expands a
 // leading "~" before it writes: so does the hook, with the user's home. A "~" the hook cannot
 // expand (no home known, or another user's "~name") is a path it cannot
 // check.
-func (Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
+func editedPaths(in integrations.HookInput) ([]string, error) {
 	p := integrations.StringField(in.ToolInput, "path")
 	if p == "" || !strings.HasPrefix(p, "~") {
 		if p == "" {
@@ -127,10 +129,4 @@ func (Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
 		return nil, fmt.Errorf("%w: Kimi expands the ~ of %q, which agentlock cannot; give the path without ~", integrations.ErrUncheckable, p)
 	}
 	return []string{filepath.Join(in.UserHome, rest)}, nil
-}
-
-// SessionContext implements integrations.Agent: Kimi Code adds the plain
-// stdout of a UserPromptSubmit hook to the context.
-func (Agent) SessionContext(text string) ([]byte, error) {
-	return []byte(text + "\n"), nil
 }

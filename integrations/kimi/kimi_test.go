@@ -18,7 +18,7 @@ import (
 func hooksOf(t *testing.T) []map[string]any {
 	t.Helper()
 	env := integrations.Env{Bin: "agentlock", UserHome: t.TempDir(), Global: true}
-	artifacts, _, err := Agent{}.Plan(env)
+	artifacts, _, err := Agent().Plan(env)
 	require.NoError(t, err)
 	for _, a := range artifacts {
 		if a.Kind == integrations.TOMLBlock {
@@ -76,14 +76,14 @@ func TestKimiHooksUseEventsEveryVersionLoads(t *testing.T) {
 // legacy kimi-cli's, marked unsupported, so that they are removed.
 func TestKimiWithoutConsentPlansNothingForInit(t *testing.T) {
 	home := t.TempDir()
-	arts, notes, err := Agent{}.Plan(integrations.Env{Bin: "agentlock", UserHome: home})
+	arts, notes, err := Agent().Plan(integrations.Env{Bin: "agentlock", UserHome: home})
 	require.NoError(t, err)
 	assert.Empty(t, arts)
 	require.Len(t, notes, 1)
 	assert.Contains(t, notes[0], "user-level ~/.kimi-code/config.toml")
 	assert.Contains(t, notes[0], "agentlock init --agent kimi --global")
 
-	arts, _, err = Agent{}.Plan(integrations.Env{Bin: "agentlock", UserHome: home, Removing: true})
+	arts, _, err = Agent().Plan(integrations.Env{Bin: "agentlock", UserHome: home, Removing: true})
 	require.NoError(t, err)
 	var paths []string
 	for _, a := range arts {
@@ -93,7 +93,7 @@ func TestKimiWithoutConsentPlansNothingForInit(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{".kimi-code/AGENTS.md", "scripts/agentlock-kimi", ".kimi/AGENTS.md"}, paths)
 
-	arts, _, err = Agent{}.Plan(integrations.Env{Bin: "agentlock", UserHome: home, Removing: true, Global: true,
+	arts, _, err = Agent().Plan(integrations.Env{Bin: "agentlock", UserHome: home, Removing: true, Global: true,
 		AgentDirs: map[string]string{KimiCodeHomeVar: "/k/code", KimiShareDirVar: "/k/share"}})
 	require.NoError(t, err)
 	paths = nil
@@ -113,17 +113,17 @@ func TestKimiPathTildeExpanded(t *testing.T) {
 		data, _ := json.Marshal(map[string]string{"path": p, "content": "x"})
 		return integrations.HookInput{ToolName: "Write", ToolInput: data, UserHome: home}
 	}
-	got, err := Agent{}.EditedPaths(in("~/repo/a.go", "/home/u"))
+	got, err := Agent().EditedPaths(in("~/repo/a.go", "/home/u"))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"/home/u/repo/a.go"}, got)
-	got, err = Agent{}.EditedPaths(in("~", "/home/u"))
+	got, err = Agent().EditedPaths(in("~", "/home/u"))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"/home/u"}, got)
-	got, err = Agent{}.EditedPaths(in("src/~a.go", "/home/u"))
+	got, err = Agent().EditedPaths(in("src/~a.go", "/home/u"))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"src/~a.go"}, got)
-	_, err = Agent{}.EditedPaths(in("~bob/a.go", "/home/u"))
+	_, err = Agent().EditedPaths(in("~bob/a.go", "/home/u"))
 	assert.ErrorIs(t, err, integrations.ErrUncheckable)
-	_, err = Agent{}.EditedPaths(in("~/a.go", ""))
+	_, err = Agent().EditedPaths(in("~/a.go", ""))
 	assert.ErrorIs(t, err, integrations.ErrUncheckable)
 }

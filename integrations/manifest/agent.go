@@ -4,19 +4,23 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 	"text/template"
 
 	"github.com/agentlock/agentlock/integrations"
-	"github.com/agentlock/agentlock/integrations/codex"
 	"github.com/agentlock/agentlock/templates"
 )
 
-// Agent is an agent CLI described by a manifest. It implements
-// integrations.Agent, integrations.Denier and integrations.PayloadDecoder.
+// Agent is an agent CLI described by a manifest, with the templates and
+// the Go extension of its folder when it is built in. It implements
+// integrations.Agent and its optional interfaces.
 type Agent struct {
 	m *Manifest
+	// templates are the agent's own templates; nil for a user's manifest.
+	templates fs.FS
+	ext       Extension
 	// copy, when set, is a copy of the manifest that init writes into the
 	// project (CopyPath), so that the project's hooks find the agent.
 	copy []byte
@@ -25,19 +29,87 @@ type Agent struct {
 var (
 	_ integrations.Agent          = (*Agent)(nil)
 	_ integrations.Denier         = (*Agent)(nil)
+	_ integrations.DenyFormer     = (*Agent)(nil)
+	_ integrations.Contexter      = (*Agent)(nil)
 	_ integrations.PayloadDecoder = (*Agent)(nil)
+	_ integrations.MCPRegistrar   = (*Agent)(nil)
+	_ integrations.Variables      = (*Agent)(nil)
+	_ integrations.Doctor         = (*Agent)(nil)
 )
 
-// New returns the agent m describes.
-func New(m *Manifest) *Agent { return &Agent{m: m} }
+// Extension is the Go code of a built-in agent, for what its manifest
+// cannot say; the manifest names each part it has (Manifest.Extensions).
+// A nil function leaves that part to the manifest.
+type Extension struct {
+	// Plan plans every file of the agent, in place of the manifest
+	// (ExtPlan: Kimi's hooks in a user-level file, only with consent).
+	Plan func(a *Agent, env integrations.Env) ([]integrations.Artifact, []string, error)
+	// HookFiles plans the files that run agentlock's hooks, after the
+	// manifest's hooks and files and before the wrapper script
+	// (ExtHookFiles: Cline's, one executable per event).
+	HookFiles func(d templates.AgentData) ([]integrations.Artifact, error)
+	// DecodePayload reads the harness's hook payload (ExtPayload).
+	DecodePayload func(data []byte) (integrations.HookInput, error)
+	// EditedPaths returns the paths a pre-edit payload is about to change
+	// (ExtEditedPaths: Codex's patches run through the shell).
+	EditedPaths func(in integrations.HookInput) ([]string, error)
+	// Checks are the agent's own checks of a connected project, after the
+	// standard ones (ExtChecks: what keeps its CLI from running
+	// agentlock's hooks, such as a trust step).
+	Checks func(a *Agent, env integrations.DoctorEnv) []integrations.Check
+	// Legacy is the check that files an older agentlock wrote for a CLI it
+	// no longer supports (the artifacts its Plan marks Unsupported) are
+	// still there, in files; connected or not (ExtLegacy: Kimi's).
+	Legacy func(files string) integrations.Check
+}
 
-// Load parses data (from source) into an agent.
+// names returns the extensions e has, in the order of extensionNames.
+func (e Extension) names() []string {
+	var names []string
+	for _, x := range []struct {
+		name string
+		set  bool
+	}{{ExtPlan, e.Plan != nil}, {ExtHookFiles, e.HookFiles != nil}, {ExtPayload, e.DecodePayload != nil},
+		{ExtEditedPaths, e.EditedPaths != nil}, {ExtChecks, e.Checks != nil}, {ExtLegacy, e.Legacy != nil}} {
+		if x.set {
+			names = append(names, x.name)
+		}
+	}
+	return names
+}
+
+// Builtin returns a built-in agent: its manifest m (generated from its
+// folder's TOML by manifestgen, checked then), the templates of its folder
+// (nil for none) and its Go extension. No manifest is parsed.
+func Builtin(m *Manifest, templates fs.FS, ext Extension) *Agent {
+	return &Agent{m: m, templates: templates, ext: ext}
+}
+
+// CheckExtension reports a built-in agent whose Go extension is not the
+// one its manifest names (a test checks every built-in agent).
+func (a *Agent) CheckExtension() error {
+	want := slices.Clone(a.m.Extensions)
+	slices.SortFunc(want, func(x, y string) int { return slices.Index(extensionNames(), x) - slices.Index(extensionNames(), y) })
+	if got := a.ext.names(); !slices.Equal(got, want) {
+		return fmt.Errorf("agent %s: its manifest names the extensions %v, its Go code has %v", a.m.Name, want, got)
+	}
+	return nil
+}
+
+// Load parses data (from source), a user's manifest, into an agent. A
+// user's manifest has no Go code and no templates of its own.
 func Load(data []byte, source string) (*Agent, error) {
 	m, err := Parse(data, source)
 	if err != nil {
 		return nil, err
 	}
-	return New(m), nil
+	if len(m.Extensions) > 0 {
+		return nil, &FieldError{Source: source, Field: "extensions", Reason: "only an agent built into agentlock has Go code"}
+	}
+	if fields := m.templateFiles(); len(fields) > 0 {
+		return nil, &FieldError{Source: source, Field: fields[0], Reason: "only an agent built into agentlock has templates of its own: use instructions, rule or skill, and hooks.events"}
+	}
+	return &Agent{m: m}, nil
 }
 
 // ProjectDir is the folder of a project where the manifests of agents
@@ -55,7 +127,9 @@ const copyHeader = "# " + integrations.Marker + ": an agent manifest, copied her
 // manifests of a project's .agentlock/agents/ do.
 func (a *Agent) WithCopy(data []byte) *Agent {
 	body := bytes.TrimPrefix(data, []byte(copyHeader))
-	return &Agent{m: a.m, copy: append([]byte(copyHeader), body...)}
+	b := *a
+	b.copy = append([]byte(copyHeader), body...)
+	return &b
 }
 
 // Manifest returns the agent's manifest.
@@ -73,6 +147,12 @@ func (a *Agent) Provider() string { return a.m.Provider }
 // SessionEnvVar implements integrations.Agent.
 func (a *Agent) SessionEnvVar() string { return a.m.SessionEnv }
 
+// DirVars implements integrations.Variables.
+func (a *Agent) DirVars() []string { return slices.Clone(a.m.DirVars) }
+
+// EnvVars implements integrations.Variables.
+func (a *Agent) EnvVars() []string { return slices.Clone(a.m.EnvVars) }
+
 // MCPFile implements integrations.MCPRegistrar: the manifest's [mcp].
 func (a *Agent) MCPFile(integrations.Env) (integrations.MCPFile, bool) {
 	mc := a.m.MCP
@@ -82,12 +162,25 @@ func (a *Agent) MCPFile(integrations.Env) (integrations.MCPFile, bool) {
 	return integrations.MCPFile{Path: mc.Path, TOML: mc.Format == "toml", Trust: mc.Trust}, true
 }
 
-// Plan implements integrations.Agent.
-func (a *Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
+// Data returns the template data of the agent planning in env: its files
+// run env.Bin, its wrapper script is at integrations.WrapperPath, and its
+// own templates come with it.
+func (a *Agent) Data(env integrations.Env) templates.AgentData {
 	m := a.m
-	d := integrations.Identity{Name: m.Name, Title: m.Title, Provider: m.Provider, Command: m.Command}.Data(env)
-	d.PreEditHook = m.preEdit() && (m.Hooks.Scope != "user" || env.Global)
-	d.SessionIDText = m.SessionIDText
+	return templates.AgentData{Bin: env.Bin, Agent: m.Name, Title: m.Title, Command: m.Command, Provider: m.Provider,
+		Wrapper: integrations.WrapperPath(m.Name), PreEditHook: m.gates(env.Global),
+		SessionVar: m.SessionEnv, SessionIDText: m.SessionIDText, Templates: a.templates}
+}
+
+// Plan implements integrations.Agent: the instructions, the hooks, the
+// other files, the wrapper script and the project's copy of a manifest
+// given by path, in that order (or the extension's plan).
+func (a *Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, error) {
+	if a.ext.Plan != nil {
+		return a.ext.Plan(a, env)
+	}
+	m := a.m
+	d := a.Data(env)
 	var p integrations.Plan
 	for _, in := range m.Instructions {
 		p.Add(instruction(in, d))
@@ -97,7 +190,19 @@ func (a *Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, e
 			p.Notes = append(p.Notes, fmt.Sprintf("%s reads its hooks from ~/%s, outside the project: run init --agent %s --global to add them; without them no edit is gated.",
 				m.Title, h.Path, m.Name))
 		} else {
-			p.Add(a.hooksArtifact(env.Bin))
+			p.Add(a.hooksArtifact(d))
+		}
+	}
+	for _, f := range m.Files {
+		p.Add(file(f, d))
+	}
+	if a.ext.HookFiles != nil {
+		arts, err := a.ext.HookFiles(d)
+		if err != nil {
+			p.Add(integrations.Artifact{}, err)
+		}
+		for _, art := range arts {
+			p.Add(art, nil)
 		}
 	}
 	if m.wrapper() {
@@ -109,6 +214,22 @@ func (a *Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, e
 	}
 	p.Notes = append(p.Notes, m.Notes...)
 	return p.Result()
+}
+
+// file renders one of the manifest's other files.
+func file(f File, d templates.AgentData) (integrations.Artifact, error) {
+	kind := integrations.OwnedFile
+	if f.Kind == "block" {
+		kind = integrations.ManagedBlock
+	}
+	a, err := integrations.Rendered(f.Path, integrations.Project, kind, f.Template, d, f.Purpose)
+	if f.Comment != "" {
+		a.Comment = f.Comment
+	}
+	if f.Placement == "bottom" {
+		a.Placement = integrations.Bottom
+	}
+	return a, err
 }
 
 // instruction renders one instructions file.
@@ -127,7 +248,10 @@ func instruction(in Instruction, d templates.AgentData) (integrations.Artifact, 
 		}
 		return a, err
 	}
-	file := map[string]string{"rule": "rule.md.tmpl", "instructions": "block.md.tmpl"}[tmpl]
+	file := tmpl
+	if !isTemplateFile(tmpl) {
+		file = map[string]string{"rule": "rule.md.tmpl", "instructions": "block.md.tmpl"}[tmpl]
+	}
 	kind := integrations.OwnedFile
 	if in.Kind == "block" {
 		kind = integrations.ManagedBlock
@@ -168,8 +292,9 @@ func (m *Manifest) hookCommand(event, bin string) (string, error) {
 	return b.String(), nil
 }
 
-// hooksArtifact renders the hook configuration.
-func (a *Agent) hooksArtifact(bin string) (integrations.Artifact, error) {
+// hooksArtifact renders the hook configuration: from the agent's
+// template, or generated from the events.
+func (a *Agent) hooksArtifact(d templates.AgentData) (integrations.Artifact, error) {
 	h := a.m.Hooks
 	scope := integrations.Project
 	if h.Scope == "user" {
@@ -177,13 +302,22 @@ func (a *Agent) hooksArtifact(bin string) (integrations.Artifact, error) {
 	}
 	purpose := or(h.Purpose, "hooks: lock before an edit, register at start, renew after each tool, finish at the end")
 	art := integrations.Artifact{Path: h.Path, Scope: scope, Purpose: purpose}
-	var err error
-	if h.Format == "toml" {
+	switch {
+	case h.Kind == "owned":
+		art.Kind, art.Comment = integrations.OwnedFile, "<!--"
+	case h.Format == "toml":
 		art.Kind, art.Comment, art.Placement = integrations.TOMLBlock, "#", integrations.Bottom
-		art.Content, err = a.tomlHooks(bin)
-	} else {
+	default:
 		art.Kind, art.Comment = integrations.JSONHooks, "<!--"
-		art.Content, err = a.jsonHooks(bin)
+	}
+	var err error
+	switch {
+	case h.Template != "":
+		art.Content, err = templates.Render(h.Template, d)
+	case h.Format == "toml":
+		art.Content, err = a.tomlHooks(d.Bin)
+	default:
+		art.Content, err = a.jsonHooks(d.Bin)
 	}
 	return art, err
 }
@@ -191,11 +325,12 @@ func (a *Agent) hooksArtifact(bin string) (integrations.Artifact, error) {
 // jsonEntry and jsonGroup are Claude Code's layout of a hook, in the
 // order its members are written.
 type jsonEntry struct {
-	Name        string `json:"name,omitempty"`
-	Type        string `json:"type"`
-	Command     string `json:"command"`
-	Timeout     int    `json:"timeout,omitempty"`
-	Description string `json:"description,omitempty"`
+	Name          string `json:"name,omitempty"`
+	Type          string `json:"type"`
+	Command       string `json:"command"`
+	Timeout       int    `json:"timeout,omitempty"`
+	Description   string `json:"description,omitempty"`
+	StatusMessage string `json:"statusMessage,omitempty"`
 }
 
 type jsonGroup struct {
@@ -228,7 +363,7 @@ func (a *Agent) jsonHooks(bin string) ([]byte, error) {
 			order = append(order, e.Name)
 		}
 		var g any = jsonGroup{Matcher: e.Matcher,
-			Hooks: []jsonEntry{{Name: e.Label, Type: "command", Command: cmd, Timeout: e.Timeout, Description: e.Description}}}
+			Hooks: []jsonEntry{{Name: e.Label, Type: "command", Command: cmd, Timeout: e.Timeout, Description: e.Description, StatusMessage: e.StatusMessage}}}
 		if a.m.Hooks.Layout == "flat" {
 			g = flatEntry{Name: e.Label, Matcher: e.Matcher, Command: cmd, Timeout: e.Timeout}
 		}
@@ -237,13 +372,13 @@ func (a *Agent) jsonHooks(bin string) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString("{\n  \"hooks\": {\n")
 	for i, name := range order {
-		key, err := jsonLine(name, "")
+		key, err := templates.JSON(name)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("hook entries: %w", err)
 		}
-		value, err := jsonLine(groups[name], "    ")
+		value, err := templates.IndentedJSON(groups[name], "    ")
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("hook entries: %w", err)
 		}
 		b.WriteString("    " + key + ": " + value)
 		if i < len(order)-1 {
@@ -253,19 +388,6 @@ func (a *Agent) jsonHooks(bin string) ([]byte, error) {
 	}
 	b.WriteString("  }\n}\n")
 	return b.Bytes(), nil
-}
-
-// jsonLine encodes v indented by two spaces after prefix, leaving <, >
-// and & readable (hook commands redirect), without a final newline.
-func jsonLine(v any, prefix string) (string, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent(prefix, "  ")
-	if err := enc.Encode(v); err != nil {
-		return "", fmt.Errorf("hook entries: %w", err)
-	}
-	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
 // tomlHooks is the block of [[hooks]] tables, Kimi's layout.
@@ -280,11 +402,11 @@ func (a *Agent) tomlHooks(bin string) ([]byte, error) {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "[[hooks]]\nevent = %s\n", tomlString(e.Name))
+		fmt.Fprintf(&b, "[[hooks]]\nevent = %s\n", templates.TOML(e.Name))
 		if e.Matcher != "" {
-			fmt.Fprintf(&b, "matcher = %s\n", tomlString(e.Matcher))
+			fmt.Fprintf(&b, "matcher = %s\n", templates.TOML(e.Matcher))
 		}
-		fmt.Fprintf(&b, "command = %s\n", tomlString(cmd))
+		fmt.Fprintf(&b, "command = %s\n", templates.TOML(cmd))
 		if e.Timeout > 0 {
 			fmt.Fprintf(&b, "timeout = %d\n", e.Timeout)
 		}
@@ -292,18 +414,15 @@ func (a *Agent) tomlHooks(bin string) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
-// tomlString quotes s as a TOML basic string (JSON's escapes are TOML's
-// for the characters a command line holds).
-func tomlString(s string) string {
-	q, _ := jsonLine(s, "")
-	return q
-}
-
 // EditedPaths implements integrations.Agent: the first of the payload's
 // path fields that holds a path, for a tool the manifest counts as an
-// edit (every tool, when it lists none).
+// edit (every tool, when it lists none; a call that names no tool, see
+// integrations.EditCall); or the extension's.
 func (a *Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
-	if len(a.m.EditTools) > 0 && !slices.Contains(a.m.EditTools, in.ToolName) {
+	if a.ext.EditedPaths != nil {
+		return a.ext.EditedPaths(in)
+	}
+	if len(a.m.EditTools) > 0 && !integrations.EditCall(in.ToolName, a.m.EditTools...) {
 		return nil, nil
 	}
 	for _, field := range a.m.Payload.Patches {
@@ -311,7 +430,7 @@ func (a *Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
 		if v, ok := lookup(in.Raw, field); !ok || json.Unmarshal(v, &text) != nil || text == "" {
 			continue
 		}
-		paths := codex.PatchPaths([]string{text})
+		paths := integrations.PatchPaths([]string{text})
 		if len(paths) == 0 {
 			return nil, fmt.Errorf("%w: the patch in %s names no file agentlock can read (want *** Begin Patch, then *** Add File:, *** Update File: or *** Delete File: lines)", integrations.ErrUncheckable, field)
 		}
@@ -335,8 +454,13 @@ func (a *Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
 }
 
 // DecodePayload implements integrations.PayloadDecoder: the fields at the
-// manifest's paths (Claude Code's names where it gives none).
+// manifest's paths (Claude Code's names where it gives none; the tool's
+// input is tool_input, for the extension's EditedPaths), or the
+// extension's reading.
 func (a *Agent) DecodePayload(data []byte) (integrations.HookInput, error) {
+	if a.ext.DecodePayload != nil {
+		return a.ext.DecodePayload(data)
+	}
 	in := integrations.HookInput{Raw: data}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
@@ -349,6 +473,9 @@ func (a *Agent) DecodePayload(data []byte) (integrations.HookInput, error) {
 	in.Event = stringAt(data, "hook_event_name")
 	if v, ok := lookup(data, or(p.Model, "model")); ok {
 		in.Model = v
+	}
+	if v, ok := top["tool_input"]; ok {
+		in.ToolInput = v
 	}
 	return in, nil
 }
@@ -396,7 +523,8 @@ func lookup(data []byte, path string) (json.RawMessage, bool) {
 
 // DenyOutput implements integrations.Denier. For the exit2 form it
 // returns integrations.ErrExitDeny: the caller writes the reason on stderr
-// and exits 2.
+// and exits 2; for a template with exit 2, the output and
+// integrations.ErrExitDenyWithOutput.
 func (a *Agent) DenyOutput(reason string) ([]byte, error) { return a.m.denyOutput(reason) }
 
 func (m *Manifest) denyOutput(reason string) ([]byte, error) {
@@ -406,18 +534,47 @@ func (m *Manifest) denyOutput(reason string) ([]byte, error) {
 	case "gemini-json":
 		return integrations.DecisionDeny(reason)
 	case "top-level-json":
-		return jsonOut(map[string]string{"permissionDecision": "deny", "permissionDecisionReason": reason})
+		return integrations.MarshalLine(map[string]string{"permissionDecision": "deny", "permissionDecisionReason": reason}, "pre-edit denial")
 	case "template":
-		return execTemplate("deny.template", m.Deny.Template, map[string]string{"Reason": reason})
+		out, err := execTemplate("deny.template", m.Deny.Template, map[string]string{"Reason": reason})
+		if err == nil && m.Deny.Exit == 2 {
+			err = integrations.ErrExitDenyWithOutput
+		}
+		return out, err
 	}
 	return nil, integrations.ErrExitDeny
 }
 
-// EditContext implements integrations.Contexter: with Claude Code's
-// denial form, the text is PreToolUse's additionalContext on an allowed
-// call; the other forms have none (integrations.ErrNoEditContext).
+// DenyForm implements integrations.DenyFormer: the denial's exit code and
+// output, with "..." for the reason.
+func (a *Agent) DenyForm() string {
+	d := a.m.Deny
+	switch d.Form {
+	case "claude-json":
+		return `exit 0 and {"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":...}} on stdout`
+	case "gemini-json":
+		return `exit 0 and {"decision":"deny","reason":...} on stdout`
+	case "top-level-json":
+		return `exit 0 and {"permissionDecision":"deny","permissionDecisionReason":...} on stdout`
+	case "template":
+		out := strings.TrimSpace(strings.NewReplacer("{{json .Reason}}", "...", "{{.Reason}}", "...").Replace(d.Template))
+		if d.Exit == 2 {
+			return "exit 2, " + out + " on stdout and the line on stderr"
+		}
+		return "exit 0 and " + out + " on stdout"
+	}
+	return "exit 2 and the line on stderr"
+}
+
+// EditContext implements integrations.Contexter: Claude Code's
+// PreToolUse additionalContext on an allowed call (by default with its
+// denial form); the other forms have none (integrations.ErrNoEditContext).
 func (a *Agent) EditContext(text string) ([]byte, error) {
-	if a.m.Deny.Form == "claude-json" {
+	form := a.m.EditContext.Form
+	if form == "" && a.m.Deny.Form == "claude-json" {
+		form = "hook-specific"
+	}
+	if form == "hook-specific" {
 		return integrations.PermissionContext(text)
 	}
 	return nil, integrations.ErrNoEditContext
@@ -429,7 +586,7 @@ func (a *Agent) SessionContext(text string) ([]byte, error) { return a.m.session
 func (m *Manifest) sessionContext(text string) ([]byte, error) {
 	switch m.SessionContext.Form {
 	case "top-level":
-		return jsonOut(map[string]string{"additionalContext": text})
+		return integrations.MarshalLine(map[string]string{"additionalContext": text}, "session context")
 	case "plain":
 		return []byte(text), nil
 	case "template":
@@ -438,21 +595,10 @@ func (m *Manifest) sessionContext(text string) ([]byte, error) {
 	return integrations.AdditionalContext(or(m.SessionContext.Event, "SessionStart"), text)
 }
 
-// jsonOut encodes v as one line of JSON.
-func jsonOut(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("hook output: %w", err)
-	}
-	return b.Bytes(), nil
-}
-
 // execTemplate runs a manifest's output template; json quotes a string.
 func execTemplate(name, text string, data any) ([]byte, error) {
 	t, err := template.New(name).Option("missingkey=error").Funcs(template.FuncMap{
-		"json": func(s string) (string, error) { return jsonLine(s, "") },
+		"json": func(s string) (string, error) { return templates.JSON(s) },
 	}).Parse(text)
 	if err != nil {
 		return nil, err
@@ -462,4 +608,19 @@ func execTemplate(name, text string, data any) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// Doctor implements integrations.Doctor: the check of what an older
+// agentlock left for an unsupported CLI (the extension's Legacy), then,
+// for a connected agent, the standard checks and the extension's Checks.
+func (a *Agent) Doctor(env integrations.DoctorEnv) []integrations.Check {
+	var checks []integrations.Check
+	if env.Legacy != "" && a.ext.Legacy != nil {
+		checks = append(checks, a.ext.Legacy(env.Legacy))
+	}
+	checks = append(checks, integrations.StandardChecks(env)...)
+	if env.Connected && a.ext.Checks != nil {
+		checks = append(checks, a.ext.Checks(a, env)...)
+	}
+	return checks
 }

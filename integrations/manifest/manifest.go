@@ -1,13 +1,16 @@
-// Package manifest is the declarative adapter of integrations: an agent
-// CLI described by one TOML manifest instead of a Go package. The manifest
-// says where the agent's instructions go, where and in which format its
-// hooks go, how to read its hook payload, which tools edit, how to deny an
-// edit, how to give the model its session context, and which environment
-// variable holds its session id in the model's shell.
+// Package manifest is how agentlock describes an agent CLI: one TOML
+// manifest says where the agent's instructions go, where and in which
+// format its hooks go, how to read its hook payload, which tools edit, how
+// to deny an edit, how to give the model its session context, and which
+// environment variable holds its session id in the model's shell. An
+// Agent is a manifest; package manifest implements integrations.Agent for
+// it.
 //
-// Agents that need code (Codex's patch parsing, Gemini's path
-// normalisation) stay Go packages that implement integrations.Agent; the
-// others are manifests, built in (embedded) or added by the user
+// A built-in agent is a folder, integrations/<name>/: its manifest
+// (<name>.toml, turned into Go by manifestgen so that no process parses
+// it), its templates, its golden files, and Go code only where the
+// manifest cannot say it — an Extension, which the manifest names in its
+// extensions field. A user's agent is a manifest alone
 // (docs/integrations/plugins.md).
 package manifest
 
@@ -15,12 +18,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
+	"path"
 	"slices"
 	"strings"
 	"text/template"
 
 	toml "github.com/pelletier/go-toml/v2"
+
+	"github.com/agentlock/agentlock/integrations"
 )
 
 // Manifest is the decoded TOML of one agent.
@@ -44,12 +49,27 @@ type Manifest struct {
 	Wrapper *bool `toml:"wrapper"`
 	// Notes are told to the user by init.
 	Notes []string `toml:"notes"`
+	// Extensions name what the agent's Go code does where the manifest
+	// cannot say it (see Extension): "plan", "hook_files", "payload",
+	// "edited_paths", "checks", "legacy". Only a built-in agent has Go
+	// code.
+	Extensions []string `toml:"extensions"`
+	// DirVars are the variables that move the CLI's user folders
+	// (KIMI_CODE_HOME), which its Go code reads (Env.AgentDirs).
+	DirVars []string `toml:"dir_vars"`
+	// EnvVars are other variables of the user's environment that its Go
+	// code reads (CODEX_HOME, for doctor).
+	EnvVars []string `toml:"env_vars"`
 
-	Instructions   []Instruction  `toml:"instructions"`
-	Hooks          *Hooks         `toml:"hooks"`
+	Instructions []Instruction `toml:"instructions"`
+	Hooks        *Hooks        `toml:"hooks"`
+	// Files are other files of the agent, rendered from its templates (a
+	// plugin, an extension).
+	Files          []File         `toml:"files"`
 	Payload        Payload        `toml:"payload"`
 	EditTools      []string       `toml:"edit_tools"`
 	Deny           Deny           `toml:"deny"`
+	EditContext    EditContext    `toml:"edit_context"`
 	SessionContext SessionContext `toml:"session_context"`
 	// MCP is the project file where the CLI reads MCP servers, for the
 	// entry of agentlock mcp that init writes; nil when it reads none.
@@ -78,10 +98,32 @@ type Instruction struct {
 	// Placement of a new block: "top" (default) or "bottom".
 	Placement string `toml:"placement"`
 	// Template is "instructions" (the block text; default for blocks),
-	// "rule" (a whole rule file; default for owned files) or "skill".
+	// "rule" (a whole rule file; default for owned files), "skill", or a
+	// file of the agent's templates ("rule.mdc.tmpl").
 	Template string `toml:"template"`
 	// Purpose says what the file is for, in init's plan.
 	Purpose string `toml:"purpose"`
+}
+
+// File is another file of the agent, rendered from one of its templates.
+type File struct {
+	// Path is relative to the project.
+	Path string `toml:"path"`
+	// Kind is "owned" (a whole file agentlock writes) or "block" (a
+	// managed block in the user's file).
+	Kind string `toml:"kind"`
+	// Template is the file of the agent's templates that renders it.
+	Template string `toml:"template"`
+	// Comment is the line-comment syntax of a block's markers: "<!--"
+	// (default) or "#".
+	Comment string `toml:"comment"`
+	// Placement of a new block: "top" (default) or "bottom".
+	Placement string `toml:"placement"`
+	// Purpose says what the file is for, in init's plan.
+	Purpose string `toml:"purpose"`
+	// Hooks marks the file that runs agentlock's hooks (an extension, a
+	// plugin): the agent's edits are gated, and its instructions say so.
+	Hooks bool `toml:"hooks"`
 }
 
 // Hooks is the agent's hook configuration file.
@@ -107,6 +149,14 @@ type Hooks struct {
 	Command string `toml:"command"`
 	// Purpose says what the hooks do, in init's plan.
 	Purpose string `toml:"purpose"`
+	// Template is a file of the agent's templates that renders the whole
+	// hook file, for a layout the events cannot describe; then Events,
+	// Layout and Command are left out.
+	Template string `toml:"template"`
+	// Kind of a templated file: "merged" (default: agentlock's entries
+	// merged into the user's file) or "owned" (a whole file of
+	// agentlock's own, carrying the generated marker).
+	Kind string `toml:"kind"`
 	// Events are the hook entries, in the order they are written.
 	Events []Event `toml:"events"`
 }
@@ -127,6 +177,9 @@ type Event struct {
 	Label string `toml:"label"`
 	// Description is the hook's "description" member, "" for none.
 	Description string `toml:"description"`
+	// StatusMessage is the hook's "statusMessage" member (Claude Code's
+	// and Codex's nested layout), "" for none.
+	StatusMessage string `toml:"status_message"`
 }
 
 // Payload says where the fields agentlock reads are in a hook's JSON
@@ -162,6 +215,19 @@ type Deny struct {
 	// Template is the stdout of the "template" form; .Reason is the
 	// reason, and the function json quotes a string.
 	Template string `toml:"template"`
+	// Exit of the "template" form: 0 (default), or 2 for a harness that
+	// reads the output only together with exit 2 (the reason then goes on
+	// stderr too).
+	Exit int `toml:"exit"`
+}
+
+// EditContext is how a pre-edit hook that lets the edit run gives the
+// model text (files of the edit that another worktree changed).
+type EditContext struct {
+	// Form is "hook-specific" (PreToolUse's additionalContext on stdout)
+	// or "stderr"; by default "hook-specific" with the claude-json denial,
+	// "stderr" with the others.
+	Form string `toml:"form"`
 }
 
 // SessionContext is how the session-start hook gives the model its text.
@@ -189,10 +255,47 @@ func (e *FieldError) Error() string {
 	return fmt.Sprintf("agent manifest %s: field %s: %s", e.Source, e.Field, e.Reason)
 }
 
-// Events are agentlock's hook events (package hooks).
-var agentlockEvents = []string{"pre-edit", "session-start", "renew", "session-end"}
+// Extension names, as a manifest's extensions field lists them.
+const (
+	ExtPlan        = "plan"
+	ExtHookFiles   = "hook_files"
+	ExtPayload     = "payload"
+	ExtEditedPaths = "edited_paths"
+	ExtChecks      = "checks"
+	ExtLegacy      = "legacy"
+)
 
-var nameRE = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
+// extensionNames are the values of the extensions field.
+func extensionNames() []string {
+	return []string{ExtPlan, ExtHookFiles, ExtPayload, ExtEditedPaths, ExtChecks, ExtLegacy}
+}
+
+// isName reports whether s is an agent's name: lower-case letters and
+// digits, starting with a letter.
+func isName(s string) bool {
+	for i, r := range s {
+		if !('a' <= r && r <= 'z' || i > 0 && '0' <= r && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// isEnvName reports whether s is an environment variable's name.
+func isEnvName(s string) bool {
+	for i, r := range s {
+		if !('A' <= r && r <= 'Z' || 'a' <= r && r <= 'z' || r == '_' || i > 0 && '0' <= r && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// isTemplateFile reports whether s names a file of an agent's templates:
+// "<name>.tmpl", in its folder.
+func isTemplateFile(s string) bool {
+	return strings.HasSuffix(s, ".tmpl") && len(s) > len(".tmpl") && path.Base(s) == s && !strings.Contains(s, `\`)
+}
 
 // Parse decodes and checks one manifest. source names it in errors.
 func Parse(data []byte, source string) (*Manifest, error) {
@@ -261,7 +364,7 @@ func (m *Manifest) check() *FieldError {
 	switch {
 	case m.Name == "":
 		return fieldErr("name", "missing")
-	case !nameRE.MatchString(m.Name):
+	case !isName(m.Name):
 		return fieldErr("name", "%q: use lower-case letters and digits, starting with a letter (it prefixes session ids: <name>-<id>)", m.Name)
 	case m.Name == "all":
 		return fieldErr("name", `"all" is reserved`)
@@ -273,13 +376,30 @@ func (m *Manifest) check() *FieldError {
 		return fieldErr("command", "missing (the wrapper script runs it; or set wrapper = false)")
 	case strings.ContainsAny(m.Command, " \t\n'\"\\$`;&|<>(){}*?"):
 		return fieldErr("command", "%q: one program name, without spaces or shell characters", m.Command)
-	case m.SessionEnv != "" && !regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`).MatchString(m.SessionEnv):
+	case m.SessionEnv != "" && !isEnvName(m.SessionEnv):
 		return fieldErr("session_env", "%q is not an environment variable name", m.SessionEnv)
 	case reservedEnv(m.SessionEnv):
 		return fieldErr("session_env", "%q is not a session id: it would name a session in every shell", m.SessionEnv)
 	case m.SessionIDText == "":
 		return fieldErr("session_id_text", "missing (it tells the model where its session id comes from)")
-	case len(m.Instructions) == 0:
+	}
+	if err := m.checkExtensions(); err != nil {
+		return err
+	}
+	if m.has(ExtPlan) {
+		// The Go code plans every file: what the manifest would plan is
+		// not read, so it may not be said.
+		switch {
+		case len(m.Instructions) > 0:
+			return fieldErr("instructions", "the agent's Go code plans its files (extensions: plan): leave them out")
+		case m.Hooks != nil:
+			return fieldErr("hooks", "the agent's Go code plans its files (extensions: plan): leave them out")
+		case len(m.Files) > 0:
+			return fieldErr("files", "the agent's Go code plans its files (extensions: plan): leave them out")
+		case m.Wrapper != nil:
+			return fieldErr("wrapper", "the agent's Go code plans its files (extensions: plan): leave it out")
+		}
+	} else if len(m.Instructions) == 0 {
 		return fieldErr("instructions", "missing: an agent needs at least one file of instructions")
 	}
 	seen := map[string]bool{}
@@ -295,103 +415,227 @@ func (m *Manifest) check() *FieldError {
 		if !slices.Contains([]string{"block", "owned"}, in.Kind) {
 			return fieldErr(f+".kind", "%q: want block or owned", in.Kind)
 		}
-		if !slices.Contains([]string{"", "top", "bottom"}, in.Placement) {
-			return fieldErr(f+".placement", "%q: want top or bottom", in.Placement)
+		if err := checkPlacement(f, in.Placement, in.Kind); err != nil {
+			return err
 		}
-		if in.Placement != "" && in.Kind != "block" {
-			return fieldErr(f+".placement", "only a block has a placement")
+		if !slices.Contains([]string{"", "instructions", "rule", "skill"}, in.Template) && !isTemplateFile(in.Template) {
+			return fieldErr(f+".template", "%q: want instructions, rule, skill or a file of the agent's templates (<name>.tmpl)", in.Template)
 		}
-		if !slices.Contains([]string{"", "instructions", "rule", "skill"}, in.Template) {
-			return fieldErr(f+".template", "%q: want instructions, rule or skill", in.Template)
-		}
-		if in.Kind == "block" && in.Template != "" && in.Template != "instructions" {
+		if in.Kind == "block" && in.Template != "" && in.Template != "instructions" && !isTemplateFile(in.Template) {
 			return fieldErr(f+".template", "a block holds the instructions template only")
 		}
 	}
-	if mc := m.MCP; mc != nil {
-		if err := checkPath("mcp.path", mc.Path); err != nil {
+	if err := m.checkMCP(seen); err != nil {
+		return err
+	}
+	if err := m.checkHooks(seen); err != nil {
+		return err
+	}
+	for i, file := range m.Files {
+		f := fmt.Sprintf("files[%d]", i)
+		if err := checkPath(f+".path", file.Path); err != nil {
 			return err
 		}
-		if seen[mc.Path] {
-			return fieldErr("mcp.path", "%q is also an instructions file", mc.Path)
+		if seen[file.Path] {
+			return fieldErr(f+".path", "%q is planned twice", file.Path)
 		}
-		if !slices.Contains([]string{"json", "toml"}, mc.Format) {
-			return fieldErr("mcp.format", "%q: want json or toml", mc.Format)
+		seen[file.Path] = true
+		switch {
+		case !slices.Contains([]string{"block", "owned"}, file.Kind):
+			return fieldErr(f+".kind", "%q: want block or owned", file.Kind)
+		case !isTemplateFile(file.Template):
+			return fieldErr(f+".template", "%q: want a file of the agent's templates (<name>.tmpl)", file.Template)
+		case !slices.Contains([]string{"", "<!--", "#"}, file.Comment):
+			return fieldErr(f+".comment", "%q: want <!-- or #", file.Comment)
+		case file.Comment != "" && file.Kind != "block":
+			return fieldErr(f+".comment", "only a block has comment markers")
 		}
-		if h := m.Hooks; h != nil && h.Path == mc.Path && h.Format != mc.Format {
-			return fieldErr("mcp.format", "%q: the file is hooks.path, whose format is %q", mc.Format, h.Format)
+		if err := checkPlacement(f, file.Placement, file.Kind); err != nil {
+			return err
 		}
 	}
-	if h := m.Hooks; h != nil {
-		if err := checkPath("hooks.path", h.Path); err != nil {
-			return err
+	if err := m.checkPayload(); err != nil {
+		return err
+	}
+	return m.checkOutputs()
+}
+
+// checkExtensions refuses an unknown or repeated extension, and variables
+// that no Go code would read.
+func (m *Manifest) checkExtensions() *FieldError {
+	for i, e := range m.Extensions {
+		f := fmt.Sprintf("extensions[%d]", i)
+		if !slices.Contains(extensionNames(), e) {
+			return fieldErr(f, "%q: want one of %s", e, strings.Join(extensionNames(), ", "))
 		}
-		if seen[h.Path] {
-			return fieldErr("hooks.path", "%q is also an instructions file", h.Path)
+		if slices.Index(m.Extensions, e) != i {
+			return fieldErr(f, "%q is named twice", e)
 		}
-		if !slices.Contains([]string{"json", "toml"}, h.Format) {
-			return fieldErr("hooks.format", "%q: want json or toml", h.Format)
-		}
-		if !slices.Contains([]string{"", "project", "user"}, h.Scope) {
-			return fieldErr("hooks.scope", "%q: want project or user", h.Scope)
-		}
-		if !slices.Contains([]string{"", "nested", "flat"}, h.Layout) {
-			return fieldErr("hooks.layout", "%q: want nested or flat", h.Layout)
-		}
-		if h.Layout != "" && h.Format != "json" {
-			return fieldErr("hooks.layout", "only JSON hooks have a layout")
-		}
-		if _, err := template.New("command").Parse(h.Command); err != nil {
-			return fieldErr("hooks.command", "not a template: %v", err)
-		}
-		if len(h.Events) == 0 {
-			return fieldErr("hooks.events", "missing: hooks need at least one event")
-		}
-		for i, e := range h.Events {
-			f := fmt.Sprintf("hooks.events[%d]", i)
+	}
+	for _, vars := range []struct {
+		field string
+		names []string
+	}{{"dir_vars", m.DirVars}, {"env_vars", m.EnvVars}} {
+		for i, v := range vars.names {
+			f := fmt.Sprintf("%s[%d]", vars.field, i)
 			switch {
-			case e.Name == "":
-				return fieldErr(f+".name", "missing (the harness's event name)")
-			case !slices.Contains(agentlockEvents, e.Run):
-				return fieldErr(f+".run", "%q: want one of %s", e.Run, strings.Join(agentlockEvents, ", "))
-			case e.Timeout < 0:
-				return fieldErr(f+".timeout", "negative")
-			case e.Run == "pre-edit" && e.Matcher == "":
-				return fieldErr(f+".matcher", "missing: a pre-edit hook must name the edit tools it gates")
+			case len(m.Extensions) == 0:
+				return fieldErr(vars.field, "only an agent's Go code reads them (extensions)")
+			case !isEnvName(v):
+				return fieldErr(f, "%q is not an environment variable name", v)
+			case reservedEnv(v):
+				return fieldErr(f, "%q is a variable of every shell, or agentlock's own", v)
 			}
 		}
-		if m.preEdit() && len(m.Payload.Paths) == 0 && len(m.Payload.Patches) == 0 {
-			return fieldErr("payload.paths", "missing: a pre-edit hook must know where the payload names the edited path")
+	}
+	return nil
+}
+
+// checkPlacement refuses a placement that is unknown, or given to a file
+// that is not a block.
+func checkPlacement(f, placement, kind string) *FieldError {
+	if !slices.Contains([]string{"", "top", "bottom"}, placement) {
+		return fieldErr(f+".placement", "%q: want top or bottom", placement)
+	}
+	if placement != "" && kind != "block" {
+		return fieldErr(f+".placement", "only a block has a placement")
+	}
+	return nil
+}
+
+// checkMCP refuses an MCP file that would clash with another file.
+func (m *Manifest) checkMCP(seen map[string]bool) *FieldError {
+	mc := m.MCP
+	if mc == nil {
+		return nil
+	}
+	if err := checkPath("mcp.path", mc.Path); err != nil {
+		return err
+	}
+	if seen[mc.Path] {
+		return fieldErr("mcp.path", "%q is also an instructions file", mc.Path)
+	}
+	if !slices.Contains([]string{"json", "toml"}, mc.Format) {
+		return fieldErr("mcp.format", "%q: want json or toml", mc.Format)
+	}
+	if h := m.Hooks; h != nil && h.Path == mc.Path && h.Format != mc.Format {
+		return fieldErr("mcp.format", "%q: the file is hooks.path, whose format is %q", mc.Format, h.Format)
+	}
+	return nil
+}
+
+// checkHooks refuses hooks that would not gate edits, or that agentlock
+// could not find again in the harness's file.
+func (m *Manifest) checkHooks(seen map[string]bool) *FieldError {
+	h := m.Hooks
+	if h == nil {
+		return nil
+	}
+	if err := checkPath("hooks.path", h.Path); err != nil {
+		return err
+	}
+	if seen[h.Path] {
+		return fieldErr("hooks.path", "%q is also an instructions file", h.Path)
+	}
+	seen[h.Path] = true
+	switch {
+	case !slices.Contains([]string{"json", "toml"}, h.Format):
+		return fieldErr("hooks.format", "%q: want json or toml", h.Format)
+	case !slices.Contains([]string{"", "project", "user"}, h.Scope):
+		return fieldErr("hooks.scope", "%q: want project or user", h.Scope)
+	case !slices.Contains([]string{"", "nested", "flat"}, h.Layout):
+		return fieldErr("hooks.layout", "%q: want nested or flat", h.Layout)
+	case h.Layout != "" && h.Format != "json":
+		return fieldErr("hooks.layout", "only JSON hooks have a layout")
+	case !slices.Contains([]string{"", "merged", "owned"}, h.Kind):
+		return fieldErr("hooks.kind", "%q: want merged or owned", h.Kind)
+	case h.Kind != "" && h.Template == "":
+		return fieldErr("hooks.kind", "only a templated hook file has a kind")
+	}
+	if h.Template != "" {
+		switch {
+		case !isTemplateFile(h.Template):
+			return fieldErr("hooks.template", "%q: want a file of the agent's templates (<name>.tmpl)", h.Template)
+		case len(h.Events) > 0:
+			return fieldErr("hooks.events", "the template writes the whole hook file: leave them out")
+		case h.Layout != "" || h.Command != "":
+			return fieldErr("hooks.template", "the template writes the whole hook file: leave out layout and command")
 		}
-		cmd, err := m.hookCommand("pre-edit", "agentlock")
-		if err != nil {
-			return fieldErr("hooks.command", "%v", err)
-		}
-		if !strings.Contains(cmd, "agentlock hook "+m.Name+" pre-edit") {
-			return fieldErr("hooks.command", "must run {{.Line}} or {{.Shell}}: agentlock finds its hook entries by the line \"agentlock hook <agent> <event>\"")
+		return nil
+	}
+	if _, err := template.New("command").Parse(h.Command); err != nil {
+		return fieldErr("hooks.command", "not a template: %v", err)
+	}
+	if len(h.Events) == 0 {
+		return fieldErr("hooks.events", "missing: hooks need at least one event")
+	}
+	for i, e := range h.Events {
+		f := fmt.Sprintf("hooks.events[%d]", i)
+		switch {
+		case e.Name == "":
+			return fieldErr(f+".name", "missing (the harness's event name)")
+		case !slices.Contains(integrations.HookEvents(), e.Run):
+			return fieldErr(f+".run", "%q: want one of %s", e.Run, strings.Join(integrations.HookEvents(), ", "))
+		case e.Timeout < 0:
+			return fieldErr(f+".timeout", "negative")
+		case e.Run == integrations.PreEdit && e.Matcher == "":
+			return fieldErr(f+".matcher", "missing: a pre-edit hook must name the edit tools it gates")
+		case e.StatusMessage != "" && (h.Format != "json" || h.Layout == "flat"):
+			return fieldErr(f+".status_message", "only nested JSON hooks have a status message")
 		}
 	}
-	for i, p := range m.Payload.Paths {
-		if p == "" {
+	if m.preEdit() && len(m.Payload.Paths) == 0 && len(m.Payload.Patches) == 0 && !m.has(ExtEditedPaths) {
+		return fieldErr("payload.paths", "missing: a pre-edit hook must know where the payload names the edited path")
+	}
+	cmd, err := m.hookCommand(integrations.PreEdit, "agentlock")
+	if err != nil {
+		return fieldErr("hooks.command", "%v", err)
+	}
+	if !strings.Contains(cmd, "agentlock hook "+m.Name+" pre-edit") {
+		return fieldErr("hooks.command", "must run {{.Line}} or {{.Shell}}: agentlock finds its hook entries by the line \"agentlock hook <agent> <event>\"")
+	}
+	return nil
+}
+
+// checkPayload refuses empty field paths.
+func (m *Manifest) checkPayload() *FieldError {
+	p := m.Payload
+	for i, f := range p.Paths {
+		if f == "" {
 			return fieldErr(fmt.Sprintf("payload.paths[%d]", i), "empty")
 		}
 	}
-	for i, p := range m.Payload.Patches {
-		if p == "" {
+	for i, f := range p.Patches {
+		if f == "" {
 			return fieldErr(fmt.Sprintf("payload.patches[%d]", i), "empty")
 		}
 	}
+	return nil
+}
+
+// checkOutputs refuses a denial, an edit context or a session context
+// that the hook could not write.
+func (m *Manifest) checkOutputs() *FieldError {
 	switch m.Deny.Form {
 	case "", "exit2", "claude-json", "gemini-json", "top-level-json":
 		if m.Deny.Template != "" {
 			return fieldErr("deny.template", "only with form = \"template\"")
 		}
+		if m.Deny.Exit != 0 {
+			return fieldErr("deny.exit", "only with form = \"template\"")
+		}
 	case "template":
-		if _, err := m.denyOutput("why"); err != nil {
+		if _, err := m.denyOutput("why"); err != nil && !errors.Is(err, integrations.ErrExitDenyWithOutput) {
 			return fieldErr("deny.template", "%v", err)
+		}
+		if m.Deny.Exit != 0 && m.Deny.Exit != 2 {
+			return fieldErr("deny.exit", "%d: want 0 or 2", m.Deny.Exit)
 		}
 	default:
 		return fieldErr("deny.form", "%q: want exit2, claude-json, gemini-json, top-level-json or template", m.Deny.Form)
+	}
+	if !slices.Contains([]string{"", "hook-specific", "stderr"}, m.EditContext.Form) {
+		return fieldErr("edit_context.form", "%q: want hook-specific or stderr", m.EditContext.Form)
 	}
 	switch m.SessionContext.Form {
 	case "", "hook-specific", "top-level", "plain":
@@ -431,10 +675,42 @@ func checkPath(field, p string) *FieldError {
 
 func (m *Manifest) wrapper() bool { return m.Wrapper == nil || *m.Wrapper }
 
-// preEdit reports whether the hooks gate edits.
+// gates reports whether the agent's planned files gate its edits: its
+// hooks (user-level ones only with consent), a file that runs them, or the
+// hook files of its extension.
+func (m *Manifest) gates(global bool) bool {
+	if m.preEdit() && (m.Hooks.Scope != "user" || global) || m.has(ExtHookFiles) {
+		return true
+	}
+	return slices.ContainsFunc(m.Files, func(f File) bool { return f.Hooks })
+}
+
+// preEdit reports whether the hooks gate edits: a templated hook file
+// does (it is a built-in agent's, whose golden files show it).
 func (m *Manifest) preEdit() bool {
 	if m.Hooks == nil {
 		return false
 	}
-	return slices.ContainsFunc(m.Hooks.Events, func(e Event) bool { return e.Run == "pre-edit" })
+	return m.Hooks.Template != "" || slices.ContainsFunc(m.Hooks.Events, func(e Event) bool { return e.Run == integrations.PreEdit })
+}
+
+// has reports whether the manifest names extension e.
+func (m *Manifest) has(e string) bool { return slices.Contains(m.Extensions, e) }
+
+// templateFiles returns the fields that name files of the agent's
+// templates, which only a built-in agent has.
+func (m *Manifest) templateFiles() []string {
+	var fields []string
+	for i, in := range m.Instructions {
+		if isTemplateFile(in.Template) {
+			fields = append(fields, fmt.Sprintf("instructions[%d].template", i))
+		}
+	}
+	if m.Hooks != nil && m.Hooks.Template != "" {
+		fields = append(fields, "hooks.template")
+	}
+	for i := range m.Files {
+		fields = append(fields, fmt.Sprintf("files[%d].template", i))
+	}
+	return fields
 }

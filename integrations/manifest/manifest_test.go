@@ -11,18 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/integrations"
+	"github.com/agentlock/agentlock/templates"
 )
-
-// Every embedded manifest parses, under the name of its file.
-func TestBuiltinManifestsParse(t *testing.T) {
-	names, err := BuiltinNames()
-	require.NoError(t, err)
-	assert.Contains(t, names, "claude")
-	assert.Contains(t, names, "qwen")
-	for _, name := range names {
-		assert.Equal(t, name, Builtin(name).Name())
-	}
-}
 
 const minimal = `
 name = "mini"
@@ -286,4 +276,84 @@ func TestFlatHookLayout(t *testing.T) {
 
 	_, err = Load([]byte(strings.Replace(minimal, `format = "json"`, "format = \"json\"\nlayout = \"sideways\"", 1)), "mini.toml")
 	assert.ErrorContains(t, err, "field hooks.layout")
+}
+
+// Data is the template data of the agent planning in env.
+func TestData(t *testing.T) {
+	a, err := Load([]byte(strings.Replace(minimal, `command = "mini"`, "command = \"mini\"\nsession_env = \"MINI_SESSION\"", 1)), "mini.toml")
+	require.NoError(t, err)
+	got := a.Data(integrations.Env{Bin: "/opt/agentlock", UserHome: "/home/u", Global: true})
+	assert.Equal(t, templates.AgentData{Bin: "/opt/agentlock", Agent: "mini", Title: "Mini", Command: "mini", Provider: "p",
+		Wrapper: "scripts/agentlock-mini", PreEditHook: true, SessionVar: "MINI_SESSION", SessionIDText: "from the wrapper"}, got)
+}
+
+// A template denial with exit 2 gives its output and asks for exit 2 too
+// (Cursor's); the help names each form.
+func TestDenyTemplateWithExit2(t *testing.T) {
+	a := mini(t, "[deny]\nform = \"template\"\ntemplate = '{\"no\":{{json .Reason}}}'\nexit = 2\n")
+	out, err := a.DenyOutput("held")
+	assert.ErrorIs(t, err, integrations.ErrExitDenyWithOutput)
+	assert.Equal(t, `{"no":"held"}`, string(out))
+	assert.Equal(t, `exit 2, {"no":...} on stdout and the line on stderr`, a.DenyForm())
+	assert.Equal(t, "exit 2 and the line on stderr", mini(t, "").DenyForm())
+	_, err = Parse([]byte(minimal+"[deny]\nform = \"exit2\"\nexit = 2\n"), "mini.toml")
+	assert.ErrorContains(t, err, "field deny.exit")
+}
+
+// The claude-json denial comes with Claude Code's edit context unless the
+// manifest says the harness shows none (Codex).
+func TestEditContextForms(t *testing.T) {
+	out, err := mini(t, "[deny]\nform = \"claude-json\"\n").EditContext("note")
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"note"}}`, string(out))
+	_, err = mini(t, "[deny]\nform = \"claude-json\"\n[edit_context]\nform = \"stderr\"\n").EditContext("note")
+	assert.ErrorIs(t, err, integrations.ErrNoEditContext)
+	_, err = mini(t, "").EditContext("note")
+	assert.ErrorIs(t, err, integrations.ErrNoEditContext)
+}
+
+// A member of the wrong type reads as absent, the others are read; the
+// tool's input is tool_input, for a Go extension to read.
+func TestPayloadMembersOfTheWrongType(t *testing.T) {
+	in, err := mini(t, "").DecodePayload([]byte(`{"session_id":7,"cwd":"/r","tool_name":"edit","tool_input":{"path":"a"}}`))
+	require.NoError(t, err)
+	assert.Empty(t, in.SessionID)
+	assert.Equal(t, "/r", in.Cwd)
+	assert.JSONEq(t, `{"path":"a"}`, string(in.ToolInput))
+}
+
+// A user's manifest has no Go code and no templates of its own: naming
+// them is refused in one line naming the field.
+func TestUserManifestsHaveNoExtensionsOrTemplates(t *testing.T) {
+	for _, c := range []struct{ from, to, field string }{
+		{`command = "mini"`, "command = \"mini\"\nextensions = [\"checks\"]", "extensions"},
+		{`kind = "block"`, "kind = \"owned\"\ntemplate = \"rule.mdc.tmpl\"", "instructions[0].template"},
+	} {
+		_, err := Load([]byte(strings.Replace(minimal, c.from, c.to, 1)), "mini.toml")
+		var fe *FieldError
+		if assert.True(t, errors.As(err, &fe), "%s: %v", c.to, err) {
+			assert.Equal(t, c.field, fe.Field)
+		}
+	}
+	for _, c := range []struct{ extra, field string }{
+		{"extensions = [\"teleport\"]\n", "extensions[0]"},
+		{"dir_vars = [\"MINI_HOME\"]\n", "dir_vars"},
+		{"extensions = [\"checks\"]\nenv_vars = [\"HOME\"]\n", "env_vars[0]"},
+	} {
+		_, err := Parse([]byte(strings.Replace(minimal, `command = "mini"`, `command = "mini"`+"\n"+c.extra, 1)), "mini.toml")
+		var fe *FieldError
+		if assert.True(t, errors.As(err, &fe), "%s: %v", c.extra, err) {
+			assert.Equal(t, c.field, fe.Field)
+		}
+	}
+}
+
+// A built-in agent's Go extension is the one its manifest names.
+func TestCheckExtension(t *testing.T) {
+	m, err := Parse([]byte(strings.Replace(minimal, `command = "mini"`, "command = \"mini\"\nextensions = [\"checks\"]", 1)), "mini.toml")
+	require.NoError(t, err)
+	checks := func(*Agent, integrations.DoctorEnv) []integrations.Check { return nil }
+	assert.NoError(t, Builtin(m, nil, Extension{Checks: checks}).CheckExtension())
+	assert.Error(t, Builtin(m, nil, Extension{}).CheckExtension())
+	assert.Error(t, Builtin(m, nil, Extension{Checks: checks, EditedPaths: func(integrations.HookInput) ([]string, error) { return nil, nil }}).CheckExtension())
 }

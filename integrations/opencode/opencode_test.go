@@ -12,12 +12,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/integrations"
+	"github.com/agentlock/agentlock/integrations/kilo"
+	"github.com/agentlock/agentlock/integrations/manifest"
 	"github.com/agentlock/agentlock/integrations/opencode"
 	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
 func TestEditedPaths(t *testing.T) {
-	a := opencode.OpenCode()
+	a := opencode.Agent()
 	in := func(tool string, args map[string]any) integrations.HookInput {
 		data, err := json.Marshal(args)
 		require.NoError(t, err)
@@ -63,7 +65,7 @@ exit 0
 // system prompt, and finishes every session it saw at exit.
 func TestPluginContract(t *testing.T) {
 	node := proctest.Need(t, "node", "the plugin is JavaScript, run as OpenCode runs it")
-	for _, a := range []opencode.Agent{opencode.OpenCode(), opencode.Kilo()} {
+	for _, a := range []*manifest.Agent{opencode.Agent(), kilo.Agent()} {
 		t.Run(a.Name(), func(t *testing.T) {
 			dir := t.TempDir()
 			fake := filepath.Join(dir, "agentlock")
@@ -72,13 +74,13 @@ func TestPluginContract(t *testing.T) {
 				arts, _, err := a.Plan(integrations.Env{Bin: bin})
 				require.NoError(t, err)
 				for _, art := range arts {
-					if art.Path == a.PluginFile() {
+					if art.Path == pluginFile(a) {
 						p := filepath.Join(dir, strings.ReplaceAll(bin, "/", "_")+".mjs")
 						require.NoError(t, os.WriteFile(p, art.Content, 0o644))
 						return p
 					}
 				}
-				t.Fatalf("no %s in the plan", a.PluginFile())
+				t.Fatalf("no %s in the plan", pluginFile(a))
 				return ""
 			}
 			driver := `
@@ -143,3 +145,7 @@ console.log(JSON.stringify(out));
 		})
 	}
 }
+
+// pluginFile is where a's plugin goes in the project: its config folder
+// is named after it.
+func pluginFile(a *manifest.Agent) string { return "." + a.Name() + "/plugins/agentlock.js" }

@@ -13,25 +13,25 @@ import (
 
 func TestEditedPaths(t *testing.T) {
 	for _, tool := range []string{"edit", "write"} {
-		paths, err := Agent{}.EditedPaths(integrations.HookInput{ToolName: tool, ToolInput: []byte(`{"path":"src/a.go"}`)})
+		paths, err := Agent().EditedPaths(integrations.HookInput{ToolName: tool, ToolInput: []byte(`{"path":"src/a.go"}`)})
 		require.NoError(t, err)
 		assert.Equal(t, []string{"src/a.go"}, paths, tool)
 	}
-	paths, err := Agent{}.EditedPaths(integrations.HookInput{ToolName: "bash", ToolInput: []byte(`{"command":"ls"}`)})
+	paths, err := Agent().EditedPaths(integrations.HookInput{ToolName: "bash", ToolInput: []byte(`{"command":"ls"}`)})
 	require.NoError(t, err)
 	assert.Empty(t, paths)
-	_, err = Agent{}.EditedPaths(integrations.HookInput{ToolName: "write", ToolInput: []byte(`{}`)})
+	_, err = Agent().EditedPaths(integrations.HookInput{ToolName: "write", ToolInput: []byte(`{}`)})
 	assert.True(t, errors.Is(err, integrations.ErrUncheckable))
 }
 
 // The extension holds no lock logic: it only runs agentlock's hooks, and
 // blocks an edit tool when agentlock cannot run.
 func TestExtensionOnlyRunsAgentlock(t *testing.T) {
-	arts, _, err := Agent{}.Plan(integrations.Env{Bin: "agentlock"})
+	arts, _, err := Agent().Plan(integrations.Env{Bin: "agentlock"})
 	require.NoError(t, err)
 	var ext string
 	for _, a := range arts {
-		if a.Path == ExtensionFile {
+		if a.Path == ".pi/extensions/agentlock.ts" {
 			ext = string(a.Content)
 		}
 	}

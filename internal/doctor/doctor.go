@@ -20,29 +20,22 @@ import (
 	"github.com/agentlock/agentlock/workspace"
 )
 
-// Status is a check's verdict.
-type Status string
+// Status is a check's verdict (the agents' checks and doctor's own share
+// it: integrations.CheckStatus).
+type Status = integrations.CheckStatus
 
 // The verdicts, from best to worst. A problem makes agentlock unsafe or
 // useless here (edits go unchecked, two owners are possible); a warning
 // is worth a look.
 const (
-	OK      Status = "ok"
-	Warn    Status = "warn"
-	Problem Status = "problem"
+	OK      = integrations.CheckOK
+	Warn    = integrations.CheckWarn
+	Problem = integrations.CheckProblem
 )
 
-// Check is one line of the checklist; its JSON is doctor's --json record.
-type Check struct {
-	// Name identifies the check: "lockdir-filesystem", "integration-codex".
-	Name string `json:"name"`
-	// Status is "ok", "warn" or "problem".
-	Status Status `json:"status"`
-	// Detail says what was found.
-	Detail string `json:"detail"`
-	// Fix says what to do; empty when Status is "ok".
-	Fix string `json:"fix,omitempty"`
-}
+// Check is one line of the checklist; its JSON is doctor's --json record
+// (integrations.Check, which the agents' own checks return).
+type Check = integrations.Check
 
 // Options are doctor's inputs, all explicit.
 type Options struct {
@@ -56,17 +49,12 @@ type Options struct {
 	Self string
 	// Bin is the command generated files run; empty means "agentlock".
 	Bin string
-	// CodexHome is $CODEX_HOME; empty means ~/.codex.
-	CodexHome string
-	// CopilotHome is $COPILOT_HOME; empty means ~/.copilot.
-	CopilotHome string
-	// CopilotAllowAll is $COPILOT_ALLOW_ALL, which trusts every folder for
-	// the Copilot CLI sessions started with it when exactly "true".
-	CopilotAllowAll string
-	// PluginsOff are, by agent name (opencode, kilo), the variables set in
-	// the environment that keep that CLI from loading the project's
-	// plugins, as NAME=value.
-	PluginsOff map[string][]string
+	// Vars are the values of the variables the agents read for their
+	// checks (integrations.Variables.EnvVars: CODEX_HOME, ...), by name.
+	Vars map[string]string
+	// Environ is the environment of the programs a check runs (codex
+	// app-server).
+	Environ []string
 	// AgentDirs are agent CLIs' user folders moved by their variables
 	// (KIMI_CODE_HOME, ...; integrations.Env.AgentDirs).
 	AgentDirs map[string]string
@@ -112,22 +100,24 @@ func Run(ctx context.Context, opts Options) ([]Check, error) {
 	if opts.Settings.Now == nil {
 		opts.Settings.Now = time.Now
 	}
-	config := configChecks(opts.Problems)
 	p, err := setup.Open(opts.Dir, setup.Options{Settings: opts.Settings, Bin: opts.Bin})
+	var unusable *Check
 	if errors.Is(err, workspace.ErrUnknownScheme) || errors.Is(err, workspace.ErrNoRemote) {
 		// The store setting, or the build that serves it, is what is
-		// wrong: a check, not a crash.
+		// wrong: a check, not a crash. Every check that does not need
+		// the store still runs, on the project located without it.
 		fix := "correct AGENTLOCK_STORE or .agent-registry/store (agentlock init --store etcd://host:2379/prefix, or --store files)"
 		if errors.Is(err, workspace.ErrNoRemote) {
 			fix = "install " + workspace.EtcdProgram + " beside agentlock or on PATH (go build -tags etcd -o " + workspace.EtcdProgram + " ./cmd/agentlock)"
 		}
-		return append(config, Check{Name: "store", Status: Problem, Detail: err.Error(), Fix: fix}), nil
+		unusable = &Check{Name: "store", Status: Problem, Detail: err.Error(), Fix: fix}
+		p, err = setup.Open(opts.Dir, setup.Options{Settings: opts.Settings, Bin: opts.Bin, WithoutStore: true})
 	}
 	if err != nil {
 		return nil, err
 	}
-	d := &run{opts: opts, project: p, ws: p.Workspace}
-	checks := config
+	d := &run{opts: opts, project: p, ws: p.Workspace, unusable: unusable}
+	checks := configChecks(opts.Problems, d.ws.Problems())
 	// The store first: when it is down, what cannot be read is not damage.
 	storeChecks := d.store(ctx)
 	checks = append(checks, d.home(), d.registry(ctx))
@@ -159,6 +149,18 @@ type run struct {
 	// storeDown is set when the distributed store does not answer: the
 	// registry and lock checks then say so instead of blaming files.
 	storeDown bool
+	// unusable, when not nil, is the store check of a store this build
+	// cannot open at all (an unknown scheme, no etcd build): the checks
+	// that need the store say they did not run.
+	unusable *Check
+}
+
+// notChecked is the check name of what needs the store, when it cannot
+// be used (run.unusable).
+func (d *run) notChecked(name, what string) Check {
+	return Check{Name: name, Status: Warn,
+		Detail: "not checked: " + what + " in " + d.ws.Store().URL + ", which this agentlock cannot use (see the store check)",
+		Fix:    "fix the store first (the store check says how), then run agentlock doctor again"}
 }
 
 // home: the project has a home (registry and lock folder).
@@ -176,6 +178,9 @@ func (d *run) home() Check {
 // registry: registry.md reads and parses (a missing one is an empty
 // registry). Registry commands refuse to write one that does not.
 func (d *run) registry(ctx context.Context) Check {
+	if d.unusable != nil {
+		return d.notChecked("registry", "the registry is kept")
+	}
 	c := Check{Name: "registry"}
 	doc, err := d.ws.Registry().Load(ctx)
 	if err != nil && d.ws.Store().Set() {
@@ -214,6 +219,10 @@ func (d *run) binary() Check {
 // store: a distributed store (etcd) answers, and what it says about
 // itself; nothing with the lock files.
 func (d *run) store(ctx context.Context) []Check {
+	if d.unusable != nil {
+		d.storeDown = true
+		return []Check{*d.unusable}
+	}
 	spec := d.ws.Store()
 	if !spec.Set() {
 		return nil
@@ -241,9 +250,12 @@ func (d *run) store(ctx context.Context) []Check {
 
 // configChecks reports the configuration: every invalid setting is a
 // problem (commands refuse to run with it, hooks deny edits), named with
-// its allowed range; the checks after it ran with the defaults.
-func configChecks(problems []error) []Check {
-	if len(problems) == 0 {
+// its allowed range; so is every setting of the project's own that cannot
+// be used (project: a .agent-registry/timeout that is no timeout), which
+// commands warn about while a safe value stands in. The checks after it
+// ran with the defaults.
+func configChecks(problems, project []error) []Check {
+	if len(problems) == 0 && len(project) == 0 {
 		return []Check{{Name: "configuration", Status: OK, Detail: "every AGENTLOCK_* setting is valid"}}
 	}
 	var checks []Check
@@ -251,6 +263,11 @@ func configChecks(problems []error) []Check {
 		checks = append(checks, Check{Name: "configuration", Status: Problem,
 			Detail: p.Error() + "; commands refuse to run and the pre-edit hook denies every edit until it is fixed (the checks below use the default)",
 			Fix:    "correct or unset the variable named"})
+	}
+	for _, p := range project {
+		checks = append(checks, Check{Name: "configuration", Status: Problem,
+			Detail: p.Error() + "; every command and hook warns until it is fixed",
+			Fix:    "write seconds (300) or a duration (5m) in the file named, or remove it (agentlock init records the default again)"})
 	}
 	return checks
 }

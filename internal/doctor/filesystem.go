@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/store/filestore"
 )
 
@@ -105,7 +106,7 @@ func syncedFolder(path, userHome, goos string) string {
 	}
 	if goos == "darwin" && userHome != "" {
 		for _, d := range []string{"Desktop", "Documents"} {
-			if inside(path, filepath.Join(userHome, d)) {
+			if integrations.Within(path, filepath.Join(userHome, d)) {
 				return syncedDesktop
 			}
 		}
@@ -127,12 +128,6 @@ func cloudStorageName(folder string) string {
 		return "a cloud storage provider"
 	}
 	return folder + " (a cloud storage provider)"
-}
-
-// inside reports whether path is dir or below it.
-func inside(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && filepath.IsLocal(rel)
 }
 
 // writable: agentlock can create files in the lock folder and in the

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/internal/sys/atomicfile"
 	"github.com/agentlock/agentlock/store/filestore"
 )
@@ -35,7 +36,7 @@ func (d *run) legacy(ctx context.Context) Check {
 	}
 	var here []string
 	for _, s := range live {
-		if d.ws.Project != "" && s.Path != "" && inside(s.Path, d.ws.Project) {
+		if d.ws.Project != "" && s.Path != "" && integrations.Within(s.Path, d.ws.Project) {
 			here = append(here, fmt.Sprintf("%s (%s)", s.Path, s.Owner))
 		}
 	}
@@ -60,6 +61,9 @@ func (d *run) legacy(ctx context.Context) Check {
 // linked or not a regular file), nothing foreign lies in the folder, and no
 // lock is stamped in the future (clock).
 func (d *run) lockFolder(ctx context.Context) []Check {
+	if d.unusable != nil {
+		return []Check{d.notChecked("lock-files", "the locks are kept"), d.notChecked("clock", "the lock stamps are kept")}
+	}
 	files := Check{Name: "lock-files"}
 	clock := Check{Name: "clock"}
 	states, problems, err := d.ws.Locker().List(ctx)

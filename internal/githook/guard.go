@@ -90,7 +90,7 @@ func Guard(ctx context.Context, ws *workspace.Workspace, top string, paths []str
 			out = append(out, Refusal{Message: fmt.Sprintf("cannot tell who holds %s (%s), so the commit is refused", report.Escape(name), report.Escape(chk.Warning))})
 		default:
 			out = append(out, Refusal{Held: &chk, Message: report.Linef("%s (renewed %s ago); this commit (%s) must not include it: unstage it (git restore --staged %s), or wait until %s releases it",
-				report.HeldByAs(name, p, chk.Via, "session "+chk.Owner), report.Human(chk.Age), who, report.ShellArg(name), chk.Owner)})
+				core.HeldByAs(name, p, chk.Via, "session "+chk.Owner), report.Human(chk.Age), who, report.ShellArg(name), chk.Owner)})
 		}
 	}
 	return out

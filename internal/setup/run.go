@@ -89,6 +89,11 @@ type Init struct {
 	// EtcdBuild reports whether the build that runs a project with a
 	// distributed store can be found.
 	EtcdBuild func() bool
+	// HandOver, when not nil, runs the whole init in the build that links
+	// the store being recorded (agentlock-etcd), which checks the store
+	// before it records it: this build cannot. It returns only when the
+	// hand-over failed. Nil in the build that links the store.
+	HandOver func() error
 }
 
 // StoreOptions are init's flags of the etcd store's options, which go
@@ -140,8 +145,12 @@ func CheckScope(scope string) error {
 }
 
 // RecordStore records the store in the project's .agent-registry/store,
-// or says what it would do (DryRun, Check).
-func (in *Init) RecordStore() error {
+// or says what it would do (DryRun, Check). A store other than the lock
+// files is checked first (workspace.CheckStore), by the build that links
+// it (HandOver): one the project could not use — a cluster that does not
+// answer, a repository it cannot name — is refused with nothing changed,
+// for once recorded every command and hook of the project would refuse.
+func (in *Init) RecordStore(ctx context.Context) error {
 	project := workspace.FindProject(in.Dir)
 	if project == "" {
 		return fmt.Errorf("--store: no project here (no .git or %s above %s)", workspace.HomeDirName, in.Dir)
@@ -171,6 +180,14 @@ func (in *Init) RecordStore() error {
 	// changed, rather than leave a project nobody can lock in.
 	if in.Store.Set() && !in.EtcdBuild() {
 		return fmt.Errorf("--store %s: no agentlock-etcd beside agentlock or on PATH, and without it every command and hook of this project would refuse to work; install it first (go build -tags etcd -o agentlock-etcd ./cmd/agentlock, next to agentlock), then run this again (nothing was changed)", in.Store.URL)
+	}
+	if in.Store.Set() {
+		if in.HandOver != nil {
+			return in.HandOver()
+		}
+		if err := workspace.CheckStore(ctx, project, in.Store, in.Settings); err != nil {
+			return fmt.Errorf("--store %s: %w; this project cannot use it, so it was not recorded (nothing was changed): start the store or correct the command, then run this again", in.Store.URL, err)
+		}
 	}
 	changed, err := workspace.WriteStoreSpec(project, in.Store)
 	if err != nil {

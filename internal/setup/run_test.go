@@ -58,7 +58,7 @@ func newFixture(t *testing.T) fixture {
 // open opens the fixture's project for the agents named.
 func (f fixture) open(t *testing.T, names []string, whole, install bool) *setup.Project {
 	t.Helper()
-	agents, err := all.Select(names)
+	agents, err := all.Agents().Select(names)
 	require.NoError(t, err)
 	p, err := setup.Open(f.root, setup.Options{Settings: f.settings, Agents: agents, Whole: whole, NewProject: install})
 	require.NoError(t, err)
@@ -271,13 +271,13 @@ func TestRecordStoreRefusesWithoutTheEtcdBuild(t *testing.T) {
 	rec := &steps{}
 	in := f.init(rec, &errOut)
 	in.Store, in.StoreGiven = workspace.StoreSpec{URL: "etcd://127.0.0.1:1/x"}, true
-	err := in.RecordStore()
+	err := in.RecordStore(t.Context())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "(nothing was changed)")
 	assert.NoFileExists(t, filepath.Join(f.root, workspace.HomeDirName, workspace.StoreFile))
 
 	in.DryRun = true
-	require.NoError(t, in.RecordStore())
+	require.NoError(t, in.RecordStore(t.Context()))
 	assert.Equal(t, []step{{"would-set", ".agent-registry/store", "the project's store: etcd://127.0.0.1:1/x",
 		"would-set .agent-registry/store: the project's store: etcd://127.0.0.1:1/x"}}, rec.list)
 }

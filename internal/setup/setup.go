@@ -40,6 +40,10 @@ type Options struct {
 	// that what init installs gates what it says it gates. The file
 	// system's root and the user's home are refused.
 	NewProject bool
+	// WithoutStore locates the project's workspace without opening its
+	// distributed store (workspace.Locate), which Open refuses when it
+	// cannot be used: for the checks that do not need the store (doctor).
+	WithoutStore bool
 }
 
 // Project is a project being set up or taken apart.
@@ -65,7 +69,11 @@ func Open(dir string, opts Options) (*Project, error) {
 	if root == "" {
 		root = dir
 	}
-	ws, err := workspace.Open(root, opts.Settings)
+	open := workspace.Open
+	if opts.WithoutStore {
+		open = workspace.Locate
+	}
+	ws, err := open(root, opts.Settings)
 	if err != nil {
 		return nil, err
 	}

@@ -167,7 +167,7 @@ func (d *Document) ReadEntries(ctx context.Context, render func([]store.Entry) (
 		return nil, whole, err
 	}
 	entries := snap.list()
-	d.refreshCopy(snap.version, entries, render)
+	d.refreshCopy(ctx, snap.version, entries, render)
 	return entries, nil, nil
 }
 
@@ -212,7 +212,7 @@ func (d *Document) EditEntries(ctx context.Context, change func(entries []store.
 		}
 		if out == nil {
 			if snap.head != nil {
-				d.refreshCopy(snap.version, entries, render)
+				d.refreshCopy(ctx, snap.version, entries, render)
 			}
 			return nil
 		}
@@ -301,7 +301,7 @@ func (d *Document) EditEntries(ctx context.Context, change func(entries []store.
 		if resp.Header.Revision == snap.rev+1 {
 			version = fmt.Sprintf("%d/%d", resp.Header.Revision, len(merged))
 		}
-		d.refreshCopy(version, merged, render)
+		d.refreshCopy(ctx, version, merged, render)
 		return nil
 	}
 	return &store.BusyError{Ref: d.EntriesPrefix(), Waited: time.Duration(maxAttempts) * 50 * time.Millisecond}
@@ -336,7 +336,7 @@ func (d *Document) putAll(ctx context.Context, cli *clientv3.Client, entries []s
 // refreshCopy rewrites the local copy from entries unless it was rendered
 // from the registry at version already ("" when unknown), best effort:
 // the keys are the authority.
-func (d *Document) refreshCopy(version string, entries []store.Entry, render func([]store.Entry) ([]byte, error)) {
+func (d *Document) refreshCopy(ctx context.Context, version string, entries []store.Entry, render func([]store.Entry) ([]byte, error)) {
 	mark := d.Local + ".etcd-version"
 	if version != "" {
 		if cur, err := os.ReadFile(mark); err == nil && string(cur) == version {
@@ -354,7 +354,7 @@ func (d *Document) refreshCopy(version string, entries []store.Entry, render fun
 	if err := os.MkdirAll(filepath.Dir(d.Local), 0o700); err != nil {
 		return
 	}
-	if unlock, err := lockFile(mark + ".lock"); err == nil {
+	if unlock, err := lockFile(ctx, mark+".lock"); err == nil {
 		defer unlock()
 	}
 	_ = os.WriteFile(mark, nil, 0o644) // until the copy is written: a crash leaves no false mark

@@ -525,7 +525,7 @@ func (l *leaseSet) forRecord(ctx context.Context, rec store.Record, _ *mvccpb.Ke
 	known := sessionLeases(resp.Kvs)
 	cur := sessionLeaseOf(resp.Kvs, key)
 	if cur != nil && cur.Lease != 0 {
-		if err := l.s.remember(rec.Session, known); err != nil {
+		if err := l.s.remember(ctx, rec.Session, known); err != nil {
 			return 0, err
 		}
 		id, err := l.renew(ctx, clientv3.LeaseID(cur.Lease))
@@ -543,7 +543,7 @@ func (l *leaseSet) forRecord(ctx context.Context, rec store.Record, _ *mvccpb.Ke
 		return 0, l.s.Conn.wrap("grant a lease", err)
 	}
 	l.granted = append(l.granted, g.ID)
-	if err := l.s.remember(rec.Session, append(known, lease{ttl: l.s.ttl(), id: g.ID})); err != nil {
+	if err := l.s.remember(ctx, rec.Session, append(known, lease{ttl: l.s.ttl(), id: g.ID})); err != nil {
 		return 0, err
 	}
 	l.session[rec.Session] = g.ID

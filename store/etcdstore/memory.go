@@ -5,6 +5,7 @@ package etcdstore
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -99,12 +100,12 @@ func parseLeases(data []byte) []lease {
 }
 
 // remember adds leases to session's memory (those it does not hold yet).
-func (s *Locks) remember(session string, leases []lease) error {
+func (s *Locks) remember(ctx context.Context, session string, leases []lease) error {
 	path := s.memoryFile(session)
 	if path == "" || len(leases) == 0 {
 		return nil
 	}
-	return s.withMemoryLock(func() error {
+	return s.withMemoryLock(ctx, func() error {
 		data, err := os.ReadFile(path)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
@@ -130,12 +131,12 @@ func (s *Locks) remember(session string, leases []lease) error {
 }
 
 // forget drops from session's memory the leases the cluster said are gone.
-func (s *Locks) forget(session string, dead []clientv3.LeaseID) error {
+func (s *Locks) forget(ctx context.Context, session string, dead []clientv3.LeaseID) error {
 	path := s.memoryFile(session)
 	if path == "" || len(dead) == 0 {
 		return nil
 	}
-	return s.withMemoryLock(func() error {
+	return s.withMemoryLock(ctx, func() error {
 		data, err := os.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
@@ -168,13 +169,14 @@ func (s *Locks) published(session string, at time.Time) {
 	}
 }
 
-// withMemoryLock runs f holding the repository's memory lock.
-func (s *Locks) withMemoryLock(f func() error) error {
+// withMemoryLock runs f holding the repository's memory lock, waited for
+// boundedly and no longer than ctx lasts.
+func (s *Locks) withMemoryLock(ctx context.Context, f func() error) error {
 	dir := s.memoryDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("remember the session's leases: %w", err)
 	}
-	unlock, err := lockFile(filepath.Join(dir, ".lock"))
+	unlock, err := lockFile(ctx, filepath.Join(dir, ".lock"))
 	if err != nil {
 		return fmt.Errorf("remember the session's leases: %w", err)
 	}

@@ -46,7 +46,7 @@ func (s *Locks) RenewSession(ctx context.Context, session string, list bool) ([]
 			return nil, s.Conn.wrap("read the session's leases", err)
 		}
 		leases = sessionLeases(resp.Kvs)
-		if err := s.remember(session, leases); err != nil {
+		if err := s.remember(ctx, session, leases); err != nil {
 			return nil, err
 		}
 	}
@@ -55,7 +55,7 @@ func (s *Locks) RenewSession(ctx context.Context, session string, list bool) ([]
 		return nil, err
 	}
 	var problems []error
-	if err := s.forget(session, dead); err != nil {
+	if err := s.forget(ctx, session, dead); err != nil {
 		problems = append(problems, err)
 	}
 	now := s.now()
@@ -89,7 +89,7 @@ func (s *Locks) RenewSession(ctx context.Context, session string, list bool) ([]
 				}
 			}
 			if len(missed) > 0 {
-				if err := s.remember(session, missed); err != nil {
+				if err := s.remember(ctx, session, missed); err != nil {
 					problems = append(problems, err)
 				}
 				more, _, err := s.keepAlive(ctx, cli, missed)

@@ -59,7 +59,7 @@ func (s *Locks) TransactAreas(ctx context.Context, mode store.Mode, keys []store
 		}
 	}
 	for attempt := 0; ; attempt++ {
-		again, err := s.transactAreas(ctx, mode, exclusive, keys, decide)
+		again, err := s.transact(ctx, tx{mode: mode, keys: keys, areas: true, exclusive: exclusive, decide: decide})
 		if !again {
 			return err
 		}
@@ -69,190 +69,71 @@ func (s *Locks) TransactAreas(ctx context.Context, mode store.Mode, keys []store
 	}
 }
 
-// transactAreas is one attempt of TransactAreas. again is true when a
-// stale record to free changed meanwhile: the caller runs it again.
-func (s *Locks) transactAreas(ctx context.Context, mode store.Mode, exclusive bool, keys []store.Key, decide store.DecideAreas) (again bool, err error) {
-	items := make([]*slotFile, len(keys))
-	byRef := map[string]int{}
-	var dirs []string
-	for i, k := range keys {
-		ref, err := s.ref(k)
-		if err != nil {
-			return false, err
-		}
-		if j, dup := byRef[ref]; dup {
-			return false, fmt.Errorf("%s and %s have the same lock file %s", keys[j].Path, k.Path, ref)
-		}
-		byRef[ref] = i
-		k.Ref = ref
-		items[i] = &slotFile{slot: store.Slot{Key: k}, dir: filepath.Dir(ref)}
-		if !slices.Contains(dirs, items[i].dir) {
-			dirs = append(dirs, items[i].dir)
-		}
+// scanAround scans the folders of an area-aware transaction over an area
+// (see transact, step 3). A check of an area (Read) gets, related, the
+// records held by others inside or around it, as they stand. A transaction
+// taking an area gets every record of its folders (scanned), and, related,
+// those of others that overlap one of its keys or cannot be read (the
+// engine judges them). Other transactions scan nothing.
+func (s *Locks) scanAround(ctx context.Context, t tx, dirs []string, byRef map[string]int) (related, scanned []store.Slot, err error) {
+	checksArea := t.areas && t.mode == store.Read && slices.ContainsFunc(t.keys, func(k store.Key) bool { return store.IsArea(k.Path) })
+	if !checksArea && !t.exclusive {
+		return nil, nil, nil
 	}
-	sort.Strings(dirs)
-	var held []*lockFile
-	var order []*slotFile
-	defer func() {
-		if cerr := closeSlots(order); err == nil {
-			err = cerr
-		}
-		for _, d := range held {
-			d.close()
-		}
-	}()
-	// The folders first, in order: shared, or exclusive for an area.
-	listed := map[string][]string{} // folder -> areas it lists
 	for _, dir := range dirs {
-		lt := readLock
-		if exclusive {
-			lt = writeLock
-		}
-		d, err := lockDir(ctx, dir, lt, mode == store.Create, s.Wait)
-		if mode == store.Read && errors.Is(err, fs.ErrNotExist) {
-			continue // no lock folder: no areas, no records
-		}
+		slots, err := scanDir(ctx, dir, s.Wait)
 		if err != nil {
-			return false, err
+			return nil, nil, err
 		}
-		held = append(held, d)
-		if listed[dir], err = readAreas(ctx, dir, s.Wait); err != nil {
-			return false, err
-		}
+		scanned = append(scanned, slots...)
 	}
-	var related []store.Slot
-	var scanned []store.Slot
-	if mode == store.Read && slices.ContainsFunc(keys, func(k store.Key) bool { return store.IsArea(k.Path) }) {
-		// A check of an area: what is held inside it, as it stands.
-		for _, dir := range dirs {
-			slots, err := scanDir(ctx, dir, s.Wait)
-			if err != nil {
-				return false, err
-			}
-			for _, slot := range slots {
-				if _, own := byRef[slot.Key.Ref]; !own && slot.Err == nil && !slot.Record.Free() && relatedTo(slot.Record.Path, keys) {
-					related = append(related, slot)
-				}
-			}
-		}
-	}
-	if exclusive {
-		for _, dir := range dirs {
-			slots, err := scanDir(ctx, dir, s.Wait)
-			if err != nil {
-				return false, err
-			}
-			scanned = append(scanned, slots...)
-		}
-		for _, slot := range scanned {
-			if _, own := byRef[slot.Key.Ref]; own {
-				continue
-			}
-			if slot.Err != nil || relatedTo(slot.Record.Path, keys) {
-				related = append(related, slot) // unreadable: the engine judges
-			}
-		}
-	}
-	order = make([]*slotFile, len(items), len(items)+4)
-	copy(order, items)
-	var areaItems []*slotFile
-	if !exclusive {
-		// The listed areas that cover a key, read with the keys.
-		for _, it := range items {
-			for _, area := range listed[it.dir] {
-				ref := filepath.Join(it.dir, LockFileName(area))
-				if area == it.slot.Key.Path || !store.Covers(area, it.slot.Key.Path) || slices.ContainsFunc(areaItems, func(a *slotFile) bool { return a.slot.Key.Ref == ref }) {
-					continue
-				}
-				if _, own := byRef[ref]; own {
-					continue
-				}
-				a := &slotFile{slot: store.Slot{Key: store.Key{Path: area, Ref: ref}}, dir: it.dir}
-				areaItems = append(areaItems, a)
-				order = append(order, a)
-			}
-		}
-	}
-	sort.Slice(order, func(a, b int) bool { return order[a].slot.Key.Ref < order[b].slot.Key.Ref })
-	local := map[string]bool{}
-	for _, it := range order {
-		own := !slices.Contains(areaItems, it)
-		create := mode == store.Create && own
-		f, err := openLockFile(it.slot.Key.Ref, it.dir, create, create)
-		if errors.Is(err, fs.ErrNotExist) && !create {
-			continue // a missing lock file is a free lock
-		}
-		if err != nil {
-			return false, fmt.Errorf("%s: %w", name(it.slot.Key), err)
-		}
-		it.f = f
-		if !local[it.dir] {
-			if err := checkLocal(f.fd, f.name); err != nil {
-				return false, fmt.Errorf("%s: %w", name(it.slot.Key), err)
-			}
-			local[it.dir] = true
-		}
-		lt := writeLock
-		if !create {
-			lt = readLock
-		}
-		if err := f.lock(ctx, lt, s.Wait); err != nil {
-			return false, fmt.Errorf("%s: %w", name(it.slot.Key), err)
-		}
-	}
-	read := func(it *slotFile) store.Slot {
-		if it.f != nil {
-			it.slot.Record, it.slot.Written, it.slot.Err = readRecord(it.f, it.slot.Key)
-		}
-		return it.slot
-	}
-	slots := make([]store.Slot, len(items))
-	for i, it := range items {
-		slots[i] = read(it)
-	}
-	for _, a := range areaItems {
-		if slot := read(a); slot.Err != nil || !slot.Record.Free() {
-			related = append(related, slot)
-		}
-	}
-	s.judge(slots)
-	s.judge(related)
-	next, release, err := decide(slots, related)
-	if err != nil || mode == store.Read {
-		return false, err
-	}
-	if len(next) != len(items) {
-		return false, fmt.Errorf("lock store: %d records decided for %d keys", len(next), len(items))
-	}
-	if len(release) > 0 && !exclusive {
-		return false, fmt.Errorf("lock store: only a transaction over an area frees the records around it")
-	}
-	freed := map[string]bool{}
-	for _, r := range release {
-		freed[r.Key.Ref] = true
-		changed, err := s.releaseIfUnchanged(ctx, r)
-		if err != nil || changed {
-			return changed, err
-		}
-	}
-	for i, it := range items {
-		if next[i] == nil {
+	for _, slot := range scanned {
+		if _, own := byRef[slot.Key.Ref]; own {
 			continue
 		}
-		it.written = true
-		if err := writeRecord(it.f, *next[i]); err != nil {
-			return false, fmt.Errorf("%s: %w", name(it.slot.Key), err)
+		if checksArea && slot.Err == nil && !slot.Record.Free() && relatedTo(slot.Record.Path, t.keys) ||
+			t.exclusive && (slot.Err != nil || relatedTo(slot.Record.Path, t.keys)) {
+			related = append(related, slot) // unreadable: the engine judges
 		}
 	}
-	if !exclusive {
-		return false, nil
+	if !t.exclusive {
+		scanned = nil
 	}
-	// The list, rebuilt from the scan: every area held, plus the keys.
+	return related, scanned, nil
+}
+
+// coveringAreas returns, for a transaction that does not take an area,
+// the areas listed in the folders of items that cover one of their keys
+// (see transact, step 4), each once, without the keys themselves.
+func coveringAreas(t tx, items []*slotFile, listed map[string][]string, byRef map[string]int) []*slotFile {
+	if t.exclusive {
+		return nil
+	}
+	var areas []*slotFile
+	for _, it := range items {
+		for _, area := range listed[it.dir] {
+			ref := filepath.Join(it.dir, LockFileName(area))
+			if area == it.slot.Key.Path || !store.Covers(area, it.slot.Key.Path) || slices.ContainsFunc(areas, func(a *slotFile) bool { return a.slot.Key.Ref == ref }) {
+				continue
+			}
+			if _, own := byRef[ref]; own {
+				continue
+			}
+			areas = append(areas, &slotFile{slot: store.Slot{Key: store.Key{Path: area, Ref: ref}}, dir: it.dir, area: true})
+		}
+	}
+	return areas
+}
+
+// rewriteAreas rewrites the areas list of each folder of dirs, held
+// exclusively, when it changed (see transact, step 8): every area record
+// of others the scan found held and that was not freed, plus the keys'
+// areas that are held once next is written.
+func (s *Locks) rewriteAreas(ctx context.Context, dirs []string, scanned []store.Slot, items []*slotFile, byRef map[string]int, next []*store.Record, freed map[string]bool, listed map[string][]string) error {
 	for _, dir := range dirs {
 		var areas []string
 		for _, slot := range scanned {
-			if _, own := byRef[slot.Key.Ref]; !own && slot.Err == nil && !slot.Record.Free() &&
-				store.IsArea(slot.Record.Path) && filepath.Dir(slot.Key.Ref) == dir && !freed[slot.Key.Ref] {
+			if _, own := byRef[slot.Key.Ref]; !own && filepath.Dir(slot.Key.Ref) == dir && !freed[slot.Key.Ref] && heldArea(slot.Record, slot.Err) {
 				areas = append(areas, slot.Record.Path)
 			}
 		}
@@ -266,14 +147,34 @@ func (s *Locks) transactAreas(ctx context.Context, mode store.Mode, exclusive bo
 			}
 		}
 		sort.Strings(areas)
-		areas = slices.Compact(areas)
-		if !slices.Equal(areas, listed[dir]) {
-			if err := writeAreas(ctx, dir, areas, s.Wait); err != nil {
-				return false, err
-			}
+		if areas = slices.Compact(areas); slices.Equal(areas, listed[dir]) {
+			continue
+		}
+		if err := writeAreas(ctx, dir, areas, s.Wait); err != nil {
+			return err
 		}
 	}
-	return false, nil
+	return nil
+}
+
+// heldArea reports whether rec, read with err, is a held area.
+func heldArea(rec store.Record, err error) bool {
+	return err == nil && !rec.Free() && store.IsArea(rec.Path)
+}
+
+// freeStale frees the stale records of release (see transact, step 6),
+// each only if unchanged since it was read, and returns the lock files it
+// freed; again is true when one changed meanwhile.
+func (s *Locks) freeStale(ctx context.Context, release []store.Slot) (freed map[string]bool, again bool, err error) {
+	freed = map[string]bool{}
+	for _, r := range release {
+		freed[r.Key.Ref] = true
+		changed, err := s.releaseIfUnchanged(ctx, r)
+		if err != nil || changed {
+			return nil, changed, err
+		}
+	}
+	return freed, false, nil
 }
 
 // relatedTo reports whether a record's path excludes or is excluded by

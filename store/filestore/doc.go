@@ -33,7 +33,8 @@ package filestore
 
 import (
 	"errors"
-	"time"
+
+	"github.com/agentlock/agentlock/internal/sys/flock"
 )
 
 // DefaultWait is how long an operation waits, at most, for another
@@ -41,7 +42,13 @@ import (
 // (Locks.Wait and Document.Wait when zero). A critical section lasts
 // microseconds; a few seconds leave room for a loaded machine while a
 // process stopped inside one (SIGSTOP) cannot hang anybody for long.
-const DefaultWait = 5 * time.Second
+const DefaultWait = flock.DefaultWait
+
+// The kinds of flock a transaction takes on a lock file or folder.
+const (
+	readLock  = flock.Shared
+	writeLock = flock.Exclusive
+)
 
 // Errors of the file store.
 var (

@@ -2,11 +2,8 @@ package filestore
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/agentlock/agentlock/store"
@@ -49,6 +46,9 @@ type slotFile struct {
 	f    *lockFile // nil when the file does not exist (Read and Update)
 	// written is set once a record was written into f.
 	written bool
+	// area is set for an area read along with the keys (one that covers
+	// a key of a file transaction): its file is only read, never created.
+	area bool
 }
 
 // ref returns the lock file of k.
@@ -66,127 +66,19 @@ func (s *Locks) ref(k store.Key) (string, error) {
 	return filepath.Join(dir, LockFileName(k.Path)), nil
 }
 
-// Transact implements store.Locks. It opens the lock files in the order of
-// their names, flocks each one (shared for Read, exclusive otherwise),
-// reads them all, calls decide with every flock held, and writes each
-// record decide returned in place. Closing the files releases the flocks.
-// In Create mode it also holds a shared flock on each lock folder, taken
-// before any file, so that RemoveHome cannot delete a folder under it.
-func (s *Locks) Transact(ctx context.Context, mode store.Mode, keys []store.Key, decide store.Decide) (err error) {
-	items := make([]*slotFile, len(keys))
-	byRef := map[string]int{}
-	for i, k := range keys {
-		ref, err := s.ref(k)
-		if err != nil {
-			return err
-		}
-		if j, dup := byRef[ref]; dup {
-			return fmt.Errorf("%s and %s have the same lock file %s", keys[j].Path, k.Path, ref)
-		}
-		byRef[ref] = i
-		k.Ref = ref
-		items[i] = &slotFile{slot: store.Slot{Key: k}, dir: filepath.Dir(ref)}
-	}
-	// One fixed order — folders, then files, each by name — so that
-	// transactions over overlapping sets never wait for each other in a
-	// cycle.
-	order := make([]*slotFile, len(items))
-	copy(order, items)
-	sort.Slice(order, func(a, b int) bool { return order[a].slot.Key.Ref < order[b].slot.Key.Ref })
-	defer func() {
-		if cerr := closeSlots(order); err == nil {
-			err = cerr
-		}
-	}()
-	if mode == store.Create {
-		unlock, err := lockDirsShared(ctx, order, s.Wait)
-		if err != nil {
-			return err
-		}
-		defer unlock()
-	}
-	local := map[string]bool{} // folders found on a local file system
-	for _, it := range order {
-		f, err := openLockFile(it.slot.Key.Ref, it.dir, mode == store.Create, mode != store.Read)
-		if errors.Is(err, fs.ErrNotExist) && mode != store.Create {
-			continue // a missing lock file is a free lock
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", name(it.slot.Key), err)
-		}
-		it.f = f
-		if !local[it.dir] {
-			if err := checkLocal(f.fd, f.name); err != nil {
-				return fmt.Errorf("%s: %w", name(it.slot.Key), err)
-			}
-			local[it.dir] = true
-		}
-		lt := writeLock
-		if mode == store.Read {
-			lt = readLock
-		}
-		if err := f.lock(ctx, lt, s.Wait); err != nil {
-			return fmt.Errorf("%s: %w", name(it.slot.Key), err)
-		}
-	}
-	slots := make([]store.Slot, len(items))
-	for i, it := range items {
-		if it.f != nil {
-			it.slot.Record, it.slot.Written, it.slot.Err = readRecord(it.f, it.slot.Key)
-		}
-		slots[i] = it.slot
-	}
-	s.judge(slots)
-	next, err := decide(slots)
-	if err != nil || mode == store.Read {
-		return err
-	}
-	if len(next) != len(items) {
-		return fmt.Errorf("lock store: %d records decided for %d keys", len(next), len(items))
-	}
-	for i, it := range items {
-		if next[i] == nil || (it.f == nil && next[i].Free()) {
-			continue // freeing a lock that does not exist changes nothing
-		}
-		if it.f == nil {
-			return fmt.Errorf("%s: lock store: cannot write a lock that does not exist in update mode", name(it.slot.Key))
-		}
-		it.written = true
-		if err := writeRecord(it.f, *next[i]); err != nil {
-			return fmt.Errorf("%s: %w", name(it.slot.Key), err)
-		}
-	}
-	return nil
-}
-
-// lockDirsShared takes a shared flock on the folder of every item, in
-// order, creating missing folders. It returns the function that releases
-// them.
-func lockDirsShared(ctx context.Context, order []*slotFile, wait time.Duration) (func(), error) {
-	var held []*lockFile
-	unlock := func() {
-		for _, d := range held {
-			d.close()
-		}
-	}
-	seen := map[string]bool{}
-	dirs := make([]string, 0, 1)
-	for _, it := range order {
-		if !seen[it.dir] {
-			seen[it.dir] = true
-			dirs = append(dirs, it.dir)
-		}
-	}
-	sort.Strings(dirs)
-	for _, dir := range dirs {
-		d, err := lockDir(ctx, dir, readLock, true, wait)
-		if err != nil {
-			unlock()
-			return nil, err
-		}
-		held = append(held, d)
-	}
-	return unlock, nil
+// Transact implements store.Locks, through the store's one transaction
+// (transact): it opens the lock files in the order of their names, flocks
+// each one (shared for Read, exclusive otherwise), reads them all, calls
+// decide with every flock held, and writes each record decide returned in
+// place. Closing the files releases the flocks. In Create mode it also
+// holds a shared flock on each lock folder, taken before any file, so that
+// RemoveHome cannot delete a folder under it.
+func (s *Locks) Transact(ctx context.Context, mode store.Mode, keys []store.Key, decide store.Decide) error {
+	_, err := s.transact(ctx, tx{mode: mode, keys: keys, decide: func(slots, _ []store.Slot) ([]*store.Record, []store.Slot, error) {
+		next, err := decide(slots)
+		return next, nil, err
+	}})
+	return err
 }
 
 // name is how a key is named in errors: its path, else its lock file.

@@ -7,15 +7,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/agentlock/agentlock/internal/sys/flock"
 	"github.com/agentlock/agentlock/store"
-)
-
-// lockType is the kind of lock taken on a file.
-type lockType int
-
-const (
-	readLock lockType = iota
-	writeLock
 )
 
 // lockFile is an open lock file; none can be opened on this platform.
@@ -24,11 +17,13 @@ type lockFile struct {
 	name string
 }
 
-func (*lockFile) close() error                                        { return ErrUnsupportedPlatform }
-func (*lockFile) lock(context.Context, lockType, time.Duration) error { return ErrUnsupportedPlatform }
-func (*lockFile) modTime() time.Time                                  { return time.Time{} }
-func (*lockFile) readAll(int64) ([]byte, error)                       { return nil, ErrUnsupportedPlatform }
-func (*lockFile) replace([]byte) error                                { return ErrUnsupportedPlatform }
+func (*lockFile) close() error { return ErrUnsupportedPlatform }
+func (*lockFile) lock(context.Context, flock.Mode, time.Duration) error {
+	return ErrUnsupportedPlatform
+}
+func (*lockFile) modTime() time.Time            { return time.Time{} }
+func (*lockFile) readAll(int64) ([]byte, error) { return nil, ErrUnsupportedPlatform }
+func (*lockFile) replace([]byte) error          { return ErrUnsupportedPlatform }
 
 func checkLocal(int, string) error { return nil }
 
@@ -38,7 +33,7 @@ func scanDir(context.Context, string, time.Duration) ([]store.Slot, error) {
 	return nil, ErrUnsupportedPlatform
 }
 
-func lockDir(context.Context, string, lockType, bool, time.Duration) (*lockFile, error) {
+func lockDir(context.Context, string, flock.Mode, bool, time.Duration) (*lockFile, error) {
 	return nil, ErrUnsupportedPlatform
 }
 
@@ -62,7 +57,5 @@ func fileID(os.FileInfo) uint64 { return 0 }
 // IsQueueFileName reports whether name is the name of a lock's queue file.
 func IsQueueFileName(name string) bool { return false }
 
-func openQueue(string) int    { return -1 }
-func flockBlocking(int) error { return ErrUnsupportedPlatform }
-func closeQueue(int)          {}
-func flockNow(int) bool       { return false }
+func openQueue(string) int { return -1 }
+func closeQueue(int)       {}

@@ -18,70 +18,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/agentlock/agentlock/internal/sys/flock"
 	"github.com/agentlock/agentlock/store"
 )
-
-// lockType is the kind of flock(ctx, 2) lock taken on a file.
-type lockType int
-
-const (
-	readLock  lockType = unix.LOCK_SH
-	writeLock lockType = unix.LOCK_EX
-)
-
-// String names the operation for error messages ("RLock", "Lock").
-func (lt lockType) String() string {
-	if lt == readLock {
-		return "RLock"
-	}
-	return "Lock"
-}
-
-// flock takes a lock of type lt on the open file or folder fd, named name,
-// waiting at most wait (DefaultWait when zero) for another process to drop
-// its lock, then failing with a *store.BusyError, and no longer than until
-// ctx is done (then failing with ctx's error). The wait is bounded
-// because a critical section lasts microseconds: a lock held longer belongs
-// to a process that was stopped (SIGSTOP) or is stuck, and a blocking
-// flock(ctx, 2) would hang every agent behind it. flock(ctx, 2) has no timeout, so the
-// lock is tried without blocking, with pauses doubling from 50µs to 20ms:
-// a normal holder keeps the lock for microseconds, so the first retries
-// find it free almost as soon as a blocking call would (with 16 processes
-// on one lock, a first pause of 1ms made every loser wait a millisecond
-// for a lock held for ten microseconds), and the longer pauses keep a
-// stuck holder from costing the waiters more than a few wake-ups. The lock is
-// released by closing fd, or by the kernel when the process dies.
-func flock(ctx context.Context, fd int, name string, lt lockType, wait time.Duration) error {
-	if wait <= 0 {
-		wait = DefaultWait
-	}
-	var start time.Time
-	pause := 50 * time.Microsecond
-	for {
-		err := unix.Flock(fd, int(lt)|unix.LOCK_NB)
-		switch {
-		case err == nil:
-			return nil
-		case errors.Is(err, unix.EINTR):
-			continue
-		case !errors.Is(err, unix.EWOULDBLOCK):
-			return &fs.PathError{Op: lt.String(), Path: name, Err: err}
-		}
-		// The clock is read only once the lock is found taken: the
-		// uncontended path makes one system call.
-		if start.IsZero() {
-			start = time.Now()
-		}
-		if time.Since(start) >= wait {
-			return &store.BusyError{Ref: name, Waited: wait}
-		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("%s: gave up waiting for another process's lock: %w", name, context.Cause(ctx))
-		}
-		time.Sleep(min(pause, wait-time.Since(start)+time.Millisecond))
-		pause = min(pause*2, 20*time.Millisecond)
-	}
-}
 
 // lockFile is an open lock file held as a raw descriptor. An os.File would
 // register it with the runtime's network poller (an epoll_ctl that fails
@@ -162,11 +101,11 @@ func openat(dirfd int, name string, flags int) (int, error) {
 	}
 }
 
-// lock takes a flock of type lt on f (see flock), then reads its status
+// lock takes a flock of type lt on f (see flock.Lock), then reads its status
 // and refuses a file that is not agentlock's to write: not a regular file,
 // or one with other hard links.
-func (f *lockFile) lock(ctx context.Context, lt lockType, wait time.Duration) error {
-	if err := flock(ctx, f.fd, f.name, lt, wait); err != nil {
+func (f *lockFile) lock(ctx context.Context, lt flock.Mode, wait time.Duration) error {
+	if err := flock.Lock(ctx, f.fd, f.name, lt, wait); err != nil {
 		return err
 	}
 	if err := unix.Fstat(f.fd, &f.st); err != nil {
@@ -272,7 +211,7 @@ const maxRetries = 8
 // a flock of type lt on it. A folder removed while this process waited for
 // its flock is opened again, so that the lock is always on the folder that
 // the path names.
-func lockDir(ctx context.Context, dir string, lt lockType, create bool, wait time.Duration) (*lockFile, error) {
+func lockDir(ctx context.Context, dir string, lt flock.Mode, create bool, wait time.Duration) (*lockFile, error) {
 	for range maxRetries {
 		if create {
 			if err := ensureDir(dir); err != nil {
@@ -284,7 +223,7 @@ func lockDir(ctx context.Context, dir string, lt lockType, create bool, wait tim
 			return nil, fmt.Errorf("open lock folder: %w", &fs.PathError{Op: "open", Path: dir, Err: err})
 		}
 		d := &lockFile{fd: fd, name: dir}
-		if err := flock(ctx, d.fd, d.name, lt, wait); err != nil {
+		if err := flock.Lock(ctx, d.fd, d.name, lt, wait); err != nil {
 			d.close()
 			return nil, err
 		}
@@ -349,7 +288,7 @@ func openSidecar(ctx context.Context, path, dir string, wait time.Duration) (*os
 			f.Close()
 			return nil, err
 		}
-		if err := flock(ctx, int(f.Fd()), f.Name(), writeLock, wait); err != nil {
+		if err := flock.Lock(ctx, int(f.Fd()), f.Name(), writeLock, wait); err != nil {
 			f.Close()
 			return nil, err
 		}
@@ -489,7 +428,7 @@ func readAt(ctx context.Context, dirfd int, name string, k store.Key, wait time.
 	}
 	f := lockFile{fd: fd, name: k.Ref}
 	defer f.close()
-	if err := flock(ctx, f.fd, f.name, readLock, wait); err != nil {
+	if err := flock.Lock(ctx, f.fd, f.name, readLock, wait); err != nil {
 		return store.Record{}, time.Time{}, err
 	}
 	data, err := f.readInto(buf)
@@ -530,9 +469,6 @@ func fileID(info os.FileInfo) uint64 {
 	return 0
 }
 
-// queueExt ends the name of a lock's queue file (see Locks.Watch).
-const queueExt = ".wait"
-
 // IsQueueFileName reports whether name is the name of a lock's queue
 // file: a lock file's name followed by ".wait".
 func IsQueueFileName(name string) bool {
@@ -557,34 +493,10 @@ func openQueue(ref string) int {
 	return fd
 }
 
-// flockBlocking takes an exclusive flock on fd, waiting in the kernel for
-// as long as it takes. Only a queue file is locked this way: its holder
-// keeps it for a whole wait, and nothing but the holder's wake-ups
-// depends on it.
-func flockBlocking(fd int) error {
-	for {
-		err := unix.Flock(fd, unix.LOCK_EX)
-		if !errors.Is(err, unix.EINTR) {
-			return err
-		}
-	}
-}
-
 // closeQueue closes a queue file (none when fd is negative), dropping its
 // flock.
 func closeQueue(fd int) {
 	if fd >= 0 {
 		unix.Close(fd)
-	}
-}
-
-// flockNow takes an exclusive flock on fd if nobody holds one, without
-// waiting, and reports whether it did.
-func flockNow(fd int) bool {
-	for {
-		err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
-		if !errors.Is(err, unix.EINTR) {
-			return err == nil
-		}
 	}
 }

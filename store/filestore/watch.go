@@ -9,6 +9,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/agentlock/agentlock/internal/sys/flock"
 	"github.com/agentlock/agentlock/store"
 )
 
@@ -37,18 +38,30 @@ func (s *Locks) Watch(ctx context.Context, keys []store.Key) (<-chan struct{}, f
 	return changes, func() { unhook(); stop() }, nil
 }
 
+// queueExt ends the name of a lock's queue file.
+const queueExt = ".wait"
+
 // watch is Watch without a context.
 func (s *Locks) watch(keys []store.Key) (<-chan struct{}, func(), error) {
 	changes := make(chan struct{}, 1)
-	queue := -1
+	queue, queueName := -1, ""
 	if len(keys) == 1 {
 		ref, err := s.ref(keys[0])
 		if err != nil {
 			return nil, nil, err
 		}
-		queue = openQueue(ref)
+		queue, queueName = openQueue(ref), ref+queueExt
 	}
-	if queue < 0 || flockNow(queue) {
+	first := queue < 0
+	if !first {
+		var err error
+		if first, err = flock.TryLock(queue, queueName, flock.Exclusive); err != nil {
+			// A queue file that cannot be locked cannot be used.
+			closeQueue(queue)
+			queue, first = -1, true
+		}
+	}
+	if first {
 		// Nobody ahead (or no queue): watch at once, before the caller's
 		// next attempt, as a waiter alone always did.
 		stop, err := s.watchFolders(keys, changes)
@@ -62,7 +75,7 @@ func (s *Locks) watch(keys []store.Key) (<-chan struct{}, func(), error) {
 	stopped := false
 	var stopWatch func()
 	go func() {
-		err := flockBlocking(queue)
+		err := flock.LockBlocking(queue, queueName, flock.Exclusive)
 		mu.Lock()
 		defer mu.Unlock()
 		if err == nil && !stopped {

@@ -7,9 +7,11 @@ package cliconfig
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,7 +21,6 @@ import (
 	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/all"
-	"github.com/agentlock/agentlock/internal/doctor"
 	"github.com/agentlock/agentlock/internal/frontend/hooks"
 	"github.com/agentlock/agentlock/internal/frontend/sessionarg"
 	"github.com/agentlock/agentlock/report"
@@ -61,16 +62,19 @@ type Config struct {
 	AgentErrors []error
 	JSON        bool // --json
 	// SearchPath is PATH, where hooks and agents find agentlock (init and
-	// doctor check it); CodexHome is $CODEX_HOME, CopilotHome
-	// $COPILOT_HOME and CopilotAllowAll $COPILOT_ALLOW_ALL (doctor).
-	SearchPath, CodexHome, CopilotHome, CopilotAllowAll string
-	// PluginsOff are, by agent (opencode, kilo), the variables set in the
-	// environment that stop that CLI from loading the project's plugins
-	// ("OPENCODE_PURE=1"): doctor warns.
-	PluginsOff map[string][]string
+	// doctor check it).
+	SearchPath string
+	// AgentVars are the values of the variables that the agents read for
+	// their doctor checks (integrations.Variables.EnvVars: CODEX_HOME,
+	// OPENCODE_PURE, ...), by name; unset ones are left out.
+	AgentVars map[string]string
 	// Problems are the settings whose values are invalid, each naming the
 	// variable (or flag) and its allowed range; their defaults stand in.
 	Problems []error
+	// projectProblems are the problems of the projects' own settings met
+	// by the workspaces opened (workspace.Workspace.Problems), once each:
+	// warnings, which done returns.
+	projectProblems []error
 }
 
 // EnvBindings maps configuration keys to the environment variables Load
@@ -85,9 +89,6 @@ var EnvBindings = [][2]string{
 	{"lock_wait", "AGENTLOCK_LOCK_WAIT"},
 	{"conflict_cache", "AGENTLOCK_CONFLICT_CACHE"},
 	{"search_path", "PATH"},
-	{"codex_home", "CODEX_HOME"},
-	{"copilot_home", "COPILOT_HOME"},
-	{"copilot_allow_all", "COPILOT_ALLOW_ALL"},
 	{"store", workspace.StoreVar},
 }
 
@@ -124,18 +125,15 @@ func Load(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 			Store:        workspace.StoreSpec{URL: v.GetString("store")},
 			Backends:     workspace.NewBackends(),
 		},
-		JSON:            v.GetBool("json"),
-		SearchPath:      v.GetString("search_path"),
-		CodexHome:       v.GetString("codex_home"),
-		CopilotHome:     v.GetString("copilot_home"),
-		CopilotAllowAll: v.GetString("copilot_allow_all"),
-		PluginsOff:      doctor.PluginsOff(getenv),
+		JSON:       v.GetBool("json"),
+		SearchPath: v.GetString("search_path"),
 	}
 	if home, err := os.UserHomeDir(); err == nil {
 		c.Settings.UserHome = home
 	}
 	c.Agents, c.AgentErrors = all.Load(all.DefaultSources(os.Getenv, c.Settings.UserHome))
 	c.Harness = c.Agents.HarnessSessions(getenv)
+	c.AgentVars = c.Agents.EnvVars(getenv)
 	// A bad value is a problem of the configuration, not a crash: the
 	// default stands in, and each command decides (see Lazy).
 	timeoutVar := "AGENTLOCK_TIMEOUT"
@@ -159,7 +157,7 @@ func Load(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 	if err := c.Settings.Absolute(); err != nil {
 		return nil, err
 	}
-	if c.AgentDirs, err = all.AgentDirs(getenv); err != nil {
+	if c.AgentDirs, err = c.Agents.AgentDirs(getenv); err != nil {
 		return nil, err
 	}
 	c.Lookup = c.ancestryLookup()
@@ -200,7 +198,20 @@ func (c *Config) WorkspaceOf(ctx context.Context, realPath string) (*workspace.W
 	if err == nil && ws.Enabled() {
 		_, _ = ws.FinishExited(ctx)
 	}
+	if err == nil {
+		c.noteProblems(ws.Problems())
+	}
 	return ws, err
+}
+
+// noteProblems keeps the problems of a project's settings for the
+// warnings of the invocation, each once.
+func (c *Config) noteProblems(problems []error) {
+	for _, p := range problems {
+		if !slices.ContainsFunc(c.projectProblems, func(q error) bool { return q.Error() == p.Error() }) {
+			c.projectProblems = append(c.projectProblems, p)
+		}
+	}
 }
 
 // WorkWorkspace returns the workspace of the working directory, for the
@@ -219,7 +230,10 @@ func (c *Config) WorkWorkspace(ctx context.Context) (*workspace.Workspace, error
 // naming the first); lenient returns it with the defaults in their place,
 // for the commands that must run whatever the configuration (hooks,
 // doctor, version, whoami, env). done closes what the configuration opened
-// (the stores' connections) once the command is done.
+// (the stores' connections) once the command is done, and returns what to
+// warn about: the problems of the projects' own settings that the
+// command's workspaces met (a .agent-registry/timeout that is no timeout,
+// say: every command warns while it stays), then any error closing.
 func Lazy(flags *pflag.FlagSet, now func() time.Time) (strict, lenient func() (*Config, error), done func() error) {
 	var c *Config
 	var err error
@@ -240,7 +254,7 @@ func Lazy(flags *pflag.FlagSet, now func() time.Time) (strict, lenient func() (*
 		if c == nil {
 			return nil
 		}
-		return c.Settings.Backends.Close()
+		return errors.Join(append(slices.Clone(c.projectProblems), c.Settings.Backends.Close())...)
 	}
 	return strict, lenient, done
 }

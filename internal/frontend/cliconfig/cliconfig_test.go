@@ -105,7 +105,7 @@ func TestLoadMakesLocationsAndAgentDirsAbsolute(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(real, "state", "locks"), c.Settings.LockDir)
 	assert.Equal(t, filepath.Join(dir, "kimi"), c.AgentDirs["KIMI_CODE_HOME"])
-	assert.Equal(t, []string{"OPENCODE_PURE=1"}, c.PluginsOff["opencode"])
+	assert.Equal(t, "1", c.AgentVars["OPENCODE_PURE"], "the variables the agents read for doctor")
 	assert.Equal(t, filepath.Join(dir, "home"), c.Settings.UserHome)
 	assert.NotNil(t, c.Settings.Backends)
 }

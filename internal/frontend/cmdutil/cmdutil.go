@@ -8,10 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/workspace"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -36,29 +38,18 @@ func (s seconds) Type() string { return "duration" }
 // they would become a negative duration, refused with a message about a
 // value nobody typed.
 func (s seconds) Set(v string) error {
-	if secs, err := strconv.ParseFloat(v, 64); err == nil || errors.Is(err, strconv.ErrRange) {
-		switch {
-		case math.IsNaN(secs) || math.IsInf(secs, 0) || secs > maxSeconds:
-			return fmt.Errorf("%q is no number of seconds a duration can have (at most %.0f)", v, maxSeconds)
-		case secs < 0:
-			return fmt.Errorf("%q: must not be negative", v)
-		}
-		*s.d = time.Duration(secs * float64(time.Second))
-		return nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
+	d, err := workspace.ParseSeconds(v, 0, math.MaxInt64)
+	switch {
+	case errors.Is(err, workspace.ErrNotDuration):
 		return fmt.Errorf("%q is neither seconds (90) nor a duration (90s, 2m)", v)
-	}
-	if d < 0 {
+	case errors.Is(err, workspace.ErrBelowMin):
 		return fmt.Errorf("%q: must not be negative", v)
+	case err != nil:
+		return fmt.Errorf("%q is no number of seconds a duration can have (at most %.0f)", v, time.Duration(math.MaxInt64).Seconds())
 	}
 	*s.d = d
 	return nil
 }
-
-// maxSeconds is the longest time.Duration, in seconds.
-const maxSeconds = float64(math.MaxInt64) / float64(time.Second)
 
 // SecondsVar defines a duration flag that accepts plain seconds too.
 func SecondsVar(fs *pflag.FlagSet, d *time.Duration, name, usage string) {
@@ -133,7 +124,7 @@ func WrapArgs(cmd *cobra.Command, wrap func(error) error) {
 	if check := cmd.Args; check != nil {
 		cmd.Args = func(c *cobra.Command, args []string) error {
 			if err := check(c, args); err != nil {
-				return wrap(err)
+				return wrap(shortenArgs(err, args))
 			}
 			return nil
 		}
@@ -141,6 +132,25 @@ func WrapArgs(cmd *cobra.Command, wrap func(error) error) {
 	for _, sub := range cmd.Commands() {
 		WrapArgs(sub, wrap)
 	}
+}
+
+// shortenArgs is err with every argument longer than core.MaxShownPath
+// that its message echoes (cobra's "unknown command", say) shortened as
+// core.ShortPath shortens a path: a 5 KB argument stays one short line.
+func shortenArgs(err error, args []string) error {
+	if errors.As(err, new(*report.UsageError)) {
+		return err // agentlock's own, which shortens what it echoes
+	}
+	msg := err.Error()
+	for _, a := range args {
+		if len(a) > core.MaxShownPath && strings.Contains(msg, a) {
+			msg = strings.ReplaceAll(msg, a, core.ShortPath(a))
+		}
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return errors.New(msg)
 }
 
 // AskedBool reports whether the command line args sets the boolean flag

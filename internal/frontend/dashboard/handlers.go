@@ -104,9 +104,14 @@ func loopbackHost(host string) bool {
 // CheckAddr refuses to listen on an address that is not loopback without
 // a token: the page shows who works on what and releases locks.
 func CheckAddr(addr, token string) error {
-	host, _, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("--addr %s: %w", addr, err)
+	}
+	// A port that is no number from 0 to 65535 (nor a service name the
+	// system knows) is the user's typo, not a failure to listen.
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return fmt.Errorf("--addr %s: the port %q is not a port number (0 to 65535; 0 picks a free one)", addr, port)
 	}
 	if token == "" && !loopbackHost(host) {
 		return fmt.Errorf("--addr %s is not a loopback address: anyone who can reach it could read the registry and release locks; give --token too", addr)

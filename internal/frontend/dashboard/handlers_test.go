@@ -241,6 +241,11 @@ func TestLoopbackOnlyWithoutToken(t *testing.T) {
 		assert.Equal(t, ok, err == nil, "%s: %v", addr, err)
 		assert.NoError(t, CheckAddr(addr, "t"), "with a token: %s", addr)
 	}
+	// A port that is no port is refused before anything listens, token
+	// or not.
+	for _, addr := range []string{"127.0.0.1:notaport", "127.0.0.1:99999", "127.0.0.1:-1", "0.0.0.0:65536"} {
+		assert.ErrorContains(t, CheckAddr(addr, "t"), "is not a port number", addr)
+	}
 }
 
 // A release from the page needs the CSRF token, a JSON body and the

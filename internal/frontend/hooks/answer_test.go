@@ -14,7 +14,7 @@ import (
 
 func agentNamed(t *testing.T, name string) integrations.Agent {
 	t.Helper()
-	a, ok := all.Lookup(name)
+	a, ok := all.Agents().Lookup(name)
 	require.True(t, ok, name)
 	return a
 }

@@ -33,22 +33,20 @@ import (
 	"github.com/agentlock/agentlock/workspace"
 )
 
-// Hook events: agentlock's names, mapped to each harness's own by the hook
-// configuration templates.
+// Hook events: agentlock's names (the one list is
+// integrations.HookEvents), mapped to each harness's own by its agent.
 const (
-	PreEdit      = "pre-edit"
-	SessionStart = "session-start"
-	Renew        = "renew"
-	SessionEnd   = "session-end"
+	PreEdit      = integrations.PreEdit
+	SessionStart = integrations.SessionStart
+	Renew        = integrations.Renew
+	SessionEnd   = integrations.SessionEnd
 )
 
-// Events lists the hook events, in the order of a session.
-var Events = []string{PreEdit, SessionStart, Renew, SessionEnd}
-
-// CheckEvent refuses, as a usage error, an event that is none of Events.
+// CheckEvent refuses, as a usage error, an event that is none of
+// integrations.HookEvents.
 func CheckEvent(event string) error {
-	if !slices.Contains(Events, event) {
-		return report.UsageErrorf("unknown hook event %q (known: %s)", event, strings.Join(Events, ", "))
+	if events := integrations.HookEvents(); !slices.Contains(events, event) {
+		return report.UsageErrorf("unknown hook event %q (known: %s)", event, strings.Join(events, ", "))
 	}
 	return nil
 }
@@ -156,6 +154,11 @@ func Run(ctx context.Context, req Request) Result {
 		return res
 	}
 	if ws.Enabled() {
+		// A project setting that cannot be used (its timeout file) has a
+		// safe value in its place: say so, and go on.
+		for _, p := range ws.Problems() {
+			res.warnf("%s %s hook: %v", name, req.Event, p)
+		}
 		// A session whose agent exited without its session-end hook
 		// (kimi -p) is finished by the next hook that runs here.
 		if _, err := ws.FinishExited(ctx); err != nil {
@@ -194,7 +197,7 @@ func Run(ctx context.Context, req Request) Result {
 	case SessionEnd:
 		h.sessionEnd(ctx)
 	default:
-		res.warnf("%s hook: unknown event %q (known: %s); doing nothing", name, req.Event, strings.Join(Events, ", "))
+		res.warnf("%s hook: unknown event %q (known: %s); doing nothing", name, req.Event, strings.Join(integrations.HookEvents(), ", "))
 	}
 	return res
 }
@@ -232,7 +235,7 @@ func readPayload(r io.Reader, agent integrations.Agent) (integrations.HookInput,
 	if d, ok := agent.(integrations.PayloadDecoder); ok {
 		return d.DecodePayload(data)
 	}
-	if err := json.Unmarshal(data, &in); err != nil {
+	if err := integrations.UnmarshalPayload(data, &in); err != nil {
 		return in, fmt.Errorf("the payload is not JSON: %w", err)
 	}
 	in.Raw = data
@@ -431,7 +434,7 @@ func (h run) acquire(ctx context.Context, ws *workspace.Workspace, paths []strin
 		}
 		h.res.Deny = fmt.Sprintf("agentlock: %s (renewed %s ago), so you (%s) must not edit it now. "+
 			"Do not work around this: %s, wait with `%s`, or ask %s.",
-			report.HeldBy(held.Path, held.Via, "session "+held.Owner+ws.Place(ctx, held.Owner)), report.Human(held.Age), h.session, instead, report.WaitCommand(held.Path), held.Owner)
+			core.HeldBy(held.Path, held.Via, "session "+held.Owner+ws.Place(ctx, held.Owner)), report.Human(held.Age), h.session, instead, report.WaitCommand(held.Path), held.Owner)
 	case errors.As(err, &corrupt):
 		h.res.Deny = fmt.Sprintf("agentlock: a lock file cannot be read (%v), so agentlock cannot tell who holds the file: "+
 			"do not edit it; ask a person to check `agentlock status` and clear it with `agentlock release --force`.", err)

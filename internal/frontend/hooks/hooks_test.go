@@ -15,7 +15,7 @@ import (
 
 	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/integrations"
-	"github.com/agentlock/agentlock/integrations/manifest"
+	"github.com/agentlock/agentlock/integrations/claude"
 	"github.com/agentlock/agentlock/internal/sys/procs"
 	"github.com/agentlock/agentlock/internal/testkit/proctest"
 	"github.com/agentlock/agentlock/report"
@@ -24,7 +24,7 @@ import (
 )
 
 func TestSessionPrecedence(t *testing.T) {
-	agent := manifest.Builtin("claude")
+	agent := claude.Agent()
 	payload := integrations.HookInput{SessionID: "p"}
 	ws := &workspace.Workspace{Home: t.TempDir()}
 	recorded := func(kind string) func(string) identity.Found {
@@ -70,7 +70,7 @@ func project(t *testing.T) string {
 
 func preEdit(root, session, file string) Result {
 	payload := `{"cwd":"` + root + `","session_id":"` + session + `","tool_name":"Edit","tool_input":{"file_path":"` + file + `"}}`
-	return Run(context.Background(), Request{Agent: manifest.Builtin("claude"), Event: PreEdit, Payload: strings.NewReader(payload)})
+	return Run(context.Background(), Request{Agent: claude.Agent(), Event: PreEdit, Payload: strings.NewReader(payload)})
 }
 
 func TestPreEditDeniesTheFileOfAnotherSession(t *testing.T) {
@@ -95,7 +95,7 @@ func TestHooksStayQuietOutsideAnAgentlockProject(t *testing.T) {
 }
 
 func TestBrokenPayloadIsAWarningNotADenial(t *testing.T) {
-	res := Run(t.Context(), Request{Agent: manifest.Builtin("claude"), Event: PreEdit, Payload: strings.NewReader("{not json")})
+	res := Run(t.Context(), Request{Agent: claude.Agent(), Event: PreEdit, Payload: strings.NewReader("{not json")})
 	assert.Empty(t, res.Deny)
 	require.Len(t, res.Warnings, 1)
 	assert.Contains(t, res.Warnings[0], "not JSON")
@@ -113,7 +113,7 @@ func TestPreEditWarnsOfALockIn02sHome(t *testing.T) {
 	rec := "claude 1|" + strconv.FormatInt(time.Now().Unix(), 10) + "|" + file
 	require.NoError(t, os.WriteFile(filepath.Join(legacyLocks, filestore.LockFileName(file)), []byte(rec), 0o644))
 	payload := `{"cwd":"` + root + `","session_id":"one","tool_name":"Edit","tool_input":{"file_path":"` + file + `"}}`
-	res := Run(t.Context(), Request{Agent: manifest.Builtin("claude"), Event: PreEdit, Payload: strings.NewReader(payload),
+	res := Run(t.Context(), Request{Agent: claude.Agent(), Event: PreEdit, Payload: strings.NewReader(payload),
 		Settings: workspace.Settings{UserHome: user}})
 	assert.Empty(t, res.Deny, "0.2's lock is not agentlock's to enforce here")
 	require.Len(t, res.Warnings, 1)
@@ -133,7 +133,7 @@ func TestSessionStartRecordsTheNearestNonShellAncestor(t *testing.T) {
 	chain := []procs.Process{{PID: 99999998, Name: "agentlock"}, {PID: 99999997, Name: "sh"}, harness, {PID: 1, Name: "init"}}
 	start := func(chain []procs.Process) Result {
 		payload := `{"cwd":"` + root + `","session_id":"s1","hook_event_name":"SessionStart"}`
-		return Run(t.Context(), Request{Agent: manifest.Builtin("claude"), Event: SessionStart, Payload: strings.NewReader(payload),
+		return Run(t.Context(), Request{Agent: claude.Agent(), Event: SessionStart, Payload: strings.NewReader(payload),
 			Ancestry: func() ([]procs.Process, error) { return chain, nil }})
 	}
 	res := start(chain)
@@ -153,7 +153,7 @@ func TestSessionStartRecordsTheNearestNonShellAncestor(t *testing.T) {
 }
 
 func TestCheckEvent(t *testing.T) {
-	for _, e := range Events {
+	for _, e := range integrations.HookEvents() {
 		assert.NoError(t, CheckEvent(e), e)
 	}
 	err := CheckEvent("pre-edti")

@@ -82,8 +82,14 @@ func (a Args) PathsAndSession(command string, args []string, rule Rule) ([]strin
 	if len(args) == 0 {
 		return nil, "", usagef("at least one path is required")
 	}
-	for _, p := range args {
-		if p == "" {
+	for i, p := range args {
+		switch {
+		case p != "":
+		case i == 1 && len(args) == 2 && a.Source != identity.SourceFlag:
+			// The place of the original form's session: the user gave
+			// an empty session id, not an empty path.
+			return nil, "", usagef("the session id is empty ('' after the path): name the session, or leave it out for the one agentlock finds (agentlock whoami)")
+		default:
 			return nil, "", usagef("a path is empty ('' on the command line): name a file or a folder")
 		}
 	}
@@ -183,10 +189,17 @@ func (a Args) SessionAndText(command string, args []string) (session, text strin
 
 // AllSession is the session of release --all, whose only positional
 // argument is the original's session ("release --all <session>"): the
-// typed id as SessionArg takes it, else the session known here.
+// typed id as SessionArg takes it, else the session known here. A typed
+// id that is not the known session is refused naming the command that
+// works, '<command> --all'; one that looks like a path (it exists, or
+// holds a /) is refused naming that command and the release of the path.
 func (a Args) AllSession(command string, args []string) (string, error) {
+	if len(args) == 1 && a.Session != "" && args[0] != a.Session && a.Source != identity.SourceFlag && looksLikePath(args[0]) {
+		return "", report.LineUsageErrorf("--all takes no paths: run '%s --all' to release every lock of session %s, or '%s %s' to release that one",
+			command, a.Session, command, report.ShellWord(args[0]))
+	}
 	if len(args) == 1 {
-		return a.SessionArg(command, args[0])
+		return a.SessionArg(command+" --all", args[0])
 	}
 	return a.AllOnly(command, args)
 }

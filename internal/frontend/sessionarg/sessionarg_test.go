@@ -63,7 +63,13 @@ func TestPathsAndSessionRefusals(t *testing.T) {
 		want string
 	}{
 		{nil, Args{Session: "s1"}, "at least one path is required"},
-		{[]string{"a", ""}, Args{Session: "s1"}, "a path is empty ('' on the command line): name a file or a folder"},
+		// The second of two is the place of the original form's session
+		// (issue 37): unless --session gave one, '' there is an empty id.
+		{[]string{"a", ""}, Args{Session: "s1"}, "the session id is empty ('' after the path): name the session, or leave it out for the one agentlock finds (agentlock whoami)"},
+		{[]string{"a", ""}, Args{}, "the session id is empty ('' after the path): name the session, or leave it out for the one agentlock finds (agentlock whoami)"},
+		{[]string{"a", ""}, Args{Session: "s1", Source: identity.SourceFlag}, "a path is empty ('' on the command line): name a file or a folder"},
+		{[]string{"", "s1"}, Args{}, "a path is empty ('' on the command line): name a file or a folder"},
+		{[]string{"a", "b", ""}, Args{Session: "s1"}, "a path is empty ('' on the command line): name a file or a folder"},
 		{[]string{"a"}, Args{}, "no session id: pass --session ID, set AGENTLOCK_SESSION, or use 'agentlock acquire <path> <session>' (agentlock whoami explains)"},
 	} {
 		_, _, err := tc.a.PathsAndSession("agentlock acquire", tc.args, NewLock)
@@ -167,6 +173,11 @@ func TestAllSession(t *testing.T) {
 	assert.Equal(t, "s2", s, "the original's positional session")
 	_, err = env.AllSession("agentlock release", []string{"s2"})
 	assert.True(t, argErr(t, err).Line)
+	assert.Equal(t, "you are session s1 (from AGENTLOCK_SESSION), not s2: run 'agentlock release --all'", argErr(t, err).Error(),
+		"the command suggested releases every lock of the session, as asked")
+	_, err = env.AllSession("agentlock release", []string{"src/a.go"})
+	assert.Equal(t, "--all takes no paths: run 'agentlock release --all' to release every lock of session s1, or 'agentlock release src/a.go' to release that one",
+		argErr(t, err).Error())
 	_, err = env.AllSession("agentlock release", []string{"a", "b"})
 	assert.Equal(t, "--all takes no paths", argErr(t, err).Error())
 	_, err = Args{}.AllSession("agentlock release", nil)

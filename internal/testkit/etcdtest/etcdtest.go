@@ -77,6 +77,26 @@ func StartIn(dir string, n int) (*Cluster, error) {
 	return startRetrying(dir, n, freePort)
 }
 
+// StartOn starts a one-member cluster with its data in dir, whose clients
+// connect to 127.0.0.1:port (its peer port is free, picked as StartIn
+// picks it; port 0 picks the client port too), and waits until it serves.
+// The caller stops it. A port another process holds is an error matching
+// syscall.EADDRINUSE.
+func StartOn(dir string, port int) (*Cluster, error) {
+	if port == 0 {
+		return StartIn(dir, 1)
+	}
+	// startIn picks a member's client port, then its peer port.
+	picks := 0
+	return startRetrying(dir, 1, func() (int, error) {
+		picks++
+		if picks%2 == 1 {
+			return port, nil
+		}
+		return freePort()
+	})
+}
+
 // startRetrying is StartIn with the ports picked by pick.
 func startRetrying(dir string, n int, pick func() (int, error)) (*Cluster, error) {
 	for attempt := 1; ; attempt++ {
