@@ -127,7 +127,7 @@ func (w *Workspace) Conflicts(ctx context.Context, paths []string) ([]Conflict, 
 // none (or when that cannot be read: this is only a warning's detail).
 func (w *Workspace) holderIn(ctx context.Context, root, rel string) string {
 	p := filepath.Join(root, filepath.FromSlash(rel))
-	other, err := Open(p, w.settings)
+	other, err := Open(ctx, p, w.settings)
 	if err != nil {
 		return ""
 	}

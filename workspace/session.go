@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentlock/agentlock/audit"
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/identity"
+	"github.com/agentlock/agentlock/internal/sys/agentproc"
 	"github.com/agentlock/agentlock/internal/sys/procs"
 	"github.com/agentlock/agentlock/store"
 )
@@ -105,7 +105,7 @@ func (w *Workspace) mirrorLeases(ctx context.Context, session string, leases []c
 	if len(from) == 0 {
 		return w.mirror(ctx, session, leasePaths(leases), true)
 	}
-	reg, err := w.settings.registryOf(leases[0].Path)
+	reg, err := w.settings.registryOf(ctx, leases[0].Path)
 	if err == nil {
 		_, err = reg.TakeOver(ctx, session, leasePaths(leases), from)
 	}
@@ -178,7 +178,7 @@ func (w *Workspace) mirror(ctx context.Context, session string, paths []string, 
 	if len(paths) == 0 {
 		return nil
 	}
-	reg, err := w.settings.registryOf(paths[0])
+	reg, err := w.settings.registryOf(ctx, paths[0])
 	if err == nil {
 		if hold {
 			_, err = reg.HoldPaths(ctx, session, paths...)
@@ -239,7 +239,7 @@ type SessionStart struct {
 	// the session holds (the session-start hooks).
 	Update func(old *core.Session)
 	// AgentPID, when not zero, is recorded as the agent process of the
-	// session (package identity), as a wrapper script: commands run under
+	// session (package agentproc), as a wrapper script: commands run under
 	// it find the session by their ancestry even where AGENTLOCK_SESSION
 	// was dropped from their environment.
 	AgentPID int
@@ -302,7 +302,7 @@ func (w *Workspace) recordAgent(pid int, session, agent string) error {
 		return fmt.Errorf("agent process %d: %w", pid, err)
 	}
 	now, _ := w.settings.clockAndTimeout()
-	_, err = identity.Write(identity.Dir(w.Home), p, session, agent, identity.KindWrapper, now())
+	_, err = agentproc.Write(agentproc.Dir(w.Home), p, session, agent, agentproc.KindWrapper, now())
 	return err
 }
 
@@ -342,8 +342,8 @@ func (w *Workspace) Gates(realPath string) bool {
 
 // Of returns the workspace of a real path under the same settings as w:
 // where that path's lock lives.
-func (w *Workspace) Of(realPath string) (*Workspace, error) {
-	return Open(realPath, w.settings)
+func (w *Workspace) Of(ctx context.Context, realPath string) (*Workspace, error) {
+	return Open(ctx, realPath, w.settings)
 }
 
 // heldBy returns the paths of the live (not stale) locks session owns in

@@ -241,7 +241,7 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	if !workspace.EtcdBuild {
 		// The etcd build checks the store, records it and runs the
 		// rest of init, which needs it.
-		in.HandOver = func() error { return workspace.HandOver(thisProcess(opts.Args), nil) }
+		in.HandOver = func() error { return handOver(thisProcess(opts.Args), nil) }
 	}
 	if err := in.RecordScope(ctx); err != nil {
 		return err

@@ -25,6 +25,9 @@ func TestMain(m *testing.M) {
 	testscript.Main(withTeamStore(m), map[string]func(){
 		"agentlock": main,
 		"fakeagent": func() { os.Exit(fakeagent.Main()) },
+		// A process that hands its command line over, as agentlock does
+		// (TestHandOverRunsTheEtcdBuildInPlaceWithThePayload).
+		handOverProbe: handOverProbeMain,
 	})
 }
 

@@ -255,7 +255,7 @@ func (in *Init) RecordScope(ctx context.Context) error {
 // scopeInUse refuses a change of scope while the home being left holds
 // locks or working sessions.
 func scopeInUse(ctx context.Context, settings workspace.Settings, project string) error {
-	ws, err := workspace.Open(project, settings)
+	ws, err := workspace.Open(ctx, project, settings)
 	if err != nil {
 		return err
 	}

@@ -69,7 +69,12 @@ func Open(dir string, opts Options) (*Project, error) {
 	if root == "" {
 		root = dir
 	}
-	open := workspace.Open
+	// Set-up runs to its end once started (init, uninit, doctor are not
+	// cancelled half-way): opening finishes exited sessions unbounded by
+	// a caller's context, bounded by the lock waits.
+	open := func(root string, s workspace.Settings) (*workspace.Workspace, error) {
+		return workspace.Open(context.Background(), root, s)
+	}
 	if opts.WithoutStore {
 		open = workspace.Locate
 	}
@@ -112,7 +117,7 @@ func (p *Project) ShareHome(ctx context.Context, dir string) (bool, error) {
 	if err != nil || !changed {
 		return changed, err
 	}
-	ws, err := workspace.Open(p.Root, p.settings)
+	ws, err := workspace.Open(ctx, p.Root, p.settings)
 	if err != nil {
 		return true, err
 	}
