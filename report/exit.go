@@ -9,9 +9,11 @@ import (
 )
 
 // Exit codes: the contract agents script against (README.md,
-// docs/schema). Every front end classifies its failures with ExitCode:
-// the command line's exit status, the exit_code of the --json error
-// record, of the dashboard's HTTP errors and of the MCP server's results.
+// docs/schema). Every front end classifies its failures with ExitCode,
+// the one classification: the command line's exit status (a hook's
+// included), the exit_code of the --json error record, the dashboard's
+// HTTP status (HTTPStatus) and the MCP server's results (a tool error
+// unless ExitOK, or ExitRefused for a tool whose refusal is a result).
 const (
 	ExitOK      = 0 // done
 	ExitRefused = 1 // held by another session, not the owner, no such lock or session
@@ -20,6 +22,10 @@ const (
 	// ExitDeny is a hook's refusal of an edit (ErrDenied): the code every
 	// harness reads as "block this tool call".
 	ExitDeny = 2
+	// ExitHookLine is a malformed hook command line (HookLineError): an
+	// error every harness reports without blocking the tool call (never
+	// ExitDeny).
+	ExitHookLine = 1
 )
 
 // Marks of the classes that no error of package core names: an error
@@ -68,6 +74,20 @@ func LineUsageErrorf(format string, args ...any) error {
 	return &UsageError{Err: fmt.Errorf(format, args...), Line: true}
 }
 
+// HookLineError is a mistake in a hook's command line (a mistyped agent
+// or event, an argument or a flag too many): agentlock's own problem, not
+// a refusal. It exits ExitHookLine: exit 2, a usage error's, is what
+// harnesses read as "deny this tool call", which would block every edit
+// with a message about a command line the model never wrote.
+type HookLineError struct {
+	Err error
+}
+
+func (e *HookLineError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the mistake.
+func (e *HookLineError) Unwrap() error { return e.Err }
+
 // Explain adds to an error's message what a person can do about it.
 func Explain(err error) string {
 	msg := err.Error()
@@ -87,6 +107,8 @@ func ExitCode(err error) int {
 		return ExitOK
 	case errors.Is(err, ErrDenied):
 		return ExitDeny
+	case errors.As(err, new(*HookLineError)):
+		return ExitHookLine
 	case errors.Is(err, ErrUsage), errors.Is(err, core.ErrInvalidSession), errors.Is(err, core.ErrInvalidPath):
 		return ExitUsage
 	case errors.Is(err, ErrRefused),
@@ -98,11 +120,15 @@ func ExitCode(err error) int {
 }
 
 // HTTPStatus is the HTTP status that answers err, derived from its class
-// (ExitCode): 400 for a usage error, 409 for a refusal, 500 for the rest.
+// (ExitCode): 400 for a usage error (a hook's command line's too), 409 for
+// a refusal, 500 for the rest.
 // An error of the usage or refusal class may name a more precise client
 // error (4xx) by a method HTTPStatus() int (Refusal: 403, 404, ...).
 func HTTPStatus(err error) int {
 	code := ExitCode(err)
+	if errors.As(err, new(*HookLineError)) {
+		code = ExitUsage
+	}
 	var precise interface{ HTTPStatus() int }
 	if code != ExitEnv && errors.As(err, &precise) {
 		if s := precise.HTTPStatus(); s >= 400 && s < 500 {

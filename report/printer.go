@@ -30,13 +30,26 @@ type Printer struct {
 	Out    io.Writer // data: results, JSON lines
 	ErrOut io.Writer // diagnostics: refusals, warnings, errors
 	JSON   bool
+	// Records, when not nil, collects every record printed with JSON, in
+	// order, as the values written: a front end that hands the records on
+	// as they are (an MCP result's structured content) reads them there
+	// instead of parsing Out.
+	Records *[]any
+}
+
+// Record prints rec as a JSON line on Out, and collects it in Records.
+func (p Printer) Record(rec any) error {
+	if p.Records != nil {
+		*p.Records = append(*p.Records, rec)
+	}
+	return WriteJSON(p.Out, rec)
 }
 
 // Emit prints a result: its record as a JSON line with JSON, else its
 // line for people (escaped), on Out.
 func (p Printer) Emit(rec any, line string) error {
 	if p.JSON {
-		return WriteJSON(p.Out, rec)
+		return p.Record(rec)
 	}
 	_, err := fmt.Fprintln(p.Out, EscapeLines(line))
 	return err
@@ -46,7 +59,7 @@ func (p Printer) Emit(rec any, line string) error {
 // for people (escaped) on ErrOut.
 func (p Printer) Diagnose(rec any, line string) error {
 	if p.JSON {
-		return WriteJSON(p.Out, rec)
+		return p.Record(rec)
 	}
 	_, err := fmt.Fprintln(p.ErrOut, EscapeLines(line))
 	return err
@@ -106,11 +119,12 @@ func (p Printer) WarnLegacyHeld(home string, held []core.State) {
 }
 
 // Refusals prints who holds what when the acquisition of paths was
-// refused with err (AcquireRefusals; waited: how long it waited), and
+// refused with err (AcquireRefusals; waited: how long it waited; places:
+// where each holder works), and
 // returns ErrReported. All or none: with JSON the paths that were free are
 // reported as not acquired too; for people, a line says that nothing was.
-func (p Printer) Refusals(paths []string, err error, waited time.Duration) error {
-	refusals, err := AcquireRefusals(paths, err, waited)
+func (p Printer) Refusals(paths []string, err error, waited time.Duration, places map[string]string) error {
+	refusals, err := AcquireRefusals(paths, err, waited, places)
 	if err != nil {
 		return err
 	}
@@ -120,7 +134,7 @@ func (p Printer) Refusals(paths []string, err error, waited time.Duration) error
 		case r.Held:
 			perr = p.Diagnose(r.Record, r.Line)
 		case p.JSON: // free, but not taken: all or none
-			perr = WriteJSON(p.Out, r.Record)
+			perr = p.Record(r.Record)
 		}
 		if perr != nil {
 			return perr

@@ -17,7 +17,7 @@ func Example() {
 	project, _ := os.MkdirTemp("", "agentlock-example-")
 	defer os.RemoveAll(project)
 	os.Mkdir(filepath.Join(project, ".git"), 0o755) // a project root
-	ws, _ := workspace.Open(project, workspace.Settings{})
+	ws, _ := workspace.Open(context.Background(), project, workspace.Settings{})
 	locker := ws.Locker()
 	ctx := context.Background()
 	file := filepath.Join(project, "src/auth.py")

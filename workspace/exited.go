@@ -6,14 +6,14 @@ import (
 	"fmt"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/identity"
+	"github.com/agentlock/agentlock/internal/sys/agentproc"
 )
 
 // FinishExited finishes the sessions whose agent process has exited
 // without finishing them: a harness that never fires its session-end event
 // (kimi -p, qwen -p), or one killed before it could. A session qualifies
 // when the workspace's home holds a record of its agent process (written
-// by the session-start hook or a wrapper, package identity), that process
+// by the session-start hook or a wrapper, package agentproc), that process
 // is gone, and no record of a live process runs the same session (a
 // resumed session, the wrapper around the harness). It is then marked
 // Finished and its locks are released, as `agentlock finish` would; a
@@ -21,12 +21,12 @@ import (
 // gone processes are removed once their session is dealt with; one whose
 // session could not be finished stays, for the next command to retry.
 //
-// Every agentlock command that opens the workspace calls it (the next
-// command that notices), so nobody sees such a session as working. It
-// returns the sessions it finished.
+// Open calls it for every workspace where agentlock is in use, once per
+// command (the next command that notices), so nobody sees such a session
+// as working. It returns the sessions it finished.
 func (w *Workspace) FinishExited(ctx context.Context) ([]Finished, error) {
-	dir := identity.Dir(w.Home)
-	gone := identity.Exited(dir)
+	dir := agentproc.Dir(w.Home)
+	gone := agentproc.Exited(dir)
 	if len(gone) == 0 {
 		return nil, nil
 	}
@@ -39,7 +39,7 @@ func (w *Workspace) FinishExited(ctx context.Context) ([]Finished, error) {
 		id := g.Record.Session
 		if !ended[id] {
 			// Unreadable, or another process runs the session now.
-			errs = append(errs, identity.Remove(dir, g.ID))
+			errs = append(errs, agentproc.Remove(dir, g.ID))
 			continue
 		}
 		err, seen := done[id]
@@ -61,7 +61,7 @@ func (w *Workspace) FinishExited(ctx context.Context) ([]Finished, error) {
 			}
 		}
 		if err == nil {
-			errs = append(errs, identity.Remove(dir, g.ID))
+			errs = append(errs, agentproc.Remove(dir, g.ID))
 		}
 	}
 	return out, errors.Join(errs...)
@@ -72,16 +72,16 @@ func (w *Workspace) FinishExited(ctx context.Context) ([]Finished, error) {
 // a view that shows them as ended until a command finishes them (the
 // dashboard).
 func (w *Workspace) Exited() map[string]bool {
-	dir := identity.Dir(w.Home)
-	return endedSessions(dir, identity.Exited(dir))
+	dir := agentproc.Dir(w.Home)
+	return endedSessions(dir, agentproc.Exited(dir))
 }
 
 // endedSessions returns the sessions of the gone records that no record of
 // a live process in dir runs.
-func endedSessions(dir string, gone []identity.Gone) map[string]bool {
+func endedSessions(dir string, gone []agentproc.Gone) map[string]bool {
 	ended := map[string]bool{}
 	for _, g := range gone {
-		if id := g.Record.Session; id != "" && !ended[id] && len(identity.OfSession(dir, id)) == 0 {
+		if id := g.Record.Session; id != "" && !ended[id] && len(agentproc.OfSession(dir, id)) == 0 {
 			ended[id] = true
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/identity"
+	"github.com/agentlock/agentlock/internal/sys/agentproc"
 	"github.com/agentlock/agentlock/internal/sys/procs"
 )
 
@@ -45,11 +45,11 @@ func agentProcess(t *testing.T) (p procs.Process, stop func()) {
 // processes, and does nothing more when run again.
 func TestFinishExited(t *testing.T) {
 	root, ws := newProject(t)
-	dir := identity.Dir(ws.Home)
+	dir := agentproc.Dir(ws.Home)
 	now := time.Now()
 	record := func(session string) func() {
 		p, stop := agentProcess(t)
-		_, err := identity.Write(dir, p, session, "kimi", identity.KindHook, now)
+		_, err := agentproc.Write(dir, p, session, "kimi", agentproc.KindHook, now)
 		require.NoError(t, err)
 		return stop
 	}
@@ -94,8 +94,8 @@ func TestFinishExited(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, owner, st.Owner, f)
 	}
-	assert.Empty(t, identity.Exited(dir), "the records of the gone processes are removed")
-	assert.Len(t, identity.OfSession(dir, "kimi-resumed"), 1)
+	assert.Empty(t, agentproc.Exited(dir), "the records of the gone processes are removed")
+	assert.Len(t, agentproc.OfSession(dir, "kimi-resumed"), 1)
 	got, err = ws.FinishExited(t.Context())
 	require.NoError(t, err)
 	assert.Empty(t, got)

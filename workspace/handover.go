@@ -13,7 +13,9 @@ import (
 // client, which would slow down the start of every command (every hook
 // runs agentlock; docs/speed.md). When an etcd store is configured for a
 // command, the default build hands the whole command line over to
-// EtcdProgram, the build with the etcd store (HandOver).
+// EtcdProgram, the build with the etcd store: this package decides
+// (NeedsEtcdBuild, EtcdProgramFor); the command line, which alone ends or
+// replaces its process, hands over.
 const (
 	// EtcdProgram is the build with the etcd store, found beside this
 	// program, else on PATH.
@@ -104,31 +106,26 @@ func StoreConfigured(p Process) bool {
 	return false
 }
 
-// Delegate hands p over to EtcdProgram (HandOver) when a store is
-// configured for it (StoreConfigured). It returns nil when it did not hand
-// over: this is the etcd build, the store is the lock files, or there is
-// no EtcdProgram (the command then fails where it opens that store, naming
-// what to install; a hook denies the edit). An error is a hand-over that
-// failed.
-func Delegate(p Process) error {
-	if EtcdBuild || !StoreConfigured(p) {
-		return nil
-	}
-	return HandOver(p, nil)
-}
+// NeedsEtcdBuild reports whether p must be handed over to EtcdProgram
+// before it runs: a store other than the lock files is configured for it
+// (StoreConfigured) and this build lacks the etcd store. The front end
+// hands it over (it alone replaces the process); when there is no
+// EtcdProgram, the command runs here and fails where it opens that store,
+// naming what to install (a hook denies the edit).
+func NeedsEtcdBuild(p Process) bool { return !EtcdBuild && StoreConfigured(p) }
 
-// HandOverIfMissing hands p over to EtcdProgram, with stdin as its
-// standard input (a hook's payload, already read), when a workspace of
-// this invocation needed the etcd store, which this build lacks (a path of
-// a checkout on etcd, edited from outside it). It returns like Delegate.
-func (b *Backends) HandOverIfMissing(p Process, stdin []byte) error {
-	if EtcdBuild || !b.Missing("etcd") {
-		return nil
-	}
-	return HandOver(p, stdin)
-}
+// NeedsEtcdBuild reports whether a workspace of this invocation needed
+// the etcd store, which this build lacks (a path of a checkout on etcd,
+// edited from outside it): a hook's denial then comes from the front end
+// handing its payload over to EtcdProgram.
+func (b *Backends) NeedsEtcdBuild() bool { return !EtcdBuild && b.Missing("etcd") }
 
-// HaveEtcdBuild reports whether this is the etcd build or HandOver would
+// EtcdProgramFor returns where the build with the etcd store is for p:
+// EtcdProgram beside this program, else on the PATH of p's environment;
+// "" when there is none.
+func EtcdProgramFor(p Process) string { return etcdProgram(p.Env) }
+
+// HaveEtcdBuild reports whether this is the etcd build or a hand-over would
 // find EtcdProgram, on the PATH of env.
 func HaveEtcdBuild(env []string) bool { return EtcdBuild || etcdProgram(env) != "" }
 

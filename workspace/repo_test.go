@@ -31,7 +31,7 @@ func TestRepoScopeNestedWorktreeAndOutsidePath(t *testing.T) {
 	require.Equal(t, StoreSpec{Scope: ScopeRepository}, spec, "the scope is the store setting, read from the shared home")
 	s := Settings{UserHome: filepath.Join(root, "user")}
 
-	wb, err := Open(nested, s)
+	wb, err := Open(t.Context(), nested, s)
 	require.NoError(t, err)
 	require.Equal(t, ScopeRepository, wb.Scope())
 	require.Equal(t, filepath.Join(repo, ".git", RepoHomeDir), wb.Home)
@@ -39,7 +39,7 @@ func TestRepoScopeNestedWorktreeAndOutsidePath(t *testing.T) {
 	_, _, err = wb.Acquire(t.Context(), []string{filepath.Join(nested, "src", "x.py"), outside}, "s-b")
 	require.NoError(t, err)
 
-	wa, err := Open(repo, s)
+	wa, err := Open(t.Context(), repo, s)
 	require.NoError(t, err)
 	st, err := wa.Locker().IsLocked(t.Context(), filepath.Join(repo, "src", "x.py"))
 	require.NoError(t, err)
@@ -64,7 +64,7 @@ func TestRepoScopeNestedWorktreeAndOutsidePath(t *testing.T) {
 	changed, err = SetRepoScope(repo, false)
 	require.NoError(t, err)
 	require.True(t, changed)
-	wa, err = Open(repo, s)
+	wa, err = Open(t.Context(), repo, s)
 	require.NoError(t, err)
 	require.Equal(t, ScopeCheckout, wa.Scope())
 	require.Equal(t, filepath.Join(repo, HomeDirName), wa.Home)

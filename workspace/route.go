@@ -96,7 +96,7 @@ func storeName(w *Workspace) string {
 }
 
 // route returns the store of k.
-func (r *router) route(k store.Key) (routed, error) {
+func (r *router) route(ctx context.Context, k store.Key) (routed, error) {
 	own := routed{locks: r.own, name: storeName(r.w)}
 	if k.Ref != "" || k.Path == "" {
 		return own, nil
@@ -112,7 +112,7 @@ func (r *router) route(k store.Key) (routed, error) {
 	if got, ok := r.byProject[project]; ok {
 		return got, nil
 	}
-	other, err := Open(p, r.w.settings)
+	other, err := Open(ctx, p, r.w.settings)
 	if err != nil {
 		return routed{}, fmt.Errorf("the lock of %s: %w", k.Path, err)
 	}
@@ -130,16 +130,16 @@ func (r *router) route(k store.Key) (routed, error) {
 }
 
 // one returns the one store of keys, or an error when they need two.
-func (r *router) one(keys []store.Key) (store.Locks, error) {
+func (r *router) one(ctx context.Context, keys []store.Key) (store.Locks, error) {
 	if len(keys) == 0 {
 		return r.own, nil
 	}
-	first, err := r.route(keys[0])
+	first, err := r.route(ctx, keys[0])
 	if err != nil {
 		return nil, err
 	}
 	for _, k := range keys[1:] {
-		got, err := r.route(k)
+		got, err := r.route(ctx, k)
 		if err != nil {
 			return nil, err
 		}
@@ -153,7 +153,7 @@ func (r *router) one(keys []store.Key) (store.Locks, error) {
 
 // Transact implements store.Locks on the one store of keys.
 func (r *router) Transact(ctx context.Context, mode store.Mode, keys []store.Key, decide store.Decide) error {
-	s, err := r.one(keys)
+	s, err := r.one(ctx, keys)
 	if err != nil {
 		return err
 	}
@@ -165,7 +165,7 @@ func (r *router) Scan(ctx context.Context) ([]store.Slot, error) { return r.own.
 
 // TransactAreas implements store.Areas on the one store of keys.
 func (r *router) TransactAreas(ctx context.Context, mode store.Mode, keys []store.Key, decide store.DecideAreas) error {
-	s, err := r.one(keys)
+	s, err := r.one(ctx, keys)
 	if err != nil {
 		return err
 	}
@@ -180,7 +180,7 @@ func (r *router) TransactAreas(ctx context.Context, mode store.Mode, keys []stor
 // cannot watch gives a channel that never fires (the waiter's timer still
 // retries).
 func (r *router) Watch(ctx context.Context, keys []store.Key) (<-chan struct{}, func(), error) {
-	s, err := r.one(keys)
+	s, err := r.one(ctx, keys)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -193,7 +193,7 @@ func (r *router) Watch(ctx context.Context, keys []store.Key) (<-chan struct{}, 
 // Enqueue implements store.Queue on the one store of keys; an error when
 // that store keeps no queue (the waiter then watches: see Watch).
 func (r *router) Enqueue(ctx context.Context, session string, keys []store.Key) (<-chan struct{}, func(), error) {
-	s, err := r.one(keys)
+	s, err := r.one(ctx, keys)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -211,7 +211,7 @@ var errNoQueue = errors.New("this lock store keeps no queue of waiters")
 func (r *indexedRouter) Note(ctx context.Context, session string, keys []store.Key) error {
 	var mine []store.Key
 	for _, k := range keys {
-		got, err := r.route(k)
+		got, err := r.route(ctx, k)
 		if err != nil {
 			return err
 		}

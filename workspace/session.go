@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentlock/agentlock/audit"
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/identity"
+	"github.com/agentlock/agentlock/internal/sys/agentproc"
 	"github.com/agentlock/agentlock/internal/sys/procs"
 	"github.com/agentlock/agentlock/store"
 )
@@ -40,7 +40,7 @@ func (w *Workspace) Acquire(ctx context.Context, paths []string, session string)
 	if err != nil {
 		return nil, nil, err
 	}
-	w.auditTakeovers(session, leases)
+	w.took(session, leases)
 	return leases, w.mirrorLeases(ctx, session, leases), nil
 }
 
@@ -54,10 +54,20 @@ func (w *Workspace) AcquireWait(ctx context.Context, paths []string, session str
 	if err != nil {
 		return nil, nil, err
 	}
-	w.auditTakeovers(session, leases)
+	w.took(session, leases)
 	// The wait's deadline bounds the waiting, not the mirror of what it
 	// took: a lock taken at the last moment is still listed.
 	return leases, w.mirrorLeases(context.WithoutCancel(ctx), session, leases), nil
+}
+
+// took records what an acquisition of session did besides the locks: the
+// takeovers in the audit log, and where the session works (recordPlace),
+// so that a refusal of these locks to another worktree names it. Both are
+// records for people: a failure to write them does not undo the
+// acquisition.
+func (w *Workspace) took(session string, leases []core.Lease) {
+	w.auditTakeovers(session, leases)
+	_ = w.recordPlace(session)
 }
 
 // auditTakeovers records in the audit log the stale (or expired
@@ -105,7 +115,7 @@ func (w *Workspace) mirrorLeases(ctx context.Context, session string, leases []c
 	if len(from) == 0 {
 		return w.mirror(ctx, session, leasePaths(leases), true)
 	}
-	reg, err := w.settings.registryOf(leases[0].Path)
+	reg, err := w.settings.registryOf(ctx, leases[0].Path)
 	if err == nil {
 		_, err = reg.TakeOver(ctx, session, leasePaths(leases), from)
 	}
@@ -178,7 +188,7 @@ func (w *Workspace) mirror(ctx context.Context, session string, paths []string, 
 	if len(paths) == 0 {
 		return nil
 	}
-	reg, err := w.settings.registryOf(paths[0])
+	reg, err := w.settings.registryOf(ctx, paths[0])
 	if err == nil {
 		if hold {
 			_, err = reg.HoldPaths(ctx, session, paths...)
@@ -225,7 +235,22 @@ func (w *Workspace) Finish(ctx context.Context, id string) (Finished, error) {
 	if regErr == nil || len(released) > 0 {
 		_ = w.Audit().Append(audit.Entry{Action: audit.ActionFinish, SessionID: id, Who: id, Released: len(released)})
 	}
-	return out, errors.Join(regErr, relErr)
+	return out, errors.Join(regErr, relErr, w.forgetPlace(id))
+}
+
+// EndSession is the end of a session its harness announced (a
+// session-end hook): Finish, and the session's agent records (package
+// agentproc) are removed. A session whose harness ended it is nobody's
+// identity: a command run later under that harness process, or in the
+// shell that ran the hooks, no longer answers with it, nor refuses
+// another session in its name; the harness's next session start records
+// the process again. (A session that finishes itself, agentlock finish,
+// keeps its records: its harness goes on, and its hooks still name it.)
+func (w *Workspace) EndSession(ctx context.Context, id string) (Finished, error) {
+	out, err := w.Finish(ctx, id)
+	// One flat list, so that a caller can tell each error apart
+	// (core.Unjoin): an unregistered session is no problem at its end.
+	return out, errors.Join(append(core.Unjoin(err), agentproc.RemoveSession(agentproc.Dir(w.Home), id))...)
 }
 
 // SessionStart says how StartSession treats an entry already there and
@@ -239,7 +264,7 @@ type SessionStart struct {
 	// the session holds (the session-start hooks).
 	Update func(old *core.Session)
 	// AgentPID, when not zero, is recorded as the agent process of the
-	// session (package identity), as a wrapper script: commands run under
+	// session (package agentproc), as a wrapper script: commands run under
 	// it find the session by their ancestry even where AGENTLOCK_SESSION
 	// was dropped from their environment.
 	AgentPID int
@@ -302,7 +327,7 @@ func (w *Workspace) recordAgent(pid int, session, agent string) error {
 		return fmt.Errorf("agent process %d: %w", pid, err)
 	}
 	now, _ := w.settings.clockAndTimeout()
-	_, err = identity.Write(identity.Dir(w.Home), p, session, agent, identity.KindWrapper, now())
+	_, err = agentproc.Write(agentproc.Dir(w.Home), p, session, agent, agentproc.KindWrapper, now())
 	return err
 }
 
@@ -342,8 +367,8 @@ func (w *Workspace) Gates(realPath string) bool {
 
 // Of returns the workspace of a real path under the same settings as w:
 // where that path's lock lives.
-func (w *Workspace) Of(realPath string) (*Workspace, error) {
-	return Open(realPath, w.settings)
+func (w *Workspace) Of(ctx context.Context, realPath string) (*Workspace, error) {
+	return Open(ctx, realPath, w.settings)
 }
 
 // heldBy returns the paths of the live (not stale) locks session owns in

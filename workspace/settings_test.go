@@ -124,29 +124,6 @@ func TestUndoReleasesOnlyWhatWasTaken(t *testing.T) {
 	assert.False(t, undone, "a renewal takes nothing")
 }
 
-func TestForceReleaseRecordsWhatItEmptied(t *testing.T) {
-	root, ws := newProject(t)
-	a := filepath.Join(root, "a.go")
-	_, _, err := ws.Acquire(t.Context(), []string{a}, "s1")
-	require.NoError(t, err)
-	prev, auditErr, err := ws.ForceRelease(t.Context(), a, "person")
-	require.NoError(t, err)
-	require.NoError(t, auditErr)
-	assert.Equal(t, "s1", prev.Owner)
-	st, err := ws.Locker().IsLocked(t.Context(), a)
-	require.NoError(t, err)
-	assert.Empty(t, st.Owner)
-
-	// Nothing held: nothing to record.
-	_, _, err = ws.ForceRelease(t.Context(), a, "person")
-	require.NoError(t, err)
-	entries, _, err := ws.Audit().Read()
-	require.NoError(t, err)
-	require.Len(t, entries, 1)
-	assert.Equal(t, "person", entries[0].Who)
-	assert.Equal(t, "s1", entries[0].PreviousOwner)
-}
-
 // The program hooks should find: this one, or in the etcd build the front
 // that handed over to it.
 func TestSelfProgram(t *testing.T) {

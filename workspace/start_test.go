@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/identity"
+	"github.com/agentlock/agentlock/internal/sys/agentproc"
 )
 
 // register's start: a new entry of no known provider is a person's and
@@ -29,7 +29,7 @@ func TestStartSessionAsRegisterDoes(t *testing.T) {
 	assert.Equal(t, HumanProvider, first.Provider)
 	assert.Equal(t, UnknownVersion, first.AIVersion)
 	assert.Equal(t, []string{file}, first.DoNotTouch)
-	assert.NotEmpty(t, identity.OfSession(identity.Dir(ws.Home), "demo-1"), "the agent process is recorded")
+	assert.NotEmpty(t, agentproc.OfSession(agentproc.Dir(ws.Home), "demo-1"), "the agent process is recorded")
 
 	_, err = ws.Finish(t.Context(), "demo-1")
 	require.NoError(t, err)

@@ -3,7 +3,6 @@ package workspace
 import (
 	"context"
 
-	"github.com/agentlock/agentlock/audit"
 	"github.com/agentlock/agentlock/core"
 )
 
@@ -24,20 +23,4 @@ func (w *Workspace) Undo(ctx context.Context, leases []core.Lease, session strin
 	}
 	_, _, err := w.Release(ctx, taken, session)
 	return err == nil, err
-}
-
-// ForceRelease empties the lock on path whoever holds it, even a corrupt
-// one (core.Locker.ForceRelease), and records a release that emptied
-// something in the audit log as done by who. It returns what the lock
-// held; auditErr says why the audit log could not record it (the lock is
-// released all the same).
-func (w *Workspace) ForceRelease(ctx context.Context, path, who string) (prev core.State, auditErr, err error) {
-	prev, err = w.Locker().ForceRelease(ctx, path)
-	if err != nil {
-		return prev, nil, err
-	}
-	if prev.Owner != "" || prev.Corrupt != nil {
-		auditErr = w.Audit().Append(audit.ForceReleased(audit.ActionForceRelease, who, prev))
-	}
-	return prev, auditErr, nil
 }

@@ -23,7 +23,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentlock/agentlock/core"
@@ -73,6 +75,13 @@ type Settings struct {
 	// Bin is the command that the registry's protocol block names; empty
 	// means "agentlock".
 	Bin string
+	// Cache, when not nil, keeps the workspaces opened with these
+	// settings, so that one command opens each workspace once: a
+	// front end's session service gives every Open of one command the
+	// same cache. nil gives each Open a cache of its own, which the
+	// workspaces it opens from there (the router, the registry mirror)
+	// share.
+	Cache *Cache
 	// Store names a distributed store for every project (AGENTLOCK_STORE
 	// and its options); its fields override the project's store file.
 	Store StoreSpec
@@ -286,13 +295,65 @@ type Workspace struct {
 	spec  StoreSpec
 	locks store.Locks
 	doc   store.Document
+	// ended and endErr are what Open's FinishExited did (see Ended).
+	ended  []Finished
+	endErr error
 	// problems are the project's own settings that could not be used
 	// (see Problems).
 	problems []error
 }
 
-// Open resolves the workspace of a real path (a file or a folder).
-func Open(realPath string, s Settings) (*Workspace, error) { return open(realPath, s, true) }
+// Cache keeps the workspaces one command opened, by where their state
+// lives (project, home, lock folder, registry), so that the command opens
+// each once however many of its paths or steps need it (see
+// Settings.Cache). It is safe for concurrent use.
+type Cache struct {
+	mu   sync.Mutex
+	open map[location]*Workspace
+	// opened are the workspaces opened, in order: Opened, and the tests
+	// that hold a command to one open per workspace.
+	opened []*Workspace
+}
+
+// NewCache returns an empty cache.
+func NewCache() *Cache { return &Cache{open: map[location]*Workspace{}} }
+
+// Opened returns the workspaces opened through c, in the order opened:
+// each once, however many times Open asked for it.
+func (c *Cache) Opened() []*Workspace {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.opened)
+}
+
+func (c *Cache) get(loc location) *Workspace {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.open[loc]
+}
+
+// put keeps w as the workspace of loc, unless another was kept
+// meanwhile, which it returns instead.
+func (c *Cache) put(loc location, w *Workspace) (*Workspace, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if got, ok := c.open[loc]; ok {
+		return got, false
+	}
+	c.open[loc] = w
+	c.opened = append(c.opened, w)
+	return w, true
+}
+
+// Open resolves the workspace of a real path (a file or a folder). Where
+// agentlock is in use (Enabled), opening it finishes the sessions whose
+// agent process exited without finishing them (FinishExited: best effort,
+// what it did and could not do are in Ended): every command that opens a
+// workspace is the next command that notices. A workspace already in the
+// settings' Cache is returned as it was opened.
+func Open(ctx context.Context, realPath string, s Settings) (*Workspace, error) {
+	return open(ctx, realPath, s, true)
+}
 
 // Locate resolves the workspace of a real path as Open does, without
 // opening its distributed store, which Open refuses when it cannot be used
@@ -300,7 +361,11 @@ func Open(realPath string, s Settings) (*Workspace, error) { return open(realPat
 // the lock files stand in for it, which hold none of the project's locks.
 // Only for the checks that do not need the store (agentlock doctor, which
 // says why the others did not run); never to lock or to read the registry.
-func Locate(realPath string, s Settings) (*Workspace, error) { return open(realPath, s, false) }
+// It changes nothing (no session is finished) and keeps nothing in the
+// settings' Cache, which holds opened workspaces only.
+func Locate(realPath string, s Settings) (*Workspace, error) {
+	return open(context.Background(), realPath, s, false)
+}
 
 // Problems are the settings of the workspace's project that could not be
 // used: a TimeoutFile that cannot be read or is not a timeout. Safe values
@@ -308,14 +373,21 @@ func Locate(realPath string, s Settings) (*Workspace, error) { return open(realP
 // agentlock doctor reports them with the configuration.
 func (w *Workspace) Problems() []error { return w.problems }
 
-// open is Open; connect opens the distributed store (see Locate).
-func open(realPath string, s Settings, connect bool) (*Workspace, error) {
+// open is Open; connect opens the distributed store, and keeps the
+// workspace in the cache and finishes exited sessions (see Locate).
+func open(ctx context.Context, realPath string, s Settings, connect bool) (*Workspace, error) {
 	loc, err := s.locate(realPath)
 	if err != nil {
 		return nil, err
 	}
 	if loc.project == "" && s.Home != "" {
 		loc.project = s.projectOf(realPath)
+	}
+	if s.Cache == nil {
+		s.Cache = NewCache()
+	}
+	if w := s.Cache.get(loc); w != nil && connect {
+		return w, nil
 	}
 	if s.origin == nil {
 		origin := loc
@@ -349,8 +421,23 @@ func open(realPath string, s Settings, connect bool) (*Workspace, error) {
 			return nil, err
 		}
 	}
+	if !connect {
+		return w, nil
+	}
+	// Kept before the sessions are finished, which may open it again.
+	if got, fresh := s.Cache.put(loc, w); !fresh {
+		return got, nil
+	}
+	if w.Enabled() {
+		w.ended, w.endErr = w.FinishExited(ctx)
+	}
 	return w, nil
 }
+
+// Ended returns the sessions that Open finished because their agent
+// process had exited (FinishExited), and the error of those it could not
+// finish, which the next command retries.
+func (w *Workspace) Ended() ([]Finished, error) { return w.ended, w.endErr }
 
 // WorkDir returns the real path of the process's working directory, where
 // commands that take no path find their workspace.
@@ -407,8 +494,8 @@ func newRegistry(doc store.Document, s Settings, idle func(context.Context, []co
 }
 
 // registryOf returns the registry of the workspace of a real path.
-func (s Settings) registryOf(realPath string) (*core.Registry, error) {
-	w, err := Open(realPath, s)
+func (s Settings) registryOf(ctx context.Context, realPath string) (*core.Registry, error) {
+	w, err := Open(ctx, realPath, s)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ func newProject(t *testing.T) (string, *Workspace) {
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	require.NoError(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
-	ws, err := Open(root, Settings{UserHome: filepath.Join(root, "user")})
+	ws, err := Open(t.Context(), root, Settings{UserHome: filepath.Join(root, "user")})
 	require.NoError(t, err)
 	require.NoError(t, ws.Setup(t.Context()))
 	return root, ws
@@ -36,17 +36,17 @@ func TestOpenResolvesTheProjectHome(t *testing.T) {
 	assert.True(t, ws.Enabled())
 	assert.False(t, ws.Missing())
 
-	sub, err := Open(filepath.Join(root, "src", "new.go"), Settings{})
+	sub, err := Open(t.Context(), filepath.Join(root, "src", "new.go"), Settings{})
 	require.NoError(t, err)
 	assert.Equal(t, ws.LockDir, sub.LockDir, "a file not yet created finds its project")
 
 	outside := t.TempDir()
-	ows, err := Open(outside, Settings{UserHome: "/u"})
+	ows, err := Open(t.Context(), outside, Settings{UserHome: "/u"})
 	require.NoError(t, err)
 	assert.Equal(t, "/u/"+HomeDirName, ows.Home, "outside any project: the user's home")
 	assert.False(t, ows.Enabled())
 
-	configured, err := Open(outside, Settings{Home: filepath.Join(root, "elsewhere")})
+	configured, err := Open(t.Context(), outside, Settings{Home: filepath.Join(root, "elsewhere")})
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(root, "elsewhere", "locks"), configured.LockDir)
 	assert.True(t, configured.Enabled(), "configured locations enable agentlock anywhere")
@@ -159,7 +159,7 @@ func TestShareHome(t *testing.T) {
 	assert.Equal(t, shared+"\n", string(data))
 	assert.NoFileExists(t, filepath.Join(root, HomeDirName, "registry.md"), "the unused own home is gone")
 
-	sub, err := Open(filepath.Join(root, "src", "b.go"), s)
+	sub, err := Open(t.Context(), filepath.Join(root, "src", "b.go"), s)
 	require.NoError(t, err)
 	assert.True(t, sub.Shared())
 	assert.False(t, sub.OwnHome())
@@ -175,7 +175,7 @@ func TestShareHome(t *testing.T) {
 	assert.False(t, changed, "sharing the same home again changes nothing")
 
 	// The environment still wins.
-	env, err := Open(root, Settings{Home: filepath.Join(root, "env-home")})
+	env, err := Open(t.Context(), root, Settings{Home: filepath.Join(root, "env-home")})
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(root, "env-home"), env.Home)
 
@@ -186,7 +186,7 @@ func TestShareHome(t *testing.T) {
 	require.NoError(t, sub.Unshare(t.Context(), false))
 	assert.NoFileExists(t, filepath.Join(root, HomeDirName, SharedHomeFile))
 	assert.DirExists(t, filepath.Join(shared, "locks"), "the shared home is never removed")
-	back, err := Open(root, s)
+	back, err := Open(t.Context(), root, s)
 	require.NoError(t, err)
 	assert.False(t, back.Shared())
 	assert.Equal(t, filepath.Join(root, HomeDirName), back.Home)
@@ -194,7 +194,7 @@ func TestShareHome(t *testing.T) {
 	// A record that names no absolute folder is an error, not another home.
 	require.NoError(t, os.MkdirAll(filepath.Join(root, HomeDirName), 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(root, HomeDirName, SharedHomeFile), []byte("relative/dir\n"), 0o644))
-	_, err = Open(root, s)
+	_, err = Open(t.Context(), root, s)
 	assert.ErrorContains(t, err, "absolute")
 }
 
@@ -204,7 +204,7 @@ func TestLegacyHeld(t *testing.T) {
 	root, _ := newProject(t)
 	user := filepath.Join(root, "user")
 	s := Settings{UserHome: user, Timeout: time.Minute}
-	ws, err := Open(root, s)
+	ws, err := Open(t.Context(), root, s)
 	require.NoError(t, err)
 	home, held := ws.LegacyHeld(t.Context(), []string{filepath.Join(root, "a.go")})
 	assert.Empty(t, home, "no 0.2 home")
@@ -226,7 +226,7 @@ func TestLegacyHeld(t *testing.T) {
 
 	_, err = ShareHome(t.Context(), root, legacy, s)
 	require.NoError(t, err)
-	shared, err := Open(root, s)
+	shared, err := Open(t.Context(), root, s)
 	require.NoError(t, err)
 	_, held = shared.LegacyHeld(t.Context(), []string{a})
 	assert.Empty(t, held, "no split once the home is shared")
@@ -261,7 +261,7 @@ func TestShareHomeMovesOnlyAnUnusedHome(t *testing.T) {
 	first, second := filepath.Join(t.TempDir(), "first"), filepath.Join(t.TempDir(), "second")
 	_, err := ShareHome(t.Context(), root, first, s)
 	require.NoError(t, err)
-	ws, err := Open(root, s)
+	ws, err := Open(t.Context(), root, s)
 	require.NoError(t, err)
 	lease, err := ws.Locker().Acquire(t.Context(), filepath.Join(root, "a.go"), "s1")
 	require.NoError(t, err)
@@ -271,7 +271,7 @@ func TestShareHomeMovesOnlyAnUnusedHome(t *testing.T) {
 		changed, err := ShareHome(t.Context(), root, to, s)
 		require.ErrorAs(t, err, &kept, "to %s", to)
 		assert.False(t, changed)
-		again, err := Open(root, s)
+		again, err := Open(t.Context(), root, s)
 		require.NoError(t, err)
 		assert.Equal(t, first, again.Home, "nothing changed")
 	}
@@ -284,7 +284,7 @@ func TestShareHomeMovesOnlyAnUnusedHome(t *testing.T) {
 	changed, err = ShareHome(t.Context(), root, filepath.Join(root, HomeDirName), s)
 	require.NoError(t, err)
 	assert.True(t, changed)
-	back, err := Open(root, s)
+	back, err := Open(t.Context(), root, s)
 	require.NoError(t, err)
 	assert.False(t, back.Shared())
 	assert.Equal(t, filepath.Join(root, HomeDirName), back.Home)
@@ -343,7 +343,7 @@ func TestChangesOfTheLockFiles(t *testing.T) {
 			root, ws := newProject(t)
 			changes, err := ws.Changes(t.Context())
 			require.NoError(t, err)
-			other, err := Open(root, Settings{UserHome: filepath.Join(root, "user")})
+			other, err := Open(t.Context(), root, Settings{UserHome: filepath.Join(root, "user")})
 			require.NoError(t, err)
 			require.NoError(t, change(t, other, root))
 			select {

@@ -8,11 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/frontend/cmdutil"
 	"github.com/agentlock/agentlock/internal/frontend/sessionarg"
-	"github.com/agentlock/agentlock/report"
-	"github.com/agentlock/agentlock/workspace"
+	"github.com/agentlock/agentlock/session"
 )
 
 // AcquireOptions are the inputs of agentlock acquire.
@@ -64,52 +62,35 @@ func acquireRun(ctx context.Context, opts *AcquireOptions) error {
 	if err != nil {
 		return err
 	}
-	paths, session, err := c.SessionArgs().PathsAndSession(opts.Command, opts.Args, sessionarg.NewLock)
+	paths, sessionID, err := c.SessionArgs(ctx).PathsAndSession(opts.Command, opts.Args, sessionarg.NewLock)
 	if err != nil {
 		return err
 	}
 	if opts.Wait < 0 {
 		return usagef("--wait %s: must not be negative", opts.Wait)
 	}
-	ws, out, err := workIn(ctx, opts.IO, c)
-	if err != nil {
+	out := newPrinter(opts.IO, c)
+	waited := false
+	got, err := c.Service().Acquire(ctx, session.AcquireRequest{Paths: paths, Session: sessionID, Wait: opts.Wait,
+		OnWait: func(w session.Waiting) {
+			waited = true
+			out.Waits(w)
+			cmdutil.KeepCollecting()
+		}})
+	if err := out.Acquisition(got, err, opts.Wait, waited); err != nil {
 		return err
 	}
-	out.WarnLegacyHeld(ws.LegacyHeld(ctx, paths))
-	leases, warning, err := ws.Acquire(ctx, paths, session)
-	if errors.Is(err, core.ErrLocked) && opts.Wait > 0 {
-		if held := (*core.HeldError)(nil); errors.As(err, &held) {
-			fmt.Fprintln(opts.IO.ErrOut, "agentlock: "+report.Waiting(held, opts.Wait))
-		}
-		cmdutil.KeepCollecting()
-		ctx, cancel := context.WithTimeout(ctx, opts.Wait)
-		defer cancel()
-		leases, warning, err = ws.AcquireWait(ctx, paths, session)
-	}
-	if errors.Is(err, core.ErrLocked) {
-		return out.Refusals(paths, err, opts.Wait)
-	}
-	if err != nil {
-		return err
-	}
-	out.Warn(warning)
-	for _, note := range report.AcquireNotes(leases, ws.LockDir, ws.Redirected) {
-		fmt.Fprintln(opts.IO.ErrOut, "agentlock: "+note)
-	}
-	warnConflicts(ctx, opts.IO, ws, leases)
-	for _, l := range leases {
-		if err := out.Emit(report.Acquired(l)); err != nil {
-			return unreported(ctx, ws, leases, session, err)
-		}
+	if err := out.Leases(got.Leases); err != nil {
+		return unreported(ctx, got, err)
 	}
 	return nil
 }
 
 // unreported undoes an acquisition whose success could not be written to
-// stdout (workspace.Workspace.Undo): the caller never learns that it holds
+// stdout (session.Acquired.Undo): the caller never learns that it holds
 // the locks, so it would never release them.
-func unreported(ctx context.Context, ws *workspace.Workspace, leases []core.Lease, session string, werr error) error {
-	undone, err := ws.Undo(ctx, leases, session)
+func unreported(ctx context.Context, got session.Acquired, werr error) error {
+	undone, err := got.Undo(ctx)
 	switch {
 	case err != nil:
 		return errors.Join(werr, fmt.Errorf("release what could not be reported: %w", err))
@@ -117,22 +98,4 @@ func unreported(ctx context.Context, ws *workspace.Workspace, leases []core.Leas
 		return fmt.Errorf("%w; released what this call took", werr)
 	}
 	return werr
-}
-
-// warnConflicts says, on stderr, which of the files just locked another
-// worktree of the repository changed too (docs/worktrees.md): a warning,
-// the lock is taken.
-func warnConflicts(ctx context.Context, io *IOStreams, ws *workspace.Workspace, leases []core.Lease) {
-	var paths []string
-	for _, l := range leases {
-		paths = append(paths, l.Path)
-	}
-	found, err := ws.Conflicts(ctx, paths)
-	if err != nil {
-		fmt.Fprintln(io.ErrOut, report.Linef("agentlock: warning: could not check the other worktrees for changes of these files: %v", err))
-		return
-	}
-	for _, c := range found {
-		fmt.Fprintln(io.ErrOut, report.Linef("agentlock: warning: %s", c.Message()))
-	}
 }

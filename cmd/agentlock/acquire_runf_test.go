@@ -51,7 +51,7 @@ func TestRunFAcquire(t *testing.T) {
 // anything.
 func TestRunFAcquireRunRefusesBadLines(t *testing.T) {
 	cfg := func(session string) func() (*config, error) {
-		return func() (*config, error) { return &config{Session: session, SessionSource: "--session"}, nil }
+		return func() (*config, error) { return fakeConfig(session, "--session"), nil }
 	}
 	for _, tc := range []struct {
 		args    []string

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/internal/frontend/sessionarg"
-	"github.com/agentlock/agentlock/report"
 )
 
 // CheckOptions are the inputs of agentlock check.
@@ -55,33 +53,10 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	paths, session, err := c.SessionArgs().PathsAndSession(opts.Command, opts.Paths, sessionarg.AnySession)
+	paths, sessionID, err := c.SessionArgs(ctx).PathsAndSession(opts.Command, opts.Paths, sessionarg.AnySession)
 	if err != nil {
 		return err
 	}
-	ws, out, err := workIn(ctx, opts.IO, c)
-	if err != nil {
-		return err
-	}
-	locker := ws.Locker()
-	out.WarnLegacyHeld(ws.LegacyHeld(ctx, paths))
-	blocked := false
-	for _, p := range paths {
-		chk, err := locker.CheckAndWarn(ctx, p, session)
-		if err != nil {
-			return err
-		}
-		blocked = blocked || !chk.OK
-		if chk.Corrupt != nil {
-			// Not an owner, so not in the line for people: say it aside.
-			fmt.Fprintln(opts.IO.ErrOut, report.Linef("agentlock: warning: %s", chk.Warning))
-		}
-		if err := out.Emit(report.Checked(chk)); err != nil {
-			return err
-		}
-	}
-	if blocked {
-		return report.ErrReported
-	}
-	return nil
+	got, err := c.Service().Check(ctx, paths, sessionID)
+	return newPrinter(opts.IO, c).Checks(got, err)
 }

@@ -22,7 +22,7 @@ func TestRunFCheck(t *testing.T) {
 
 	// With no path, the run refuses before it opens anything.
 	err := checkRun(t.Context(), &CheckOptions{IO: testFactory(t).IO, Command: "agentlock check",
-		Config: func() (*config, error) { return &config{Session: "s-1"}, nil }})
+		Config: func() (*config, error) { return fakeConfig("s-1", ""), nil }})
 	require.Equal(t, report.ExitUsage, report.ExitCode(err), "%v", err)
 	require.Contains(t, err.Error(), "at least one path is required")
 }

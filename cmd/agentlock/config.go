@@ -17,9 +17,10 @@ type config = cliconfig.Config
 func selfProgram() (string, error) { return workspace.SelfProgram(os.Environ(), os.Executable) }
 
 // workIn is the glue of the commands that work in the workspace of the
-// working directory: that workspace, and the printer of the invocation.
+// working directory: that workspace, opened once by the invocation's
+// session service, and the printer of the invocation.
 func workIn(ctx context.Context, io *IOStreams, c *config) (*workspace.Workspace, report.Printer, error) {
-	ws, err := c.WorkWorkspace(ctx)
+	ws, err := c.Service().Workspace(ctx)
 	return ws, newPrinter(io, c), err
 }
 

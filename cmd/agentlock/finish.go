@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/report"
 )
 
 // FinishOptions are the inputs of agentlock finish.
@@ -52,26 +51,16 @@ func finishRun(ctx context.Context, opts *FinishOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Session, err = c.SessionArgs().CommandSession(opts.Command, opts.Session); err != nil {
+	if opts.Session, err = c.SessionArgs(ctx).CommandSession(opts.Command, opts.Session); err != nil {
 		return err
 	}
 	// The session exists already: any id that 0.2 accepted will do.
 	if err := core.ValidateExistingSession(opts.Session); err != nil {
 		return usagef("%v", err)
 	}
-	ws, out, err := workIn(ctx, opts.IO, c)
-	if err != nil {
+	if _, err := c.Service().Workspace(ctx); err != nil {
 		return err
 	}
-	done, err := ws.Finish(ctx, opts.Session)
-	if !done.Registered {
-		if len(done.Released) > 0 || err != nil {
-			out.Say("agentlock: released %d lock(s) of %s", len(done.Released), opts.Session)
-		}
-		return err
-	}
-	if perr := out.Emit(report.Finished(done.Session, ws.RegistryPath, done.Released)); perr != nil {
-		return perr
-	}
-	return err
+	done, err := c.Service().Finish(ctx, opts.Session)
+	return newPrinter(opts.IO, c).Ended(done, opts.Session, err)
 }

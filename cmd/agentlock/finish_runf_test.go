@@ -28,9 +28,9 @@ func TestRunFFinish(t *testing.T) {
 		cfg   config
 		want  string
 	}{
-		{"", config{}, "no session id known here"},
-		{"s-2", config{Session: "s-1", SessionSource: "--session"}, "two session ids: s-2 and --session s-1"},
-		{"has space|bar", config{}, "session"},
+		{"", *fakeConfig("", ""), "no session id known here"},
+		{"s-2", *fakeConfig("s-1", "--session"), "two session ids: s-2 and --session s-1"},
+		{"has space|bar", *fakeConfig("", ""), "session"},
 	} {
 		cfg := tc.cfg
 		err := finishRun(t.Context(), &FinishOptions{IO: testFactory(t).IO, Command: "agentlock finish", Session: tc.typed, Config: func() (*config, error) { return &cfg, nil }})

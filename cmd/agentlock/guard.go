@@ -72,7 +72,7 @@ func guardRun(ctx context.Context, opts *GuardOptions) error {
 	if err != nil {
 		return err
 	}
-	refusals := githook.Guard(ctx, ws, top, paths, c.Session)
+	refusals := githook.Guard(ctx, ws, top, paths, c.Service().Identity(ctx).ID)
 	for _, r := range refusals {
 		if r.Held != nil && c.JSON {
 			// The lock record of the refused file, as check prints it.

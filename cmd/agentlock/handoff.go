@@ -43,18 +43,17 @@ whoami); a typed id that is not that session is refused.`,
 }
 
 func handoffRun(ctx context.Context, opts *HandoffOptions) error {
-	c, ws, out, err := workConfig(ctx, opts.IO, opts.Config)
+	c, _, out, err := workConfig(ctx, opts.IO, opts.Config)
 	if err != nil {
 		return err
 	}
-	session, err := c.SessionArgs().CommandSession(opts.Command+" "+report.ShellWord(opts.Notes), opts.Session)
+	session, err := c.SessionArgs(ctx).CommandSession(opts.Command+" "+report.ShellWord(opts.Notes), opts.Session)
 	if err != nil {
 		return err
 	}
-	reg := ws.Registry()
-	s, err := reg.AddHandoffRef(ctx, session, opts.Notes)
+	changed, err := c.Service().Handoff(ctx, session, opts.Notes)
 	if err != nil {
 		return err
 	}
-	return out.Emit(report.SessionChanged(s, reg.Where(), "handoff recorded for"))
+	return out.Changed(changed, "handoff recorded for")
 }

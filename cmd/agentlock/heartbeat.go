@@ -11,11 +11,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/internal/frontend/cmdutil"
 	"github.com/agentlock/agentlock/internal/frontend/sessionarg"
 	"github.com/agentlock/agentlock/internal/sys/procs"
 	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/session"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -82,16 +82,16 @@ func heartbeatRun(ctx context.Context, opts *HeartbeatOptions) error {
 		return err
 	}
 	var paths []string
-	var session string
+	var sessionID string
 	if opts.All {
-		session, err = c.SessionArgs().AllOnly(opts.Command, opts.Args)
+		sessionID, err = c.SessionArgs(ctx).AllOnly(opts.Command, opts.Args)
 	} else {
-		paths, session, err = c.SessionArgs().PathsAndSession(opts.Command, opts.Args, sessionarg.ExistingLock)
+		paths, sessionID, err = c.SessionArgs(ctx).PathsAndSession(opts.Command, opts.Args, sessionarg.ExistingLock)
 	}
 	if err != nil {
 		return err
 	}
-	if err := core.ValidateExistingSession(session); err != nil {
+	if err := core.ValidateExistingSession(sessionID); err != nil {
 		return usagef("%v", err)
 	}
 	if err := workspace.CheckRenewEvery("--every", opts.Every); opts.EveryGiven && err != nil {
@@ -100,26 +100,27 @@ func heartbeatRun(ctx context.Context, opts *HeartbeatOptions) error {
 	if opts.PID != 0 && opts.Every == 0 {
 		return usagef("--pid goes with --every")
 	}
-	ws, out, err := workIn(ctx, opts.IO, c)
-	if err != nil {
+	svc := c.Service()
+	if _, err := svc.Workspace(ctx); err != nil {
 		return err
 	}
+	out := newPrinter(opts.IO, c)
 	var watching func() bool
 	if opts.Every > 0 {
-		if watching, err = watchedAgent(opts, c, ws, session); err != nil {
+		if watching, err = watchedAgent(ctx, opts, svc, sessionID); err != nil {
 			return err
 		}
 	}
-	renew := func(verbose bool) error { return renewPaths(ctx, out, ws, paths, session, verbose) }
+	renew := func(verbose bool) error { return renewPaths(ctx, out, svc, paths, sessionID, verbose) }
 	if opts.All {
-		renew = func(verbose bool) error { return renewOwned(ctx, out, ws, session, verbose) }
+		renew = func(verbose bool) error { return renewOwned(ctx, out, svc, sessionID, verbose) }
 		if opts.Every > 0 {
 			// A loop renews what it can every time: one file it cannot
 			// read (foreign damage, a corrupt record) is reported and
 			// skipped, never a reason to let the session's other locks
 			// expire.
 			renew = func(bool) error {
-				if err := renewOwned(ctx, out, ws, session, false); err != nil {
+				if err := renewOwned(ctx, out, svc, sessionID, false); err != nil {
 					fmt.Fprintf(opts.IO.ErrOut, "agentlock: heartbeat: %s; skipped, renewing the rest\n", report.EscapeLines(err.Error()))
 				}
 				return nil
@@ -132,16 +133,16 @@ func heartbeatRun(ctx context.Context, opts *HeartbeatOptions) error {
 	cmdutil.KeepCollecting()
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	return workspace.KeepRenewing(ctx, opts.Every, watching, func() error { return renew(false) })
+	return svc.KeepRenewing(ctx, opts.Every, watching, func() error { return renew(false) })
 }
 
 // watchedAgent returns the test of a renewal loop's life: whether the
 // process that bounds it still runs. That is --pid, else the agent process
-// of the session (identity.Life: the recorded process this runs under, the
-// wrapper, or the live processes recorded for the session). With nothing
-// to watch the loop is refused in one line that names the commands to run
-// instead.
-func watchedAgent(opts *HeartbeatOptions, c *config, ws *workspace.Workspace, session string) (func() bool, error) {
+// of the session (session.Service.Life: the recorded process this runs
+// under, the wrapper, or the live processes recorded for the session).
+// With nothing to watch the loop is refused in one line that names the
+// commands to run instead.
+func watchedAgent(ctx context.Context, opts *HeartbeatOptions, svc *session.Service, sessionID string) (func() bool, error) {
 	if opts.PID != 0 {
 		watching, err := procs.Watch(opts.PID)
 		if err != nil {
@@ -149,11 +150,7 @@ func watchedAgent(opts *HeartbeatOptions, c *config, ws *workspace.Workspace, se
 		}
 		return watching, nil
 	}
-	who := c.Identity
-	if who.Session != session {
-		who = identity.Identity{Session: session}
-	}
-	if watching := identity.Life(who, identity.Dir(ws.Home), c.Lookup); watching != nil {
+	if watching := svc.Life(ctx, sessionID); watching != nil {
 		return watching, nil
 	}
 	once := "agentlock heartbeat --all"
@@ -162,42 +159,23 @@ func watchedAgent(opts *HeartbeatOptions, c *config, ws *workspace.Workspace, se
 	}
 	return nil, report.LineUsageErrorf("%s: no agent process of session %s to watch "+
 		"(no session-start hook recorded one above this process, and no wrapper), so the renewal could outlive the agent: "+
-		"renew once with '%s', or pass --pid <agent PID>", strings.TrimPrefix(opts.Command, "agentlock "), session, once)
+		"renew once with '%s', or pass --pid <agent PID>", strings.TrimPrefix(opts.Command, "agentlock "), sessionID, once)
 }
 
 // renewOwned renews, and when verbose reports, every lock of the
-// workspace that session holds (workspace.RenewSession).
-func renewOwned(ctx context.Context, out report.Printer, ws *workspace.Workspace, session string, verbose bool) error {
-	var renewed []core.State
-	var notices []error
-	var err error
-	if verbose {
-		renewed, notices, err = ws.RenewSession(ctx, session)
-	} else {
-		// Nothing to print but warnings: no listing (on etcd, one round trip).
-		notices, err = ws.KeepSessionAlive(ctx, session)
-	}
-	if perr := out.SessionRenewed(renewed, notices, session, verbose); perr != nil {
-		return perr
-	}
-	return err
+// workspace that session holds (session.Service.RenewSession; without
+// verbose nothing is listed: on etcd, one round trip).
+func renewOwned(ctx context.Context, out report.Printer, svc *session.Service, sessionID string, verbose bool) error {
+	renewed, err := svc.RenewSession(ctx, sessionID, verbose)
+	return out.Renewed(renewed, err, sessionID, verbose)
 }
 
-// renewPaths renews every path once (workspace.RenewPaths). Each renewal
-// is printed when verbose; lost locks are always printed. The error is a
-// refusal when any lock was lost.
-func renewPaths(ctx context.Context, out report.Printer, ws *workspace.Workspace, paths []string, session string, verbose bool) error {
-	renewals, err := ws.RenewPaths(ctx, paths, session)
-	lost, perr := out.Renewals(renewals, session, verbose)
-	switch {
-	case perr != nil:
-		return perr
-	case err != nil:
-		return err
-	case lost:
-		return report.ErrReported
-	}
-	return nil
+// renewPaths renews every path once (session.Service.RenewPaths). Each
+// renewal is printed when verbose; lost locks are always printed. The
+// error is a refusal when any lock was lost.
+func renewPaths(ctx context.Context, out report.Printer, svc *session.Service, paths []string, sessionID string, verbose bool) error {
+	renewals, err := svc.RenewPaths(ctx, paths, sessionID)
+	return out.RenewedPaths(renewals, err, sessionID, verbose)
 }
 
 // newCmdHeartbeatLoop is the original's "heartbeat-loop <path> <sid>

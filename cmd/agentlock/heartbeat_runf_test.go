@@ -43,7 +43,7 @@ func TestRunFHeartbeat(t *testing.T) {
 // The checks that heartbeat's run makes before it opens anything.
 func TestRunFHeartbeatRunRefusesBadLines(t *testing.T) {
 	cfg := func(session string) func() (*config, error) {
-		return func() (*config, error) { return &config{Session: session, SessionSource: "--session"}, nil }
+		return func() (*config, error) { return fakeConfig(session, "--session"), nil }
 	}
 	for _, tc := range []struct {
 		opts HeartbeatOptions

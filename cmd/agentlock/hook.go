@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/all"
+	"github.com/agentlock/agentlock/internal/frontend/cmdutil"
 	"github.com/agentlock/agentlock/internal/frontend/hooks"
 	"github.com/agentlock/agentlock/report"
 )
@@ -20,7 +22,7 @@ type HookOptions struct {
 	IO     *IOStreams
 	Config func() (*config, error)
 	// Args is the whole command line, handed over with the payload when
-	// the hook needs the etcd build (see workspace.Backends.HandOverIfMissing).
+	// the hook needs the etcd build (see workspace.Backends.NeedsEtcdBuild).
 	Args []string
 
 	Agent, Event string
@@ -28,7 +30,7 @@ type HookOptions struct {
 
 func newCmdHook(f *Factory, runF func(*HookOptions) error) *cobra.Command {
 	opts := &HookOptions{IO: f.IO, Config: f.Lenient, Args: f.Args}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "hook <agent> <event>",
 		Short: "Run one agent hook: the stable command that generated hooks call",
 		Long: `Run a hook for an agent harness (` + strings.Join(all.Names(), ", ") + `). The harness writes its JSON
@@ -57,15 +59,36 @@ names the variable and its range). The other events always exit 0 and report
 problems on stderr, an invalid setting included (they run with its default);
 see docs/integrations/README.md for the whole policy.`,
 		Example: `  echo '{"cwd":"/repo","session_id":"abc","tool_name":"Edit","tool_input":{"file_path":"/repo/a.go"}}' | agentlock hook claude pre-edit`,
-		Args:    cobra.ExactArgs(2),
+		Args: func(cmd *cobra.Command, args []string) error {
+			return hookLine(cobra.ExactArgs(2)(cmd, args))
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Agent, opts.Event = args[0], args[1]
 			if runF != nil {
 				return runF(opts)
 			}
-			return hookRun(cmd.Context(), opts)
+			err := hookRun(cmd.Context(), opts)
+			if errors.Is(err, report.ErrUsage) {
+				// An agent or event nobody knows.
+				err = hookLine(err)
+			}
+			return err
 		},
 	}
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return hookLine(cmdutil.FlagError(c, err)) })
+	return cmd
+}
+
+// hookLine makes err, a mistake in the hook's command line, a
+// report.HookLineError: agentlock's own problem, never a denial.
+func hookLine(err error) error {
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, report.ErrUsage) {
+		err = &report.UsageError{Err: err}
+	}
+	return &report.HookLineError{Err: err}
 }
 
 func hookRun(ctx context.Context, opts *HookOptions) error {
@@ -91,8 +114,8 @@ func hookRun(ctx context.Context, opts *HookOptions) error {
 		in = io.TeeReader(in, &payload)
 	}
 	res := hooks.Run(ctx, c.HookRequest(agent, opts.Event, in))
-	if res.Deny != "" {
-		handedOver(c.Settings.Backends.HandOverIfMissing(thisProcess(opts.Args), payload.Bytes()))
+	if res.Deny != "" && c.Settings.Backends.NeedsEtcdBuild() {
+		handedOver(handOver(thisProcess(opts.Args), payload.Bytes()))
 	}
 	if hooks.Respond(agent, res).Write(opts.IO.Out, opts.IO.ErrOut, agent.Name(), opts.Event) {
 		return report.ErrDenied

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/integrations/all"
-	"github.com/agentlock/agentlock/internal/frontend/cmdutil"
 	"github.com/agentlock/agentlock/report"
 )
 
@@ -44,7 +43,7 @@ func TestRunFHookMalformedLineIsNoDeny(t *testing.T) {
 		var out, errOut bytes.Buffer
 		f := &Factory{IO: &IOStreams{In: strings.NewReader(`{"tool_name":"Edit"}`), Out: &out, ErrOut: &errOut}, Now: time.Now}
 		code := execute(f, line)
-		require.Equal(t, cmdutil.ExitHookLine, code, "%v: %s", line, errOut.String())
+		require.Equal(t, report.ExitHookLine, code, "%v: %s", line, errOut.String())
 		require.NotEqual(t, report.ExitDeny, code)
 		require.Contains(t, errOut.String(), "agentlock: malformed hook command (", "%v", line)
 		require.Contains(t, errOut.String(), "see 'agentlock hook --help'", "%v", line)

@@ -32,8 +32,13 @@ func main() {
 }
 
 // delegate hands the command line over to agentlock-etcd when a store is
-// configured for it (workspace.Delegate); it returns only when it did not.
-func delegate(args []string) { handedOver(workspace.Delegate(thisProcess(args))) }
+// configured for it (workspace.NeedsEtcdBuild); it returns only when it
+// did not.
+func delegate(args []string) {
+	if p := thisProcess(args); workspace.NeedsEtcdBuild(p) {
+		handedOver(handOver(p, nil))
+	}
+}
 
 // thisProcess is this process with the command line args, for a hand-over.
 func thisProcess(args []string) workspace.Process {

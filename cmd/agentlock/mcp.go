@@ -1,35 +1,32 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/internal/frontend/cmdutil"
 	"github.com/agentlock/agentlock/internal/frontend/mcpserver"
+	"github.com/agentlock/agentlock/session"
 )
 
 // MCPOptions are what agentlock mcp runs with.
 type MCPOptions struct {
 	IO *IOStreams
-	// Now is the clock of the tool calls' commands.
-	Now func() time.Time
-	// Forward are the root flags given to mcp that every tool call gets
-	// too (see forwardedFlags).
-	Forward []string
+	// Config is the server's configuration, read once (flags given to mcp,
+	// --session and --timeout, apply to every call), lenient: whoami runs
+	// whatever it holds, the other tools refuse an invalid setting.
+	Config func() (*config, error)
 }
 
-// newCmdMCP builds agentlock mcp: the MCP front end on the same commands.
-// runF, when not nil, runs instead of the server (tests).
+// newCmdMCP builds agentlock mcp: the MCP front end on the session
+// service. runF, when not nil, runs instead of the server (tests).
 func newCmdMCP(f *Factory, runF func(*MCPOptions) error) *cobra.Command {
-	opts := &MCPOptions{IO: f.IO, Now: f.Now}
+	opts := &MCPOptions{IO: f.IO, Config: f.Lenient}
 	return &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the lock and registry commands as MCP tools over stdio",
@@ -51,7 +48,6 @@ the session's end hook finishes it. See docs/mcp.md.`,
   agentlock mcp --session claude-1   # a fixed session, for a CLI that gives none`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Forward = forwardedFlags(cmd)
 			if runF != nil {
 				return runF(opts)
 			}
@@ -61,44 +57,26 @@ the session's end hook finishes it. See docs/mcp.md.`,
 }
 
 // mcpRun serves the MCP tools on opts.IO until the client closes stdin or
-// the process is interrupted.
+// the process is interrupted. Each tool call is one command of the
+// session service, on a service of its own, with the call's context.
 func mcpRun(ctx context.Context, opts *MCPOptions) error {
+	c, err := opts.Config()
+	if err != nil {
+		return err
+	}
 	cmdutil.KeepCollecting()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg := mcpserver.Config{Version: moduleVersion(), Run: inProcess(&Factory{Now: opts.Now}, opts.Forward)}
+	cfg := mcpserver.Config{Version: moduleVersion(), Problems: c.Problems, Service: func(typed string) *session.Service {
+		in := c.Identity
+		if typed != "" {
+			// The model's session, where the server knows none: as if
+			// given with --session.
+			in.Flag = typed
+		}
+		return session.New(session.Config{Settings: c.Settings, Identity: in})
+	}}
 	return mcpserver.Serve(ctx, cfg, io.NopCloser(opts.IO.In), nopWriteCloser{opts.IO.Out})
-}
-
-// forwardedFlags are the root flags given to agentlock mcp that every call
-// gets too: --session and --timeout.
-func forwardedFlags(cmd *cobra.Command) []string {
-	var out []string
-	for _, name := range []string{"session", "timeout"} {
-		if fl := cmd.Flags().Lookup(name); fl != nil && fl.Changed {
-			out = append(out, "--"+name+"="+fl.Value.String())
-		}
-	}
-	return out
-}
-
-// inProcess runs one command line in this process, as the one-shot command
-// would run it, with the streams captured: a fresh command tree, a fresh
-// configuration read from the environment and the flags.
-func inProcess(f *Factory, forward []string) mcpserver.Runner {
-	return func(_ context.Context, args []string, live io.Writer) mcpserver.Output {
-		var out, errOut bytes.Buffer
-		var stderr io.Writer = &errOut
-		if live != nil {
-			stderr = io.MultiWriter(&errOut, live)
-		}
-		line := args
-		if len(forward) > 0 {
-			line = append(append([]string{args[0]}, forward...), args[1:]...)
-		}
-		code := execute(&Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: stderr}, Now: f.Now}, line)
-		return mcpserver.Output{Stdout: out.Bytes(), Stderr: errOut.Bytes(), Code: code}
-	}
 }
 
 // nopWriteCloser is a writer whose Close does nothing: the server's stdout

@@ -428,3 +428,47 @@ func TestInitRegistersMCP(t *testing.T) {
 	require.Equal(t, user, string(got), "uninit restores the user's file byte for byte")
 	require.NoFileExists(t, s.path(".codex/config.toml"))
 }
+
+// TestMCPCancelledWaitEnds: a client that cancels an acquire waiting in a
+// real agentlock mcp process ends the wait (issue 33): the server answers
+// the next call, and the lock, once freed, is not taken for the server's
+// session — another session takes it. The server used to run the call
+// without its context, waiting on for the whole wait_seconds.
+func TestMCPCancelledWaitEnds(t *testing.T) {
+	s := newSandbox(t)
+	file := s.path("src/a.go")
+	require.Zero(t, s.run("acquire", "--session", "codex-holder", file).Code)
+	srv := s.startMCP([]string{"AGENTLOCK_SESSION=claude-mcp"})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := &mcp.CallToolParams{Name: "acquire", Arguments: map[string]any{"paths": []string{"src/a.go"}, "wait_seconds": 600}}
+	p.SetProgressToken("wait-1")
+	done := make(chan error, 1)
+	go func() {
+		_, err := srv.cs.CallTool(ctx, p)
+		done <- err
+	}()
+	// Waiting: the server said so in a progress notification.
+	deadline := time.Now().Add(proctest.Timeout)
+	for srv.progress.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	require.Positive(t, srv.progress.Load(), "the acquire waits")
+	cancel()
+	require.Error(t, <-done, "the client's call is cancelled")
+
+	// The server answers the next call: the lock is still the holder's.
+	_, text, recs := srv.call("check", map[string]any{"paths": []string{"src/a.go"}})
+	require.Equal(t, "locked", recs[0]["state"], "%s", text)
+	require.Equal(t, "codex-holder", recs[0]["session_id"])
+
+	// Freed, it is not taken for the cancelled call's session: the next
+	// taker gets it.
+	requireExit(t, 0, s.run("release", "--session", "codex-holder", file))
+	requireExit(t, 0, s.run("acquire", "--session", "codex-next", file))
+	owner, _ := s.onDisk(file)
+	require.Equal(t, "codex-next", owner)
+	got := srv.ok("check", map[string]any{"paths": []string{"src/a.go"}})
+	require.Equal(t, "codex-next", got[0]["session_id"], "the server answers, and never took the lock")
+}

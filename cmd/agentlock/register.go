@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -10,8 +9,7 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/integrations/all"
-	"github.com/agentlock/agentlock/report"
-	"github.com/agentlock/agentlock/workspace"
+	"github.com/agentlock/agentlock/session"
 )
 
 // RegisterOptions are the inputs of agentlock register.
@@ -91,7 +89,7 @@ func registerRun(ctx context.Context, opts *RegisterOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Session, err = c.SessionArgs().CommandSession(opts.Command, opts.Session); err != nil {
+	if opts.Session, err = c.SessionArgs(ctx).CommandSession(opts.Command, opts.Session); err != nil {
 		return err
 	}
 	if opts.WorkingOn == "" {
@@ -103,63 +101,21 @@ func registerRun(ctx context.Context, opts *RegisterOptions) error {
 	if opts.Claim && opts.Space == "" {
 		return usagef("register --claim needs a space (--space src/auth,tests/auth)")
 	}
-	ws, out, err := workIn(ctx, opts.IO, c)
-	if err != nil {
+	svc := c.Service()
+	if _, err := svc.Workspace(ctx); err != nil {
 		return err
 	}
-	provider := opts.Provider
-	if provider == "" {
-		provider = all.ProviderOf(opts.Session, c.Identity.Record.Agent)
+	var provider string
+	if opts.Provider == "" {
+		provider = all.ProviderOf(opts.Session, svc.Identity(ctx).Agent)
 	}
-	s, err := ws.StartSession(ctx, core.Session{
-		SessionID: opts.Session, Provider: provider, AIVersion: opts.AIVersion, WorkingOn: opts.WorkingOn,
-		Space: workspace.SplitList(opts.Space), Todo: core.Todo{Present: workspace.SplitList(opts.TodoPresent)},
-	}, workspace.SessionStart{Update: opts.apply, AgentPID: opts.AgentPID, Agent: all.AgentOf(opts.Session)})
+	started, err := svc.Register(ctx, opts.Session, session.Registration{WorkingOn: opts.WorkingOn, Provider: opts.Provider, AIVersion: opts.AIVersion,
+		Space: opts.Space, TodoPresent: opts.TodoPresent, DefaultProvider: provider, AgentPID: opts.AgentPID, Agent: all.AgentOf(opts.Session), Claim: opts.Claim})
 	if err != nil {
 		if opts.AgentPID != 0 {
 			err = fmt.Errorf("--agent-pid %d: %w", opts.AgentPID, err)
 		}
 		return err
 	}
-	reg := ws.Registry()
-	if !opts.Claim {
-		return out.Emit(report.SessionChanged(s, reg.Where(), "registered"))
-	}
-	claimed, leases, warning, err := ws.ClaimSpace(ctx, s)
-	if errors.Is(err, core.ErrLocked) {
-		out.Say("agentlock: registered %s, but its space was not claimed:", s.SessionID)
-		return out.Refusals(workspace.Areas(s.Space), err, 0)
-	}
-	if err != nil {
-		return fmt.Errorf("registered %s, but its space was not claimed: %w", s.SessionID, err)
-	}
-	out.Warn(warning)
-	if err := out.Emit(report.SessionChanged(claimed, reg.Where(), "registered")); err != nil {
-		return err
-	}
-	for _, l := range leases {
-		if err := out.Emit(report.Acquired(l)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// apply re-registers an existing entry (workspace.SessionStart.Update):
-// the fields given changed, the others (its start, held paths, todo
-// lists, notes) kept — the session-start hook may have registered it
-// already.
-func (opts *RegisterOptions) apply(s *core.Session) {
-	s.WorkingOn = opts.WorkingOn
-	for _, f := range []struct{ value, dst *string }{{&opts.Provider, &s.Provider}, {&opts.AIVersion, &s.AIVersion}} {
-		if *f.value != "" {
-			*f.dst = *f.value
-		}
-	}
-	if opts.Space != "" {
-		s.Space = workspace.SplitList(opts.Space)
-	}
-	if opts.TodoPresent != "" {
-		s.Todo.Present = workspace.SplitList(opts.TodoPresent)
-	}
+	return newPrinter(opts.IO, c).Registered(started, opts.Claim)
 }

@@ -58,10 +58,10 @@ func TestRunFRegisterRunRefusesBadLines(t *testing.T) {
 		cfg  config
 		want string
 	}{
-		{RegisterOptions{WorkingOn: "x"}, config{}, "no session id known here"},
-		{RegisterOptions{Session: "s-1"}, config{}, "register needs what the session works on (--working-on)"},
-		{RegisterOptions{Session: "bad|id", WorkingOn: "x"}, config{}, "session"},
-		{RegisterOptions{Session: "s-2", WorkingOn: "x"}, config{Session: "s-1", SessionSource: "--session"}, "two session ids: s-2 and --session s-1"},
+		{RegisterOptions{WorkingOn: "x"}, *fakeConfig("", ""), "no session id known here"},
+		{RegisterOptions{Session: "s-1"}, *fakeConfig("", ""), "register needs what the session works on (--working-on)"},
+		{RegisterOptions{Session: "bad|id", WorkingOn: "x"}, *fakeConfig("", ""), "session"},
+		{RegisterOptions{Session: "s-2", WorkingOn: "x"}, *fakeConfig("s-1", "--session"), "two session ids: s-2 and --session s-1"},
 	} {
 		opts, cfg := tc.opts, tc.cfg
 		opts.IO, opts.Command = testFactory(t).IO, "agentlock register"

@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/audit"
-	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/frontend/sessionarg"
-	"github.com/agentlock/agentlock/report"
-	"github.com/agentlock/agentlock/workspace"
+	"github.com/agentlock/agentlock/session"
 )
 
 // ReleaseOptions are the inputs of agentlock release.
@@ -71,82 +68,32 @@ func releaseRun(ctx context.Context, opts *ReleaseOptions) error {
 		return forceReleaseRun(ctx, opts, c)
 	}
 	var paths []string
-	var session string
+	var sessionID string
 	if opts.All {
-		session, err = c.SessionArgs().AllSession(opts.Command, opts.Args)
+		sessionID, err = c.SessionArgs(ctx).AllSession(opts.Command, opts.Args)
 	} else {
-		paths, session, err = c.SessionArgs().PathsAndSession(opts.Command, opts.Args, sessionarg.ExistingLock)
+		paths, sessionID, err = c.SessionArgs(ctx).PathsAndSession(opts.Command, opts.Args, sessionarg.ExistingLock)
 	}
 	if err != nil {
 		return err
 	}
-	ws, out, err := workIn(ctx, opts.IO, c)
-	if err != nil {
-		return err
-	}
-	var results []workspace.Released
-	var warning *workspace.MirrorError
-	if opts.All {
-		results, warning, err = ws.ReleaseAll(ctx, session)
-		if len(results) == 0 && err == nil {
-			out.Text("no lock of %s to release", session)
-		}
-	} else {
-		results, warning, err = ws.Release(ctx, paths, session)
-	}
-	out.Warn(warning)
-	refused := false
-	for _, r := range results {
-		show := out.Emit
-		if r.Refused != nil {
-			refused, show = true, out.Diagnose
-		}
-		if err := show(report.Released(r, session)); err != nil {
-			return err
-		}
-	}
-	if err != nil {
-		return err
-	}
-	if refused {
-		return report.ErrReported
-	}
-	return nil
+	got, err := c.Service().Release(ctx, session.ReleaseRequest{Paths: paths, All: opts.All, Session: sessionID})
+	return newPrinter(opts.IO, c).Releases(got, err, opts.All)
 }
 
 func forceReleaseRun(ctx context.Context, opts *ReleaseOptions, c *config) error {
 	if len(opts.Args) == 0 {
 		return usagef("at least one path is required")
 	}
-	ws, out, err := workIn(ctx, opts.IO, c)
-	if err != nil {
-		return err
-	}
+	out := newPrinter(opts.IO, c)
 	for _, p := range opts.Args {
-		prev, auditErr, err := ws.ForceRelease(ctx, p, audit.Person())
+		got, err := c.Service().ForceRelease(ctx, session.ForceRequest{Path: p, Who: audit.Person(), Action: audit.ActionForceRelease})
 		if err != nil {
 			return err
 		}
-		if auditErr != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "agentlock: warning: %v\n", auditErr)
-		}
-		if err := out.Emit(report.ForceReleased(prev)); err != nil {
+		if err := out.Forced(got); err != nil {
 			return err
-		}
-		if prev.Owner != "" && !prev.Stale && !releasable(ctx, ws, prev) {
-			// The dashboard's rule: a lock renewed within the project's
-			// timeout by a session that is not finished has an owner still
-			// at work, who is not told.
-			fmt.Fprintln(opts.IO.ErrOut, "agentlock: warning: "+report.ForcedFromOwner(prev, ws.Locker().Timeout()))
 		}
 	}
 	return nil
-}
-
-// releasable reports whether a person may release the lock prev without
-// taking it from an owner at work (workspace.Owners.Releasable). A
-// registry that cannot be read knows no finished session.
-func releasable(ctx context.Context, ws *workspace.Workspace, prev core.State) bool {
-	owners, _ := ws.Owners(ctx)
-	return owners.Releasable(prev)
 }

@@ -41,7 +41,7 @@ func TestRunFRelease(t *testing.T) {
 // The checks of release's flags that its run makes before it opens
 // anything: the exclusive --all and --force, and --all's arguments.
 func TestRunFReleaseRunRefusesBadLines(t *testing.T) {
-	cfg := func() (*config, error) { return &config{Session: "s-1", SessionSource: "--session"}, nil }
+	cfg := func() (*config, error) { return fakeConfig("s-1", "--session"), nil }
 	for _, tc := range []struct {
 		all, force bool
 		args       []string
@@ -59,7 +59,7 @@ func TestRunFReleaseRunRefusesBadLines(t *testing.T) {
 		require.Contains(t, err.Error(), tc.want)
 	}
 	// --all with no session known.
-	opts := &ReleaseOptions{IO: testFactory(t).IO, Config: func() (*config, error) { return &config{}, nil }, Command: "agentlock release", All: true}
+	opts := &ReleaseOptions{IO: testFactory(t).IO, Config: func() (*config, error) { return fakeConfig("", ""), nil }, Command: "agentlock release", All: true}
 	err := releaseRun(t.Context(), opts)
 	require.Equal(t, report.ExitUsage, report.ExitCode(err), "%v", err)
 	require.Contains(t, err.Error(), "no session id known here")

@@ -11,6 +11,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -128,7 +129,14 @@ func requireUsage[O any](t *testing.T, r runfResult[O], want ...string) {
 	t.Helper()
 	require.Error(t, r.Err)
 	require.Nil(t, r.Opts)
-	require.Equal(t, report.ExitUsage, r.Code(), "%v", r.Err)
+	require.ErrorIs(t, r.Err, report.ErrUsage)
+	code := report.ExitUsage
+	if errors.As(r.Err, new(*report.HookLineError)) {
+		// A hook's command line: a usage error that never exits as a
+		// denial (report.ExitHookLine).
+		code = report.ExitHookLine
+	}
+	require.Equal(t, code, r.Code(), "%v", r.Err)
 	for _, w := range want {
 		require.Contains(t, r.Err.Error(), w)
 	}
@@ -272,7 +280,7 @@ func TestRunFRoot(t *testing.T) {
 		require.NoError(t, r.Err, "%v", line)
 		require.Equal(t, []string{"a.go"}, r.Opts.Args, "%v", line)
 		c := runfConfig(t, r.Opts.Config)
-		require.Equal(t, "s-1", c.Session, "%v", line)
+		require.Equal(t, "s-1", who(t, c).ID, "%v", line)
 		require.True(t, c.JSON, "%v", line)
 	}
 
@@ -523,15 +531,15 @@ func requireGlobals[O any](t *testing.T, name string, sub []string, build func(*
 	r := runfRunIn(t, name, sub, build, line...)
 	require.NoError(t, r.Err, "%v", line)
 	c := runfConfig(t, get(r.Opts))
-	require.Equal(t, "s-1", c.Session)
-	require.Equal(t, "--session", c.SessionSource)
+	require.Equal(t, "s-1", who(t, c).ID)
+	require.Equal(t, "--session", who(t, c).Source)
 	require.Equal(t, 30*time.Second, c.Settings.Timeout)
 	require.True(t, c.JSON)
 
 	r = runfRunIn(t, name, sub, build, append([]string{"--session-id=s-2", "--timeout=1m30s"}, args...)...)
 	require.NoError(t, r.Err)
 	c = runfConfig(t, get(r.Opts))
-	require.Equal(t, "s-2", c.Session)
+	require.Equal(t, "s-2", who(t, c).ID)
 	require.Equal(t, 90*time.Second, c.Settings.Timeout)
 	require.False(t, c.JSON)
 
@@ -540,7 +548,7 @@ func requireGlobals[O any](t *testing.T, name string, sub []string, build func(*
 	r = runfRunIn(t, name, sub, build, args...)
 	require.NoError(t, r.Err)
 	c = runfConfig(t, get(r.Opts))
-	require.Empty(t, c.Session)
+	require.Empty(t, who(t, c).ID)
 	require.Equal(t, 120*time.Second, c.Settings.Timeout)
 	require.False(t, c.JSON)
 
@@ -549,13 +557,13 @@ func requireGlobals[O any](t *testing.T, name string, sub []string, build func(*
 	r = runfRunIn(t, name, sub, build, args...)
 	require.NoError(t, r.Err)
 	c = runfConfig(t, get(r.Opts))
-	require.Equal(t, "env-1", c.Session)
-	require.Equal(t, "AGENTLOCK_SESSION", c.SessionSource)
+	require.Equal(t, "env-1", who(t, c).ID)
+	require.Equal(t, "AGENTLOCK_SESSION", who(t, c).Source)
 	require.Equal(t, 45*time.Second, c.Settings.Timeout)
 	r = runfRunIn(t, name, sub, build, append([]string{"--session", "s-3", "--timeout", "50"}, args...)...)
 	require.NoError(t, r.Err)
 	c = runfConfig(t, get(r.Opts))
-	require.Equal(t, "s-3", c.Session, "--session wins over AGENTLOCK_SESSION")
+	require.Equal(t, "s-3", who(t, c).ID, "--session wins over AGENTLOCK_SESSION")
 	require.Equal(t, 50*time.Second, c.Settings.Timeout, "--timeout wins over AGENTLOCK_TIMEOUT")
 
 	for _, bad := range []string{"-5", "abc", "NaN", "1e30", "0"} {

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/session"
 )
 
 // testFactory is a Factory on buffers, whose Config must not be needed.
@@ -33,9 +34,23 @@ func testFactory(t *testing.T) *Factory {
 // released (it used to force-release x: the refusal was a dead branch).
 func TestRunFReleaseAllForceIsRefusedBeforeAnything(t *testing.T) {
 	opts := &ReleaseOptions{IO: testFactory(t).IO, All: true, Force: true, Args: []string{"x"}, Command: "agentlock release",
-		Config: func() (*config, error) { return &config{}, nil }}
+		Config: func() (*config, error) { return fakeConfig("", ""), nil }}
 	err := releaseRun(t.Context(), opts)
 	require.Error(t, err)
 	require.Equal(t, report.ExitUsage, report.ExitCode(err), "%v", err)
 	require.Contains(t, err.Error(), "--all and --force")
 }
+
+// fakeConfig is a configuration whose session is known as id (none for
+// ""), from source ("--session", else AGENTLOCK_SESSION), with no agent
+// context and no agent records found.
+func fakeConfig(id, source string) *config {
+	in := session.Inputs{Env: id, Lookup: func(string) session.Recorded { return session.Recorded{} }}
+	if source == session.SourceFlag {
+		in.Flag = id
+	}
+	return &config{Identity: in}
+}
+
+// who is the session c's service resolves.
+func who(t *testing.T, c *config) session.Identity { return c.Service().Identity(t.Context()) }

@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
-
-	"github.com/agentlock/agentlock/report"
 )
 
 // ShowOptions are the inputs of agentlock show.
@@ -36,30 +33,13 @@ finish --session. A registry that does not exist yet shows as empty.`,
 }
 
 func showRun(ctx context.Context, opts *ShowOptions) error {
-	_, ws, out, err := workConfig(ctx, opts.IO, opts.Config)
+	c, err := opts.Config()
 	if err != nil {
 		return err
 	}
-	reg := ws.Registry()
-	doc, err := reg.Load(ctx)
+	shown, err := c.Service().Show(ctx)
 	if err != nil {
 		return err
 	}
-	idle := ws.Idle(ctx, doc.Agents)
-	if out.JSON {
-		for _, s := range doc.Agents {
-			if !s.IsSession() {
-				continue
-			}
-			if err := report.WriteJSON(out.Out, report.Shown(s, ws.RegistryPath, idle[s.SessionID])); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if len(doc.Agents) == 0 {
-		_, err := fmt.Fprintf(out.Out, "no sessions in %s\n", report.Escape(reg.Where()))
-		return err
-	}
-	return report.WriteSessionTable(out.Out, doc.Agents, idle, ws.Project)
+	return newPrinter(opts.IO, c).Registry(shown)
 }

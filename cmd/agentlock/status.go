@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/report"
-	"github.com/agentlock/agentlock/workspace"
+	"github.com/agentlock/agentlock/session"
 )
 
 // StatusOptions are the inputs of agentlock status.
@@ -58,69 +54,20 @@ changes (and every few seconds, as ages grow), until Ctrl-C.`,
 }
 
 func statusRun(ctx context.Context, opts *StatusOptions) error {
-	c, ws, _, err := workConfig(ctx, opts.IO, opts.Config)
+	c, err := opts.Config()
 	if err != nil {
 		return err
 	}
+	svc := c.Service()
 	if opts.Watch {
-		return statusWatch(ctx, opts, ws)
+		if _, err := svc.Workspace(ctx); err != nil {
+			return err
+		}
+		return statusWatch(ctx, opts, svc)
 	}
-	states, problems, err := ws.Locker().List(ctx)
+	listing, err := svc.Status(ctx, session.StatusRequest{All: opts.All, Orphans: true, Conflicts: true})
 	if err != nil {
 		return err
 	}
-	records := report.Statuses(states, problems, opts.All)
-	markOrphans(ctx, opts.IO, ws, states, records)
-	markConflicts(ctx, opts.IO, ws, records)
-	// One write for the whole listing, not one per cell: among 10,000
-	// locks the unbuffered table took 100,000 write calls.
-	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
-	where := ws.LockDir
-	if w, ok := ws.LockStore().(interface{ Where() string }); ok {
-		// A distributed store: which lock space this checkout uses.
-		where = w.Where()
-		if !c.JSON && len(records) > 0 {
-			fmt.Fprintf(out, "locks of %s\n", report.Escape(where))
-		}
-	}
-	if err := report.WriteStatus(out, c.JSON, records, where, ws.Project); err != nil {
-		return err
-	}
-	if err := out.Flush(); err != nil {
-		return fmt.Errorf("write output: %w", err)
-	}
-	// The lock files another process kept locked past AGENTLOCK_LOCK_WAIT
-	// are an environment error (exit 3), after the listing.
-	return core.Busy(problems)
-}
-
-// markOrphans sets the Orphaned of the records of held locks whose owner
-// is gone (workspace.Owners.Orphaned, the dashboard's rule). The registry
-// is read only when a lock is held; one that cannot be read is a warning
-// on io's stderr (none when io is nil).
-func markOrphans(ctx context.Context, io *IOStreams, ws *workspace.Workspace, states []core.State, records []report.Status) {
-	err := report.MarkOrphans(records, states, func() (func(core.State) bool, error) {
-		owners, err := ws.Owners(ctx)
-		return owners.Orphaned, err
-	})
-	if err != nil && io != nil {
-		fmt.Fprintln(io.ErrOut, report.Linef("agentlock: warning: orphaned locks are not marked: %v", err))
-	}
-}
-
-// markConflicts fills the records' AlsoChangedIn from the other worktrees
-// of the repository; a failure to ask git is a warning.
-func markConflicts(ctx context.Context, io *IOStreams, ws *workspace.Workspace, records []report.Status) {
-	var paths []string
-	for _, r := range records {
-		if r.Path != "" && !r.Area {
-			paths = append(paths, r.Path)
-		}
-	}
-	found, err := ws.Conflicts(ctx, paths)
-	if err != nil {
-		fmt.Fprintln(io.ErrOut, report.Linef("agentlock: warning: could not check the other worktrees for changes: %v", err))
-		return
-	}
-	report.MarkConflicts(records, found)
+	return newPrinter(opts.IO, c).Listing(listing, opts.All)
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/frontend/cmdutil"
 	"github.com/agentlock/agentlock/report"
-	"github.com/agentlock/agentlock/workspace"
+	"github.com/agentlock/agentlock/session"
 )
 
 // watchRedraw is how often status --watch reads the locks again when
@@ -24,19 +24,18 @@ const clearScreen = "\x1b[H\x1b[2J"
 
 // statusWatch draws the status table, and draws it again whenever it
 // changes, until SIGINT or SIGTERM.
-func statusWatch(ctx context.Context, opts *StatusOptions, ws *workspace.Workspace) error {
+func statusWatch(ctx context.Context, opts *StatusOptions, svc *session.Service) error {
 	cmdutil.KeepCollecting()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// The store's change feed; without one (a cluster that does not
 	// answer) the redraw timer alone.
-	changes, _ := ws.Changes(ctx)
+	changes, _ := svc.Changes(ctx)
 	redraw := time.NewTicker(watchRedraw)
 	defer redraw.Stop()
-	locker := ws.Locker()
 	var last []byte
 	for {
-		frame, err := watchFrame(ctx, locker, ws, opts.All)
+		frame, err := watchFrame(ctx, svc, opts.All)
 		if err != nil {
 			return err
 		}
@@ -57,12 +56,13 @@ func statusWatch(ctx context.Context, opts *StatusOptions, ws *workspace.Workspa
 
 // watchFrame renders one screen: a heading line, then status's table,
 // every line within report.TableWidth columns, orphaned locks marked.
-func watchFrame(ctx context.Context, locker *core.Locker, ws *workspace.Workspace, all bool) ([]byte, error) {
-	states, problems, err := locker.List(ctx)
+func watchFrame(ctx context.Context, svc *session.Service, all bool) ([]byte, error) {
+	l, err := svc.Status(ctx, session.StatusRequest{All: all, Orphans: true})
 	if err != nil {
 		return nil, err
 	}
-	records := report.Statuses(states, problems, all)
-	markOrphans(ctx, nil, ws, states, records) // no warning on every frame
-	return report.WatchFrame(records, ws.LockDir, ws.Project)
+	records := report.Statuses(l.States, l.Problems, all)
+	// No warning on every frame when the registry cannot be read.
+	_ = report.MarkOrphans(records, l.States, func() (func(core.State) bool, error) { return l.Orphaned, l.OwnersErr })
+	return report.WatchFrame(records, l.Workspace.LockDir, l.Workspace.Project)
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentlock/agentlock/internal/frontend/sessionarg"
-	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -72,8 +71,8 @@ original form). A typed id that is not the known session is refused.`,
 
 // updateArgs splits update's positional arguments into the session and the
 // working_on text (see the command's help).
-func updateArgs(opts *UpdateOptions, c *config) error {
-	session, text, hasText, err := c.SessionArgs().SessionAndText(opts.Command, opts.Args)
+func updateArgs(ctx context.Context, opts *UpdateOptions, c *config) error {
+	session, text, hasText, err := c.SessionArgs(ctx).SessionAndText(opts.Command, opts.Args)
 	if err != nil {
 		return err
 	}
@@ -84,7 +83,7 @@ func updateArgs(opts *UpdateOptions, c *config) error {
 		}
 		opts.WorkingOn, opts.Changed["working-on"] = text, true
 	}
-	if err := c.SessionArgs().FlagConflict(opts.Command); err != nil {
+	if err := c.SessionArgs(ctx).FlagConflict(opts.Command); err != nil {
 		return err
 	}
 	if opts.Session == "" {
@@ -97,11 +96,11 @@ func updateArgs(opts *UpdateOptions, c *config) error {
 }
 
 func updateRun(ctx context.Context, opts *UpdateOptions) error {
-	c, ws, out, err := workConfig(ctx, opts.IO, opts.Config)
+	c, _, out, err := workConfig(ctx, opts.IO, opts.Config)
 	if err != nil {
 		return err
 	}
-	if err := updateArgs(opts, c); err != nil {
+	if err := updateArgs(ctx, opts, c); err != nil {
 		return err
 	}
 	edit := workspace.SessionEdit{}
@@ -112,10 +111,9 @@ func updateRun(ctx context.Context, opts *UpdateOptions) error {
 			edit[name] = value
 		}
 	}
-	reg := ws.Registry()
-	s, err := reg.Update(ctx, opts.Session, edit.Apply)
+	changed, err := c.Service().Update(ctx, opts.Session, edit)
 	if err != nil {
 		return err
 	}
-	return out.Emit(report.SessionChanged(s, reg.Where(), "updated"))
+	return out.Changed(changed, "updated")
 }

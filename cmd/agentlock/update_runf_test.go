@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/session"
 )
 
 func TestRunFUpdate(t *testing.T) {
@@ -66,15 +66,14 @@ func TestRunFUpdateArgs(t *testing.T) {
 		{args: nil, known: "", changed: []string{"status"}, want: "no session id known here"},
 		{args: nil, known: "s-1", want: "nothing to update"},
 		{args: []string{"s-2", "x"}, known: "s-1", source: "AGENTLOCK_SESSION", wantLine: true, want: "you are session s-1 (from AGENTLOCK_SESSION), not s-2: run 'agentlock update x'"},
-		{args: []string{"s-2", "x"}, known: "s-1", source: identity.SourceFlag, want: "two session ids: s-2 and --session s-1"},
+		{args: []string{"s-2", "x"}, known: "s-1", source: session.SourceFlag, want: "two session ids: s-2 and --session s-1"},
 	} {
 		opts := &UpdateOptions{Command: "agentlock update", Args: tc.args, Changed: map[string]bool{}}
 		for _, c := range tc.changed {
 			opts.Changed[c] = true
 		}
-		c := &config{Session: tc.known, SessionSource: tc.source}
-		c.Identity.Session, c.Identity.Source = tc.known, tc.source
-		err := updateArgs(opts, c)
+		c := fakeConfig(tc.known, tc.source)
+		err := updateArgs(t.Context(), opts, c)
 		if tc.want == "" {
 			require.NoError(t, err, "%+v", tc)
 			require.Equal(t, tc.session, opts.Session, "%+v", tc)

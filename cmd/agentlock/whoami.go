@@ -1,11 +1,9 @@
 package main
 
 import (
-	"fmt"
+	"context"
 
 	"github.com/spf13/cobra"
-
-	"github.com/agentlock/agentlock/report"
 )
 
 // WhoamiOptions are the inputs of agentlock whoami.
@@ -36,27 +34,17 @@ Exits 1 when there is no session id.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return whoamiRun(opts)
+			return whoamiRun(cmd.Context(), opts)
 		},
 	}
 }
 
-func whoamiRun(opts *WhoamiOptions) error {
+func whoamiRun(ctx context.Context, opts *WhoamiOptions) error {
 	c, err := opts.Config()
 	if err != nil {
 		return err
 	}
-	newPrinter(opts.IO, c).WarnProblems(c.Problems)
-	if c.Session == "" {
-		if c.JSON {
-			if err := report.WriteJSON(opts.IO.Out, report.Whoami{}); err != nil {
-				return err
-			}
-		}
-		fmt.Fprintln(opts.IO.ErrOut, "agentlock: no session id here: no --session, no AGENTLOCK_SESSION, no agent's "+
-			"session variable, and no agent process above this one recorded by a session-start hook (see docs/identity.md)")
-		return report.ErrReported
-	}
-	return newPrinter(opts.IO, c).Emit(report.Whoami{SessionID: c.Session, Source: c.SessionSource},
-		fmt.Sprintf("%s (from %s)", c.Session, c.Identity.Describe()))
+	out := newPrinter(opts.IO, c)
+	out.WarnProblems(c.Problems)
+	return out.Identity(c.Service().Identity(ctx))
 }

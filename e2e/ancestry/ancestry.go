@@ -4,7 +4,7 @@
 // end-to-end tests can see which processes an agent CLI puts between itself
 // and the hooks and shell commands it runs. The chain is the one agentlock
 // reads (procs.Ancestry) and the harness is the one agentlock picks
-// (identity.Harness): the tests check the rule agentlock really applies.
+// (agentproc.Harness): the tests check the rule agentlock really applies.
 // This package adds only what a diagnosis needs on top: each process's
 // executable and command line, the session-naming environment, and the
 // JSON record the ancestry-dump program writes.
@@ -15,7 +15,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/agentlock/agentlock/identity"
+	"github.com/agentlock/agentlock/internal/sys/agentproc"
 	"github.com/agentlock/agentlock/internal/sys/procs"
 )
 
@@ -71,11 +71,11 @@ func Same(a, b Proc) bool {
 // IsShell reports whether agentlock takes p for a short-lived go-between
 // (a shell, env, agentlock itself) rather than a harness.
 func IsShell(p Proc) bool {
-	return identity.ShortLived(p.Name)
+	return agentproc.ShortLived(p.Name)
 }
 
 // Harness returns the process of chain that agentlock takes for the
-// harness (identity.Harness): the nearest that is not short-lived, none
+// harness (agentproc.Harness): the nearest that is not short-lived, none
 // when the chain reaches PID 1 first (init, or the first process of a PID
 // namespace, as a sandbox shows it).
 func Harness(chain []Proc) (Proc, bool) {
@@ -83,7 +83,7 @@ func Harness(chain []Proc) (Proc, bool) {
 	for i, p := range chain {
 		plain[i] = p.Process
 	}
-	h, ok := identity.Harness(plain)
+	h, ok := agentproc.Harness(plain)
 	if !ok {
 		return Proc{}, false
 	}

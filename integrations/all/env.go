@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/manifest"
 	"github.com/agentlock/agentlock/workspace"
@@ -23,26 +22,6 @@ func DefaultSources(getenv func(string) string, home string) Sources {
 		}
 	}
 	return src
-}
-
-// ResolveSession applies the one resolution order of the session id that
-// every command uses (package identity): --session, AGENTLOCK_SESSION, a
-// wrapper script among the ancestors, the session id that the harness of
-// one of the agents of s exported (CLAUDE_CODE_SESSION_ID,
-// CODEX_THREAD_ID, GEMINI_SESSION_ID, COPILOT_AGENT_SESSION_ID, in the
-// order of s; harness as HarnessSessions returns it) mapped to
-// "<agent>-<id>", then the session recorded for the nearest recorded agent
-// process among the ancestors. explicit is the --session or
-// AGENTLOCK_SESSION value, flagGiven tells which.
-func (s Set) ResolveSession(flagGiven bool, explicit string, harness map[string]string, lookup func() identity.Found) identity.Identity {
-	in := identity.Inputs{Lookup: lookup}
-	if flagGiven {
-		in.Flag = explicit
-	} else {
-		in.Env = explicit
-	}
-	in.Harness, in.HarnessVar = s.SessionFromHarness(harness)
-	return identity.Resolve(in)
 }
 
 // AgentDirs reads with getenv the variables that move the user folders of

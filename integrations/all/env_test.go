@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/integrations/all"
 	"github.com/agentlock/agentlock/integrations/manifest"
 )
@@ -21,17 +20,6 @@ func TestAgentDirsAreAbsolute(t *testing.T) {
 	dirs, err := all.Agents().AgentDirs(func(name string) string { return env[name] })
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"KIMI_CODE_HOME": filepath.Join(wd, "kimi"), "PI_CODING_AGENT_DIR": "/abs/pi"}, dirs)
-}
-
-func TestResolveSessionOrder(t *testing.T) {
-	set := all.Agents()
-	harness := map[string]string{"claude": "abc"}
-	none := func() identity.Found { return identity.Found{} }
-	assert.Equal(t, identity.Identity{Session: "x", Source: identity.SourceFlag}, set.ResolveSession(true, "x", harness, none))
-	assert.Equal(t, identity.Identity{Session: "x", Source: identity.SourceEnv}, set.ResolveSession(false, "x", harness, none))
-	got := set.ResolveSession(false, "", harness, none)
-	assert.Equal(t, "claude-abc", got.Session, "the harness's id, as <agent>-<id>")
-	assert.Empty(t, set.ResolveSession(false, "", nil, none).Session)
 }
 
 func TestDefaultSources(t *testing.T) {

@@ -27,7 +27,7 @@ func stagedRepo(t *testing.T) (string, *workspace.Workspace) {
 	}
 	gittest.Run(t, nil, top, "mv", "old.txt", "new.txt")
 	gittest.Run(t, nil, top, "add", ".")
-	ws, err := workspace.Open(top, workspace.Settings{UserHome: filepath.Join(t.TempDir(), "user")})
+	ws, err := workspace.Open(t.Context(), top, workspace.Settings{UserHome: filepath.Join(t.TempDir(), "user")})
 	require.NoError(t, err)
 	require.NoError(t, ws.Setup(t.Context()))
 	return top, ws

@@ -158,7 +158,7 @@ func TestUninstallKeepsTheHomeAndItsIgnoreBlockWhileALockIsHeld(t *testing.T) {
 	f := newFixture(t)
 	var errOut bytes.Buffer
 	require.NoError(t, f.init(&steps{}, &errOut).Install(t.Context(), f.open(t, []string{"claude"}, true, true)))
-	ws, err := workspace.Open(f.root, f.settings)
+	ws, err := workspace.Open(t.Context(), f.root, f.settings)
 	require.NoError(t, err)
 	_, _, err = ws.Acquire(t.Context(), []string{filepath.Join(f.root, "a.go")}, "s1")
 	require.NoError(t, err)

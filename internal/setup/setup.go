@@ -69,7 +69,12 @@ func Open(dir string, opts Options) (*Project, error) {
 	if root == "" {
 		root = dir
 	}
-	open := workspace.Open
+	// Set-up runs to its end once started (init, uninit, doctor are not
+	// cancelled half-way): opening finishes exited sessions unbounded by
+	// a caller's context, bounded by the lock waits.
+	open := func(root string, s workspace.Settings) (*workspace.Workspace, error) {
+		return workspace.Open(context.Background(), root, s)
+	}
 	if opts.WithoutStore {
 		open = workspace.Locate
 	}
@@ -112,7 +117,7 @@ func (p *Project) ShareHome(ctx context.Context, dir string) (bool, error) {
 	if err != nil || !changed {
 		return changed, err
 	}
-	ws, err := workspace.Open(p.Root, p.settings)
+	ws, err := workspace.Open(ctx, p.Root, p.settings)
 	if err != nil {
 		return true, err
 	}
@@ -202,6 +207,40 @@ func (e *ProblemsError) Error() string {
 		errs[i] = p
 	}
 	return errors.Join(errs...).Error()
+}
+
+// LeftOut is an agent of the set-up that init would set up for nothing
+// here: its plan is empty (Kimi Code without consent to user-level files).
+type LeftOut struct {
+	Agent integrations.Agent
+	// Notes are what the agent's plan says about it.
+	Notes []string
+	// NeedsGlobal tells that consent to user-level files (init --global)
+	// would set it up.
+	NeedsGlobal bool
+}
+
+// LeftOut returns the agents of the set-up whose plan for init is empty.
+func (p *Project) LeftOut() ([]LeftOut, error) {
+	var out []LeftOut
+	for _, a := range p.set.Agents {
+		arts, notes, err := a.Plan(p.set.Env)
+		if err != nil {
+			return nil, fmt.Errorf("plan %s: %w", a.Name(), err)
+		}
+		if len(arts) > 0 {
+			continue
+		}
+		l := LeftOut{Agent: a, Notes: notes}
+		if !p.set.Env.Global {
+			env := p.set.Env
+			env.Global = true
+			withConsent, _, err := a.Plan(env)
+			l.NeedsGlobal = err == nil && len(withConsent) > 0
+		}
+		out = append(out, l)
+	}
+	return out, nil
 }
 
 // PlanInstall computes what init changes.

@@ -7,11 +7,14 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
@@ -196,22 +199,98 @@ func (e *UnavailableError) Unwrap() error { return e.Err }
 func (e *UnavailableError) Is(target error) bool { return target == ErrUnavailable }
 
 // wrap names the cluster and the operation in a client error, and marks
-// the errors of an unreachable cluster.
+// the errors of a cluster that did not answer (see Unanswered).
 func (c *Conn) wrap(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return &UnavailableError{Where: c.cfg.Where(), Op: op, Err: err}
-	}
-	if s, ok := status.FromError(err); ok {
-		switch s.Code() {
-		case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled:
-			return &UnavailableError{Where: c.cfg.Where(), Op: op, Err: err}
-		}
-	}
-	if strings.Contains(err.Error(), "no leader") {
+	if Unanswered(err) {
 		return &UnavailableError{Where: c.cfg.Where(), Op: op, Err: err}
 	}
 	return fmt.Errorf("%s: %s: %w", c.cfg.Where(), op, err)
+}
+
+// Unanswered reports whether err, from the etcd client, means that the
+// cluster did not answer the request: unreachable, without a quorum, or
+// between two leaders (an election). Every such error is worded the same
+// way (UnavailableError), whatever shape the client gave it:
+//
+//   - the request's context ended (its deadline: the cluster did not
+//     answer in time), as a Go error or as a gRPC status;
+//   - a gRPC status Unavailable, DeadlineExceeded or Canceled, and the
+//     status Unknown of a server error etcd does not map to a code (see
+//     unansweredUnknown: a deadline met on the server's side comes back
+//     as "rpc error: code = Unknown desc = context deadline exceeded", a
+//     member killed mid-request as "… desc = raft: stopped");
+//   - an etcd server error (rpctypes.EtcdError, which has a Code() but
+//     no GRPCStatus(), so that status.FromError misses it) with one of
+//     those codes — "leader changed", "no leader", "request timed out",
+//     "server stopped", "unhealthy cluster" — or "not leader";
+//   - a stream cut short (io.EOF, io.ErrUnexpectedEOF: a lease renewal's
+//     stream whose member went away).
+func Unanswered(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, rpctypes.ErrNotLeader) {
+		return true
+	}
+	var server rpctypes.EtcdError
+	if errors.As(err, &server) && unansweredCode(server.Code()) {
+		return true
+	}
+	if s, ok := status.FromError(err); ok {
+		if unansweredCode(s.Code()) {
+			return true
+		}
+		if s.Code() == codes.Unknown && slices.ContainsFunc(unansweredUnknown, func(m string) bool { return strings.Contains(s.Message(), m) }) {
+			return true
+		}
+	}
+	return strings.Contains(err.Error(), "no leader")
+}
+
+// unansweredUnknown are the messages, in a gRPC status Unknown, of the
+// server errors etcd does not map to a code that mean it did not answer:
+// a context ended on its side, its raft node stopped (a member killed
+// mid-request), a proposal dropped (a leadership handed over mid-write),
+// a request timed out (a leader transfer that took too long).
+var unansweredUnknown = []string{
+	context.DeadlineExceeded.Error(), context.Canceled.Error(),
+	"raft: stopped", "raft proposal dropped", "etcdserver: request timed out",
+}
+
+// unansweredCode: the gRPC codes of a request the cluster did not answer.
+func unansweredCode(c codes.Code) bool {
+	return c == codes.Unavailable || c == codes.DeadlineExceeded || c == codes.Canceled
+}
+
+// retryPause is how long an idempotent request waits before its one
+// retry (see retried): a leader change is over within tens of
+// milliseconds (a read that met one succeeded ~30 ms later).
+const retryPause = 50 * time.Millisecond
+
+// retried runs the idempotent request f (a read, or the renewal of
+// leases) with a context bounded as Conn.ctx says, and, when the cluster
+// did not answer it (Unanswered) for any reason but that bound or the
+// caller's context ending, runs it once more after retryPause, within the
+// same bound: the request met an election ("leader changed") or a member
+// going away, and the next one reaches the new leader or another member.
+// Never for a write: a write whose answer was lost may have applied.
+func retried[T any](ctx context.Context, c *Conn, f func(context.Context) (T, error)) (T, error) {
+	rctx, cancel := c.ctx(ctx)
+	defer cancel()
+	v, err := f(rctx)
+	if err == nil || !Unanswered(err) || rctx.Err() != nil {
+		return v, err
+	}
+	t := time.NewTimer(retryPause)
+	defer t.Stop()
+	select {
+	case <-rctx.Done():
+		return v, err
+	case <-t.C:
+	}
+	return f(rctx)
 }

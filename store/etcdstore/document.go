@@ -93,12 +93,12 @@ func (d *Document) read(ctx context.Context) (snapshot, error) {
 	if err != nil {
 		return snapshot{}, err
 	}
-	rctx, cancel := d.Conn.ctx(ctx)
-	defer cancel()
-	resp, err := cli.Txn(rctx).Then(
-		clientv3.OpGet(d.EntriesPrefix(), clientv3.WithPrefix()),
-		clientv3.OpGet(d.Key()),
-	).Commit()
+	resp, err := retried(ctx, d.Conn, func(rctx context.Context) (*clientv3.TxnResponse, error) {
+		return cli.Txn(rctx).Then(
+			clientv3.OpGet(d.EntriesPrefix(), clientv3.WithPrefix()),
+			clientv3.OpGet(d.Key()),
+		).Commit()
+	})
 	if err != nil {
 		return snapshot{}, d.Conn.wrap("read the registry", err)
 	}

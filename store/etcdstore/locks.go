@@ -319,9 +319,9 @@ func (s *Locks) attempt(ctx context.Context, cli *clientv3.Client, mode store.Mo
 	if len(ops) > maxTxnOps {
 		return false, &TooManyError{Paths: len(items)}
 	}
-	rctx, cancel := s.Conn.ctx(ctx)
-	resp, err := cli.Txn(rctx).Then(ops...).Commit()
-	cancel()
+	resp, err := retried(ctx, s.Conn, func(rctx context.Context) (*clientv3.TxnResponse, error) {
+		return cli.Txn(rctx).Then(ops...).Commit()
+	})
 	if errors.Is(err, rpctypes.ErrTooManyOps) {
 		return false, &TooManyError{Paths: len(items)}
 	}
@@ -414,7 +414,7 @@ func (s *Locks) attempt(ctx context.Context, cli *clientv3.Client, mode store.Mo
 		leases.revokeGranted(ctx)
 		return false, &TooManyError{Paths: len(items)}
 	}
-	rctx, cancel = s.Conn.ctx(ctx)
+	rctx, cancel := s.Conn.ctx(ctx)
 	tr, err := cli.Txn(rctx).If(cmps...).Then(writes...).Commit()
 	cancel()
 	if errors.Is(err, rpctypes.ErrTooManyOps) {
@@ -458,9 +458,9 @@ func (s *Locks) applied(ctx context.Context, cli *clientv3.Client, expect map[st
 		keys = append(keys, k)
 		ops = append(ops, clientv3.OpGet(k))
 	}
-	rctx, cancel := s.Conn.ctx(ctx)
-	defer cancel()
-	resp, err := cli.Txn(rctx).Then(ops...).Commit()
+	resp, err := retried(ctx, s.Conn, func(rctx context.Context) (*clientv3.TxnResponse, error) {
+		return cli.Txn(rctx).Then(ops...).Commit()
+	})
 	if err != nil {
 		return false, err
 	}
@@ -516,9 +516,9 @@ func (l *leaseSet) forRecord(ctx context.Context, rec store.Record, _ *mvccpb.Ke
 		l.session = map[string]clientv3.LeaseID{}
 	}
 	key := l.s.leaseKey(rec.Session)
-	rctx, cancel := l.s.Conn.ctx(ctx)
-	resp, err := l.cli.Get(rctx, l.s.leasePrefix()+rec.Session+"/", clientv3.WithPrefix())
-	cancel()
+	resp, err := retried(ctx, l.s.Conn, func(rctx context.Context) (*clientv3.GetResponse, error) {
+		return l.cli.Get(rctx, l.s.leasePrefix()+rec.Session+"/", clientv3.WithPrefix())
+	})
 	if err != nil {
 		return 0, l.s.Conn.wrap("read the session's lease", err)
 	}
@@ -536,7 +536,7 @@ func (l *leaseSet) forRecord(ctx context.Context, rec store.Record, _ *mvccpb.Ke
 		}
 		return id, err
 	}
-	rctx, cancel = l.s.Conn.ctx(ctx)
+	rctx, cancel := l.s.Conn.ctx(ctx)
 	g, err := l.cli.Grant(rctx, l.s.ttl())
 	cancel()
 	if err != nil {
@@ -559,9 +559,10 @@ func (l *leaseSet) renew(ctx context.Context, id clientv3.LeaseID) (clientv3.Lea
 	if l.renewed[id] {
 		return id, nil
 	}
-	rctx, cancel := l.s.Conn.ctx(ctx)
-	_, err := l.cli.KeepAliveOnce(rctx, id)
-	cancel()
+	// Renewing a lease twice is renewing it: the request is retried.
+	_, err := retried(ctx, l.s.Conn, func(rctx context.Context) (*clientv3.LeaseKeepAliveResponse, error) {
+		return l.cli.KeepAliveOnce(rctx, id)
+	})
 	if errors.Is(err, rpctypes.ErrLeaseNotFound) {
 		return 0, errRetry
 	}
@@ -601,13 +602,13 @@ func (s *Locks) Scan(ctx context.Context) ([]store.Slot, error) {
 	if err != nil {
 		return nil, err
 	}
-	rctx, cancel := s.Conn.ctx(ctx)
-	defer cancel()
-	resp, err := cli.Txn(rctx).Then(
-		clientv3.OpGet(s.LockPrefix(), clientv3.WithPrefix()),
-		clientv3.OpGet(s.lastPrefix(), clientv3.WithPrefix()),
-		clientv3.OpGet(s.leasePrefix(), clientv3.WithPrefix()),
-	).Commit()
+	resp, err := retried(ctx, s.Conn, func(rctx context.Context) (*clientv3.TxnResponse, error) {
+		return cli.Txn(rctx).Then(
+			clientv3.OpGet(s.LockPrefix(), clientv3.WithPrefix()),
+			clientv3.OpGet(s.lastPrefix(), clientv3.WithPrefix()),
+			clientv3.OpGet(s.leasePrefix(), clientv3.WithPrefix()),
+		).Commit()
+	})
 	if err != nil {
 		return nil, s.Conn.wrap("list locks", err)
 	}
@@ -694,9 +695,9 @@ func (s *Locks) Changes(ctx context.Context) (<-chan struct{}, error) {
 	// gets round to registering them: a change made after Changes
 	// returns is never missed (a reader that reads the store once the
 	// feed is set up sees every later change reported).
-	rctx, cancel := s.Conn.ctx(ctx)
-	head, err := cli.Get(rctx, s.LockPrefix(), clientv3.WithPrefix(), clientv3.WithCountOnly())
-	cancel()
+	head, err := retried(ctx, s.Conn, func(rctx context.Context) (*clientv3.GetResponse, error) {
+		return cli.Get(rctx, s.LockPrefix(), clientv3.WithPrefix(), clientv3.WithCountOnly())
+	})
 	if err != nil {
 		return nil, s.Conn.wrap("start the change feed", err)
 	}

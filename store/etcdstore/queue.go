@@ -265,9 +265,9 @@ func (s *Locks) ready(ctx context.Context, cli *clientv3.Client, w waiter) (bool
 	if len(ops) > maxTxnOps {
 		return true, nil
 	}
-	rctx, cancel := s.Conn.ctx(ctx)
-	resp, err := cli.Txn(rctx).Then(ops...).Commit()
-	cancel()
+	resp, err := retried(ctx, s.Conn, func(rctx context.Context) (*clientv3.TxnResponse, error) {
+		return cli.Txn(rctx).Then(ops...).Commit()
+	})
 	if err != nil {
 		return false, s.Conn.wrap("read the locks of the waiter ahead", err)
 	}

@@ -39,9 +39,9 @@ func (s *Locks) RenewSession(ctx context.Context, session string, list bool) ([]
 	if !ok {
 		// Nothing remembered: the cluster says which leases the session
 		// has here, and they are remembered for the next renewal.
-		rctx, cancel := s.Conn.ctx(ctx)
-		resp, err := cli.Get(rctx, s.leasePrefix()+session+"/", clientv3.WithPrefix())
-		cancel()
+		resp, err := retried(ctx, s.Conn, func(rctx context.Context) (*clientv3.GetResponse, error) {
+			return cli.Get(rctx, s.leasePrefix()+session+"/", clientv3.WithPrefix())
+		})
 		if err != nil {
 			return nil, s.Conn.wrap("read the session's leases", err)
 		}
@@ -136,27 +136,12 @@ func (s *Locks) keepAlive(ctx context.Context, cli *clientv3.Client, leases []le
 	if len(leases) == 0 {
 		return nil, nil, nil
 	}
-	rctx, cancel := s.Conn.ctx(ctx)
-	defer cancel()
-	stream, err := pb.NewLeaseClient(cli.ActiveConnection()).LeaseKeepAlive(rctx)
+	// Renewing a lease twice is renewing it: the request is retried.
+	ttl, err := retried(ctx, s.Conn, func(rctx context.Context) (map[clientv3.LeaseID]int64, error) {
+		return keepAliveOnce(rctx, cli, leases)
+	})
 	if err != nil {
 		return nil, nil, s.Conn.wrap("renew the session's leases", err)
-	}
-	for _, l := range leases {
-		if err := stream.Send(&pb.LeaseKeepAliveRequest{ID: int64(l.id)}); err != nil {
-			return nil, nil, s.Conn.wrap("renew the session's leases", err)
-		}
-	}
-	if err := stream.CloseSend(); err != nil {
-		return nil, nil, s.Conn.wrap("renew the session's leases", err)
-	}
-	ttl := map[clientv3.LeaseID]int64{}
-	for range leases {
-		resp, err := stream.Recv()
-		if err != nil {
-			return nil, nil, s.Conn.wrap("renew the session's leases", err)
-		}
-		ttl[clientv3.LeaseID(resp.ID)] = resp.TTL
 	}
 	for _, l := range leases {
 		t, answered := ttl[l.id]
@@ -172,12 +157,38 @@ func (s *Locks) keepAlive(ctx context.Context, cli *clientv3.Client, leases []le
 	return alive, dead, nil
 }
 
+// keepAliveOnce renews leases in one keep-alive stream and returns the
+// TTL the cluster gave each one it answered for (0 for an expired one).
+func keepAliveOnce(ctx context.Context, cli *clientv3.Client, leases []lease) (map[clientv3.LeaseID]int64, error) {
+	stream, err := pb.NewLeaseClient(cli.ActiveConnection()).LeaseKeepAlive(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range leases {
+		if err := stream.Send(&pb.LeaseKeepAliveRequest{ID: int64(l.id)}); err != nil {
+			return nil, err
+		}
+	}
+	if err := stream.CloseSend(); err != nil {
+		return nil, err
+	}
+	ttl := map[clientv3.LeaseID]int64{}
+	for range leases {
+		resp, err := stream.Recv()
+		if err != nil {
+			return nil, err
+		}
+		ttl[clientv3.LeaseID(resp.ID)] = resp.TTL
+	}
+	return ttl, nil
+}
+
 // sessionSlots reads the records session holds on the leases alive, with
 // the renewal's time.
 func (s *Locks) sessionSlots(ctx context.Context, cli *clientv3.Client, session string, alive []lease, now time.Time) ([]store.Slot, error) {
-	rctx, cancel := s.Conn.ctx(ctx)
-	resp, err := cli.Get(rctx, s.LockPrefix(), clientv3.WithPrefix())
-	cancel()
+	resp, err := retried(ctx, s.Conn, func(rctx context.Context) (*clientv3.GetResponse, error) {
+		return cli.Get(rctx, s.LockPrefix(), clientv3.WithPrefix())
+	})
 	if err != nil {
 		return nil, s.Conn.wrap("list locks", err)
 	}

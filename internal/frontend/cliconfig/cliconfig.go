@@ -11,19 +11,18 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
-	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/all"
 	"github.com/agentlock/agentlock/internal/frontend/hooks"
 	"github.com/agentlock/agentlock/internal/frontend/sessionarg"
 	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/session"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -37,21 +36,10 @@ type Config struct {
 	// AgentDirs are agent CLIs' user folders moved by their variables
 	// (KIMI_CODE_HOME, KIMI_SHARE_DIR), absolute, for init and uninit.
 	AgentDirs map[string]string
-	Session   string // resolved session id (may be empty); see all.Set.ResolveSession
-	// SessionSource names where Session came from: "--session",
-	// "AGENTLOCK_SESSION", a harness variable such as
-	// "CLAUDE_CODE_SESSION_ID", or an identity.Source* of a record.
-	SessionSource string
-	// Identity is the whole resolution, with the agent record it came
-	// from, if any.
-	Identity identity.Identity
-	// Context is, when --session was given, the session that the agent
-	// context names without it (a wrapper above, the harness's variable,
-	// or a recorded agent process above); zero otherwise.
-	Context identity.Identity
-	// Lookup finds the agent records of this process's ancestry in the
-	// workspace of the working directory, once.
-	Lookup func() identity.Found
+	// Identity is what the session is resolved from (--session,
+	// AGENTLOCK_SESSION, the first agent's harness variable): the session
+	// service resolves it once, when a command asks (Service).
+	Identity session.Inputs
 	// Harness holds, per agent name, the session id its harness exported
 	// (raw, without the agent prefix).
 	Harness map[string]string
@@ -71,10 +59,9 @@ type Config struct {
 	// Problems are the settings whose values are invalid, each naming the
 	// variable (or flag) and its allowed range; their defaults stand in.
 	Problems []error
-	// projectProblems are the problems of the projects' own settings met
-	// by the workspaces opened (workspace.Workspace.Problems), once each:
-	// warnings, which done returns.
-	projectProblems []error
+
+	// service is the session service of this invocation (Service).
+	service *session.Service
 }
 
 // EnvBindings maps configuration keys to the environment variables Load
@@ -160,68 +147,40 @@ func Load(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 	if c.AgentDirs, err = c.Agents.AgentDirs(getenv); err != nil {
 		return nil, err
 	}
-	c.Lookup = c.ancestryLookup()
-	c.Identity = c.Agents.ResolveSession(flags.Changed("session"), v.GetString("session"), c.Harness, c.Lookup)
-	c.Session, c.SessionSource = c.Identity.Session, c.Identity.Source
-	// A --session equal to AGENTLOCK_SESSION (the wrapper's) is the
-	// agent's own, whatever else the context says.
-	if c.SessionSource == identity.SourceFlag && c.Session != v.GetString("session_env") {
-		c.Context = c.Agents.ResolveSession(false, "", c.Harness, c.Lookup)
-	}
+	c.Identity = identityInputs(flags.Changed("session"), v.GetString("session"), v.GetString("session_env"))
+	c.Identity.Harness, c.Identity.HarnessVar = c.Agents.SessionFromHarness(c.Harness)
 	return c, nil
 }
 
-// ancestryLookup returns a lookup, done at most once, of the agent records
-// of this process's ancestry in the workspace of the working directory.
-func (c *Config) ancestryLookup() func() identity.Found {
-	var found *identity.Found
-	return func() identity.Found {
-		if found == nil {
-			found = &identity.Found{}
-			// Resolved while the configuration loads, before any
-			// command's context exists: only the best-effort finishing of
-			// exited sessions that opening the workspace does uses it.
-			if ws, err := c.WorkWorkspace(context.Background()); err == nil {
-				*found = identity.LookupSelf(identity.Dir(ws.Home))()
-			}
-		}
-		return *found
+// identityInputs are the inputs of --session (given or not, its value) and
+// AGENTLOCK_SESSION. A --session equal to AGENTLOCK_SESSION (the
+// wrapper's) is the agent's own, whatever else the context says (see
+// session.Service.Context); an empty --session names none, AGENTLOCK_SESSION
+// included.
+func identityInputs(flagGiven bool, value, env string) session.Inputs {
+	switch {
+	case !flagGiven:
+		return session.Inputs{Env: value}
+	case value == "":
+		return session.Inputs{}
 	}
+	return session.Inputs{Flag: value, Env: env}
 }
 
-// WorkspaceOf returns the workspace of a real path. Every command that
-// opens one first finishes the sessions whose agent process exited
-// without finishing them (workspace.FinishExited): best effort, a session
-// it could not finish is retried by the next command.
-func (c *Config) WorkspaceOf(ctx context.Context, realPath string) (*workspace.Workspace, error) {
-	ws, err := workspace.Open(realPath, c.Settings)
-	if err == nil && ws.Enabled() {
-		_, _ = ws.FinishExited(ctx)
+// Service returns the session service of this invocation, made on the
+// first call: one command opens each workspace once and resolves its
+// session once.
+func (c *Config) Service() *session.Service {
+	if c.service == nil {
+		c.service = c.NewService()
 	}
-	if err == nil {
-		c.noteProblems(ws.Problems())
-	}
-	return ws, err
+	return c.service
 }
 
-// noteProblems keeps the problems of a project's settings for the
-// warnings of the invocation, each once.
-func (c *Config) noteProblems(problems []error) {
-	for _, p := range problems {
-		if !slices.ContainsFunc(c.projectProblems, func(q error) bool { return q.Error() == p.Error() }) {
-			c.projectProblems = append(c.projectProblems, p)
-		}
-	}
-}
-
-// WorkWorkspace returns the workspace of the working directory, for the
-// commands that take no path.
-func (c *Config) WorkWorkspace(ctx context.Context) (*workspace.Workspace, error) {
-	wd, err := workspace.WorkDir()
-	if err != nil {
-		return nil, err
-	}
-	return c.WorkspaceOf(ctx, wd)
+// NewService returns a new session service on this configuration, for one
+// command of a front end that runs many (an MCP server's tool call).
+func (c *Config) NewService() *session.Service {
+	return session.New(session.Config{Settings: c.Settings, Identity: c.Identity})
 }
 
 // Lazy returns a front end's configuration functions, resolved from flags
@@ -254,15 +213,19 @@ func Lazy(flags *pflag.FlagSet, now func() time.Time) (strict, lenient func() (*
 		if c == nil {
 			return nil
 		}
-		return errors.Join(append(slices.Clone(c.projectProblems), c.Settings.Backends.Close())...)
+		var warnings []error
+		if c.service != nil {
+			warnings = c.service.Problems()
+		}
+		return errors.Join(append(warnings, c.Settings.Backends.Close())...)
 	}
 	return strict, lenient, done
 }
 
-// SessionArgs are the session rules of package sessionarg for what c
-// knows.
-func (c *Config) SessionArgs() sessionarg.Args {
-	return sessionarg.Args{Session: c.Session, Source: c.SessionSource, Resolved: c.Identity, Context: c.Context}
+// SessionArgs are the session rules of package sessionarg for the session
+// the invocation's service resolved.
+func (c *Config) SessionArgs(ctx context.Context) sessionarg.Args {
+	return sessionarg.Of(ctx, c.Service())
 }
 
 // HookRequest is the request of the hook of agent for event, with the
@@ -274,8 +237,11 @@ func (c *Config) HookRequest(agent integrations.Agent, event string, payload io.
 	req := hooks.Request{Agent: agent, Event: event, Payload: payload, Settings: c.Settings,
 		HarnessSession: c.Harness[agent.Name()], Problems: c.Problems}
 	req.Fallback, _ = c.Agents.SessionFromHarness(c.Harness)
-	if c.SessionSource == identity.SourceFlag || c.SessionSource == identity.SourceEnv {
-		req.Session = c.Session
+	// The explicit session (--session, AGENTLOCK_SESSION) wins, as it does
+	// for every command.
+	req.Session = c.Identity.Flag
+	if req.Session == "" {
+		req.Session = c.Identity.Env
 	}
 	return req
 }

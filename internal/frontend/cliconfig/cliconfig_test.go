@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/session"
 )
 
 // flags returns the root's persistent flags, parsed from args.
@@ -43,22 +43,25 @@ func clean(t *testing.T) string {
 	return dir
 }
 
+// who is the session c's service resolves.
+func who(t *testing.T, c *Config) session.Identity { return c.Service().Identity(t.Context()) }
+
 func TestLoadFlagsOverTheEnvironment(t *testing.T) {
 	clean(t)
 	t.Setenv("AGENTLOCK_SESSION", "env-1")
 	t.Setenv("AGENTLOCK_TIMEOUT", "30")
 	c, err := Load(flags(t, "--session", "flag-1", "--json"), time.Now)
 	require.NoError(t, err)
-	assert.Equal(t, "flag-1", c.Session)
-	assert.Equal(t, identity.SourceFlag, c.SessionSource)
+	assert.Equal(t, "flag-1", who(t, c).ID)
+	assert.Equal(t, session.SourceFlag, who(t, c).Source)
 	assert.True(t, c.JSON)
 	assert.Equal(t, 30*time.Second, c.Settings.Timeout)
 	assert.Empty(t, c.Problems)
 
 	c, err = Load(flags(t), time.Now)
 	require.NoError(t, err)
-	assert.Equal(t, "env-1", c.Session)
-	assert.Equal(t, identity.SourceEnv, c.SessionSource)
+	assert.Equal(t, "env-1", who(t, c).ID)
+	assert.Equal(t, session.SourceEnv, who(t, c).Source)
 }
 
 func TestLoadKeepsInvalidSettingsAsProblems(t *testing.T) {
@@ -83,15 +86,40 @@ func TestLoadHarnessSessionAndContext(t *testing.T) {
 	t.Setenv("CLAUDE_CODE_SESSION_ID", "abc")
 	c, err := Load(flags(t), time.Now)
 	require.NoError(t, err)
-	assert.Equal(t, "claude-abc", c.Session)
-	assert.Equal(t, "CLAUDE_CODE_SESSION_ID", c.SessionSource)
-	assert.False(t, c.Context.Known())
+	assert.Equal(t, "claude-abc", who(t, c).ID)
+	assert.Equal(t, "CLAUDE_CODE_SESSION_ID", who(t, c).Source)
+	assert.False(t, c.Service().Context(t.Context()).Known())
 
 	// --session another id: the context still names the harness's.
 	c, err = Load(flags(t, "--session", "other"), time.Now)
 	require.NoError(t, err)
-	assert.Equal(t, "other", c.Session)
-	assert.Equal(t, "claude-abc", c.Context.Session)
+	assert.Equal(t, "other", who(t, c).ID)
+	assert.Equal(t, "claude-abc", c.Service().Context(t.Context()).ID)
+}
+
+// The one order of the session id: --session, AGENTLOCK_SESSION, the
+// harness's variable as <agent>-<id>; nothing known is no session.
+func TestLoadResolvesTheSessionInOrder(t *testing.T) {
+	clean(t)
+	t.Setenv("CLAUDE_CODE_SESSION_ID", "abc")
+	for _, tc := range []struct {
+		args []string
+		env  string
+		want session.Identity
+	}{
+		{[]string{"--session", "x"}, "", session.Identity{ID: "x", Source: session.SourceFlag}},
+		{nil, "x", session.Identity{ID: "x", Source: session.SourceEnv}},
+		{nil, "", session.Identity{ID: "claude-abc", Source: "CLAUDE_CODE_SESSION_ID"}},
+	} {
+		t.Setenv("AGENTLOCK_SESSION", tc.env)
+		c, err := Load(flags(t, tc.args...), time.Now)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, who(t, c))
+	}
+	t.Setenv("CLAUDE_CODE_SESSION_ID", "")
+	c, err := Load(flags(t), time.Now)
+	require.NoError(t, err)
+	assert.Empty(t, who(t, c).ID)
 }
 
 func TestLoadMakesLocationsAndAgentDirsAbsolute(t *testing.T) {
@@ -135,11 +163,11 @@ func TestLazyLoadsOnceAndStrictRefusesProblems(t *testing.T) {
 	strict, _, _ = Lazy(flags(t, "--session", "s-1"), time.Now)
 	c, err = strict()
 	require.NoError(t, err)
-	assert.Equal(t, "s-1", c.Session)
-	args := c.SessionArgs()
+	assert.Equal(t, "s-1", who(t, c).ID)
+	args := c.SessionArgs(t.Context())
 	assert.Equal(t, "s-1", args.Session)
-	assert.Equal(t, identity.SourceFlag, args.Source)
-	assert.Equal(t, c.Identity, args.Resolved)
+	assert.Equal(t, session.SourceFlag, args.Source)
+	assert.Equal(t, who(t, c), args.Resolved)
 }
 
 // A hook resolves its own session unless one is named explicitly; another

@@ -11,13 +11,9 @@ import (
 	"github.com/agentlock/agentlock/report"
 )
 
-// ExitHookLine is the exit code of a malformed hook command line: an
-// error every harness reports without blocking the tool call (never
-// report.ExitDeny).
-const ExitHookLine = 1
-
 // Fail tells the user of the command line args that its command cmd
-// failed with err, and returns the process's exit code (report.ExitCode).
+// failed with err, and returns the process's exit code (report.ExitCode,
+// the one classification).
 // The error is one line on errOut; a usage error is followed by where its
 // usage is, unless it is said in one line (report.UsageError.Line). With
 // --json the error record goes to out too. An error already reported
@@ -30,12 +26,9 @@ func Fail(out, errOut io.Writer, cmd *cobra.Command, args []string, err error) i
 		// A refusal that names the command to run instead is the whole
 		// message: one line.
 		fmt.Fprintf(errOut, "agentlock: %s\n", report.Escape(Unprefixed(err.Error())))
-	case code == report.ExitUsage && cmd != nil && cmd.Name() == "hook":
-		// A malformed hook line (a mistyped agent or event, a flag too
-		// many) is agentlock's own problem, not a refusal: exit 2 is what
-		// harnesses read as "deny this tool call", which would block every
-		// edit with a message about a command line the model never wrote.
-		code = ExitHookLine
+	case errors.As(err, new(*report.HookLineError)):
+		// A malformed hook line: agentlock's own problem, said as such
+		// (report.HookLineError, which never exits as a denial).
 		fmt.Fprintf(errOut, "agentlock: malformed hook command (%s): nothing is checked until it is fixed; run 'agentlock init --check' to see the hooks agentlock writes\n%s\n",
 			report.Escape(Unprefixed(err.Error())), HelpHint(cmd))
 	case code == report.ExitUsage:

@@ -41,7 +41,7 @@ func TestFailSaysEachClassOnce(t *testing.T) {
 			errOut: "agentlock: you are s: run 'y'\n"},
 		{name: "one line, wrapped", cmd: x, err: &report.UsageError{Err: fmt.Errorf("x: %w", report.LineUsageErrorf("run 'y'"))}, code: report.ExitUsage,
 			errOut: "agentlock: x: run 'y'\n"},
-		{name: "malformed hook line", cmd: hook, err: report.UsageErrorf("unknown agent %q", "clod"), code: ExitHookLine,
+		{name: "malformed hook line", cmd: hook, err: &report.HookLineError{Err: report.UsageErrorf("unknown agent %q", "clod")}, code: report.ExitHookLine,
 			errOut: "agentlock: malformed hook command (unknown agent \"clod\"): nothing is checked until it is fixed; " +
 				"run 'agentlock init --check' to see the hooks agentlock writes\nusage: agentlock hook <agent> <event>\nsee 'agentlock hook --help'\n"},
 		{name: "hook's denial", cmd: hook, err: report.ErrDenied, code: report.ExitDeny},

@@ -62,7 +62,7 @@ func fleetServerOf(b *testing.B, watching bool, n int) *Server {
 	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
 		b.Fatal(err)
 	}
-	ws, err := workspace.Open(root, workspace.Settings{UserHome: filepath.Join(root, "user")})
+	ws, err := workspace.Open(b.Context(), root, workspace.Settings{UserHome: filepath.Join(root, "user")})
 	if err != nil {
 		b.Fatal(err)
 	}

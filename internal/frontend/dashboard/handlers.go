@@ -18,6 +18,8 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/session"
+	"github.com/agentlock/agentlock/workspace"
 )
 
 // tokenCookie carries the token for the page's own requests, once the
@@ -384,20 +386,21 @@ func (s *Server) serveRelease(w http.ResponseWriter, r *http.Request) {
 		httpError(w, report.Refusedf(0, "not released: no lock on %s is held in %s now; look again", req.Path, s.ws.LockDir))
 		return
 	}
-	// The registry is read before the lock's critical section (a registry
-	// write takes its own lock and may list the lock folder): "orphaned"
-	// is judged on this reading, everything else on the record itself.
+	// The one release by force (session.Service.ForceRelease), guarded:
+	// "orphaned" is judged on the registry as the snapshot read it, before
+	// the lock's critical section, everything else on the record itself.
 	owners := snap.owners()
-	prev, err := s.locker.ForceReleaseIf(ctx, req.Path, func(now core.State) error {
-		switch {
-		case now.Owner != req.SessionID || !now.Stamp.Equal(stamp):
-			return &refusal{fmt.Sprintf("not released: the lock on %s changed since the page showed it (now %s); look again", now.Name(), describe(now))}
-		case owners.Releasable(now):
-			return nil
-		default:
-			return &refusal{fmt.Sprintf("not released: %s is held by %s, whose session is not finished, and was renewed %s ago, within the project's timeout of %s: its owner is still renewing it", now.Name(), now.Owner, report.Human(now.Age), report.Human(s.locker.Timeout()))}
-		}
-	})
+	got, err := s.svc.ForceRelease(ctx, session.ForceRequest{Path: req.Path, Who: "dashboard (" + audit.Person() + ")", Action: audit.ActionPageRelease,
+		Owners: &owners, If: func(now core.State, owners workspace.Owners) error {
+			switch {
+			case now.Owner != req.SessionID || !now.Stamp.Equal(stamp):
+				return &refusal{fmt.Sprintf("not released: the lock on %s changed since the page showed it (now %s); look again", now.Name(), describe(now))}
+			case owners.Releasable(now):
+				return nil
+			default:
+				return &refusal{fmt.Sprintf("not released: %s is held by %s, whose session is not finished, and was renewed %s ago, within the project's timeout of %s: its owner is still renewing it", now.Name(), now.Owner, report.Human(now.Age), report.Human(s.locker.Timeout()))}
+			}
+		}})
 	var refused *refusal
 	switch {
 	case errors.As(err, &refused):
@@ -407,10 +410,10 @@ func (s *Server) serveRelease(w http.ResponseWriter, r *http.Request) {
 		httpError(w, err)
 		return
 	}
-	rec, line := report.ForceReleased(prev)
+	rec, line := report.ForceReleased(got.Previous)
 	fmt.Fprintln(s.opts.Audit, line)
-	if err := s.ws.Audit().Append(audit.ForceReleased(audit.ActionPageRelease, "dashboard ("+audit.Person()+")", prev)); err != nil {
-		fmt.Fprintf(s.opts.Audit, "agentlock: warning: %v\n", err)
+	if got.AuditErr != nil {
+		fmt.Fprintf(s.opts.Audit, "agentlock: warning: %v\n", got.AuditErr)
 	}
 	// The change is pushed to every page now, not when the file system
 	// says so.

@@ -22,7 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/identity"
+	"github.com/agentlock/agentlock/internal/sys/agentproc"
 	"github.com/agentlock/agentlock/internal/sys/procs"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/workspace"
@@ -50,7 +50,7 @@ func newFixture(t *testing.T, opts Options) *fixture {
 	require.NoError(t, err)
 	require.NoError(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
 	require.NoError(t, os.Mkdir(filepath.Join(root, "src"), 0o755))
-	ws, err := workspace.Open(root, workspace.Settings{UserHome: filepath.Join(root, "user")})
+	ws, err := workspace.Open(t.Context(), root, workspace.Settings{UserHome: filepath.Join(root, "user")})
 	require.NoError(t, err)
 	require.NoError(t, ws.Setup(t.Context()))
 	audit := &bytes.Buffer{}
@@ -71,7 +71,7 @@ func (f *fixture) register(t *testing.T, id, workingOn string) {
 // lock takes path for session, stamped age ago.
 func (f *fixture) lock(t *testing.T, rel, session string, age time.Duration) string {
 	t.Helper()
-	ws, err := workspace.Open(f.root, workspace.Settings{UserHome: filepath.Join(f.root, "user"), Now: func() time.Time { return time.Now().Add(-age) }})
+	ws, err := workspace.Open(t.Context(), f.root, workspace.Settings{UserHome: filepath.Join(f.root, "user"), Now: func() time.Time { return time.Now().Add(-age) }})
 	require.NoError(t, err)
 	leases, err := ws.Locker().AcquireAll(t.Context(), []string{filepath.Join(f.root, rel)}, session)
 	require.NoError(t, err)
@@ -471,7 +471,7 @@ func TestEventsStreamPushesChanges(t *testing.T) {
 func TestAreaLockShownAndReleased(t *testing.T) {
 	f := newFixture(t, Options{})
 	require.NoError(t, os.Mkdir(filepath.Join(f.root, "src", "auth"), 0o755))
-	ws, err := workspace.Open(f.root, workspace.Settings{UserHome: filepath.Join(f.root, "user"), Now: func() time.Time { return time.Now().Add(-time.Hour) }})
+	ws, err := workspace.Open(t.Context(), f.root, workspace.Settings{UserHome: filepath.Join(f.root, "user"), Now: func() time.Time { return time.Now().Add(-time.Hour) }})
 	require.NoError(t, err)
 	leases, err := ws.Locker().AcquireAll(t.Context(), []string{filepath.Join(f.root, "src", "auth") + "/"}, "gone-1")
 	require.NoError(t, err)
@@ -492,7 +492,7 @@ func TestAreaLockShownAndReleased(t *testing.T) {
 // stays working.
 func TestExitedAgentsSessionShownFinished(t *testing.T) {
 	f := newFixture(t, Options{})
-	dir := identity.Dir(f.ws.Home)
+	dir := agentproc.Dir(f.ws.Home)
 	for _, id := range []string{"kimi-gone", "kimi-live"} {
 		f.register(t, id, "work")
 		child := exec.Command("sleep", "30")
@@ -502,7 +502,7 @@ func TestExitedAgentsSessionShownFinished(t *testing.T) {
 		if err != nil {
 			t.Skipf("processes cannot be read here: %v", err)
 		}
-		_, err = identity.Write(dir, p, id, "kimi", identity.KindHook, time.Now())
+		_, err = agentproc.Write(dir, p, id, "kimi", agentproc.KindHook, time.Now())
 		require.NoError(t, err)
 		if id == "kimi-gone" {
 			require.NoError(t, child.Process.Kill())

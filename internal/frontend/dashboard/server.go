@@ -35,6 +35,7 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/session"
 	"github.com/agentlock/agentlock/templates"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -76,9 +77,11 @@ type Server struct {
 	opts   Options
 	ws     *workspace.Workspace
 	locker *core.Locker
-	csrf   string
-	page   *template.Template
-	rules  string
+	// svc runs the verbs the page asks for (its release by force) on ws.
+	svc   *session.Service
+	csrf  string
+	page  *template.Template
+	rules string
 
 	// refreshing serialises refresh, so that snapshots are recorded in
 	// the order they were read.
@@ -134,7 +137,7 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("dashboard: %w", err)
 	}
 	return &Server{
-		opts: opts, ws: opts.Workspace, locker: opts.Workspace.Locker(), csrf: hex.EncodeToString(nonce[:]),
+		opts: opts, ws: opts.Workspace, locker: opts.Workspace.Locker(), svc: session.ForWorkspace(opts.Workspace), csrf: hex.EncodeToString(nonce[:]),
 		page: page, rules: protocolText(rules), subs: map[*subscriber]struct{}{}, closing: make(chan struct{}), ready: make(chan struct{}),
 	}, nil
 }

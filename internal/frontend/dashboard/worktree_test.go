@@ -25,7 +25,7 @@ func TestConflictBadge(t *testing.T) {
 	gittest.Commit(t, repo, "main")
 	git(repo, "worktree", "add", "-q", other, "-b", "feat-b")
 	require.NoError(t, os.WriteFile(filepath.Join(other, "src", "x.py"), []byte("2\n"), 0o644))
-	ws, err := workspace.Open(repo, workspace.Settings{UserHome: filepath.Join(root, "user"), ConflictCache: -1})
+	ws, err := workspace.Open(t.Context(), repo, workspace.Settings{UserHome: filepath.Join(root, "user"), ConflictCache: -1})
 	require.NoError(t, err)
 	require.NoError(t, ws.Setup(t.Context()))
 	_, _, err = ws.Acquire(t.Context(), []string{filepath.Join(repo, "src", "x.py")}, "s-a")

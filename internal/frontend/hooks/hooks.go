@@ -25,10 +25,11 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/integrations"
+	"github.com/agentlock/agentlock/internal/sys/agentproc"
 	"github.com/agentlock/agentlock/internal/sys/procs"
 	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/session"
 	"github.com/agentlock/agentlock/templates"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -73,8 +74,8 @@ type Request struct {
 	// payload names one (the id another harness exported, say).
 	Fallback string
 	// Lookup finds the agent records of the hook's process ancestry in a
-	// record folder; nil means identity.LookupSelf.
-	Lookup func(dir string) identity.Found
+	// record folder; nil looks up this process's (session.Inputs.Lookup).
+	Lookup func(dir string) session.Recorded
 	// Problems are invalid settings (AGENTLOCK_TIMEOUT=-5, say), each
 	// naming the variable and its range; the defaults stand in for them.
 	// The pre-edit hook denies an edit of a coordinated path while there
@@ -110,6 +111,11 @@ func (r *Result) warnf(format string, args ...any) {
 // when a path that agentlock coordinates is known but could not be checked
 // (see the hook policy in docs/integrations/README.md): then it denies, as
 // it does when another session holds the path.
+//
+// The hook is one command of the session service (package session): the
+// workspace of the payload's cwd is opened once (opening it finishes the
+// sessions whose agent exited, as every command does) and the session is
+// resolved once, from what the payload and the request say.
 func Run(ctx context.Context, req Request) Result {
 	var res Result
 	name := req.Agent.Name()
@@ -120,7 +126,8 @@ func Run(ctx context.Context, req Request) Result {
 		if wd, werr := workspace.WorkDir(); werr == nil {
 			// A workspace that cannot be opened (its store unusable, say)
 			// cannot tell that agentlock is not in use: deny there too.
-			if ws, oerr := workspace.Open(wd, req.Settings); oerr == nil && ws.Enabled() || oerr != nil && !errors.Is(oerr, workspace.ErrNoWorkspace) {
+			ws, oerr := session.New(session.Config{Settings: req.Settings, WorkDir: wd}).Workspace(ctx)
+			if oerr == nil && ws.Enabled() || oerr != nil && !errors.Is(oerr, workspace.ErrNoWorkspace) {
 				res.Deny = fmt.Sprintf("agentlock: the %s hook payload is over %d MiB, so agentlock cannot check the paths of this edit: "+
 					"do not make it in one step; write the file in smaller parts.", name, MaxPayload>>20)
 				return res
@@ -137,7 +144,8 @@ func Run(ctx context.Context, req Request) Result {
 		res.warnf("%s %s hook: %v; doing nothing", name, req.Event, err)
 		return res
 	}
-	ws, err := workspace.Open(cwd, req.Settings)
+	svc := session.New(session.Config{Settings: req.Settings, WorkDir: cwd, Identity: identityInputs(req, in)})
+	ws, err := svc.Workspace(ctx)
 	if errors.Is(err, workspace.ErrNoWorkspace) {
 		return res // agentlock is not set up here
 	}
@@ -159,17 +167,19 @@ func Run(ctx context.Context, req Request) Result {
 		for _, p := range ws.Problems() {
 			res.warnf("%s %s hook: %v", name, req.Event, p)
 		}
-		// A session whose agent exited without its session-end hook
-		// (kimi -p) is finished by the next hook that runs here.
-		if _, err := ws.FinishExited(ctx); err != nil {
-			res.warnf("%s %s hook: %v", name, req.Event, err)
-		}
 	}
+	if _, err := ws.Ended(); err != nil {
+		// A session whose agent exited without its session-end hook
+		// (kimi -p) is finished by the next hook that runs here (opening
+		// the workspace did); one that could not be is retried by the
+		// next.
+		res.warnf("%s %s hook: %v", name, req.Event, err)
+	}
+	h := run{req: req, in: in, svc: svc, ws: ws, res: &res}
 	if req.Event == PreEdit {
 		// The edited paths decide, not the working folder: a session may
 		// work outside the project and edit a file of it, or through an
 		// alias.
-		h := run{req: req, in: in, cwd: cwd, ws: ws, res: &res}
 		h.preEdit(ctx)
 		return res
 	}
@@ -179,16 +189,15 @@ func Run(ctx context.Context, req Request) Result {
 	for _, p := range req.Problems {
 		res.warnf("%s %s hook: %v; running with the default", name, req.Event, p)
 	}
-	session := sessionOf(req, in, ws).Session
-	if session == "" {
+	h.session = svc.Identity(ctx).ID
+	if h.session == "" {
 		res.warnf("%s %s hook: no session id (no AGENTLOCK_SESSION, no session_id in the payload, no recorded agent process); doing nothing", name, req.Event)
 		return res
 	}
-	if err := core.ValidateSession(session); err != nil {
+	if err := core.ValidateSession(h.session); err != nil {
 		res.warnf("%s %s hook: %v; doing nothing", name, req.Event, err)
 		return res
 	}
-	h := run{req: req, in: in, cwd: cwd, ws: ws, session: session, res: &res}
 	switch req.Event {
 	case SessionStart:
 		h.sessionStart(ctx)
@@ -206,8 +215,8 @@ func Run(ctx context.Context, req Request) Result {
 type run struct {
 	req     Request
 	in      integrations.HookInput
-	cwd     string               // real path of the session's working folder
-	ws      *workspace.Workspace // the workspace of cwd
+	svc     *session.Service
+	ws      *workspace.Workspace // the workspace of the payload's cwd
 	session string
 	res     *Result
 }
@@ -250,26 +259,24 @@ func payloadCwd(in integrations.HookInput) (string, error) {
 	return workspace.WorkDir()
 }
 
-// sessionOf resolves the hook's session in the order of package identity:
-// the explicit one, a wrapper script among the ancestors, the harness's own
-// id from its environment, then from the payload, as "<agent>-<id>", the id
-// another harness exported, and last the session recorded for the nearest
-// recorded agent process among the hook's ancestors, in ws's home.
-func sessionOf(req Request, in integrations.HookInput, ws *workspace.Workspace) identity.Identity {
-	dir := identity.Dir(ws.Home)
-	lookup := identity.LookupSelf(dir)
-	if req.Lookup != nil {
-		lookup = func() identity.Found { return req.Lookup(dir) }
-	}
-	inputs := identity.Inputs{Env: req.Session, Payload: req.Fallback, Lookup: lookup}
+// identityInputs are what the hook's session is resolved from (package
+// session, in its order): the explicit one, a wrapper script among the
+// ancestors, the harness's own id from its environment, then from the
+// payload, as "<agent>-<id>", the id another harness exported, and last
+// the session recorded for the nearest recorded agent process among the
+// hook's ancestors, in the home of the payload's cwd.
+func identityInputs(req Request, in integrations.HookInput) session.Inputs {
+	inputs := session.Inputs{Env: req.Session, Payload: req.Fallback, Lookup: req.Lookup}
 	if req.HarnessSession != "" {
 		inputs.Harness = integrations.SessionID(req.Agent, req.HarnessSession)
 		inputs.HarnessVar = req.Agent.SessionEnvVar()
+		inputs.Agent = req.Agent.Name()
 	}
 	if in.SessionID != "" {
 		inputs.Payload = integrations.SessionID(req.Agent, in.SessionID)
+		inputs.Agent = req.Agent.Name()
 	}
-	return identity.Resolve(inputs)
+	return inputs
 }
 
 // recordHarness records the harness process the hook runs under (the
@@ -289,7 +296,7 @@ func (h run) recordHarness() {
 		h.res.warnf("%s session-start hook: cannot read the process ancestry: %v", h.req.Agent.Name(), err)
 		return
 	}
-	harness, ok := identity.Harness(chain)
+	harness, ok := agentproc.Harness(chain)
 	if !ok {
 		h.res.warnf("%s session-start hook: no agent process above this hook (only shells up to PID 1): "+
 			"commands without a session id will not find %s", h.req.Agent.Name(), h.session)
@@ -299,13 +306,14 @@ func (h run) recordHarness() {
 	if h.req.Settings.Now != nil {
 		now = h.req.Settings.Now
 	}
-	if _, err := identity.Write(identity.Dir(h.ws.Home), harness, h.session, h.req.Agent.Name(), identity.KindHook, now()); err != nil {
+	if _, err := agentproc.Write(agentproc.Dir(h.ws.Home), harness, h.session, h.req.Agent.Name(), agentproc.KindHook, now()); err != nil {
 		h.res.warnf("%s session-start hook: %v", h.req.Agent.Name(), err)
 	}
 }
 
 // preEdit takes the locks of every path the tool will change, all or none,
-// and denies the edit when another session holds one of them. A path that
+// and denies the edit when another session holds one of them: the session
+// service's acquisition with the gate's policy (session.Gate). A path that
 // agentlock coordinates but could not check (no session to lock it for, a
 // lock folder it cannot read, ...) denies too: fail closed once a path is
 // known to be agentlock's business.
@@ -320,113 +328,56 @@ func (h run) preEdit(ctx context.Context) {
 		h.res.warnf("%s pre-edit hook: %v; the edit is not gated", name, err)
 		return
 	}
-	paths, unresolved := h.ws.Coordinated(paths, h.cwd)
-	if len(unresolved) > 0 && h.ws.Enabled() {
-		h.deny("agentlock cannot resolve the path of this edit (%v)", unresolved[0])
-		return
+	got, err := h.svc.Acquire(ctx, session.AcquireRequest{Paths: paths, Gate: &session.Gate{Problems: h.req.Problems}})
+	h.session = got.Session
+	if len(got.Legacy.Held) > 0 {
+		h.res.warnf("%s", report.LegacyHeld(got.Legacy.Home, got.Legacy.Held))
 	}
-	if len(paths) == 0 {
-		return
-	}
-	if len(h.req.Problems) > 0 {
-		h.res.Deny = fmt.Sprintf("agentlock: %v, so agentlock cannot check this edit: do not make it now; ask a person to fix that variable (agentlock doctor shows it).", h.req.Problems[0])
-		return
-	}
-	h.session = sessionOf(h.req, h.in, h.ws).Session
-	if h.session == "" {
-		h.deny("no session id (no AGENTLOCK_SESSION, no session_id in the hook payload, no recorded agent process) to lock %s for", paths[0])
-		return
-	}
-	if err := core.ValidateSession(h.session); err != nil {
-		h.deny("%v", err)
-		return
-	}
-	groups, err := h.byWorkspace(paths)
 	if err != nil {
-		// The path's own store decides; one that cannot be used (no etcd
-		// in this build, unreadable settings) is no reason to use another.
-		h.deny("%v", err)
-		return
-	}
-	for _, group := range groups {
-		if !h.acquire(ctx, group.ws, group.paths) {
+		h.refuse(err, got)
+		if !errors.As(err, new(*session.ConflictError)) {
 			return
 		}
 	}
-	for _, group := range groups {
-		h.conflicts(ctx, group.ws, group.paths)
+	for _, m := range got.Mirror {
+		h.res.warnf("%v", m)
 	}
-}
-
-// conflicts tells the model about the files of this edit that another
-// worktree of the repository changed too; with the repository's
-// deny-conflicts policy it denies the edit instead. A failure to ask git
-// is only a warning: the lock, the one thing that must hold, is taken.
-func (h run) conflicts(ctx context.Context, ws *workspace.Workspace, paths []string) {
-	found, err := ws.Conflicts(ctx, paths)
-	if err != nil {
-		h.res.warnf("could not check other worktrees for changes of these files: %v", err)
-		return
+	// Files of this edit that another worktree changed too: told to the
+	// model. A failure to ask git is only a warning: the lock, the one
+	// thing that must hold, is taken.
+	if got.ConflictsErr != nil {
+		h.res.warnf("could not check other worktrees for changes of these files: %v", got.ConflictsErr)
 	}
-	for _, c := range found {
+	for _, c := range got.Conflicts {
 		h.res.Notices = append(h.res.Notices, "agentlock: "+c.Message())
 	}
-	if len(found) > 0 && ws.DenyConflicts() {
+}
+
+// refuse words the denial of an edit whose acquisition err refused.
+func (h run) refuse(err error, got session.Acquired) {
+	var (
+		held       *core.HeldError
+		corrupt    *core.CorruptError
+		unresolved *session.UnresolvedError
+		problem    *session.ProblemError
+		noSession  *session.NoSessionError
+		conflict   *session.ConflictError
+	)
+	switch {
+	case errors.As(err, &unresolved):
+		h.deny("agentlock cannot resolve the path of this edit (%v)", unresolved.Err)
+	case errors.As(err, &problem):
+		h.res.Deny = fmt.Sprintf("agentlock: %v, so agentlock cannot check this edit: do not make it now; ask a person to fix that variable (agentlock doctor shows it).", problem.Err)
+	case errors.As(err, &noSession):
+		h.deny("no session id (no AGENTLOCK_SESSION, no session_id in the hook payload, no recorded agent process) to lock %s for", noSession.Path)
+	case errors.As(err, &conflict):
 		// The lock just taken stays the session's: it did not edit, and
 		// it may wait on the other worktree while holding it.
-		h.res.Deny = "agentlock: " + found[0].Message() + "; this repository denies such edits (agentlock init --deny-conflicts): ask the other worktree's session, or a person, before editing it."
-	}
-}
-
-// deny refuses the edit because a coordinated path could not be checked.
-func (h run) deny(format string, args ...any) {
-	h.res.Deny = "agentlock: " + fmt.Sprintf(format, args...) +
-		", so agentlock cannot check this edit: do not make it now; ask a person to run `agentlock status`."
-}
-
-// pathGroup is the paths whose locks live in one workspace.
-type pathGroup struct {
-	ws    *workspace.Workspace
-	paths []string
-}
-
-// byWorkspace groups real paths by the workspace their real path belongs
-// to, in the order first met: an alias's lock lives in its target's
-// project. A workspace that cannot be opened is an error: its path cannot
-// be checked.
-func (h run) byWorkspace(paths []string) ([]pathGroup, error) {
-	var groups []pathGroup
-	index := map[string]int{}
-	for _, p := range paths {
-		ws, err := h.ws.Of(p)
-		if err != nil {
-			return nil, err
-		}
-		i, ok := index[ws.LockDir]
-		if !ok {
-			i = len(groups)
-			index[ws.LockDir] = i
-			groups = append(groups, pathGroup{ws: ws})
-		}
-		groups[i].paths = append(groups[i].paths, p)
-	}
-	return groups, nil
-}
-
-// acquire takes the locks of paths in ws, all or none, and reports whether
-// the edit may go on.
-func (h run) acquire(ctx context.Context, ws *workspace.Workspace, paths []string) bool {
-	if home, held := ws.LegacyHeld(ctx, paths); len(held) > 0 {
-		h.res.warnf("%s", report.LegacyHeld(home, held))
-	}
-	_, warning, err := ws.Acquire(ctx, paths, h.session)
-	var held *core.HeldError
-	var corrupt *core.CorruptError
-	switch {
+		h.res.Deny = "agentlock: " + conflict.Conflict.Message() + "; this repository denies such edits (agentlock init --deny-conflicts): ask the other worktree's session, or a person, before editing it."
 	case errors.As(err, &held) && held.Queued:
 		h.res.Deny = fmt.Sprintf("agentlock: %s, so you (%s) must not edit it now. "+
 			"Do not work around this: work on another file, wait your turn with `%s`, or ask %s.",
-			report.QueuedFor(held.Path, "session "+held.Owner+ws.Place(ctx, held.Owner), held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
+			report.QueuedFor(held.Path, "session "+held.Owner+got.Places[held.Owner], held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
 	case errors.As(err, &held):
 		instead := "work on another file"
 		if held.Via != "" {
@@ -434,7 +385,7 @@ func (h run) acquire(ctx context.Context, ws *workspace.Workspace, paths []strin
 		}
 		h.res.Deny = fmt.Sprintf("agentlock: %s (renewed %s ago), so you (%s) must not edit it now. "+
 			"Do not work around this: %s, wait with `%s`, or ask %s.",
-			core.HeldBy(held.Path, held.Via, "session "+held.Owner+ws.Place(ctx, held.Owner)), report.Human(held.Age), h.session, instead, report.WaitCommand(held.Path), held.Owner)
+			core.HeldBy(held.Path, held.Via, "session "+held.Owner+got.Places[held.Owner]), report.Human(held.Age), h.session, instead, report.WaitCommand(held.Path), held.Owner)
 	case errors.As(err, &corrupt):
 		h.res.Deny = fmt.Sprintf("agentlock: a lock file cannot be read (%v), so agentlock cannot tell who holds the file: "+
 			"do not edit it; ask a person to check `agentlock status` and clear it with `agentlock release --force`.", err)
@@ -444,12 +395,17 @@ func (h run) acquire(ctx context.Context, ws *workspace.Workspace, paths []strin
 		// it past a lock that may be held.
 		h.res.Deny = fmt.Sprintf("agentlock: could not check the lock (%v), so agentlock cannot tell who holds the file: "+
 			"do not edit it now; try again in a moment, and if this persists ask a person to find the stopped agentlock process.", err)
-	case err != nil:
+	default:
+		// The path's own store decides; one that cannot be used (no etcd
+		// in this build, unreadable settings) is no reason to use another.
 		h.deny("%v", err)
-	case warning != nil:
-		h.res.warnf("%v", warning)
 	}
-	return h.res.Deny == ""
+}
+
+// deny refuses the edit because a coordinated path could not be checked.
+func (h run) deny(format string, args ...any) {
+	h.res.Deny = "agentlock: " + fmt.Sprintf(format, args...) +
+		", so agentlock cannot check this edit: do not make it now; ask a person to run `agentlock status`."
 }
 
 // sessionStart registers the session (or marks a finished one working
@@ -458,15 +414,15 @@ func (h run) sessionStart(ctx context.Context) {
 	name := h.req.Agent.Name()
 	var model string // workspace.UnknownVersion when the payload does not say
 	_ = json.Unmarshal(h.in.Model, &model)
-	_, err := h.ws.StartSession(ctx, core.Session{SessionID: h.session, Provider: h.req.Agent.Provider(), AIVersion: model,
-		WorkingOn: "(not stated yet: update it with agentlock update)"}, workspace.SessionStart{})
+	_, err := h.svc.Start(ctx, session.StartRequest{Session: core.Session{SessionID: h.session, Provider: h.req.Agent.Provider(), AIVersion: model,
+		WorkingOn: "(not stated yet: update it with agentlock update)"}})
 	if err != nil {
 		h.res.warnf("%s session-start hook: %v", name, err)
 	}
 	h.recordHarness()
 	data := templates.SessionContextData{Session: h.session}
-	states, _, _ := h.ws.Locker().List(ctx)
-	for _, s := range states {
+	list, _ := h.svc.Status(ctx, session.StatusRequest{})
+	for _, s := range list.States {
 		if s.Locked() && s.Owner != h.session {
 			data.Held = append(data.Held, templates.HeldPath{Path: s.Path, Owner: s.Owner})
 		}
@@ -482,18 +438,19 @@ func (h run) sessionStart(ctx context.Context) {
 
 // renew renews every lock the session holds, as heartbeat --all does.
 func (h run) renew(ctx context.Context) {
-	notices, err := h.ws.KeepSessionAlive(ctx, h.session)
-	for _, n := range append(notices, err) {
+	renewed, err := h.svc.RenewSession(ctx, h.session, false)
+	for _, n := range append(renewed.Notices, err) {
 		if n != nil {
 			h.res.warnf("%s renew hook: %v", h.req.Agent.Name(), n)
 		}
 	}
 }
 
-// sessionEnd finishes the session: Finished, every lock released. A
+// sessionEnd ends the session (session.Service.End): Finished, every lock
+// released, nobody's identity any more. A
 // session the registry does not know is not a problem here.
 func (h run) sessionEnd(ctx context.Context) {
-	_, err := h.ws.Finish(ctx, h.session)
+	_, err := h.svc.End(ctx, h.session)
 	for _, e := range core.Unjoin(err) {
 		if !errors.Is(e, core.ErrNoSession) {
 			h.res.warnf("%s session-end hook: %v", h.req.Agent.Name(), e)

@@ -13,12 +13,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/identity"
+	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/claude"
+	"github.com/agentlock/agentlock/internal/sys/agentproc"
 	"github.com/agentlock/agentlock/internal/sys/procs"
 	"github.com/agentlock/agentlock/internal/testkit/proctest"
 	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/session"
 	"github.com/agentlock/agentlock/store/filestore"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -26,15 +28,18 @@ import (
 func TestSessionPrecedence(t *testing.T) {
 	agent := claude.Agent()
 	payload := integrations.HookInput{SessionID: "p"}
-	ws := &workspace.Workspace{Home: t.TempDir()}
-	recorded := func(kind string) func(string) identity.Found {
-		return func(string) identity.Found {
-			r := identity.Record{Session: kind + "-1", Kind: kind}
-			if kind == identity.KindWrapper {
-				return identity.Found{Agent: r, Wrapper: r}
+	root := project(t)
+	recorded := func(kind string) func(string) session.Recorded {
+		return func(string) session.Recorded {
+			r := &session.Process{Session: kind + "-1", Wrapper: kind == agentproc.KindWrapper}
+			if kind == agentproc.KindWrapper {
+				return session.Recorded{Agent: r, Wrapper: r}
 			}
-			return identity.Found{Agent: r}
+			return session.Recorded{Agent: r}
 		}
+	}
+	sessionOf := func(req Request, in integrations.HookInput) string {
+		return session.New(session.Config{WorkDir: root, Identity: identityInputs(req, in)}).Identity(t.Context()).ID
 	}
 	for _, tc := range []struct {
 		name string
@@ -46,13 +51,13 @@ func TestSessionPrecedence(t *testing.T) {
 		{"then the harness variable", Request{Agent: agent, HarnessSession: "h", Fallback: "f"}, payload, "claude-h"},
 		{"then the payload", Request{Agent: agent, Fallback: "f"}, payload, "claude-p"},
 		{"then the fallback", Request{Agent: agent, Fallback: "f"}, integrations.HookInput{}, "f"},
-		{"a wrapper wins over the harness", Request{Agent: agent, HarnessSession: "h", Lookup: recorded(identity.KindWrapper)}, payload, "wrapper-1"},
-		{"explicit wins over a wrapper", Request{Agent: agent, Session: "s", Lookup: recorded(identity.KindWrapper)}, payload, "s"},
-		{"the payload wins over a recorded agent", Request{Agent: agent, Lookup: recorded(identity.KindHook)}, payload, "claude-p"},
-		{"then the recorded agent", Request{Agent: agent, Lookup: recorded(identity.KindHook)}, integrations.HookInput{}, "hook-1"},
-		{"nothing known", Request{Agent: agent, Lookup: func(string) identity.Found { return identity.Found{} }}, integrations.HookInput{}, ""},
+		{"a wrapper wins over the harness", Request{Agent: agent, HarnessSession: "h", Lookup: recorded(agentproc.KindWrapper)}, payload, "wrapper-1"},
+		{"explicit wins over a wrapper", Request{Agent: agent, Session: "s", Lookup: recorded(agentproc.KindWrapper)}, payload, "s"},
+		{"the payload wins over a recorded agent", Request{Agent: agent, Lookup: recorded(agentproc.KindHook)}, payload, "claude-p"},
+		{"then the recorded agent", Request{Agent: agent, Lookup: recorded(agentproc.KindHook)}, integrations.HookInput{}, "hook-1"},
+		{"nothing known", Request{Agent: agent, Lookup: func(string) session.Recorded { return session.Recorded{} }}, integrations.HookInput{}, ""},
 	} {
-		assert.Equal(t, tc.want, sessionOf(tc.req, tc.in, ws).Session, tc.name)
+		assert.Equal(t, tc.want, sessionOf(tc.req, tc.in), tc.name)
 	}
 }
 
@@ -62,7 +67,7 @@ func project(t *testing.T) string {
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	require.NoError(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
-	ws, err := workspace.Open(root, workspace.Settings{})
+	ws, err := workspace.Open(t.Context(), root, workspace.Settings{})
 	require.NoError(t, err)
 	require.NoError(t, ws.Setup(t.Context()))
 	return root
@@ -138,13 +143,13 @@ func TestSessionStartRecordsTheNearestNonShellAncestor(t *testing.T) {
 	}
 	res := start(chain)
 	assert.Empty(t, res.Warnings)
-	dir := identity.Dir(filepath.Join(root, workspace.HomeDirName))
-	r, ok, err := identity.Read(dir, harness.ID())
+	dir := agentproc.Dir(filepath.Join(root, workspace.HomeDirName))
+	r, ok, err := agentproc.Read(dir, harness.ID())
 	require.NoError(t, err)
 	require.True(t, ok, "the harness process is recorded")
 	assert.Equal(t, "claude-s1", r.Session)
 	assert.Equal(t, "claude", r.Agent)
-	assert.Equal(t, identity.KindHook, r.Kind)
+	assert.Equal(t, agentproc.KindHook, r.Kind)
 
 	// Only shells up to PID 1: nothing to record, and the hook says so.
 	res = start([]procs.Process{{PID: 99999998, Name: "agentlock"}, {PID: 99999997, Name: "bash"}, {PID: 1, Name: "init"}})
@@ -159,4 +164,31 @@ func TestCheckEvent(t *testing.T) {
 	err := CheckEvent("pre-edti")
 	assert.Equal(t, report.ExitUsage, report.ExitCode(err))
 	assert.EqualError(t, err, `unknown hook event "pre-edti" (known: pre-edit, session-start, renew, session-end)`)
+}
+
+// A pre-edit hook is one command: it opens the workspace once — for the
+// payload's cwd, the acquisition of the file and the mirror of its path
+// into the registered session's do_not_touch — and resolves its
+// session once, looking up the agent records once.
+func TestPreEditOpensTheWorkspaceOnceAndResolvesTheSessionOnce(t *testing.T) {
+	root := project(t)
+	ws, err := workspace.Open(t.Context(), root, workspace.Settings{})
+	require.NoError(t, err)
+	_, err = ws.StartSession(t.Context(), core.Session{SessionID: "claude-h", WorkingOn: "x"}, workspace.SessionStart{})
+	require.NoError(t, err)
+	cache := workspace.NewCache()
+	lookups := 0
+	payload := `{"cwd":"` + root + `","session_id":"p","tool_name":"MultiEdit","tool_input":{"file_path":"` + filepath.Join(root, "a.go") + `"}}`
+	res := Run(t.Context(), Request{Agent: claude.Agent(), Event: PreEdit, Payload: strings.NewReader(payload),
+		Settings: workspace.Settings{Cache: cache}, HarnessSession: "h",
+		Lookup: func(string) session.Recorded { lookups++; return session.Recorded{} }})
+	require.Empty(t, res.Deny)
+	require.Empty(t, res.Warnings)
+	doc, err := ws.Registry().Load(t.Context())
+	require.NoError(t, err)
+	s, ok := doc.Find("claude-h")
+	require.True(t, ok)
+	assert.Equal(t, []string{filepath.Join(root, "a.go")}, s.DoNotTouch, "the lock is mirrored")
+	assert.Len(t, cache.Opened(), 1, "the workspace is opened once")
+	assert.Equal(t, 1, lookups, "the session is resolved once")
 }

@@ -1,13 +1,16 @@
-// Package mcpserver serves agentlock's agent-facing commands as the tools
-// of a Model Context Protocol server over stdio (agentlock mcp).
+// Package mcpserver serves agentlock's agent-facing verbs as the tools of
+// a Model Context Protocol server over stdio (agentlock mcp).
 //
-// The server holds no lock state: every tool call runs one agentlock
-// command line with --json through a Runner — in agentlock, the very
-// command code a shell call runs, in this process — so that a call is one
-// transaction on the store, exactly as a one-shot command, with the same
-// policy, the same session resolution and the same JSON records (see
-// docs/schema). A refusal (exit 1) or a usage error (exit 2) is a tool
-// error whose text names the holder and what to do.
+// The server holds no lock state: every tool call is one command of the
+// session service (package session) — a new Service, which opens the
+// workspace once and resolves the session anew, since a session-start hook
+// may have recorded the agent meanwhile — run with the call's context, so
+// that a client that cancels a call ends it (a waiting acquire stops
+// waiting). Its outcome is rendered by package report exactly as the
+// command line's --json renders it: the same policy, the same session
+// resolution, the same records (see docs/schema), handed on as the values
+// printed, never parsed back. A refusal (exit 1) or a usage error (exit 2)
+// is a tool error whose text names the holder and what to do.
 package mcpserver
 
 import (
@@ -22,30 +25,23 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentlock/agentlock/internal/testkit/syncbuf"
 	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/session"
 )
-
-// Output is what one command line printed, and its exit code.
-type Output struct {
-	Stdout []byte // JSON lines (the command ran with --json)
-	Stderr []byte // diagnostics for people
-	Code   int    // the command's exit code (0 ok, 1 refused, 2 usage, ...)
-}
-
-// Runner runs one agentlock command line (its arguments, without the
-// program name) and returns what it printed. stderr, when not nil,
-// receives the command's diagnostics as they are written, so that a
-// waiting acquire can be reported while it waits; Output.Stderr holds them
-// all again at the end.
-type Runner func(ctx context.Context, args []string, stderr io.Writer) Output
 
 // Config is what a server needs from agentlock.
 type Config struct {
 	// Version is agentlock's version, reported to the client.
 	Version string
-	// Run runs one command line; see Runner.
-	Run Runner
+	// Service returns the session service of one tool call, a new one
+	// each call. typed, when not empty, is the session a model named
+	// while the server knows none of its own: the call acts for it, as
+	// --session does.
+	Service func(typed string) *session.Service
+	// Problems are the invalid settings of the server's configuration:
+	// every tool but whoami is refused while there is one, as every
+	// command but whoami is (whoami warns of them).
+	Problems []error
 	// Progress is the interval of progress notifications while an acquire
 	// waits (default one second).
 	Progress time.Duration
@@ -59,8 +55,7 @@ const ServerName = "agentlock"
 // RegistryURI is the URI of the registry resource.
 const RegistryURI = "agentlock://registry"
 
-// New returns a server whose tools run their command lines through
-// cfg.Run.
+// New returns a server whose tools call cfg's session services.
 func New(cfg Config) *mcp.Server {
 	if cfg.Progress <= 0 {
 		cfg.Progress = time.Second
@@ -105,36 +100,39 @@ const instructions = `agentlock coordinates AI coding agents that share this rep
 // handlers runs the tools.
 type handlers struct{ cfg Config }
 
-// call runs one command line and makes its output a tool result: the
-// JSON records as text and as structured content; a refusal or error is a
-// tool error (IsError) whose text says who holds what and what to do.
-// refusalOK marks a tool whose exit 1 is a result, not a refusal (check).
-func (h handlers) call(ctx context.Context, req *mcp.CallToolRequest, args []string, refusalOK bool) (*mcp.CallToolResult, any, error) {
-	var live *syncbuf.Buffer
-	var stderr io.Writer
-	stop := func() {}
-	if token := req.Params.GetProgressToken(); token != nil && hasWait(args) {
-		live = &syncbuf.Buffer{}
-		stderr = live
-		stop = h.progress(ctx, req, token, live, waitOf(args))
+// toolRun is one tool call: the command of the session service it runs, and
+// what that command printed, as the command line prints it with --json.
+type toolRun struct {
+	svc *session.Service
+	// out prints on stdout and stderr, and keeps the records printed.
+	out            report.Printer
+	stdout, stderr bytes.Buffer
+	records        []any
+	// wait is the progress of a waiting acquire; nil when it does not
+	// report progress.
+	wait *progress
+}
+
+// result is the outcome of a call: its records as text and as structured
+// content; a refusal or error is a tool error (IsError) whose text says
+// who holds what and what to do. refusalOK marks a tool whose exit 1 is a
+// result, not a refusal (check).
+func (c *toolRun) result(command string, code int, refusalOK bool) *mcp.CallToolResult {
+	records := c.records
+	if records == nil {
+		records = []any{}
 	}
-	out := h.cfg.Run(ctx, args, stderr)
-	stop()
-	records, err := parseRecords(out.Stdout)
-	if err != nil {
-		return nil, nil, fmt.Errorf("agentlock %s printed output that is not JSON lines: %w", args[0], err)
-	}
-	text := strings.TrimSpace(string(out.Stdout))
-	res := &mcp.CallToolResult{StructuredContent: map[string]any{"records": records, "exit_code": out.Code}}
+	text := strings.TrimSpace(c.stdout.String())
+	res := &mcp.CallToolResult{StructuredContent: map[string]any{"records": records, "exit_code": code}}
 	switch {
-	case out.Code == report.ExitOK, out.Code == report.ExitRefused && refusalOK:
+	case code == report.ExitOK, code == report.ExitRefused && refusalOK:
 		if text == "" {
 			text = "done (no records)"
 		}
-		if extra := describe(records, out.Code); extra != "" {
+		if extra := describe(records, code); extra != "" {
 			text = extra + "\n" + text
 		}
-		if msg := strings.TrimSpace(string(out.Stderr)); msg != "" {
+		if msg := strings.TrimSpace(c.stderr.String()); msg != "" {
 			text += "\n" + msg
 		}
 		res.Content = []mcp.Content{&mcp.TextContent{Text: text}}
@@ -144,18 +142,89 @@ func (h handlers) call(ctx context.Context, req *mcp.CallToolRequest, args []str
 		// is what says who holds what and what to do. The records follow
 		// it.
 		res.IsError, res.StructuredContent = true, nil
-		msg := refusalText(args[0], records, out)
+		msg := refusalText(command, records, c.stderr.String(), code)
 		if text != "" {
 			msg += "\n" + text
 		}
 		res.Content = []mcp.Content{&mcp.TextContent{Text: msg}}
 	}
-	return res, nil, nil
+	return res
+}
+
+// run runs one tool call: the command do, on the session service of the
+// call (see service), its error classified as the command line's exit
+// code (report.ExitCode) and, unless already reported, added as the
+// command line's --json error record.
+func (h handlers) run(ctx context.Context, req *mcp.CallToolRequest, tool, command, typed string, wait time.Duration, refusalOK bool,
+	do func(context.Context, *toolRun) error) (*mcp.CallToolResult, any, error) {
+	svc, err := h.service(ctx, typed)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := &toolRun{svc: svc}
+	c.out = report.Printer{Out: &c.stdout, ErrOut: &c.stderr, JSON: true, Records: &c.records}
+	if token := req.Params.GetProgressToken(); token != nil && wait > 0 {
+		c.wait = &progress{}
+		defer h.progress(ctx, req, token, c.wait, wait)()
+	}
+	if tool != "whoami" && len(h.cfg.Problems) > 0 {
+		err = &report.UsageError{Err: h.cfg.Problems[0]}
+	} else {
+		err = do(ctx, c)
+	}
+	// The problems of the project settings the call met: warnings, as
+	// every command gives them.
+	for _, p := range svc.Problems() {
+		fmt.Fprintf(&c.stderr, "agentlock: warning: %s\n", report.Escape(p.Error()))
+	}
+	code := report.ExitCode(err)
+	if err != nil && !report.Reported(err) {
+		fmt.Fprintf(&c.stderr, "agentlock: %s\n", report.EscapeLines(report.Explain(err)))
+		_ = c.out.Record(report.Error{Error: report.Explain(err), ExitCode: code})
+	}
+	return c.result(command, code, refusalOK), nil, nil
+}
+
+// service returns the session service of a call for the session argument
+// a model gave: the server's own when it gave none or gave the server's
+// own; the one it gave when the server knows none. A session that is not
+// the server's is refused.
+func (h handlers) service(ctx context.Context, typed string) (*session.Service, error) {
+	svc := h.cfg.Service("")
+	if typed == "" {
+		return svc, nil
+	}
+	own := svc.Identity(ctx)
+	switch own.ID {
+	case "":
+		return h.cfg.Service(typed), nil
+	case typed:
+		return svc, nil
+	}
+	return nil, fmt.Errorf("this server acts for session %s (from %s), not %s: call the tool again without the session argument", own.ID, own.Source, typed)
+}
+
+// progress is what a waiting acquire is waiting for, once it waits.
+type progress struct {
+	mu   sync.Mutex
+	line string
+}
+
+func (p *progress) set(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.line = line
+}
+
+func (p *progress) get() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.line
 }
 
 // progress sends a progress notification every interval while a waiting
 // acquire runs, naming what it waits for; the returned func stops it.
-func (h handlers) progress(ctx context.Context, req *mcp.CallToolRequest, token any, stderr *syncbuf.Buffer, total time.Duration) func() {
+func (h handlers) progress(ctx context.Context, req *mcp.CallToolRequest, token any, waiting *progress, total time.Duration) func() {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -173,8 +242,8 @@ func (h handlers) progress(ctx context.Context, req *mcp.CallToolRequest, token 
 			case now := <-tick.C:
 				waited := now.Sub(start).Round(time.Second)
 				msg := fmt.Sprintf("waited %s of %s", waited, total)
-				if line := firstLine(stderr.String()); line != "" {
-					msg = strings.TrimPrefix(line, "agentlock: ") + " (" + msg + ")"
+				if line := waiting.get(); line != "" {
+					msg = line + " (" + msg + ")"
 				}
 				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
 					ProgressToken: token, Message: msg,
@@ -188,39 +257,24 @@ func (h handlers) progress(ctx context.Context, req *mcp.CallToolRequest, token 
 
 // readRegistry serves the registry resource: show --json as a JSON array.
 func (h handlers) readRegistry(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	out := h.cfg.Run(ctx, []string{"show", "--json"}, nil)
-	if out.Code != report.ExitOK {
-		return nil, fmt.Errorf("read the registry: %s", strings.TrimSpace(string(out.Stderr)+" "+string(out.Stdout)))
+	if len(h.cfg.Problems) > 0 {
+		return nil, fmt.Errorf("read the registry: %w", h.cfg.Problems[0])
 	}
-	records, err := parseRecords(out.Stdout)
+	shown, err := h.cfg.Service("").Show(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read the registry: %w", err)
+	}
+	var records []any
+	out := report.Printer{Out: io.Discard, ErrOut: io.Discard, JSON: true, Records: &records}
+	if err := out.Registry(shown); err != nil {
+		return nil, fmt.Errorf("read the registry: %w", err)
+	}
+	if records == nil {
+		records = []any{}
 	}
 	data, err := json.MarshalIndent(records, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("encode the registry: %w", err)
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: RegistryURI, MIMEType: "application/json", Text: string(data)}}}, nil
-}
-
-// parseRecords splits JSON lines into records; no lines are no records.
-func parseRecords(stdout []byte) ([]map[string]any, error) {
-	records := []map[string]any{}
-	for _, line := range bytes.Split(stdout, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		var rec map[string]any
-		if err := json.Unmarshal(line, &rec); err != nil {
-			return nil, fmt.Errorf("%q: %w", line, err)
-		}
-		records = append(records, rec)
-	}
-	return records, nil
-}
-
-// firstLine is the first line of s, trimmed.
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return strings.TrimSpace(line)
 }

@@ -1,18 +1,19 @@
 // Package sessionarg holds the rules by which a command takes the session
 // it acts for from its arguments: a typed id is taken where it is the
-// session known here (package identity) or none is known, and refused in
+// session known here (package session) or none is known, and refused in
 // one line naming the command to run instead where it is another's.
 package sessionarg
 
 import (
+	"context"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentlock/agentlock/core"
-	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/session"
 )
 
 // usagef refuses a command's arguments about its session: a usage error
@@ -24,17 +25,27 @@ func usagef(format string, args ...any) error { return report.UsageErrorf(format
 // arguments, and the rules by which typed session ids are taken or
 // refused.
 type Args struct {
-	// Session is the session resolved for the invocation (identity.Resolve), ""
-	// when none is known; Source is where it came from (an identity.Source*
+	// Session is the session resolved for the invocation (session.Service.Identity), ""
+	// when none is known; Source is where it came from (a session.Source*
 	// constant or a harness variable).
 	Session, Source string
 	// Resolved is the whole resolution, which says where Session came
 	// from for people.
-	Resolved identity.Identity
+	Resolved session.Identity
 	// Context is, when --session was given, the session that the agent
 	// context names without it (a wrapper above, the harness's variable,
 	// a recorded agent process above); zero otherwise.
-	Context identity.Identity
+	Context session.Identity
+}
+
+// sourceFlag is the source of a session given with --session.
+const sourceFlag = session.SourceFlag
+
+// Of is what svc, a command's session service, knows: the session it
+// resolved and, with --session, the agent context's.
+func Of(ctx context.Context, svc *session.Service) Args {
+	id := svc.Identity(ctx)
+	return Args{Session: id.ID, Source: id.Source, Resolved: id, Context: svc.Context(ctx)}
 }
 
 // FlagConflict refuses, in one line, a --session that is not the session
@@ -43,11 +54,11 @@ type Args struct {
 // count: there the flag wins, as configuration flags do. run is the
 // command to suggest instead, without --session.
 func (a Args) FlagConflict(run string) error {
-	if !a.Context.Known() || a.Context.Session == a.Session {
+	if !a.Context.Known() || a.Context.ID == a.Session {
 		return nil
 	}
 	return report.LineUsageErrorf("you are session %s (from %s), not %s: run '%s' (without --session)",
-		a.Context.Session, a.Context.Describe(), a.Session, run)
+		a.Context.ID, a.Context.Describe(), a.Session, run)
 }
 
 // Rule is how PathsAndSession takes a lock command's session.
@@ -85,7 +96,7 @@ func (a Args) PathsAndSession(command string, args []string, rule Rule) ([]strin
 	for i, p := range args {
 		switch {
 		case p != "":
-		case i == 1 && len(args) == 2 && a.Source != identity.SourceFlag:
+		case i == 1 && len(args) == 2 && a.Source != sourceFlag:
 			// The place of the original form's session: the user gave
 			// an empty session id, not an empty path.
 			return nil, "", usagef("the session id is empty ('' after the path): name the session, or leave it out for the one agentlock finds (agentlock whoami)")
@@ -97,7 +108,7 @@ func (a Args) PathsAndSession(command string, args []string, rule Rule) ([]strin
 		return nil, "", err
 	}
 	session := a.Session
-	if len(args) == 2 && a.Source != identity.SourceFlag {
+	if len(args) == 2 && a.Source != sourceFlag {
 		switch typed := args[1]; {
 		case typed == session, session == "" && (rule != AnySession || !looksLikePath(typed)):
 			session, args = typed, args[:1]
@@ -146,8 +157,8 @@ func (a Args) SessionArg(command, typed string) (string, error) {
 	if err := a.FlagConflict(command); err != nil {
 		return "", err
 	}
-	if a.Session == "" || typed == a.Session || a.Source == identity.SourceFlag {
-		if a.Source == identity.SourceFlag && typed != a.Session {
+	if a.Session == "" || typed == a.Session || a.Source == sourceFlag {
+		if a.Source == sourceFlag && typed != a.Session {
 			return "", usagef("two session ids: %s and --session %s", typed, a.Session)
 		}
 		return typed, nil
@@ -194,7 +205,7 @@ func (a Args) SessionAndText(command string, args []string) (session, text strin
 // works, '<command> --all'; one that looks like a path (it exists, or
 // holds a /) is refused naming that command and the release of the path.
 func (a Args) AllSession(command string, args []string) (string, error) {
-	if len(args) == 1 && a.Session != "" && args[0] != a.Session && a.Source != identity.SourceFlag && looksLikePath(args[0]) {
+	if len(args) == 1 && a.Session != "" && args[0] != a.Session && a.Source != sourceFlag && looksLikePath(args[0]) {
 		return "", report.LineUsageErrorf("--all takes no paths: run '%s --all' to release every lock of session %s, or '%s %s' to release that one",
 			command, a.Session, command, report.ShellWord(args[0]))
 	}

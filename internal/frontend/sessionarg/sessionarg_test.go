@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/identity"
 	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/session"
 )
 
 // argErr requires err to be a usage error and returns it.
@@ -30,7 +30,7 @@ func TestPathsAndSessionOriginalForm(t *testing.T) {
 	assert.Equal(t, []string{"a.go"}, paths)
 	assert.Equal(t, "s1", s)
 
-	known := Args{Session: "s1", Source: identity.SourceEnv, Resolved: identity.Identity{Session: "s1", Source: identity.SourceEnv}}
+	known := Args{Session: "s1", Source: session.SourceEnv, Resolved: session.Identity{ID: "s1", Source: session.SourceEnv}}
 	paths, s, err = known.PathsAndSession("agentlock acquire", []string{"a.go", "s1"}, NewLock)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a.go"}, paths)
@@ -50,7 +50,7 @@ func TestPathsAndSessionOriginalForm(t *testing.T) {
 	assert.Equal(t, `you are session s1 (from AGENTLOCK_SESSION), not s2: run 'agentlock acquire "my file.go"' (if s2 is a file to create, write it as ./s2)`, ae.Error())
 
 	// --session given: two arguments are two paths.
-	flag := Args{Session: "s1", Source: identity.SourceFlag}
+	flag := Args{Session: "s1", Source: session.SourceFlag}
 	paths, _, err = flag.PathsAndSession("agentlock acquire", []string{"a.go", "s2"}, NewLock)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a.go", "s2"}, paths)
@@ -67,7 +67,7 @@ func TestPathsAndSessionRefusals(t *testing.T) {
 		// (issue 37): unless --session gave one, '' there is an empty id.
 		{[]string{"a", ""}, Args{Session: "s1"}, "the session id is empty ('' after the path): name the session, or leave it out for the one agentlock finds (agentlock whoami)"},
 		{[]string{"a", ""}, Args{}, "the session id is empty ('' after the path): name the session, or leave it out for the one agentlock finds (agentlock whoami)"},
-		{[]string{"a", ""}, Args{Session: "s1", Source: identity.SourceFlag}, "a path is empty ('' on the command line): name a file or a folder"},
+		{[]string{"a", ""}, Args{Session: "s1", Source: session.SourceFlag}, "a path is empty ('' on the command line): name a file or a folder"},
 		{[]string{"", "s1"}, Args{}, "a path is empty ('' on the command line): name a file or a folder"},
 		{[]string{"a", "b", ""}, Args{Session: "s1"}, "a path is empty ('' on the command line): name a file or a folder"},
 		{[]string{"a"}, Args{}, "no session id: pass --session ID, set AGENTLOCK_SESSION, or use 'agentlock acquire <path> <session>' (agentlock whoami explains)"},
@@ -86,7 +86,7 @@ func TestPathsAndSessionRefusals(t *testing.T) {
 }
 
 func TestFlagConflict(t *testing.T) {
-	a := Args{Session: "other", Source: identity.SourceFlag, Context: identity.Identity{Session: "claude-abc", Source: "CLAUDE_CODE_SESSION_ID"}}
+	a := Args{Session: "other", Source: session.SourceFlag, Context: session.Identity{ID: "claude-abc", Source: "CLAUDE_CODE_SESSION_ID"}}
 	ae := argErr(t, a.FlagConflict("agentlock finish"))
 	assert.True(t, ae.Line)
 	assert.Equal(t, "you are session claude-abc (from CLAUDE_CODE_SESSION_ID), not other: run 'agentlock finish' (without --session)", ae.Error())
@@ -112,7 +112,7 @@ func TestPathsAndSessionForCheck(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, paths, 2)
 
-	_, _, err = Args{Session: "s1", Source: identity.SourceEnv}.PathsAndSession("agentlock check", []string{"a.go", "s2"}, AnySession)
+	_, _, err = Args{Session: "s1", Source: session.SourceEnv}.PathsAndSession("agentlock check", []string{"a.go", "s2"}, AnySession)
 	assert.True(t, argErr(t, err).Line)
 	_, _, err = Args{}.PathsAndSession("agentlock check", nil, AnySession)
 	assert.Equal(t, "at least one path is required", argErr(t, err).Error())
@@ -123,12 +123,12 @@ func TestSessionArgAndCommandSession(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "s1", s)
 
-	_, err = Args{Session: "s1", Source: identity.SourceFlag}.SessionArg("agentlock finish", "s2")
+	_, err = Args{Session: "s1", Source: session.SourceFlag}.SessionArg("agentlock finish", "s2")
 	ae := argErr(t, err)
 	assert.False(t, ae.Line)
 	assert.Equal(t, "two session ids: s2 and --session s1", ae.Error())
 
-	env := Args{Session: "s1", Source: identity.SourceEnv, Resolved: identity.Identity{Session: "s1", Source: identity.SourceEnv}}
+	env := Args{Session: "s1", Source: session.SourceEnv, Resolved: session.Identity{ID: "s1", Source: session.SourceEnv}}
 	_, err = env.SessionArg("agentlock finish", "s2")
 	ae = argErr(t, err)
 	assert.True(t, ae.Line)
@@ -158,13 +158,13 @@ func TestSessionAndText(t *testing.T) {
 		require.NoError(t, err, tc.args)
 		assert.Equal(t, []any{tc.session, tc.text, tc.hasText}, []any{s, text, has}, tc.args)
 	}
-	env := Args{Session: "s1", Source: identity.SourceEnv, Resolved: identity.Identity{Session: "s1", Source: identity.SourceEnv}}
+	env := Args{Session: "s1", Source: session.SourceEnv, Resolved: session.Identity{ID: "s1", Source: session.SourceEnv}}
 	_, _, _, err := env.SessionAndText("agentlock update", []string{"s2", "now tests"})
 	assert.Equal(t, `you are session s1 (from AGENTLOCK_SESSION), not s2: run 'agentlock update "now tests"'`, argErr(t, err).Error())
 }
 
 func TestAllSession(t *testing.T) {
-	env := Args{Session: "s1", Source: identity.SourceEnv, Resolved: identity.Identity{Session: "s1", Source: identity.SourceEnv}}
+	env := Args{Session: "s1", Source: session.SourceEnv, Resolved: session.Identity{ID: "s1", Source: session.SourceEnv}}
 	s, err := env.AllSession("agentlock release", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "s1", s)
@@ -182,14 +182,14 @@ func TestAllSession(t *testing.T) {
 	assert.Equal(t, "--all takes no paths", argErr(t, err).Error())
 	_, err = Args{}.AllSession("agentlock release", nil)
 	assert.Equal(t, ErrNoSession().Error(), argErr(t, err).Error())
-	ctx := Args{Session: "x", Source: identity.SourceFlag, Context: identity.Identity{Session: "claude-1", Source: "CLAUDE_CODE_SESSION_ID"}}
+	ctx := Args{Session: "x", Source: session.SourceFlag, Context: session.Identity{ID: "claude-1", Source: "CLAUDE_CODE_SESSION_ID"}}
 	_, err = ctx.AllSession("agentlock release", nil)
 	assert.Contains(t, argErr(t, err).Error(), "run 'agentlock release --all' (without --session)")
 }
 
 // heartbeat --all takes no positional argument at all, not even a session.
 func TestAllOnly(t *testing.T) {
-	env := Args{Session: "s1", Source: identity.SourceEnv, Resolved: identity.Identity{Session: "s1", Source: identity.SourceEnv}}
+	env := Args{Session: "s1", Source: session.SourceEnv, Resolved: session.Identity{ID: "s1", Source: session.SourceEnv}}
 	s, err := env.AllOnly("agentlock heartbeat", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "s1", s)
@@ -198,7 +198,7 @@ func TestAllOnly(t *testing.T) {
 	assert.False(t, argErr(t, err).Line)
 	_, err = Args{}.AllOnly("agentlock heartbeat", nil)
 	assert.Equal(t, ErrNoSession().Error(), argErr(t, err).Error())
-	ctx := Args{Session: "x", Source: identity.SourceFlag, Context: identity.Identity{Session: "claude-1", Source: "CLAUDE_CODE_SESSION_ID"}}
+	ctx := Args{Session: "x", Source: session.SourceFlag, Context: session.Identity{ID: "claude-1", Source: "CLAUDE_CODE_SESSION_ID"}}
 	_, err = ctx.AllOnly("agentlock heartbeat", nil)
 	assert.True(t, argErr(t, err).Line)
 	assert.Contains(t, argErr(t, err).Error(), "run 'agentlock heartbeat --all' (without --session)")

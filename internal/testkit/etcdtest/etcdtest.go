@@ -3,6 +3,7 @@
 package etcdtest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -205,13 +206,36 @@ func (m *Member) Stop() {
 	}
 }
 
+// Kill stops the member abruptly, as a crash would: its raft node stops at
+// once, without handing its leadership to a peer (Stop hands it over),
+// then its listeners close. Its data stays, for Restart.
+func (m *Member) Kill() {
+	if m.etcd != nil {
+		m.etcd.Server.HardStop()
+		m.etcd.Close()
+		m.etcd = nil
+	}
+}
+
+// Running reports whether the member runs (started, not stopped).
+func (m *Member) Running() bool { return m.etcd != nil }
+
 // Restart starts a stopped member again on the same ports and data.
 func (m *Member) Restart(t testing.TB) {
 	t.Helper()
+	if err := m.StartAgain(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// StartAgain is Restart for a goroutine other than the test's: it returns
+// the member's failure to start.
+func (m *Member) StartAgain() error {
 	m.state = embed.ClusterStateFlagExisting
 	if err := m.start(); err != nil {
-		t.Fatalf("etcdtest: restart %s: %v", m.Name, err)
+		return fmt.Errorf("etcdtest: restart %s: %w", m.Name, err)
 	}
+	return nil
 }
 
 // Stop stops every member.
@@ -219,6 +243,75 @@ func (c *Cluster) Stop() {
 	for _, m := range c.Members {
 		m.Stop()
 	}
+}
+
+// Leader returns the member that leads the cluster when every running
+// member names it as their leader, and nil while they do not agree (an
+// election) or it does not run.
+func (c *Cluster) Leader() *Member {
+	var lead uint64
+	for _, m := range c.Members {
+		if m.etcd == nil {
+			continue
+		}
+		l := uint64(m.etcd.Server.Leader())
+		if l == 0 || lead != 0 && l != lead {
+			return nil
+		}
+		lead = l
+	}
+	for _, m := range c.Members {
+		if m.etcd != nil && uint64(m.etcd.Server.MemberID()) == lead {
+			return m
+		}
+	}
+	return nil
+}
+
+// WaitLeader waits, at most limit, until the running members agree on a
+// leader (see Leader), and returns it; it fails the test past limit.
+func (c *Cluster) WaitLeader(t testing.TB, limit time.Duration) *Member {
+	t.Helper()
+	m, err := c.AwaitLeader(limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// AwaitLeader is WaitLeader for a goroutine other than the test's: past
+// limit, it returns an error.
+func (c *Cluster) AwaitLeader(limit time.Duration) (*Member, error) {
+	deadline := time.Now().Add(limit)
+	for {
+		if m := c.Leader(); m != nil {
+			return m, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("etcdtest: no leader after %s", limit)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// MoveLeader hands the leadership of lead, the leader, to another running
+// member, and returns it once it leads (within limit).
+func (c *Cluster) MoveLeader(lead *Member, limit time.Duration) (*Member, error) {
+	if lead.etcd == nil {
+		return nil, fmt.Errorf("etcdtest: %s does not run", lead.Name)
+	}
+	for _, m := range c.Members {
+		if m == lead || m.etcd == nil {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), limit)
+		defer cancel()
+		if err := lead.etcd.Server.MoveLeader(ctx, uint64(lead.etcd.Server.MemberID()), uint64(m.etcd.Server.MemberID())); err != nil {
+			return nil, fmt.Errorf("etcdtest: move the leadership from %s to %s: %w", lead.Name, m.Name, err)
+		}
+		return m, nil
+	}
+	return nil, fmt.Errorf("etcdtest: no other running member to lead")
 }
 
 // Endpoints are the members' client host:port.

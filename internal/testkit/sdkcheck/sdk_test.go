@@ -45,6 +45,38 @@ func TestSDKNamesNoInternalType(t *testing.T) {
 	}
 }
 
+// No SDK package imports a front end, and the session service does not
+// import the renderer of its outcomes (Renderers).
+func TestSDKImportsNoFrontEnd(t *testing.T) {
+	root := filepath.Join("..", "..", "..")
+	for _, pkg := range SDK() {
+		files, err := filepath.Glob(filepath.Join(root, pkg, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("SDK package %s has no Go files (%v)", pkg, err)
+		}
+		forbidden := Renderers()[pkg]
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range f.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				rel, ok := strings.CutPrefix(path, module+"/")
+				if !ok {
+					continue
+				}
+				if strings.HasPrefix(rel, "internal/frontend/") || strings.HasPrefix(rel, "cmd/") || slices.Contains(forbidden, rel) {
+					t.Errorf("%s: SDK package %s imports %s", name, pkg, path)
+				}
+			}
+		}
+	}
+}
+
 // The list above is the one docs/architecture.md gives.
 func TestSDKListMatchesTheDocs(t *testing.T) {
 	doc, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "architecture.md"))

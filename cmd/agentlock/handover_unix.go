@@ -1,6 +1,6 @@
 //go:build unix
 
-package workspace
+package main
 
 import (
 	"fmt"
@@ -9,15 +9,17 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentlock/agentlock/workspace"
 )
 
-// HandOver runs EtcdProgram in place of this process with p's arguments
-// and environment (FrontVar added) and, when stdin is not nil, those bytes
-// as its standard input. It returns nil, doing nothing, when there is no
-// EtcdProgram, and an error when the hand-over failed; else it does not
-// return.
-func HandOver(p Process, stdin []byte) error {
-	bin := etcdProgram(p.Env)
+// handOver runs the etcd build (workspace.EtcdProgramFor) in place of this
+// process with p's arguments and environment (workspace.FrontVar added)
+// and, when stdin is not nil, those bytes as its standard input. It
+// returns nil, doing nothing, when there is no etcd build, and an error
+// when the hand-over failed; else it does not return.
+func handOver(p workspace.Process, stdin []byte) error {
+	bin := workspace.EtcdProgramFor(p)
 	if bin == "" {
 		return nil
 	}
@@ -27,7 +29,7 @@ func HandOver(p Process, stdin []byte) error {
 		}
 	}
 	self, _ := os.Executable()
-	env := append(slices.Clip(p.Env), FrontVar+"="+self)
+	env := append(slices.Clip(p.Env), workspace.FrontVar+"="+self)
 	err := syscall.Exec(bin, append([]string{bin}, p.Args...), env)
 	return fmt.Errorf("run %s: %w", bin, err)
 }

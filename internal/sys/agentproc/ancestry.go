@@ -1,4 +1,4 @@
-package identity
+package agentproc
 
 import (
 	"path/filepath"

@@ -1,8 +1,7 @@
-package identity
+package agentproc
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -14,19 +13,6 @@ import (
 	"github.com/agentlock/agentlock/internal/sys/procs"
 	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
-
-// sleeper starts a long-lived child and returns it as read from the system.
-func sleeper(t *testing.T) procs.Process {
-	t.Helper()
-	child := exec.Command("sleep", "30")
-	require.NoError(t, child.Start())
-	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
-	p, err := procs.Get(child.Process.Pid)
-	if err != nil {
-		proctest.Unavailable(t, "processes cannot be read here: %v", err)
-	}
-	return p
-}
 
 func TestHarnessSkipsShellsAndAgentlock(t *testing.T) {
 	chain := []procs.Process{
@@ -43,7 +29,7 @@ func TestHarnessSkipsShellsAndAgentlock(t *testing.T) {
 
 func TestRecordsAreFoundByPIDAndStartTime(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), DirName)
-	agent := sleeper(t)
+	agent := proctest.Sleeper(t)
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	_, err := Write(dir, agent, "kimi-1", "kimi", KindHook, now)
 	require.NoError(t, err)
@@ -62,16 +48,13 @@ func TestRecordsAreFoundByPIDAndStartTime(t *testing.T) {
 
 	// PID 1 ends the walk.
 	assert.Empty(t, Lookup(dir, []procs.Process{self, {PID: 1}, agent}).Agent.Session)
-
-	assert.Equal(t, []procs.ID{agent.ID()}, Watch(Identity{Session: "kimi-1"}, dir, nil))
-	assert.Empty(t, Watch(Identity{Session: "kimi-2"}, dir, nil))
 }
 
 // Write keeps the records of gone processes (their sessions are finished
 // from them); Exited finds them, records only, and Remove deletes one.
 func TestExitedFindsTheRecordsOfGoneProcesses(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), DirName)
-	agent := sleeper(t)
+	agent := proctest.Sleeper(t)
 	require.NoError(t, os.MkdirAll(dir, 0o700))
 	reusedID := procs.ID{PID: agent.PID, Start: agent.Start + 1}
 	ns, err := procs.Namespace()
@@ -117,43 +100,4 @@ func TestExitedFindsTheRecordsOfGoneProcesses(t *testing.T) {
 	assert.FileExists(t, other, "only records are touched")
 	assert.FileExists(t, elsewhere, "a record of another PID namespace is never judged")
 	assert.FileExists(t, filepath.Join(dir, agent.ID().String()))
-}
-
-func TestResolveOrder(t *testing.T) {
-	wrapper := Record{Session: "w-1", Kind: KindWrapper, PID: 5, Name: "sh"}
-	agent := Record{Session: "a-1", Kind: KindHook, PID: 6, Name: "node"}
-	both := func() Found { return Found{Agent: agent, Wrapper: wrapper} }
-	only := func() Found { return Found{Agent: agent} }
-	for _, tc := range []struct {
-		name string
-		in   Inputs
-		want Identity
-	}{
-		{"flag first", Inputs{Flag: "f", Env: "e", Lookup: both}, Identity{Session: "f", Source: SourceFlag}},
-		{"then AGENTLOCK_SESSION", Inputs{Env: "e", Harness: "claude-h", HarnessVar: "CLAUDE_CODE_SESSION_ID", Lookup: both}, Identity{Session: "e", Source: SourceEnv}},
-		{"then a wrapper above", Inputs{Harness: "claude-h", HarnessVar: "CLAUDE_CODE_SESSION_ID", Lookup: both}, Identity{Session: "w-1", Source: SourceWrapper, Record: wrapper}},
-		{"then the harness variable", Inputs{Harness: "claude-h", HarnessVar: "CLAUDE_CODE_SESSION_ID", Payload: "claude-p", Lookup: only}, Identity{Session: "claude-h", Source: "CLAUDE_CODE_SESSION_ID"}},
-		{"then the payload", Inputs{Payload: "claude-p", Lookup: only}, Identity{Session: "claude-p", Source: SourcePayload}},
-		{"then the recorded agent", Inputs{Lookup: only}, Identity{Session: "a-1", Source: SourceAgent, Record: agent}},
-		{"nothing", Inputs{}, Identity{}},
-	} {
-		assert.Equal(t, tc.want, Resolve(tc.in), tc.name)
-	}
-	assert.Equal(t, "the wrapper script 5 (sh) this runs under", Identity{Source: SourceWrapper, Record: wrapper}.Describe())
-}
-
-func TestLifeFollowsTheSessionsRecordedAgentProcesses(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), DirName)
-	assert.Nil(t, Life(Identity{Session: "s-1"}, dir, nil), "nothing recorded: nothing to watch")
-
-	p := sleeper(t)
-	_, err := Write(dir, p, "s-1", "claude", KindWrapper, time.Now())
-	require.NoError(t, err)
-	running := Life(Identity{Session: "s-1"}, dir, nil)
-	require.NotNil(t, running)
-	assert.True(t, running())
-	proc, err := os.FindProcess(p.PID)
-	require.NoError(t, err)
-	require.NoError(t, proc.Kill())
-	assert.Eventually(t, func() bool { return !running() }, 5*time.Second, 10*time.Millisecond, "the agent process is gone (a zombie counts as gone)")
 }

@@ -1,0 +1,65 @@
+// Package session is the session service: the verbs every front end of
+// agentlock calls — the command line, the agent hooks, the dashboard and
+// the MCP server — so that each front end only adapts its input to a
+// request and renders the outcome (package report renders the command
+// line's). It is part of the SDK.
+//
+// # One command, one Service
+//
+// A Service runs the verbs of one command: a command line, one hook event,
+// one MCP tool call. It is made from what the front end gathered (Config):
+// the workspace settings, the inputs of the identity (flags, environment
+// values, hook payload fields, harness variables — the service reads none
+// of them itself) and the working folder. For the life of the command it
+//
+//   - opens each workspace once: the workspaces it opens share one
+//     workspace.Cache, keyed by where their state lives, which the
+//     workspace's own re-opens (the router, the registry mirror) use too;
+//     opening a workspace finishes the sessions whose agent exited
+//     (workspace.Open);
+//   - resolves the identity once (Identity), lazily, in the order Inputs
+//     gives, looking up the agent records of the process's ancestry at most
+//     once.
+//
+// # The verbs
+//
+// Each verb takes a context.Context, which bounds its waits (a waiting
+// Acquire ends when it is cancelled), and returns a typed outcome that the
+// front end only renders, with an error that is a refusal (the engine's
+// typed errors, core.ErrLocked and kin, or a Gate's) or a failure:
+//
+//	Acquire       AcquireRequest → Acquired       (wait, OnWait progress, Gate: the pre-edit hook)
+//	Release       ReleaseRequest → Released       (paths, or All)
+//	ForceRelease  ForceRequest   → ForceReleased  (the one release by force, with its guard)
+//	RenewPaths    paths          → []workspace.Renewal
+//	RenewSession  session, list  → Renewed
+//	KeepRenewing  the one renewal loop; Life says what bounds it
+//	Start         StartRequest   → Started        (register, session-start; Claim)
+//	Finish        session        → Finished
+//	Check         paths          → Checked
+//	Status        StatusRequest  → Listing        (Changes: the store's feed)
+//	Show                         → Shown
+//	Update, Handoff              → Changed
+//	Identity, Context            → Identity       (whoami; the typed-id rules)
+//
+// Paths whose locks live in several workspaces follow one rule, the same
+// for every front end: see Acquire.
+//
+// # What comes next
+//
+// Two planned changes slot in without reshaping this API:
+//
+//   - Sub-agents (issue 35): a sub-agent is a child session
+//     "<parent>/<sub-id>". Its identity is resolved like any other, from
+//     one more input (the sub-agent's id in a hook payload, say); the
+//     resolution then fills Identity.Parent, and the verbs, which act for
+//     Identity.ID, need nothing else. Rules between a parent and its
+//     children (a child may take what its parent holds) belong to the
+//     engine's decision, behind the same verbs.
+//   - Stale writes (issue 34): a "read" verb records what a session saw of
+//     a file (its version, when) so that a later Acquire can refuse or warn
+//     of a write based on a stale reading. It is one more method of Service
+//     with its own request and outcome (Read(ctx, ReadRequest) (Seen,
+//     error)), and one more field of AcquireRequest and Acquired (the
+//     reading to compare, the verdict); the hook's Gate gains the policy.
+package session

@@ -1,0 +1,59 @@
+package session
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/internal/sys/agentproc"
+	"github.com/agentlock/agentlock/internal/sys/procs"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
+)
+
+func TestResolveOrder(t *testing.T) {
+	wrapper := &Process{Session: "w-1", Wrapper: true, PID: 5, Name: "sh"}
+	agent := &Process{Session: "a-1", PID: 6, Name: "node"}
+	both := func() Recorded { return Recorded{Agent: agent, Wrapper: wrapper} }
+	only := func() Recorded { return Recorded{Agent: agent} }
+	for _, tc := range []struct {
+		name string
+		in   Inputs
+		look func() Recorded
+		want Identity
+	}{
+		{"flag first", Inputs{Flag: "f", Env: "e"}, both, Identity{ID: "f", Source: SourceFlag}},
+		{"then AGENTLOCK_SESSION", Inputs{Env: "e", Harness: "claude-h", HarnessVar: "CLAUDE_CODE_SESSION_ID"}, both, Identity{ID: "e", Source: SourceEnv}},
+		{"then a wrapper above", Inputs{Harness: "claude-h", HarnessVar: "CLAUDE_CODE_SESSION_ID"}, both, Identity{ID: "w-1", Source: SourceWrapper, Process: wrapper}},
+		{"then the harness variable", Inputs{Harness: "claude-h", HarnessVar: "CLAUDE_CODE_SESSION_ID", Payload: "claude-p"}, only, Identity{ID: "claude-h", Source: "CLAUDE_CODE_SESSION_ID"}},
+		{"then the payload", Inputs{Payload: "claude-p"}, only, Identity{ID: "claude-p", Source: SourcePayload}},
+		{"then the recorded agent", Inputs{}, only, Identity{ID: "a-1", Source: SourceAgent, Process: agent}},
+		{"nothing", Inputs{}, nil, Identity{}},
+	} {
+		assert.Equal(t, tc.want, resolve(tc.in, tc.look), tc.name)
+	}
+	assert.Equal(t, "the wrapper script 5 (sh) this runs under", Identity{Source: SourceWrapper, Process: wrapper}.Describe())
+}
+
+func TestLifeFollowsTheSessionsRecordedAgentProcesses(t *testing.T) {
+	root := project(t)
+	dir := agentproc.Dir(filepath.Join(root, ".agent-registry"))
+	svc := New(Config{WorkDir: root, Identity: Inputs{Lookup: func(string) Recorded { return Recorded{} }}})
+	assert.Nil(t, svc.Life(t.Context(), "s-1"), "nothing recorded: nothing to watch")
+
+	p := proctest.Sleeper(t)
+	_, err := agentproc.Write(dir, p, "s-1", "claude", agentproc.KindWrapper, time.Now())
+	require.NoError(t, err)
+	assert.Equal(t, []procs.ID{p.ID()}, svc.watch(t.Context(), Identity{ID: "s-1"}, dir))
+	assert.Empty(t, svc.watch(t.Context(), Identity{ID: "s-2"}, dir))
+	running := svc.Life(t.Context(), "s-1")
+	require.NotNil(t, running)
+	assert.True(t, running())
+	proc, err := os.FindProcess(p.PID)
+	require.NoError(t, err)
+	require.NoError(t, proc.Kill())
+	assert.Eventually(t, func() bool { return !running() }, 5*time.Second, 10*time.Millisecond, "the agent process is gone (a zombie counts as gone)")
+}
