@@ -121,13 +121,25 @@ type Finished struct {
 // Finish ends a session: marked Finished, every lock it owns released,
 // even when it is not registered (see workspace.Workspace.Finish).
 func (s *Service) Finish(ctx context.Context, session string) (Finished, error) {
+	return s.finish(ctx, session, (*workspace.Workspace).Finish)
+}
+
+// End is the end of a session its harness announced (a session-end
+// hook): Finish, and the session is nobody's identity any more (see
+// workspace.Workspace.EndSession).
+func (s *Service) End(ctx context.Context, session string) (Finished, error) {
+	return s.finish(ctx, session, (*workspace.Workspace).EndSession)
+}
+
+// finish runs end, Finish or EndSession, in the workspace.
+func (s *Service) finish(ctx context.Context, session string, end func(*workspace.Workspace, context.Context, string) (workspace.Finished, error)) (Finished, error) {
 	var out Finished
 	ws, err := s.Workspace(ctx)
 	if err != nil {
 		return out, err
 	}
 	out.RegistryPath = ws.RegistryPath
-	out.Finished, err = ws.Finish(ctx, s.session(ctx, session))
+	out.Finished, err = end(ws, ctx, s.session(ctx, session))
 	return out, err
 }
 

@@ -59,6 +59,10 @@ type AgentData struct {
 	Provider    string // the vendor recorded in the registry: "anthropic"
 	Wrapper     string // the wrapper script's path in the project
 	PreEditHook bool   // the project installs a pre-edit hook for this agent
+	// InitFlags are the flags, after --agent, of the init that writes the
+	// agent's files (" --global" for Kimi Code, whose hooks are
+	// user-level); "" for none.
+	InitFlags string
 	// SessionVar is the variable holding the session id in the model's
 	// shell ("" when there is none).
 	SessionVar string

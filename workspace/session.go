@@ -228,6 +228,21 @@ func (w *Workspace) Finish(ctx context.Context, id string) (Finished, error) {
 	return out, errors.Join(regErr, relErr)
 }
 
+// EndSession is the end of a session its harness announced (a
+// session-end hook): Finish, and the session's agent records (package
+// agentproc) are removed. A session whose harness ended it is nobody's
+// identity: a command run later under that harness process, or in the
+// shell that ran the hooks, no longer answers with it, nor refuses
+// another session in its name; the harness's next session start records
+// the process again. (A session that finishes itself, agentlock finish,
+// keeps its records: its harness goes on, and its hooks still name it.)
+func (w *Workspace) EndSession(ctx context.Context, id string) (Finished, error) {
+	out, err := w.Finish(ctx, id)
+	// One flat list, so that a caller can tell each error apart
+	// (core.Unjoin): an unregistered session is no problem at its end.
+	return out, errors.Join(append(core.Unjoin(err), agentproc.RemoveSession(agentproc.Dir(w.Home), id))...)
+}
+
 // SessionStart says how StartSession treats an entry already there and
 // what else it records.
 type SessionStart struct {

@@ -34,6 +34,8 @@ check — ok, warn or problem — with what to do:
   crush-hooks
                       the harness runs agentlock's hooks
   mcp-server          agentlock mcp starts and lists its tools (docs/mcp.md)
+  kimi-mcp-trust      Kimi Code trusts the project, so it loads agentlock's MCP
+      server (it skips a folder's MCP servers until "Trust this folder")
   kimi-legacy         the kimi on PATH is Kimi Code, not the unsupported legacy
       kimi-cli, and no file is left for kimi-cli
   agent-registry-0.2  no live 0.2 lock that this project's agents do not see

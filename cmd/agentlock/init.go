@@ -70,8 +70,9 @@ adds only its own hook entries. Everything else is left byte for byte.
 Kimi Code reads hooks only from the user-level ~/.kimi-code/config.toml
 ($KIMI_CODE_HOME/config.toml), for every project: init writes them there, and
 Kimi's project files, only with --global (the hooks gate only projects set up for
-agentlock and do nothing elsewhere); without it, init writes nothing for Kimi and
-says so. Running init twice changes nothing.
+agentlock and do nothing elsewhere). Without it, init --agent kimi changes nothing
+and exits 2 naming the command to run; --agent all leaves Kimi out and says why.
+Running init twice changes nothing.
 
 With --git-hook, also install git's pre-commit guard ("agentlock guard --staged")
 in the folder git runs hooks from (core.hooksPath when set): a commit that
@@ -235,7 +236,7 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 		DryRun: opts.DryRun, Check: opts.Check, Home: opts.Home, GitHook: opts.GitHook,
 		Store: opts.Store, StoreGiven: opts.StoreGiven, Scope: opts.Scope,
 		DenyConflicts: opts.DenyConflicts, DenyConflictsGiven: opts.DenyConflictsGiven,
-		Writer: thisWriter(), RecordWriter: len(opts.Agents) > 0,
+		Writer: thisWriter(), RecordWriter: len(opts.Agents) > 0, Named: opts.Agents, Command: opts.Args,
 		Binary:    func() (string, error) { return checkBinary(c) },
 		EtcdBuild: func() bool { return workspace.HaveEtcdBuild(os.Environ()) }}
 	if !workspace.EtcdBuild {

@@ -82,7 +82,8 @@ func plan(a *manifest.Agent, env integrations.Env) ([]integrations.Artifact, []s
 		return p.Result()
 	}
 	d := a.Data(env)
-	d.PreEditHook = true // whatever is planned comes with the hooks
+	d.PreEditHook = true      // whatever is planned comes with the hooks
+	d.InitFlags = " --global" // the init that writes Kimi's files
 	p.Add(integrations.Rendered(".kimi-code/AGENTS.md", integrations.Project, integrations.OwnedFile, "rule.md.tmpl", d,
 		"instructions Kimi Code loads beside AGENTS.md"))
 	p.Add(integrations.Wrapper(d))

@@ -127,3 +127,21 @@ func TestKimiPathTildeExpanded(t *testing.T) {
 	_, err = Agent().EditedPaths(in("~/a.go", ""))
 	assert.ErrorIs(t, err, integrations.ErrUncheckable)
 }
+
+// Kimi Code's key of a working folder, as its encodeWorkDirKey makes it
+// (the expected hashes are sha256sum's of the paths).
+func TestWorkDirKey(t *testing.T) {
+	for dir, want := range map[string]string{
+		"/var/tmp/defects-kimi/proj": "wd_proj_779f0094c057",
+		"/home/u/My Project (v2)/":   "wd_my-project-v2_",
+		"/":                          "wd_workspace_",
+		"/x/..":                      "wd_workspace_",
+		"/x/--A--":                   "wd_a_",
+	} {
+		got := workDirKey(dir)
+		assert.True(t, strings.HasPrefix(got, want), "%s: %s", dir, got)
+		assert.Len(t, got, len("wd_")+len(strings.Split(got[3:], "_")[0])+1+12, dir)
+	}
+	long := "/p/" + strings.Repeat("a", 39) + "-b"
+	assert.True(t, strings.HasPrefix(workDirKey(long), "wd_"+strings.Repeat("a", 39)+"_"), "cut to 40, then trimmed of '-'")
+}

@@ -89,6 +89,12 @@ type Init struct {
 	// EtcdBuild reports whether the build that runs a project with a
 	// distributed store can be found.
 	EtcdBuild func() bool
+	// Named are the agents the command line names one by one (not through
+	// "all"); Command is that command line, without the program name.
+	// A named agent that init would set up for nothing (LeftOut) is
+	// refused, nothing changed, naming the command that sets it up.
+	Named   []string
+	Command []string
 	// HandOver, when not nil, runs the whole init in the build that links
 	// the store being recorded (agentlock-etcd), which checks the store
 	// before it records it: this build cannot. It returns only when the
@@ -275,6 +281,9 @@ func scopeInUse(ctx context.Context, settings workspace.Settings, project string
 // pre-commit guard; with DryRun or Check it writes nothing and says what
 // would change.
 func (in *Init) Install(ctx context.Context, p *Project) error {
+	if err := in.refuseLeftOut(p); err != nil {
+		return err
+	}
 	if in.GitHook {
 		if err := needGitWorkTree(p.Root); err != nil {
 			return err
@@ -355,6 +364,30 @@ func (in *Init) Install(ctx context.Context, p *Project) error {
 	in.notes(plan.Notes)
 	if in.GitHook {
 		return in.gitHook(p.Root, true, false, false)
+	}
+	return nil
+}
+
+// refuseLeftOut refuses an init that names an agent it would set up for
+// nothing (Kimi Code without --global: its hooks go only in a user-level
+// file, written only with the user's consent): exiting 0 having written
+// nothing for it would leave the user believing it is set up. Through
+// "all" such an agent is only left out, which its notes say.
+func (in *Init) refuseLeftOut(p *Project) error {
+	left, err := p.LeftOut()
+	if err != nil {
+		return err
+	}
+	for _, l := range left {
+		if !slices.Contains(in.Named, l.Agent.Name()) {
+			continue
+		}
+		if l.NeedsGlobal {
+			return report.LineUsageErrorf("--agent %s: %s keeps its hooks only in user-level files, which init writes only with --global (they gate only projects set up for agentlock), so nothing was changed: run `agentlock %s --global`",
+				l.Agent.Name(), l.Agent.Title(), report.ShellWords(in.Command))
+		}
+		return report.LineUsageErrorf("--agent %s: init sets up nothing for %s here (%s), so nothing was changed",
+			l.Agent.Name(), l.Agent.Title(), strings.Join(l.Notes, " "))
 	}
 	return nil
 }

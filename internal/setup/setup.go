@@ -209,6 +209,40 @@ func (e *ProblemsError) Error() string {
 	return errors.Join(errs...).Error()
 }
 
+// LeftOut is an agent of the set-up that init would set up for nothing
+// here: its plan is empty (Kimi Code without consent to user-level files).
+type LeftOut struct {
+	Agent integrations.Agent
+	// Notes are what the agent's plan says about it.
+	Notes []string
+	// NeedsGlobal tells that consent to user-level files (init --global)
+	// would set it up.
+	NeedsGlobal bool
+}
+
+// LeftOut returns the agents of the set-up whose plan for init is empty.
+func (p *Project) LeftOut() ([]LeftOut, error) {
+	var out []LeftOut
+	for _, a := range p.set.Agents {
+		arts, notes, err := a.Plan(p.set.Env)
+		if err != nil {
+			return nil, fmt.Errorf("plan %s: %w", a.Name(), err)
+		}
+		if len(arts) > 0 {
+			continue
+		}
+		l := LeftOut{Agent: a, Notes: notes}
+		if !p.set.Env.Global {
+			env := p.set.Env
+			env.Global = true
+			withConsent, _, err := a.Plan(env)
+			l.NeedsGlobal = err == nil && len(withConsent) > 0
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
 // PlanInstall computes what init changes.
 func (p *Project) PlanInstall() (*Plan, error) { return p.plan(p.set, p.set.Engine.Install) }
 

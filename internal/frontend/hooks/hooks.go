@@ -446,10 +446,11 @@ func (h run) renew(ctx context.Context) {
 	}
 }
 
-// sessionEnd finishes the session: Finished, every lock released. A
+// sessionEnd ends the session (session.Service.End): Finished, every lock
+// released, nobody's identity any more. A
 // session the registry does not know is not a problem here.
 func (h run) sessionEnd(ctx context.Context) {
-	_, err := h.svc.Finish(ctx, h.session)
+	_, err := h.svc.End(ctx, h.session)
 	for _, e := range core.Unjoin(err) {
 		if !errors.Is(e, core.ErrNoSession) {
 			h.res.warnf("%s session-end hook: %v", h.req.Agent.Name(), e)

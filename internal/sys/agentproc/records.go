@@ -164,6 +164,34 @@ func Remove(dir string, id procs.ID) error {
 	return nil
 }
 
+// RemoveSession deletes every record in dir of session, whatever its
+// process: a finished session is nobody's identity, so the processes it
+// was recorded for stop answering with it. A record that names another
+// session is kept, even of the same process (a harness that ended one
+// session and started the next, Claude Code's /clear); one rewritten for
+// another session between this read and the removal is lost, and that
+// process's commands find no session until its next session start.
+func RemoveSession(dir, session string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("agent records: %w", err)
+	}
+	var errs []error
+	for _, e := range entries {
+		id, ok := parseName(e.Name())
+		if !ok {
+			continue
+		}
+		if r, ok, err := Read(dir, id); err == nil && ok && r.Session == session {
+			errs = append(errs, Remove(dir, id))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // hasRecords reports whether dir holds at least one record's name.
 func hasRecords(dir string) bool {
 	d, err := os.Open(dir)
