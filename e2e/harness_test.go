@@ -3,13 +3,14 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/agentlock/agentlock/e2e/ancestry"
 	"github.com/agentlock/agentlock/e2e/mock"
@@ -41,9 +42,11 @@ func testMain(m *testing.M) int {
 	}
 	if os.Getenv("AGENTLOCK_E2E") == "1" && !testing.Short() {
 		agentlockDir = dir
-		build := exec.Command("go", "build", "-o", filepath.Join(dir, "agentlock"), "github.com/agentlock/agentlock/cmd/agentlock")
-		if out, err := build.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "build agentlock for the end-to-end tests: %v\n%s", err, out)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		err := proctest.GoBuild(ctx, filepath.Join(dir, "agentlock"), "github.com/agentlock/agentlock/cmd/agentlock")
+		cancel()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "build agentlock for the end-to-end tests: %v\n", err)
 			return 2
 		}
 	}

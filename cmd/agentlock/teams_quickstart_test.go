@@ -5,10 +5,8 @@ package main_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -138,18 +136,15 @@ func TestTeamsQuickStartAsWritten(t *testing.T) {
 
 // goEnv is the environment of a go command that builds from the
 // developer's caches, offline, with a home of root's: Go's defaults for
-// everything else (no GOFLAGS of the developer's).
+// everything else (proctest.GoEnv: no GOFLAGS or go env file of the
+// developer's).
 func goEnv(t *testing.T, goBin, root string) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, goBin, "env", "-json", "GOCACHE", "GOMODCACHE").Output()
-	require.NoError(t, err, "go env")
-	var where struct{ GOCACHE, GOMODCACHE string }
-	require.NoError(t, json.Unmarshal(out, &where))
+	settings, err := proctest.GoEnv(ctx, goBin)
+	require.NoError(t, err)
 	home := filepath.Join(root, "home")
 	require.NoError(t, os.MkdirAll(home, 0o700))
-	return proctest.Env(home, root,
-		"GOCACHE="+where.GOCACHE, "GOMODCACHE="+where.GOMODCACHE,
-		"GOFLAGS=", "GOTOOLCHAIN=local", "GOPROXY=off", "GOENV=off")
+	return proctest.Env(home, root, append(settings, "GOPROXY=off")...)
 }

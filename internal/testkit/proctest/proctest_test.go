@@ -46,7 +46,7 @@ func TestChildGetsOnlyTheEnvironmentBuilt(t *testing.T) {
 		name, _, _ := strings.Cut(kv, "=")
 		names = append(names, name)
 	}
-	want := []string{"PATH", "HOME", "TMPDIR", "LANG", "GORACE", "EXTRA"}
+	want := []string{"PATH", "HOME", "TMPDIR", "LANG", "GIT_CONFIG_NOSYSTEM", "GORACE", "EXTRA"}
 	if os.Getenv("GOCOVERDIR") != "" {
 		want = append(want, "GOCOVERDIR")
 	}
