@@ -195,9 +195,9 @@ type Payload struct {
 	// Sub-agents). "" for a CLI whose payloads say no such thing: its
 	// sub-agents share their session's locks.
 	SubAgent string `toml:"sub_agent"`
-	Cwd       string `toml:"cwd"`
-	ToolName  string `toml:"tool_name"`
-	Model     string `toml:"model"`
+	Cwd      string `toml:"cwd"`
+	ToolName string `toml:"tool_name"`
+	Model    string `toml:"model"`
 	// Paths are tried in order; the first that holds a string, or an
 	// array of strings, is the edited path or paths.
 	Paths []string `toml:"paths"`
