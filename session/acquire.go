@@ -92,9 +92,11 @@ type Acquired struct {
 	// looked for (a warning: the locks are taken).
 	Conflicts    []workspace.Conflict
 	ConflictsErr error
-	// HolderPlace, for a gate's refusal by a held lock, says where its
-	// holder works (workspace.Workspace.Place).
-	HolderPlace string
+	// Places, for a refusal by held locks, say where each holder works,
+	// by its session id (workspace.Workspace.Place: " (worktree ../wt-a,
+	// branch feat-a)" in repository scope, "" elsewhere): every front end
+	// names them.
+	Places map[string]string
 
 	groups []group
 }
@@ -178,10 +180,7 @@ func (s *Service) Acquire(ctx context.Context, req AcquireRequest) (Acquired, er
 		err = out.take(wctx, true)
 	}
 	if err != nil {
-		var held *core.HeldError
-		if req.Gate != nil && errors.As(err, &held) {
-			out.HolderPlace = out.refusedIn(held).Place(ctx, held.Owner)
-		}
+		out.placeHolders(ctx, err)
 		return out, err
 	}
 	for _, g := range out.groups {
@@ -290,6 +289,24 @@ func (a *Acquired) take(ctx context.Context, wait bool) error {
 
 // refusedIn returns the workspace of the group a refusal names, else the
 // first.
+// placeHolders fills Places for the holders of the locks that refused
+// the acquisition (err), in the workspace of each refused path.
+func (a *Acquired) placeHolders(ctx context.Context, err error) {
+	for _, e := range core.Unjoin(err) {
+		var held *core.HeldError
+		if !errors.As(e, &held) || len(a.groups) == 0 {
+			continue
+		}
+		if _, done := a.Places[held.Owner]; done {
+			continue
+		}
+		if a.Places == nil {
+			a.Places = map[string]string{}
+		}
+		a.Places[held.Owner] = a.refusedIn(held).Place(ctx, held.Owner)
+	}
+}
+
 func (a *Acquired) refusedIn(held *core.HeldError) *workspace.Workspace {
 	for _, g := range a.groups {
 		for _, p := range g.paths {

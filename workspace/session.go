@@ -40,7 +40,7 @@ func (w *Workspace) Acquire(ctx context.Context, paths []string, session string)
 	if err != nil {
 		return nil, nil, err
 	}
-	w.auditTakeovers(session, leases)
+	w.took(session, leases)
 	return leases, w.mirrorLeases(ctx, session, leases), nil
 }
 
@@ -54,10 +54,20 @@ func (w *Workspace) AcquireWait(ctx context.Context, paths []string, session str
 	if err != nil {
 		return nil, nil, err
 	}
-	w.auditTakeovers(session, leases)
+	w.took(session, leases)
 	// The wait's deadline bounds the waiting, not the mirror of what it
 	// took: a lock taken at the last moment is still listed.
 	return leases, w.mirrorLeases(context.WithoutCancel(ctx), session, leases), nil
+}
+
+// took records what an acquisition of session did besides the locks: the
+// takeovers in the audit log, and where the session works (recordPlace),
+// so that a refusal of these locks to another worktree names it. Both are
+// records for people: a failure to write them does not undo the
+// acquisition.
+func (w *Workspace) took(session string, leases []core.Lease) {
+	w.auditTakeovers(session, leases)
+	_ = w.recordPlace(session)
 }
 
 // auditTakeovers records in the audit log the stale (or expired
@@ -225,7 +235,7 @@ func (w *Workspace) Finish(ctx context.Context, id string) (Finished, error) {
 	if regErr == nil || len(released) > 0 {
 		_ = w.Audit().Append(audit.Entry{Action: audit.ActionFinish, SessionID: id, Who: id, Released: len(released)})
 	}
-	return out, errors.Join(regErr, relErr)
+	return out, errors.Join(regErr, relErr, w.forgetPlace(id))
 }
 
 // EndSession is the end of a session its harness announced (a

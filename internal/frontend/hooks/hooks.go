@@ -381,7 +381,7 @@ func (h run) refuse(err error, got session.Acquired) {
 	case errors.As(err, &held) && held.Queued:
 		h.res.Deny = fmt.Sprintf("agentlock: %s, so you (%s) must not edit it now. "+
 			"Do not work around this: work on another file, wait your turn with `%s`, or ask %s.",
-			report.QueuedFor(held.Path, "session "+held.Owner+got.HolderPlace, held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
+			report.QueuedFor(held.Path, "session "+held.Owner+got.Places[held.Owner], held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
 	case errors.As(err, &held):
 		instead := "work on another file"
 		if held.Via != "" {
@@ -389,7 +389,7 @@ func (h run) refuse(err error, got session.Acquired) {
 		}
 		h.res.Deny = fmt.Sprintf("agentlock: %s (renewed %s ago), so you (%s) must not edit it now. "+
 			"Do not work around this: %s, wait with `%s`, or ask %s.",
-			core.HeldBy(held.Path, held.Via, "session "+held.Owner+got.HolderPlace), report.Human(held.Age), h.session, instead, report.WaitCommand(held.Path), held.Owner)
+			core.HeldBy(held.Path, held.Via, "session "+held.Owner+got.Places[held.Owner]), report.Human(held.Age), h.session, instead, report.WaitCommand(held.Path), held.Owner)
 	case errors.As(err, &corrupt):
 		h.res.Deny = fmt.Sprintf("agentlock: a lock file cannot be read (%v), so agentlock cannot tell who holds the file: "+
 			"do not edit it; ask a person to check `agentlock status` and clear it with `agentlock release --force`.", err)
