@@ -264,7 +264,8 @@ func payloadCwd(in integrations.HookInput) (string, error) {
 // ancestors, the harness's own id from its environment, then from the
 // payload, as "<agent>-<id>", the id another harness exported, and last
 // the session recorded for the nearest recorded agent process among the
-// hook's ancestors, in the home of the payload's cwd.
+// hook's ancestors, in the home of the payload's cwd; the sub-agent the
+// payload names, if any, makes that session the parent of the hook's.
 func identityInputs(req Request, in integrations.HookInput) session.Inputs {
 	inputs := session.Inputs{Env: req.Session, Payload: req.Fallback, Lookup: req.Lookup}
 	if req.HarnessSession != "" {
@@ -276,6 +277,9 @@ func identityInputs(req Request, in integrations.HookInput) session.Inputs {
 		inputs.Payload = integrations.SessionID(req.Agent, in.SessionID)
 		inputs.Agent = req.Agent.Name()
 	}
+	// A hook fired in a sub-agent acts for the sub-agent's own session,
+	// a child of the session resolved above.
+	inputs.SubAgent, inputs.SubAgentSource = in.SubAgent, session.SourcePayload
 	return inputs
 }
 
