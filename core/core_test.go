@@ -159,3 +159,30 @@ func TestLocksOfIDsThatOnlyExistingStateAccepts(t *testing.T) {
 	require.Len(t, released, 1)
 	assert.Equal(t, filepath.Join(dir, "g"), released[0].Path)
 }
+
+func TestChildSession(t *testing.T) {
+	assert.Equal(t, "claude-1/a7f3", ChildSession("claude-1", "a7f3"), "a plain id is kept")
+	long := strings.Repeat("x", 200)
+	for _, tc := range []struct{ name, parent, sub string }{
+		{"too long", "claude-1", long},
+		{"a space", "claude-1", "agent one"},
+		{"a bar", "claude-1", "a|b"},
+		{"a slash", "claude-1", "a/b"},
+		{"empty", "claude-1", ""},
+		{"a long parent", strings.Repeat("p", 110), "0123456789abcdef0123456789"},
+	} {
+		id := ChildSession(tc.parent, tc.sub)
+		require.NoError(t, ValidateSession(id), tc.name)
+		assert.True(t, IsChildOf(id, tc.parent), "%s: %s is a child of %s", tc.name, id, tc.parent)
+		assert.Equal(t, id, ChildSession(tc.parent, tc.sub), "%s: stable", tc.name)
+		assert.Contains(t, id, "~", "%s: shortened", tc.name)
+	}
+	assert.Equal(t, "claude-1/agent~", ChildSession("claude-1", "agent one")[:len("claude-1/agent~")], "the plain start is kept")
+	assert.NotEqual(t, ChildSession("claude-1", long), ChildSession("claude-1", long+"y"), "two ids, two children")
+	assert.Error(t, ValidateSession(ChildSession(strings.Repeat("p", 120), "a-long-sub-agent-id")), "no room: refused, never cut")
+
+	assert.True(t, IsChildOf("a/b/c", "a/b"))
+	assert.False(t, IsChildOf("a/b/c", "a"), "a grandchild is no child")
+	assert.False(t, IsChildOf("ab", "a"))
+	assert.False(t, IsChildOf("a/", "a"))
+}

@@ -1,6 +1,8 @@
 package core
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -22,7 +24,7 @@ func ValidateSession(id string) error {
 		return fmt.Errorf("%w: session id is %d characters long, at most %d allowed", ErrInvalidSession, n, maxSessionLen)
 	}
 	for _, c := range id {
-		if c == '|' || c == '\uFFFD' || !strconv.IsPrint(c) || c == ' ' {
+		if c != '/' && !plainRune(c) {
 			return fmt.Errorf("%w: session id %q contains %q", ErrInvalidSession, id, c)
 		}
 	}
@@ -53,4 +55,63 @@ func ValidateExistingSession(id string) error {
 		return fmt.Errorf("%w: session id %q contains '|', which a lock record cannot hold", ErrInvalidSession, id)
 	}
 	return nil
+}
+
+// SubAgentSeparator joins a session id and the id of one of its
+// sub-agents into the sub-agent's own session id (see ChildSession).
+const SubAgentSeparator = "/"
+
+// shortSubLen is the length of the stable digest that stands in for a
+// sub-agent id that does not fit (see ChildSession): 12 hexadecimal
+// digits, after a "~".
+const shortSubLen = 12
+
+// ChildSession returns the session id of the sub-agent sub of the session
+// parent: "<parent>/<sub>" (issue 35), within the rules of ValidateSession.
+// sub is kept as the CLI gave it when it is plain (printable, no white
+// space, no '|' or '/') and fits in the 128 characters; otherwise it is
+// shortened stably: the plain characters of its start that fit, then "~"
+// and the first 12 hexadecimal digits of its SHA-256 — the same sub-agent
+// always gets the same id, two different ones different ids. A parent too
+// long to leave room for that (over 114 characters) gives an id that
+// ValidateSession refuses, which every command and hook then reports.
+func ChildSession(parent, sub string) string {
+	room := maxSessionLen - utf8.RuneCountInString(parent) - len(SubAgentSeparator)
+	if plainSub(sub) && sub != "" && utf8.RuneCountInString(sub) <= room {
+		return parent + SubAgentSeparator + sub
+	}
+	sum := sha256.Sum256([]byte(sub))
+	digest := "~" + hex.EncodeToString(sum[:])[:shortSubLen]
+	var keep []rune
+	for _, c := range sub {
+		if len(keep)+len(digest) >= room || !plainRune(c) || c == '~' {
+			break
+		}
+		keep = append(keep, c)
+	}
+	return parent + SubAgentSeparator + string(keep) + digest
+}
+
+// IsChildOf reports whether id is the session of a sub-agent of parent
+// (ChildSession's form).
+func IsChildOf(id, parent string) bool {
+	sub, ok := strings.CutPrefix(id, parent+SubAgentSeparator)
+	return ok && parent != "" && sub != "" && !strings.Contains(sub, SubAgentSeparator)
+}
+
+// plainSub reports whether a sub-agent id can be kept as it is in a child
+// session id.
+func plainSub(sub string) bool {
+	for _, c := range sub {
+		if !plainRune(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainRune reports whether c may stand in a sub-agent's part of a
+// session id: a character ValidateSession accepts, and no '/'.
+func plainRune(c rune) bool {
+	return c != '|' && c != '/' && c != ' ' && c != '\uFFFD' && strconv.IsPrint(c)
 }

@@ -145,7 +145,11 @@ type Env struct {
 // fields agentlock reads. Harnesses differ in the tool_input shape, which
 // each Agent decodes.
 type HookInput struct {
-	SessionID string          `json:"session_id"`
+	SessionID string `json:"session_id"`
+	// SubAgent is the id of the sub-agent the hook fires in, when the
+	// harness says so (a manifest's payload.sub_agent: Claude Code's
+	// agent_id); "" in a main thread, and for harnesses that do not say.
+	SubAgent  string          `json:"-"`
 	Cwd       string          `json:"cwd"`
 	Event     string          `json:"hook_event_name"`
 	ToolName  string          `json:"tool_name"`

@@ -19,8 +19,9 @@ type Refusal struct {
 
 // AcquireRefusals reports, path by path in order, an acquire of paths
 // refused with err (the *core.HeldError of each held path, joined), after
-// waiting for waited (zero when it did not wait).
-func AcquireRefusals(paths []string, err error, waited time.Duration) ([]Refusal, error) {
+// waiting for waited (zero when it did not wait); places say where each
+// holder works, by session id (nil for nowhere known).
+func AcquireRefusals(paths []string, err error, waited time.Duration, places map[string]string) ([]Refusal, error) {
 	heldBy := map[string]*core.HeldError{}
 	for _, e := range core.Unjoin(err) {
 		var held *core.HeldError
@@ -37,7 +38,7 @@ func AcquireRefusals(paths []string, err error, waited time.Duration) ([]Refusal
 			return nil, rerr
 		}
 		if held, ok := heldBy[real]; ok {
-			rec, line := AcquireRefused(held, waited)
+			rec, line := AcquireRefused(held, waited, places[held.Owner])
 			out = append(out, Refusal{Record: rec, Line: line, Held: true})
 		} else {
 			out = append(out, Refusal{Record: AcquireNotTaken(real)})

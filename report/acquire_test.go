@@ -19,20 +19,27 @@ func TestAcquireRefusalsAllOrNone(t *testing.T) {
 	a, b := filepath.Join(dir, "a.go"), filepath.Join(dir, "b.go")
 	held := &core.HeldError{Path: b, Owner: "s2", Age: time.Second, Left: time.Minute}
 	err = fmt.Errorf("acquire: %w", errors.Join(core.ErrLocked, held))
-	refusals, rerr := AcquireRefusals([]string{a, b}, errors.Join(err), 0)
+	refusals, rerr := AcquireRefusals([]string{a, b}, errors.Join(err), 0, nil)
 	require.NoError(t, rerr)
 	require.Len(t, refusals, 2)
 	assert.False(t, refusals[0].Held)
 	assert.Equal(t, AcquireNotTaken(a), refusals[0].Record)
 	assert.Empty(t, refusals[0].Line)
 	assert.True(t, refusals[1].Held)
-	rec, line := AcquireRefused(held, 0)
+	rec, line := AcquireRefused(held, 0, "")
 	assert.Equal(t, Refusal{Record: rec, Line: line, Held: true}, refusals[1])
 
 	// One refusal, not joined.
-	refusals, rerr = AcquireRefusals([]string{b}, held, 0)
+	refusals, rerr = AcquireRefusals([]string{b}, held, 0, nil)
 	require.NoError(t, rerr)
 	assert.True(t, refusals[0].Held)
+
+	// Where the holder works is named after it; the record is the same.
+	refusals, rerr = AcquireRefusals([]string{b}, held, 0, map[string]string{"s2": " (worktree ../wt-b, branch feat-b)"})
+	require.NoError(t, rerr)
+	assert.Contains(t, refusals[0].Line, b+" is locked by s2 (worktree ../wt-b, branch feat-b) (renewed")
+	assert.Contains(t, refusals[0].Line, "or ask s2.", "the one to ask is the session")
+	assert.Equal(t, rec, refusals[0].Record)
 }
 
 func TestAcquireNotes(t *testing.T) {

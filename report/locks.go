@@ -52,14 +52,15 @@ func QueuedFor(path, holder string, waiting time.Duration) string {
 }
 
 // AcquireRefused reports a path held by another session, after waiting
-// for waited (zero when the acquire did not wait). The line is a diagnostic
-// that tells an agent what to do instead.
-func AcquireRefused(held *core.HeldError, waited time.Duration) (Acquire, string) {
+// for waited (zero when the acquire did not wait); place says where the
+// holder works (" (worktree ../wt-a, branch feat-a)", or ""). The line is
+// a diagnostic that tells an agent what to do instead.
+func AcquireRefused(held *core.HeldError, waited time.Duration, place string) (Acquire, string) {
 	age, left := Seconds(held.Age), Seconds(held.Left)
 	rec := Acquire{Kind: KindLock, Path: held.Path, SessionID: held.Owner, Age: &age, ExpiresIn: &left, Note: "held by another session", Via: held.Via}
 	if held.Queued {
 		rec.Note = "free, but another session waits for it since earlier and goes first"
-		what := Escape(QueuedFor(held.Path, held.Owner, held.Age))
+		what := Escape(QueuedFor(held.Path, held.Owner+place, held.Age))
 		msg := linef("agentlock: %s (waiters are served first come, first served)", what)
 		if waited > 0 {
 			msg = linef("agentlock: gave up after %s: %s", Human(waited), what)
@@ -67,7 +68,7 @@ func AcquireRefused(held *core.HeldError, waited time.Duration) (Acquire, string
 		return rec, msg + ".\n" + linef("Do not modify it and do not work around this: wait your turn with `%s`, work on something else, or ask %s.",
 			WaitCommand(held.Path), held.Owner)
 	}
-	what := Escape(core.HeldBy(held.Path, held.Via, held.Owner))
+	what := Escape(core.HeldBy(held.Path, held.Via, held.Owner+place))
 	switch core.HeldThrough(held.Path, held.Via) {
 	case core.InsideArea:
 		rec.Note = "inside an area held by another session"

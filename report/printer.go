@@ -119,11 +119,12 @@ func (p Printer) WarnLegacyHeld(home string, held []core.State) {
 }
 
 // Refusals prints who holds what when the acquisition of paths was
-// refused with err (AcquireRefusals; waited: how long it waited), and
+// refused with err (AcquireRefusals; waited: how long it waited; places:
+// where each holder works), and
 // returns ErrReported. All or none: with JSON the paths that were free are
 // reported as not acquired too; for people, a line says that nothing was.
-func (p Printer) Refusals(paths []string, err error, waited time.Duration) error {
-	refusals, err := AcquireRefusals(paths, err, waited)
+func (p Printer) Refusals(paths []string, err error, waited time.Duration, places map[string]string) error {
+	refusals, err := AcquireRefusals(paths, err, waited, places)
 	if err != nil {
 		return err
 	}

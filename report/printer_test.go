@@ -69,18 +69,18 @@ func TestPrinterRefusals(t *testing.T) {
 	a, b := filepath.Join(dir, "a.go"), filepath.Join(dir, "b.go")
 	held := &core.HeldError{Path: b, Owner: "s2", Age: time.Second, Left: time.Minute}
 	refused := fmt.Errorf("acquire: %w", errors.Join(core.ErrLocked, held))
-	rec, line := AcquireRefused(held, 0)
+	rec, line := AcquireRefused(held, 0, "")
 
 	var out, errOut bytes.Buffer
 	p := Printer{Out: &out, ErrOut: &errOut}
-	assert.ErrorIs(t, p.Refusals([]string{a, b}, refused, 0), ErrReported)
+	assert.ErrorIs(t, p.Refusals([]string{a, b}, refused, 0, nil), ErrReported)
 	assert.Empty(t, out.String())
 	assert.Equal(t, line+"\nagentlock: nothing was acquired (several paths are taken all together or not at all).\n", errOut.String())
 
 	out.Reset()
 	errOut.Reset()
 	p.JSON = true
-	assert.ErrorIs(t, p.Refusals([]string{a, b}, refused, 0), ErrReported)
+	assert.ErrorIs(t, p.Refusals([]string{a, b}, refused, 0, nil), ErrReported)
 	var want bytes.Buffer
 	require.NoError(t, WriteJSON(&want, AcquireNotTaken(a)))
 	require.NoError(t, WriteJSON(&want, rec))

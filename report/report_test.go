@@ -26,7 +26,7 @@ func fields(t *testing.T, rec any) map[string]any {
 // session_id, the age is in seconds.
 func TestAcquireRefusedKeeps02FieldNames(t *testing.T) {
 	held := &core.HeldError{Path: "/p/a.go", Owner: "claude-1", Age: 1500 * time.Millisecond, Left: 118500 * time.Millisecond}
-	rec, line := AcquireRefused(held, 0)
+	rec, line := AcquireRefused(held, 0, "")
 	m := fields(t, rec)
 	assert.Equal(t, map[string]any{"kind": "lock", "path": "/p/a.go", "locked": false, "session_id": "claude-1", "age": 1.5,
 		"expires_in": 118.5, "note": "held by another session"}, m)

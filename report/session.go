@@ -37,7 +37,7 @@ func (p Printer) Acquisition(got session.Acquired, err error, wait time.Duration
 		p.WarnLegacyHeld(got.Legacy.Home, got.Legacy.Held)
 	}
 	if errors.Is(err, core.ErrLocked) {
-		return p.Refusals(got.Paths, err, wait)
+		return p.Refusals(got.Paths, err, wait, got.Places)
 	}
 	if err != nil {
 		return err
@@ -163,7 +163,7 @@ func (p Printer) Registered(s session.Started, claimed bool) error {
 	}
 	if errors.Is(s.ClaimErr, core.ErrLocked) {
 		p.Say("agentlock: registered %s, but its space was not claimed:", s.Session.SessionID)
-		return p.Refusals(workspace.Areas(s.Session.Space), s.ClaimErr, 0)
+		return p.Refusals(workspace.Areas(s.Session.Space), s.ClaimErr, 0, nil)
 	}
 	if s.ClaimErr != nil {
 		return fmt.Errorf("registered %s, but its space was not claimed: %w", s.Session.SessionID, s.ClaimErr)

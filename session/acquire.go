@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/store"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -107,9 +108,11 @@ type Acquired struct {
 	// looked for (a warning: the locks are taken).
 	Conflicts    []workspace.Conflict
 	ConflictsErr error
-	// HolderPlace, for a gate's refusal by a held lock, says where its
-	// holder works (workspace.Workspace.Place).
-	HolderPlace string
+	// Places, for a refusal by held locks, say where each holder works,
+	// by its session id (workspace.Workspace.Place: " (worktree ../wt-a,
+	// branch feat-a)" in repository scope, "" elsewhere): every front end
+	// names them.
+	Places map[string]string
 	// Stale are, for a gate, the files whose view is stale or could not
 	// be judged (see Gate), refused or not.
 	Stale []workspace.View
@@ -118,6 +121,8 @@ type Acquired struct {
 	// locks are taken.
 	VersionsErr error
 
+	// claim is who the paths are locked for, and how.
+	claim  core.Claim
 	groups []group
 }
 
@@ -181,6 +186,10 @@ func (s *Service) Acquire(ctx context.Context, req AcquireRequest) (Acquired, er
 	if err := core.ValidateSession(out.Session); err != nil {
 		return out, err
 	}
+	out.claim = core.Claim{Session: out.Session, Taken: store.TakenExplicit}
+	if req.Gate != nil {
+		out.claim.Taken = store.TakenByHook
+	}
 	if len(paths) == 0 {
 		return out, errors.New("acquire: no path given")
 	}
@@ -200,10 +209,7 @@ func (s *Service) Acquire(ctx context.Context, req AcquireRequest) (Acquired, er
 		err = out.take(wctx, true)
 	}
 	if err != nil {
-		var held *core.HeldError
-		if req.Gate != nil && errors.As(err, &held) {
-			out.HolderPlace = out.refusedIn(held).Place(ctx, held.Owner)
-		}
+		out.placeHolders(ctx, err)
 		return out, err
 	}
 	for _, g := range out.groups {
@@ -297,11 +303,7 @@ func (a *Acquired) take(ctx context.Context, wait bool) error {
 		g := &a.groups[i]
 		var mirror *workspace.MirrorError
 		var err error
-		if wait {
-			g.leases, mirror, err = g.ws.AcquireWait(ctx, g.paths, a.Session)
-		} else {
-			g.leases, mirror, err = g.ws.Acquire(ctx, g.paths, a.Session)
-		}
+		g.leases, mirror, err = g.ws.AcquireClaim(ctx, g.paths, a.claim, wait)
 		if err != nil {
 			// Released whatever the caller's context says: the earlier
 			// groups must not stay taken for a request that failed.
@@ -322,6 +324,24 @@ func (a *Acquired) take(ctx context.Context, wait bool) error {
 
 // refusedIn returns the workspace of the group a refusal names, else the
 // first.
+// placeHolders fills Places for the holders of the locks that refused
+// the acquisition (err), in the workspace of each refused path.
+func (a *Acquired) placeHolders(ctx context.Context, err error) {
+	for _, e := range core.Unjoin(err) {
+		var held *core.HeldError
+		if !errors.As(e, &held) || len(a.groups) == 0 {
+			continue
+		}
+		if _, done := a.Places[held.Owner]; done {
+			continue
+		}
+		if a.Places == nil {
+			a.Places = map[string]string{}
+		}
+		a.Places[held.Owner] = a.refusedIn(held).Place(ctx, held.Owner)
+	}
+}
+
 func (a *Acquired) refusedIn(held *core.HeldError) *workspace.Workspace {
 	for _, g := range a.groups {
 		for _, p := range g.paths {

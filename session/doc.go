@@ -50,12 +50,13 @@
 // Two planned changes slot in without reshaping this API:
 //
 //   - Sub-agents (issue 35): a sub-agent is a child session
-//     "<parent>/<sub-id>". Its identity is resolved like any other, from
-//     one more input (the sub-agent's id in a hook payload, say); the
-//     resolution then fills Identity.Parent, and the verbs, which act for
-//     Identity.ID, need nothing else. Rules between a parent and its
-//     children (a child may take what its parent holds) belong to the
-//     engine's decision, behind the same verbs.
+//     "<parent>/<sub-id>" (core.ChildSession: within the id rules, a long
+//     or odd sub-agent id shortened stably). Its identity is resolved like
+//     any other, from one more input, Inputs.SubAgent (the sub-agent's id
+//     in a hook payload): the session the other inputs name is its
+//     parent, Identity.Parent, and the verbs act for Identity.ID. Rules
+//     between a parent and its children (a child may take what its parent
+//     holds) belong to the engine's decision, behind the same verbs.
 //   - Stale writes (issue 34): a "read" verb records what a session saw of
 //     a file (its version, when) so that a later Acquire can refuse or warn
 //     of a write based on a stale reading. It is one more method of Service

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/sys/agentproc"
 	"github.com/agentlock/agentlock/internal/sys/procs"
 )
@@ -30,9 +31,15 @@ type Identity struct {
 	// harness variable or hook payload; "" otherwise.
 	Agent string
 	// Parent is, for a sub-agent's session, the session it works for
-	// ("" for a top-level session): a sub-agent is a child session
-	// "<parent>/<sub-id>" (issue 35). Nothing fills it yet.
+	// ("" for a top-level session): a sub-agent is a child session, ID
+	// "<parent>/<sub-id>" (core.ChildSession), resolved from the inputs
+	// of its parent and Inputs.SubAgent. Source, Agent, Process and Via
+	// then say where the parent came from.
 	Parent string
+	// SubAgent is the sub-agent's own id as its CLI gave it (Claude
+	// Code's agent_id, say), and SubAgentSource where it came from; ""
+	// for a top-level session.
+	SubAgent, SubAgentSource string
 	// Process is the recorded agent process the id came from (SourceAgent,
 	// SourceWrapper); nil otherwise.
 	Process *Process
@@ -46,8 +53,17 @@ func (id Identity) Known() bool { return id.ID != "" }
 
 // Describe says, for people, where the id came from: "--session",
 // "CLAUDE_CODE_SESSION_ID", "the agent process 1234 (node), recorded by
-// the session-start hook".
+// the session-start hook"; for a sub-agent, where both its parent and its
+// own id came from.
 func (id Identity) Describe() string {
+	if id.Parent != "" {
+		return "sub-agent " + id.SubAgent + " (from " + id.SubAgentSource + ") of session " + id.Parent + " (from " + id.describeSource() + ")"
+	}
+	return id.describeSource()
+}
+
+// describeSource is Describe for the source of the id, or of the parent's.
+func (id Identity) describeSource() string {
 	switch id.Source {
 	case SourceAgent, SourceWrapper:
 		if id.Process == nil {
@@ -134,6 +150,17 @@ type Inputs struct {
 	// Agent is the agent Harness and Payload belong to (a hook's agent);
 	// "" when not known.
 	Agent string
+	// SubAgent is the id of the sub-agent the command runs for, as its
+	// CLI gives it (Claude Code's agent_id in a hook payload, Copilot's
+	// sessionId beside a parentAgentId); "" for a main thread. The session
+	// the other inputs resolve is then its parent, and the command acts
+	// for the child session "<parent>/<id>" (core.ChildSession). It is
+	// applied over every source, an explicit one included: a sub-agent's
+	// hook under a wrapper is a child of the wrapper's session.
+	SubAgent string
+	// SubAgentSource says where SubAgent came from, for people: "the hook
+	// payload's agent_id".
+	SubAgentSource string
 	// Lookup, when not nil, replaces the look-up of this process's
 	// ancestry in the record folder dir of the working folder's workspace
 	// (tests, a front end that serves another process).
@@ -141,8 +168,21 @@ type Inputs struct {
 }
 
 // resolve applies the resolution order to in; look finds the records of
-// the ancestry, called at most once and only when needed.
+// the ancestry, called at most once and only when needed. A sub-agent's
+// input makes the session found the parent of the one returned.
 func resolve(in Inputs, look func() Recorded) Identity {
+	id := resolveTop(in, look)
+	if in.SubAgent == "" || !id.Known() {
+		return id
+	}
+	id.Parent, id.SubAgent, id.SubAgentSource = id.ID, in.SubAgent, in.SubAgentSource
+	id.ID = core.ChildSession(id.Parent, in.SubAgent)
+	return id
+}
+
+// resolveTop is resolve without the sub-agent: the session of the main
+// thread.
+func resolveTop(in Inputs, look func() Recorded) Identity {
 	switch {
 	case in.Flag != "":
 		return Identity{ID: in.Flag, Source: SourceFlag}

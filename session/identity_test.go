@@ -38,6 +38,34 @@ func TestResolveOrder(t *testing.T) {
 	assert.Equal(t, "the wrapper script 5 (sh) this runs under", Identity{Source: SourceWrapper, Process: wrapper}.Describe())
 }
 
+func TestResolveSubAgent(t *testing.T) {
+	wrapper := &Process{Session: "w-1", Wrapper: true, PID: 5, Name: "sh"}
+	agent := &Process{Session: "a-1", PID: 6, Name: "node"}
+	sub := func(in Inputs) Inputs { in.SubAgent, in.SubAgentSource = "ag7", SourcePayload; return in }
+	for _, tc := range []struct {
+		name string
+		in   Inputs
+		look func() Recorded
+		want Identity
+	}{
+		{"under the payload's session", sub(Inputs{Payload: "claude-p", Agent: "claude"}), nil,
+			Identity{ID: "claude-p/ag7", Parent: "claude-p", SubAgent: "ag7", SubAgentSource: SourcePayload, Source: SourcePayload, Agent: "claude"}},
+		{"under the harness variable", sub(Inputs{Harness: "claude-h", HarnessVar: "CLAUDE_CODE_SESSION_ID", Payload: "claude-p"}), nil,
+			Identity{ID: "claude-h/ag7", Parent: "claude-h", SubAgent: "ag7", SubAgentSource: SourcePayload, Source: "CLAUDE_CODE_SESSION_ID"}},
+		{"under the wrapper's AGENTLOCK_SESSION", sub(Inputs{Env: "w-1", Payload: "claude-p"}), nil,
+			Identity{ID: "w-1/ag7", Parent: "w-1", SubAgent: "ag7", SubAgentSource: SourcePayload, Source: SourceEnv}},
+		{"under a wrapper above", sub(Inputs{Payload: "claude-p"}), func() Recorded { return Recorded{Wrapper: wrapper} },
+			Identity{ID: "w-1/ag7", Parent: "w-1", SubAgent: "ag7", SubAgentSource: SourcePayload, Source: SourceWrapper, Process: wrapper}},
+		{"under the recorded agent (Copilot: no parent id in the payload)", sub(Inputs{}), func() Recorded { return Recorded{Agent: agent} },
+			Identity{ID: "a-1/ag7", Parent: "a-1", SubAgent: "ag7", SubAgentSource: SourcePayload, Source: SourceAgent, Process: agent}},
+		{"no parent: no session", sub(Inputs{}), nil, Identity{}},
+	} {
+		assert.Equal(t, tc.want, resolve(tc.in, tc.look), tc.name)
+	}
+	id := resolve(sub(Inputs{Payload: "claude-p"}), nil)
+	assert.Equal(t, "sub-agent ag7 (from the hook payload) of session claude-p (from the hook payload)", id.Describe())
+}
+
 func TestLifeFollowsTheSessionsRecordedAgentProcesses(t *testing.T) {
 	root := project(t)
 	dir := agentproc.Dir(filepath.Join(root, ".agent-registry"))

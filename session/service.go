@@ -84,9 +84,6 @@ func (s *Service) workspaces() []*workspace.Workspace {
 	return s.settings.Cache.Opened()
 }
 
-// Settings returns the settings the service opens workspaces with.
-func (s *Service) Settings() workspace.Settings { return s.settings }
-
 // Workspace returns the workspace of the working folder, opened once (see
 // workspace.Open, which finishes the sessions whose agent exited).
 func (s *Service) Workspace(ctx context.Context) (*workspace.Workspace, error) {

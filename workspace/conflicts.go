@@ -190,30 +190,6 @@ func SetDenyConflicts(common string, deny bool) (bool, error) {
 	return true, nil
 }
 
-// Place names where session works, for messages: " (worktree ../wt-a,
-// branch feat-a)" when the registry says (repository scope), else "".
-func (w *Workspace) Place(ctx context.Context, session string) string {
-	if w.repo == nil || session == "" {
-		return ""
-	}
-	doc, err := w.Registry().Load(ctx)
-	if err != nil {
-		return ""
-	}
-	s, ok := doc.Find(session)
-	if !ok || s.Worktree == "" {
-		return ""
-	}
-	name := gitwt.Worktree{Root: s.Worktree}.Name(w.Project)
-	if s.Worktree == w.Project {
-		name = "this worktree"
-	}
-	if s.Branch != "" {
-		return fmt.Sprintf(" (worktree %s, branch %s)", name, s.Branch)
-	}
-	return fmt.Sprintf(" (worktree %s)", name)
-}
-
 // Overlap is one file changed in more than one worktree of the
 // repository.
 type Overlap struct {

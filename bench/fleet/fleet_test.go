@@ -6,7 +6,6 @@ import (
 	"image/png"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
@@ -73,25 +72,22 @@ func testMain(m *testing.M) int {
 }
 
 // buildAgentlock builds agentlock from the tree as it is installed
-// (static), with the test binary's -race so that a race-detector run
-// watches the hooks too: a build step, not a process under test.
+// (static), the same on every machine (proctest.GoBuild), with the test
+// binary's -race so that a race-detector run watches the hooks too: a
+// build step, not a process under test.
 func buildAgentlock(dir string) (string, error) {
 	out := filepath.Join(dir, "agentlock")
-	args := []string{"build", "-trimpath", "-o", out}
-	env := append(os.Environ(), "CGO_ENABLED=0")
+	flags := []string{"-trimpath"}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range info.Settings {
 			if s.Key == "-race" && s.Value == "true" {
-				args = append(args, "-race")
-				env = append(env, "CGO_ENABLED=1") // the race detector needs cgo
+				flags = append(flags, "-race")
 			}
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", append(args, "github.com/agentlock/agentlock/cmd/agentlock")...)
-	cmd.Env, cmd.Stderr = env, os.Stderr
-	if err := cmd.Run(); err != nil {
+	if err := proctest.GoBuild(ctx, out, "github.com/agentlock/agentlock/cmd/agentlock", flags...); err != nil {
 		return "", fmt.Errorf("build agentlock: %w", err)
 	}
 	return out, nil

@@ -9,7 +9,6 @@ package main_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -22,18 +21,15 @@ import (
 )
 
 // goBuild builds this command into dir/agentlock with extra build flags,
-// with the developer's Go toolchain and environment: a build step, not a
-// process under test.
+// the same on every machine (proctest.GoBuild: no VCS stamp, nothing of
+// the developer's go settings): a build step, not a process under test.
 func goBuild(t *testing.T, dir string, flags ...string) string {
 	t.Helper()
-	goBin := proctest.Need(t, "go", "the two-builds version check did not run")
+	proctest.Need(t, "go", "the two-builds version check did not run")
 	out := filepath.Join(dir, "agentlock")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	args := append(append([]string{"build", "-o", out}, flags...), ".")
-	cmd := exec.CommandContext(ctx, goBin, args...)
-	cmd.Stderr = os.Stderr
-	require.NoError(t, cmd.Run(), "go build %v", args)
+	require.NoError(t, proctest.GoBuild(ctx, out, ".", flags...))
 	return out
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,49 +22,43 @@ import (
 // chromedp too: twice the size and, on a 2-core VM where a page fault
 // costs about 10 us, twice the start-up of the real binary (30 against
 // 14 ms a process). The tests start thousands of children. The binary is
-// built as it is installed (static, cgo off), with the test binary's own
-// -race and -tags, so that a race-detector run also watches the children
-// and the etcd build's tests run the etcd build. When coverage of the
-// children is asked for ($AGENTLOCK_TEST_COVERDIR, see proctest.CoverEnv),
-// they are built with -cover over every package of the module (in the
-// test binary's cover mode, when it has one), so that what the scripts and
-// races run counts in the total .ci/run prints.
+// built as it is installed (static, cgo off) and the same on every machine
+// (proctest.GoBuild: nothing of the developer's go settings, no VCS
+// stamp), with the test binary's own -race and -tags, so that a
+// race-detector run also watches the children and the etcd build's tests
+// run the etcd build. When coverage of the children is asked for
+// ($AGENTLOCK_TEST_COVERDIR, see proctest.CoverEnv), they are built with
+// -cover over every package of the module (in the test binary's cover
+// mode, when it has one), so that what the scripts and races run counts in
+// the total .ci/run prints.
 func buildChild() (string, error) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		return "", fmt.Errorf("find the go command: %w", err)
-	}
 	dir, err := os.MkdirTemp("", "agentlock-test-bin-")
 	if err != nil {
 		return "", err
 	}
-	args := []string{"build", "-trimpath", "-o", filepath.Join(dir, "agentlock")}
-	env := append(os.Environ(), "CGO_ENABLED=0")
+	flags := []string{"-trimpath"}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		if os.Getenv(proctest.CoverEnv) != "" {
-			args = append(args, "-cover", "-coverpkg="+info.Main.Path+"/...")
+			flags = append(flags, "-cover", "-coverpkg="+info.Main.Path+"/...")
 			if mode := testing.CoverMode(); mode != "" {
-				args = append(args, "-covermode="+mode)
+				flags = append(flags, "-covermode="+mode)
 			}
 		}
 		for _, s := range info.Settings {
 			switch {
 			case s.Key == "-race" && s.Value == "true":
-				args = append(args, "-race")
-				env = append(env, "CGO_ENABLED=1") // the race detector needs cgo
+				flags = append(flags, "-race")
 			case s.Key == "-tags" && s.Value != "":
-				args = append(args, "-tags", s.Value)
+				flags = append(flags, "-tags", s.Value)
 			}
 		}
 	}
 	// A build that hangs must not hang the tests.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, goBin, append(args, ".")...)
-	cmd.Env = env
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if err := proctest.GoBuild(ctx, filepath.Join(dir, "agentlock"), ".", flags...); err != nil {
 		os.RemoveAll(dir)
-		return "", fmt.Errorf("go %v: %w\n%s", args, err, out)
+		return "", err
 	}
 	return dir, nil
 }

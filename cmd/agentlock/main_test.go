@@ -3,18 +3,22 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/agentlock/agentlock/internal/testkit/fakeagent"
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
 // TestMain puts agentlock on PATH for the tests to run as real processes —
 // the package built as it is installed (see buildChild); when that cannot
 // be built, the tests fail, unless AGENTLOCK_TEST_CHILD=test-binary asks
 // for this test binary instead — and this test binary as fakeagent, a
-// stand-in for an agent harness (see package fakeagent). It is the only
+// stand-in for an agent harness (see package fakeagent); that PATH holds
+// nothing else of the developer's (proctest.Isolate). It is the only
 // TestMain of the package: the tests themselves are black-box tests in
 // package main_test, which run scripts and find agentlock on PATH.
 func TestMain(m *testing.M) {
@@ -44,6 +48,14 @@ func (t teamM) Run() int {
 	// on it would pass for one of the real binary. Only when asked
 	// (AGENTLOCK_TEST_CHILD=test-binary: no go command where the tests
 	// run) do the children run the test binary.
+	// testscript.Main installed its programs (fakeagent, and agentlock as
+	// the test binary) in a folder of its own.
+	installed, err := exec.LookPath("fakeagent")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: testscript.Main installed no fakeagent: %v\n", err)
+		return 1
+	}
+	dirs := []string{filepath.Dir(installed)}
 	if os.Getenv("AGENTLOCK_TEST_CHILD") == "test-binary" {
 		fmt.Fprintln(os.Stderr, "NOTE: AGENTLOCK_TEST_CHILD=test-binary: the tests' child processes run the test binary as agentlock")
 	} else if bin, err := buildChild(); err != nil {
@@ -52,8 +64,17 @@ func (t teamM) Run() int {
 		return 1
 	} else {
 		defer os.RemoveAll(bin)
-		os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+		dirs = append([]string{bin}, dirs...)
 	}
+	// The tests, the scripts and every child find agentlock there and the
+	// tools they run, never a program of the developer's PATH (another
+	// agentlock, an agentlock-etcd, an agent CLI doctor would ask).
+	cleanup, err := proctest.Isolate(dirs...)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: %v\n", err)
+		return 1
+	}
+	defer cleanup()
 	if os.Getenv("AGENTLOCK_TEST_STORE") != "etcd" {
 		return t.m.Run()
 	}

@@ -9,12 +9,15 @@ package main_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/internal/testkit/proctest"
@@ -83,8 +86,10 @@ func runScripts(t *testing.T, dir string, setup func(*testscript.Env) error) {
 
 // scriptEnv completes the environment testscript builds, which is all a
 // script's processes get (nothing of the developer's AGENT_REGISTRY_*,
-// AGENTLOCK_* or harness session variables): a HOME of its own inside $WORK,
-// the C locale, and the race detector's setting for race-enabled children.
+// AGENTLOCK_* or harness session variables; PATH is the test process's,
+// isolated by TestMain): a HOME of its own inside $WORK, the C locale, no
+// system git configuration, and the race detector's setting for
+// race-enabled children.
 func scriptEnv(env *testscript.Env) error {
 	home := filepath.Join(env.WorkDir, "home")
 	if err := os.MkdirAll(home, 0o700); err != nil {
@@ -92,11 +97,37 @@ func scriptEnv(env *testscript.Env) error {
 	}
 	env.Setenv("HOME", home)
 	env.Setenv("LANG", "C")
+	env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	env.Setenv("GORACE", proctest.GORACE())
 	if dir := proctest.CoverDir(); dir != "" {
 		env.Setenv("GOCOVERDIR", dir) // where -cover children write (buildChild)
 	}
 	return nil
+}
+
+// The tests, the scripts and every child see only the programs TestMain
+// installed, the tools linked for them and the system's programs
+// (proctest.Isolate): another agentlock or agentlock-etcd on the
+// developer's PATH (docs/teams.md puts agentlock-etcd in $(go env
+// GOPATH)/bin), or an agent CLI that doctor would ask, reaches none of
+// them.
+func TestThePathHoldsNothingOfTheDevelopers(t *testing.T) {
+	system := filepath.SplitList(proctest.SystemPath)
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if slices.Contains(system, dir) {
+			continue
+		}
+		rel, err := filepath.Rel(os.TempDir(), dir)
+		assert.True(t, err == nil && rel != ".." && !strings.HasPrefix(rel, "../"),
+			"%s on the tests' PATH is a folder of the developer's, not one TestMain made", dir)
+	}
+	if os.Getenv("AGENTLOCK_TEST_CHILD") == "test-binary" {
+		return // agentlock is this test binary, in testscript's folder
+	}
+	bin, err := exec.LookPath("agentlock")
+	require.NoError(t, err)
+	assert.Equal(t, "agentlock-test-bin-", strings.TrimRight(filepath.Base(filepath.Dir(bin)), "0123456789"),
+		"agentlock is the build of this tree (buildChild): %s", bin)
 }
 
 // A script skips for a missing program through [!need:PROGRAM], never

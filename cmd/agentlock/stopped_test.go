@@ -39,10 +39,13 @@ os.kill(os.getpid(), signal.SIGSTOP)
 
 // TestChaosStoppedHolderDoesNotHangAnyone freezes a process holding a lock
 // file's flock and the registry's lock, then runs, all at once, every
-// command an agent uses that needs one of them. Each must exit 3 within the
-// bound (AGENTLOCK_LOCK_WAIT=1s, far below the children's deadline), naming
-// the file; the pre-edit hook must deny (exit 2, one line) rather than let
-// the edit through, and status lists the file it could not read.
+// command an agent uses that needs one of them. Each must give up after the
+// bound it was given (AGENTLOCK_LOCK_WAIT=1s, not the default 5s: it says
+// so) and exit 3, naming the file, long before the children's deadline,
+// which would fail the test naming a command that hung; the pre-edit hook
+// must deny (exit 2, one line) rather than let the edit through, and status
+// lists the file it could not read. How long each took is logged, not
+// asserted: on a loaded machine it is any figure above the bound.
 func TestChaosStoppedHolderDoesNotHangAnyone(t *testing.T) {
 	py := python3(t)
 	p := hookProject(t)
@@ -76,9 +79,7 @@ func TestChaosStoppedHolderDoesNotHangAnyone(t *testing.T) {
 	}
 	for i, c := range cases {
 		r := procs[i].Wait(t)
-		took := time.Since(start)
-		t.Logf("%s: exit %d after %s", c.name, r.Code, took.Round(time.Millisecond))
-		assert.Less(t, took, bound+8*time.Second, "%s waited without bound", c.name)
+		t.Logf("%s: exit %d after %s", c.name, r.Code, time.Since(start).Round(time.Millisecond))
 		said := r.Stderr
 		switch c.name {
 		case "hook":
@@ -96,7 +97,7 @@ func TestChaosStoppedHolderDoesNotHangAnyone(t *testing.T) {
 			assert.Equal(t, 3, r.Code, "%s", r)
 		}
 		assert.Contains(t, said, c.file, "%s names the file that stayed locked", c.name)
-		assert.Contains(t, said, "still locked by another process", "%s says why", c.name)
+		assert.Contains(t, said, "still locked by another process after "+bound.String(), "%s says why, and waited the bound given", c.name)
 	}
 
 	// The lock is intact, and usable again once the holder is gone.

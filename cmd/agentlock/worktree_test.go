@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/internal/testkit/gittest"
@@ -340,4 +341,56 @@ func TestWorktreeScopeChangeRefusedWhileInUse(t *testing.T) {
 	r = w.run(1, "status")
 	requireExit(t, 0, r)
 	require.Contains(t, r.Stdout, filepath.Join(w.dirs[1], ".agent-registry"), "back to a home per checkout: %s", r)
+}
+
+// Every refusal of a path held from another worktree names the holder's
+// worktree and branch (docs/worktrees.md; issue 37): the acquire command's
+// (and so the MCP tool's, printed alike) and the hook's, for a registered
+// session and for a
+// holder with no registry row (a person's acquire --session), whose place
+// the acquire recorded beside the lock (workspace.PlacesDir). The record
+// follows the holder to the worktree it acquires from last, and goes when
+// it finishes.
+func TestWorktreeRefusalsNameTheHoldersWorktree(t *testing.T) {
+	w := newWorktrees(t, "repository")
+	// A person in worktree B, never registered.
+	requireExit(t, 0, w.run(1, "acquire", "--session", "person-b", "src/x.py"))
+	r := w.run(2, "acquire", "--session", "s-c", "src/x.py")
+	requireExit(t, 1, r)
+	assert.Contains(t, r.Stderr, "is locked by person-b (worktree ../wt-b, branch feat-b)", "%s", r)
+	// --wait gives up naming it too.
+	r = w.run(2, "acquire", "--wait", "1", "--session", "s-c", "src/x.py")
+	requireExit(t, 1, r)
+	assert.Contains(t, r.Stderr, "person-b (worktree ../wt-b, branch feat-b), still", "%s", r)
+	r = w.hook(0, "ccc", "src/x.py")
+	requireExit(t, 0, r)
+	assert.Contains(t, r.Stdout, "locked by session person-b (worktree ../wt-b, branch feat-b)", "%s", r)
+	// From the holder's own worktree it is "this worktree".
+	r = w.run(1, "acquire", "--session", "s-b2", "src/x.py")
+	requireExit(t, 1, r)
+	assert.Contains(t, r.Stderr, "person-b (worktree this worktree, branch feat-b)", "%s", r)
+
+	// The holder acquires from worktree C next: refusals name C.
+	requireExit(t, 0, w.run(2, "acquire", "--session", "person-b", "shared.txt"))
+	r = w.run(0, "acquire", "--session", "s-a", "src/x.py")
+	requireExit(t, 1, r)
+	assert.Contains(t, r.Stderr, "person-b (worktree ../wt-c, branch feat-c)", "%s", r)
+
+	// A registered session: its row, or its last acquire, name it.
+	requireExit(t, 0, w.run(0, "register", "--session", "holder-a", "--working-on", "x"))
+	requireExit(t, 0, w.run(0, "acquire", "--session", "holder-a", "src/y.py"))
+	r = w.run(1, "acquire", "--session", "s-b", "src/y.py")
+	requireExit(t, 1, r)
+	assert.Contains(t, r.Stderr, "is locked by holder-a (worktree ../repo, branch main)", "%s", r)
+
+	// Finished, the person's record goes with its locks.
+	places := filepath.Join(w.dirs[0], ".git", "agentlock", "places")
+	before, err := os.ReadDir(places)
+	require.NoError(t, err)
+	// (finish of an id the registry does not know releases its locks and
+	// exits 1: no such session.)
+	requireExit(t, 1, w.run(1, "finish", "--session", "person-b"))
+	after, err := os.ReadDir(places)
+	require.NoError(t, err)
+	assert.Len(t, after, len(before)-1, "the finished session's record is removed")
 }

@@ -163,7 +163,9 @@ func addToAll(t *testing.T, path, agent string) {
 
 // runner runs child processes in a constructed environment: the go
 // command's caches of the developer (so that nothing is downloaded and
-// little is compiled), offline, and a home of their own.
+// little is compiled) and nothing else of the developer's go settings
+// (proctest.GoEnv), offline, a home of their own, and a PATH of the go
+// command and the system's programs only.
 type runner struct {
 	env []string
 }
@@ -172,27 +174,13 @@ func newRunner(t *testing.T, goBin, work string) runner {
 	t.Helper()
 	home := filepath.Join(work, "home")
 	require.NoError(t, os.Mkdir(home, 0o755))
-	// Ask the go command where the caches are, as the developer's own
-	// settings place them.
-	query := []string{"PATH=" + os.Getenv("PATH")}
-	for _, name := range []string{"HOME", "GOENV", "GOCACHE", "GOMODCACHE", "GOPATH", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"} {
-		if v, ok := os.LookupEnv(name); ok {
-			query = append(query, name+"="+v)
-		}
-	}
-	out := runner{env: query}.mustRun(t, work, nil, time.Minute, goBin, "env", "-json", "GOCACHE", "GOMODCACHE", "GOPATH")
-	var goEnv struct{ GOCACHE, GOMODCACHE, GOPATH string }
-	require.NoError(t, json.Unmarshal([]byte(out), &goEnv))
-	return runner{env: []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + home,
-		"GOCACHE=" + goEnv.GOCACHE,
-		"GOMODCACHE=" + goEnv.GOMODCACHE,
-		"GOPATH=" + goEnv.GOPATH,
+	goEnv, err := proctest.GoEnv(t.Context(), goBin)
+	require.NoError(t, err)
+	env := append([]string{"PATH=" + filepath.Dir(goBin) + string(os.PathListSeparator) + proctest.SystemPath, "HOME=" + home}, goEnv...)
+	return runner{env: append(env,
 		"GOFLAGS=-mod=mod -buildvcs=false",
-		"GOTOOLCHAIN=local",
 		"GOPROXY=off", // every module is in the cache: a download is a bug
-	}}
+	)}
 }
 
 type result struct {

@@ -517,6 +517,9 @@ func (a *Agent) DecodePayload(data []byte) (integrations.HookInput, error) {
 	}
 	p := a.m.Payload
 	in.SessionID = stringAt(data, or(p.SessionID, "session_id"))
+	if p.SubAgent != "" {
+		in.SubAgent = stringAt(data, p.SubAgent)
+	}
 	in.Cwd = stringAt(data, or(p.Cwd, "cwd"))
 	in.ToolName = stringAt(data, or(p.ToolName, "tool_name"))
 	in.Event = stringAt(data, "hook_event_name")

@@ -199,9 +199,15 @@ type Event struct {
 // either way.
 type Payload struct {
 	SessionID string `toml:"session_id"`
-	Cwd       string `toml:"cwd"`
-	ToolName  string `toml:"tool_name"`
-	Model     string `toml:"model"`
+	// SubAgent is the field naming the sub-agent a hook fires in, absent
+	// in the main thread (Claude Code's agent_id): the hook then acts for
+	// the child session "<session>/<sub-agent>" (docs/integrations/README.md,
+	// Sub-agents). "" for a CLI whose payloads say no such thing: its
+	// sub-agents share their session's locks.
+	SubAgent string `toml:"sub_agent"`
+	Cwd      string `toml:"cwd"`
+	ToolName string `toml:"tool_name"`
+	Model    string `toml:"model"`
 	// Paths are tried in order; the first that holds a string, or an
 	// array of strings, is the edited path or paths.
 	Paths []string `toml:"paths"`

@@ -264,7 +264,8 @@ func payloadCwd(in integrations.HookInput) (string, error) {
 // ancestors, the harness's own id from its environment, then from the
 // payload, as "<agent>-<id>", the id another harness exported, and last
 // the session recorded for the nearest recorded agent process among the
-// hook's ancestors, in the home of the payload's cwd.
+// hook's ancestors, in the home of the payload's cwd; the sub-agent the
+// payload names, if any, makes that session the parent of the hook's.
 func identityInputs(req Request, in integrations.HookInput) session.Inputs {
 	inputs := session.Inputs{Env: req.Session, Payload: req.Fallback, Lookup: req.Lookup}
 	if req.HarnessSession != "" {
@@ -276,6 +277,9 @@ func identityInputs(req Request, in integrations.HookInput) session.Inputs {
 		inputs.Payload = integrations.SessionID(req.Agent, in.SessionID)
 		inputs.Agent = req.Agent.Name()
 	}
+	// A hook fired in a sub-agent acts for the sub-agent's own session,
+	// a child of the session resolved above.
+	inputs.SubAgent, inputs.SubAgentSource = in.SubAgent, session.SourcePayload
 	return inputs
 }
 
@@ -388,7 +392,7 @@ func (h run) refuse(err error, got session.Acquired) {
 	case errors.As(err, &held) && held.Queued:
 		h.res.Deny = fmt.Sprintf("agentlock: %s, so you (%s) must not edit it now. "+
 			"Do not work around this: work on another file, wait your turn with `%s`, or ask %s.",
-			report.QueuedFor(held.Path, "session "+held.Owner+got.HolderPlace, held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
+			report.QueuedFor(held.Path, "session "+held.Owner+got.Places[held.Owner], held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
 	case errors.As(err, &held):
 		instead := "work on another file"
 		if held.Via != "" {
@@ -396,7 +400,7 @@ func (h run) refuse(err error, got session.Acquired) {
 		}
 		h.res.Deny = fmt.Sprintf("agentlock: %s (renewed %s ago), so you (%s) must not edit it now. "+
 			"Do not work around this: %s, wait with `%s`, or ask %s.",
-			core.HeldBy(held.Path, held.Via, "session "+held.Owner+got.HolderPlace), report.Human(held.Age), h.session, instead, report.WaitCommand(held.Path), held.Owner)
+			core.HeldBy(held.Path, held.Via, "session "+held.Owner+got.Places[held.Owner]), report.Human(held.Age), h.session, instead, report.WaitCommand(held.Path), held.Owner)
 	case errors.As(err, &corrupt):
 		h.res.Deny = fmt.Sprintf("agentlock: a lock file cannot be read (%v), so agentlock cannot tell who holds the file: "+
 			"do not edit it; ask a person to check `agentlock status` and clear it with `agentlock release --force`.", err)

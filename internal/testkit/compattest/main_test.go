@@ -72,14 +72,12 @@ func testMain(m *testing.M) int {
 	return m.Run()
 }
 
-// build builds agentlock or a helper with the developer's Go toolchain and
-// environment: a build step, not a process under test.
+// build builds agentlock or a helper, the same on every machine
+// (proctest.GoBuild): a build step, not a process under test.
 func build(pkg, out string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
+	if err := proctest.GoBuild(ctx, out, pkg); err != nil {
 		return "", fmt.Errorf("build %s: %w", pkg, err)
 	}
 	return out, nil

@@ -6,13 +6,16 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
-// Env is the environment git runs in: the test's, without the system and
-// user configuration, with a fixed author and committer.
+// Env is the environment git runs in: the test's, without git's own
+// variables (a GIT_DIR of the developer's) and without the system and
+// user configuration, with a fixed author and committer
+// (proctest.GitEnv).
 func Env() []string {
-	return append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=t",
-		"GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+	return append(proctest.WithoutGit(os.Environ()), proctest.GitEnv()...)
 }
 
 // Need skips the test when git is not on PATH, and fails it in CI

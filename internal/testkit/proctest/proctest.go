@@ -58,16 +58,18 @@ func Installed(program string) (*Harness, error) {
 	return &Harness{Bin: bin}, nil
 }
 
-// Env returns the whole environment of a child: PATH (the test's own),
-// HOME=home, TMPDIR=tmp, LANG=C, the Go runtime's GORACE and GOCOVERDIR
-// (see CoverDir), then extra (KEY=value; a later entry wins). Nothing else
-// of the developer's environment reaches a child.
+// Env returns the whole environment of a child: PATH (the test's own,
+// which TestMain isolates: see Isolate), HOME=home, TMPDIR=tmp, LANG=C,
+// GIT_CONFIG_NOSYSTEM=1 (git reads the configuration of that HOME, never
+// the system's), the Go runtime's GORACE and GOCOVERDIR (see CoverDir),
+// then extra (KEY=value; a later entry wins). Nothing else of the
+// developer's environment reaches a child.
 //
 // GORACE matters for race-enabled children: without atexit_sleep_ms, each
 // one sleeps a second before exiting. The developer's GORACE, when set, is
 // kept.
 func Env(home, tmp string, extra ...string) []string {
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + tmp, "LANG=C", "GORACE=" + GORACE()}
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + tmp, "LANG=C", "GIT_CONFIG_NOSYSTEM=1", "GORACE=" + GORACE()}
 	if dir := CoverDir(); dir != "" {
 		env = append(env, "GOCOVERDIR="+dir)
 	}
@@ -245,6 +247,16 @@ func (p *Proc) Pid() int { return p.cmd.Process.Pid }
 
 // Signal sends sig to the process.
 func (p *Proc) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
+
+// Exited reports whether the process has exited (and been waited for).
+func (p *Proc) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
 
 // Stderr is what the process has written to stderr so far.
 func (p *Proc) Stderr() string { return p.stderr.String() }

@@ -46,11 +46,19 @@ func TestChildGetsOnlyTheEnvironmentBuilt(t *testing.T) {
 		name, _, _ := strings.Cut(kv, "=")
 		names = append(names, name)
 	}
-	want := []string{"PATH", "HOME", "TMPDIR", "LANG", "GORACE", "EXTRA"}
+	want := []string{"PATH", "HOME", "TMPDIR", "LANG", "GIT_CONFIG_NOSYSTEM", "GORACE", "EXTRA"}
 	if os.Getenv("GOCOVERDIR") != "" {
 		want = append(want, "GOCOVERDIR")
 	}
 	assert.ElementsMatch(t, want, names)
+}
+
+func TestExitedSaysWhetherTheProcessIsGone(t *testing.T) {
+	running := Start(t, "sleep", Cmd{Args: []string{"30"}, Env: env(t)})
+	assert.False(t, running.Exited())
+	done := Start(t, "true", Cmd{Env: env(t)})
+	done.Wait(t)
+	assert.True(t, done.Exited())
 }
 
 func TestCmdWithoutEnvironmentIsRefused(t *testing.T) {
