@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/agentlock/agentlock/audit"
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/sys/filedigest"
+	"github.com/agentlock/agentlock/store"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -21,6 +23,9 @@ type ReadRequest struct {
 	Paths []string
 	// Session is the session that read them; "" for the command's own.
 	Session string
+	// Before, for Read, is a time the read happened before: when the hook
+	// that reports it started (see workspace.SettleWindow); zero for now.
+	Before time.Time
 }
 
 // Seen is the outcome of Read and Wrote.
@@ -38,7 +43,9 @@ type Seen struct {
 // path that cannot be resolved or digested is reported in the outcome,
 // never an error: a read is never refused.
 func (s *Service) Read(ctx context.Context, req ReadRequest) (Seen, error) {
-	return s.record(ctx, req, (*workspace.Workspace).See)
+	return s.record(ctx, req, func(ws *workspace.Workspace, ctx context.Context, session string, paths []string) ([]workspace.Seen, error) {
+		return ws.See(ctx, session, paths, req.Before)
+	})
 }
 
 // Wrote records a session's own edit of files, after its tool ran: their
@@ -126,8 +133,11 @@ func StaleBy(v workspace.View) string {
 		return "a process outside agentlock (an editor, a script, an agent without agentlock's hooks)"
 	}
 	at := v.By.At.Local().Format("15:04:05")
-	if v.By.Hold {
+	switch v.By.Kind {
+	case store.ChangeHold:
 		return fmt.Sprintf("session %s, which took its lock at %s", v.By.Session, at)
+	case store.ChangeRelease:
+		return fmt.Sprintf("session %s, which released its lock at %s", v.By.Session, at)
 	}
 	return fmt.Sprintf("session %s at %s", v.By.Session, at)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -46,10 +47,24 @@ type Version struct {
 	Told string
 }
 
+// ChangeKind says what a Change records.
+type ChangeKind uint8
+
+// The kinds of changes.
+const (
+	// ChangeEdit: an edit a hook saw (the session's after-tool event).
+	ChangeEdit ChangeKind = iota
+	// ChangeHold: a lock taken by a command: its session may change the
+	// file by any means while it holds it.
+	ChangeHold
+	// ChangeRelease: a lock released, its session's hold (or edit) over.
+	ChangeRelease
+)
+
 // Change is what agentlock knows of one change of a file: the session
-// whose hook saw its edit (Hold false), or the session that took the
-// file's lock by a command (Hold true), which may have changed it by any
-// means while holding it.
+// whose hook saw its edit, the session that took the file's lock by a
+// command, which may have changed it by any means while holding it, or
+// the session that released the lock.
 type Change struct {
 	// Path is the file's lock identity (see Key.Path).
 	Path string
@@ -58,12 +73,11 @@ type Change struct {
 	// At is when the change was seen (the edit's after-tool event, the
 	// acquisition).
 	At time.Time
-	// Digest is the content after the edit (Hold false), or when the lock
-	// was taken (Hold true); "" when unknown.
+	// Digest is the content after the edit, when the lock was taken, or
+	// when it was released; "" when unknown.
 	Digest string
-	// Hold is set for a lock taken by a command rather than an edit seen
-	// by a hook.
-	Hold bool
+	// Kind says which it is.
+	Kind ChangeKind
 }
 
 // View is what a store keeps of one session's reads of some files.
@@ -119,10 +133,10 @@ type Versions interface {
 	// space (a session's finish).
 	Forget(ctx context.Context, session string) error
 	// Change records changes of files; per path the store keeps the last
-	// change of each kind (an edit, a hold).
+	// change of each kind (an edit, a hold, a release).
 	Change(ctx context.Context, cs []Change) error
-	// Changed returns the changes known of the paths of keys, in no
-	// particular order, and the damaged records met.
+	// Changed returns the changes known of the paths of keys (the last of
+	// each kind), in no particular order, and the damaged records met.
 	Changed(ctx context.Context, keys []Key) ([]Change, []*DamagedError, error)
 	// Damaged lists the damaged version and change records of the store's
 	// own lock space, for agentlock doctor.
@@ -156,7 +170,19 @@ const (
 	kindSeen  = "seen"
 	kindEdit  = "edit"
 	kindHold  = "hold"
+	kindFree  = "free"
 )
+
+// changeKinds are the kinds' names in the records, by ChangeKind.
+var changeKinds = [...]string{ChangeEdit: kindEdit, ChangeHold: kindHold, ChangeRelease: kindFree}
+
+// String names k as the records spell it: edit, hold, free.
+func (k ChangeKind) String() string {
+	if int(k) < len(changeKinds) {
+		return changeKinds[k]
+	}
+	return "unknown"
+}
 
 // crcTable is the checksum of a version record: CRC-32C, which the
 // hardware computes, enough to tell a torn or edited line from a whole one.
@@ -281,26 +307,30 @@ func IsSince(line []byte) bool { return strings.HasPrefix(string(line), kindSinc
 
 // EncodeChange renders a change as one line:
 // "edit|<unix ns>|<session>|<digest>|<quoted path>|<crc32c>" ("hold|…"
-// for a hold).
+// for a hold, "free|…" for a release).
 func EncodeChange(c Change) ([]byte, error) {
 	for _, f := range [][2]string{{"session", c.Session}, {"digest", c.Digest}} {
 		if err := checkField(f[0], f[1]); err != nil {
 			return nil, err
 		}
 	}
-	kind := kindEdit
-	if c.Hold {
-		kind = kindHold
+	if int(c.Kind) >= len(changeKinds) {
+		return nil, fmt.Errorf("change kind %d", c.Kind)
 	}
-	return seal(kind, nanos(c.At), c.Session, c.Digest, strconv.Quote(c.Path)), nil
+	return seal(c.Kind.String(), nanos(c.At), c.Session, c.Digest, strconv.Quote(c.Path)), nil
 }
 
 // DecodeChange decodes a line of EncodeChange; an error is a
 // *DamagedError with ref, naming the path when it could be read.
 func DecodeChange(ref string, line []byte) (Change, error) {
 	fields, path, err := unseal(string(line), 4)
-	if err == nil && fields[0] != kindEdit && fields[0] != kindHold {
-		err = fmt.Errorf("not a change: %q", Clip(fields[0]))
+	kind := ChangeKind(0)
+	if err == nil {
+		k := slices.Index(changeKinds[:], fields[0])
+		if k < 0 {
+			err = fmt.Errorf("not a change: %q", Clip(fields[0]))
+		}
+		kind = ChangeKind(max(k, 0))
 	}
 	var at time.Time
 	if err == nil {
@@ -312,5 +342,5 @@ func DecodeChange(ref string, line []byte) (Change, error) {
 	if err != nil {
 		return Change{}, &DamagedError{Ref: ref, Path: path, Reason: err.Error()}
 	}
-	return Change{Path: path, At: at, Session: fields[2], Digest: fields[3], Hold: fields[0] == kindHold}, nil
+	return Change{Path: path, At: at, Session: fields[2], Digest: fields[3], Kind: kind}, nil
 }

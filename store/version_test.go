@@ -30,14 +30,21 @@ func TestVersionCodec(t *testing.T) {
 		assert.Equal(t, v.Held, got.Held)
 		assert.Equal(t, v.Told, got.Told)
 
-		c := Change{Path: path, Session: "claude-y", At: at, Digest: "absent", Hold: true}
+		c := Change{Path: path, Session: "claude-y", At: at, Digest: "absent", Kind: ChangeHold}
 		line, err = EncodeChange(c)
 		require.NoError(t, err)
 		gc, err := DecodeChange("ref", line)
 		require.NoError(t, err)
 		assert.Equal(t, c.Path, gc.Path)
 		assert.Equal(t, c.Session, gc.Session)
-		assert.True(t, gc.Hold)
+		assert.Equal(t, ChangeHold, gc.Kind)
+		c.Kind = ChangeRelease
+		line, err = EncodeChange(c)
+		require.NoError(t, err)
+		assert.True(t, strings.HasPrefix(string(line), "free|"))
+		gc, err = DecodeChange("ref", line)
+		require.NoError(t, err)
+		assert.Equal(t, ChangeRelease, gc.Kind)
 	}
 	since, err := DecodeSince("ref", EncodeSince(at))
 	require.NoError(t, err)

@@ -155,6 +155,7 @@ func (w *Workspace) Release(ctx context.Context, paths []string, session string)
 	locker := w.Locker()
 	var out []Released
 	var dropped []string
+	var freed []core.State
 	var err error
 	for _, p := range paths {
 		var r Released
@@ -167,9 +168,12 @@ func (w *Workspace) Release(ctx context.Context, paths []string, session string)
 		}
 		if r.Refused == nil && r.State.Owner != "" {
 			dropped = append(dropped, r.State.Path)
+			freed = append(freed, r.State)
 		}
 		out = append(out, r)
 	}
+	// A record for the reads that follow (read versions); best effort.
+	_ = w.Freed(ctx, session, freed)
 	return out, w.mirror(ctx, session, dropped, false), err
 }
 
@@ -178,6 +182,7 @@ func (w *Workspace) Release(ctx context.Context, paths []string, session string)
 // do_not_touch; the session stays registered as it is.
 func (w *Workspace) ReleaseAll(ctx context.Context, session string) ([]Released, *MirrorError, error) {
 	states, err := w.Locker().ReleaseSession(ctx, session)
+	_ = w.Freed(ctx, session, states)
 	out := make([]Released, len(states))
 	paths := make([]string, len(states))
 	for i, st := range states {
@@ -237,6 +242,7 @@ func (w *Workspace) Finish(ctx context.Context, id string) (Finished, error) {
 	}
 	released, relErr := w.Locker().ReleaseSession(ctx, id)
 	out.Released = released
+	_ = w.Freed(ctx, id, released)
 	if regErr == nil || len(released) > 0 {
 		_ = w.Audit().Append(audit.Entry{Action: audit.ActionFinish, SessionID: id, Who: id, Released: len(released)})
 	}

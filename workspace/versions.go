@@ -146,17 +146,36 @@ type Seen struct {
 	Err error
 }
 
+// SettleWindow is how long, by default (AGENTLOCK_SETTLE_WINDOW sets it),
+// before a read's after-tool hook started a change by another session
+// makes the read unsettled. A CLI reports a read to its hook after the
+// read, so the content the hook digests may be newer than what the model
+// read: a change made in between (another session that took the lock,
+// wrote and released it in those milliseconds) would otherwise pass for
+// what the model saw. Within the window the version is unsettled (the
+// next write is refused once, with the file reserved for the reader, whose
+// read again is then settled); a CLI that runs its after-tool hook later
+// than this after the read could miss such a change
+// (docs/read-versions.md).
+const SettleWindow = time.Second
+
 // See records that session read the files of paths (real paths whose
-// locks live in this workspace): each file's digest now, and whether
-// another session holds its lock (an unsettled version: see
-// store.Version.Held). A file that cannot be read is not recorded, its Seen
-// saying why.
-func (w *Workspace) See(ctx context.Context, session string, paths []string) ([]Seen, error) {
+// locks live in this workspace), before the time before (when the hook
+// that reports the reads started; zero for now): each file's digest now,
+// and whether the version is unsettled (store.Version.Held) — another
+// session holds its lock, or changed it less than SettleWindow before
+// before, unless session holds the lock itself (then nobody else could
+// change it since it took the lock). A file that cannot be read is not
+// recorded, its Seen saying why.
+func (w *Workspace) See(ctx context.Context, session string, paths []string, before time.Time) ([]Seen, error) {
 	v, err := w.versions()
 	if err != nil {
 		return nil, err
 	}
 	now := w.now()
+	if before.IsZero() {
+		before = now
+	}
 	out := make([]Seen, 0, len(paths))
 	var record []store.Version
 	for _, p := range paths {
@@ -166,13 +185,11 @@ func (w *Workspace) See(ctx context.Context, session string, paths []string) ([]
 			continue
 		}
 		ver := store.Version{Path: p, Digest: sum.Digest, Stat: sum.Stat, At: now}
-		c, err := w.Locker().CheckAndWarn(ctx, p, session)
+		ver.Held, err = w.unsettledBy(ctx, v, session, p, before)
 		if err != nil {
-			// Who holds it cannot be told: unsettled, so that the write
-			// is refused until a read that can tell.
+			// Who may have changed it cannot be told: unsettled, so that
+			// the write is refused until a read that can tell.
 			ver.Held = "(unknown: " + store.Clip(err.Error()) + ")"
-		} else if !c.OK {
-			ver.Held = c.State.Owner
 		}
 		out = append(out, Seen{Path: p, Version: ver})
 		record = append(record, ver)
@@ -181,6 +198,34 @@ func (w *Workspace) See(ctx context.Context, session string, paths []string) ([]
 		return out, nil
 	}
 	return out, v.See(ctx, session, now, record)
+}
+
+// unsettledBy names the session that may have changed path between
+// session's read of it and before (see See), "" when none.
+func (w *Workspace) unsettledBy(ctx context.Context, v store.Versions, session, path string, before time.Time) (string, error) {
+	c, err := w.Locker().CheckAndWarn(ctx, path, session)
+	switch {
+	case err != nil:
+		return "", err
+	case !c.OK:
+		return c.State.Owner, nil
+	case c.State.Locked() && c.State.Owner == session:
+		return "", nil
+	}
+	changes, _, err := v.Changed(ctx, []store.Key{{Path: path}})
+	if err != nil {
+		return "", err
+	}
+	window := w.settings.SettleWindow
+	if window <= 0 {
+		window = SettleWindow
+	}
+	for _, ch := range changes {
+		if ch.Session != session && ch.At.After(before.Add(-window)) {
+			return ch.Session, nil
+		}
+	}
+	return "", nil
 }
 
 // Wrote records session's own edit of the files of paths: the content now
@@ -208,7 +253,7 @@ func (w *Workspace) Wrote(ctx context.Context, session string, paths []string) (
 		ver := store.Version{Path: p, Digest: sum.Digest, Stat: sum.Stat, At: now}
 		out = append(out, Seen{Path: p, Version: ver})
 		record = append(record, ver)
-		changes = append(changes, store.Change{Path: p, Session: session, At: now, Digest: sum.Digest})
+		changes = append(changes, store.Change{Path: p, Session: session, At: now, Digest: sum.Digest, Kind: store.ChangeEdit})
 	}
 	if len(record) == 0 {
 		return out, nil
@@ -242,7 +287,32 @@ func (w *Workspace) Held(ctx context.Context, session string, leases []core.Leas
 		if err != nil {
 			digest = ""
 		}
-		changes = append(changes, store.Change{Path: l.Path, Session: session, At: now, Digest: digest, Hold: true})
+		changes = append(changes, store.Change{Path: l.Path, Session: session, At: now, Digest: digest, Kind: store.ChangeHold})
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	return v.Change(ctx, changes)
+}
+
+// Freed records that session released the locks of states (the files'
+// holds and edits over), for the reads that follow (see See). Areas and
+// locks another session held are not recorded.
+func (w *Workspace) Freed(ctx context.Context, session string, states []core.State) error {
+	v, err := w.versions()
+	if errors.Is(err, ErrNoVersions) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	now := w.now()
+	var changes []store.Change
+	for _, st := range states {
+		if st.Path == "" || st.Owner != session || store.IsArea(st.Path) {
+			continue
+		}
+		changes = append(changes, store.Change{Path: st.Path, Session: session, At: now, Kind: store.ChangeRelease})
 	}
 	if len(changes) == 0 {
 		return nil
@@ -372,7 +442,7 @@ func (w *Workspace) Views(ctx context.Context, session string, paths, whole []st
 		case ViewUnsettled:
 			o.By = lastOther(mine, session, time.Time{}, o.Now, false)
 			if o.By == nil || o.By.Session != o.Read.Held {
-				o.By = &store.Change{Path: o.Path, Session: o.Read.Held, At: o.Read.At, Hold: true}
+				o.By = &store.Change{Path: o.Path, Session: o.Read.Held, At: o.Read.At, Kind: store.ChangeHold}
 			}
 		case ViewChanged:
 			o.By = lastOther(mine, session, o.Read.At, o.Now, false)
@@ -390,11 +460,11 @@ func lastOther(cs []store.Change, session string, since time.Time, now string, o
 	var best *store.Change
 	rank := func(c store.Change) int {
 		switch {
-		case !c.Hold && c.Digest == now:
+		case c.Kind == store.ChangeEdit && c.Digest == now:
 			return 3
-		case c.Hold && c.Digest != now:
+		case c.Kind == store.ChangeHold && c.Digest != now:
 			return 2
-		case !c.Hold && !overwrite:
+		case c.Kind == store.ChangeEdit && !overwrite:
 			return 1
 		}
 		return 0

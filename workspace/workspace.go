@@ -91,6 +91,10 @@ type Settings struct {
 	// StaleWrites is the stale-write mode (AGENTLOCK_STALE_WRITES), ""
 	// for the project's (see Workspace.StaleMode).
 	StaleWrites StaleMode
+	// SettleWindow is how long before a read's after-tool hook a change
+	// by another session makes the read unsettled
+	// (AGENTLOCK_SETTLE_WINDOW); zero means the package's SettleWindow.
+	SettleWindow time.Duration
 	// NewProject is a real folder in no project that init sets up as one:
 	// its paths are located as if it held .agent-registry already, so that
 	// the home init creates is the one its hooks and commands then find.

@@ -22,6 +22,7 @@ import (
 //	<prefix>/seen/<repo>/<session>/v/<path>   the session's version of a file
 //	<prefix>/changed/<repo>/edit/<path>       the file's last edit a hook saw
 //	<prefix>/changed/<repo>/hold/<path>       the file's last lock taken by a command
+//	<prefix>/changed/<repo>/free/<path>       the file's last lock released
 //
 // A session's keys are attached to its lease (the one its locks ride on,
 // granted when it holds none), so that they go with its expiry as its
@@ -35,13 +36,12 @@ func (s *Locks) seenPrefix(session string) string {
 	return s.Conn.cfg.Prefix + "/seen/" + escape(s.Repo) + "/" + escape(session) + "/"
 }
 
-func (s *Locks) changedKey(hold bool, rel string) string {
-	kind := "edit/"
-	if hold {
-		kind = "hold/"
-	}
-	return s.Conn.cfg.Prefix + "/changed/" + escape(s.Repo) + "/" + kind + rel
+func (s *Locks) changedKey(kind store.ChangeKind, rel string) string {
+	return s.Conn.cfg.Prefix + "/changed/" + escape(s.Repo) + "/" + kind.String() + "/" + rel
 }
+
+// changeKinds are the kinds of changes, a key each.
+var changeKinds = []store.ChangeKind{store.ChangeEdit, store.ChangeHold, store.ChangeRelease}
 
 // See implements store.Versions: the versions are put under the session's
 // lease, with its start unless one is recorded, in one transaction that
@@ -202,7 +202,7 @@ func (s *Locks) Change(ctx context.Context, cs []store.Change) error {
 		if err != nil {
 			return err
 		}
-		ops = append(ops, clientv3.OpPut(s.changedKey(c.Hold, rel), string(line)))
+		ops = append(ops, clientv3.OpPut(s.changedKey(c.Kind, rel), string(line)))
 	}
 	if len(ops) == 0 {
 		return nil
@@ -217,7 +217,7 @@ func (s *Locks) Change(ctx context.Context, cs []store.Change) error {
 	return s.Conn.wrap("record changes", err)
 }
 
-// Changed implements store.Versions: both kinds of each key's path, in
+// Changed implements store.Versions: every kind of each key's path, in
 // one request.
 func (s *Locks) Changed(ctx context.Context, keys []store.Key) ([]store.Change, []*store.DamagedError, error) {
 	cli, err := s.Conn.Client()
@@ -231,8 +231,10 @@ func (s *Locks) Changed(ctx context.Context, keys []store.Key) ([]store.Change, 
 		if err != nil {
 			return nil, nil, err
 		}
-		rels = append(rels, rel)
-		ops = append(ops, clientv3.OpGet(s.changedKey(false, rel)), clientv3.OpGet(s.changedKey(true, rel)))
+		for _, kind := range changeKinds {
+			rels = append(rels, rel)
+			ops = append(ops, clientv3.OpGet(s.changedKey(kind, rel)))
+		}
 	}
 	if len(ops) == 0 {
 		return nil, nil, nil
@@ -253,7 +255,7 @@ func (s *Locks) Changed(ctx context.Context, keys []store.Key) ([]store.Change, 
 		if kv == nil {
 			continue
 		}
-		rel := rels[i/2]
+		rel := rels[i]
 		c, err := decodeChange(kv.Key, kv.Value, rel)
 		if err != nil {
 			d := err.(*store.DamagedError)

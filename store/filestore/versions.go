@@ -234,8 +234,8 @@ func (s *Locks) Forget(ctx context.Context, session string) error {
 }
 
 // Change implements store.Versions: the changes file of each path, in its
-// versions folder, keeps one line per kind (the last edit, the last
-// hold), changed in place under its exclusive flock.
+// versions folder, keeps one line per kind (the last edit, hold and
+// release), changed in place under its exclusive flock.
 func (s *Locks) Change(ctx context.Context, cs []store.Change) error {
 	for _, c := range cs {
 		dir, err := s.versionsDir(c.Path)
@@ -253,7 +253,7 @@ func (s *Locks) Change(ctx context.Context, cs []store.Change) error {
 				got, err := store.DecodeChange(ref, old)
 				// Kept: the other kind's whole line. Dropped: this kind's,
 				// and damage, which this write repairs.
-				if err == nil && got.Hold != c.Hold && got.Path == c.Path {
+				if err == nil && got.Kind != c.Kind && got.Path == c.Path {
 					b.Write(old)
 					b.WriteByte('\n')
 				}

@@ -37,14 +37,14 @@ func TestVersionsRoundTrip(t *testing.T) {
 	assert.True(t, other.Since.IsZero())
 
 	require.NoError(t, s.Change(ctx, []store.Change{{Path: "/p/a", Session: "s2", At: at, Digest: "d3"}}))
-	require.NoError(t, s.Change(ctx, []store.Change{{Path: "/p/a", Session: "s3", At: at, Digest: "d0", Hold: true}}))
+	require.NoError(t, s.Change(ctx, []store.Change{{Path: "/p/a", Session: "s3", At: at, Digest: "d0", Kind: store.ChangeHold}}))
 	require.NoError(t, s.Change(ctx, []store.Change{{Path: "/p/a", Session: "s4", At: at, Digest: "d4"}}))
 	cs, ds, err := s.Changed(ctx, []store.Key{{Path: "/p/a"}, {Path: "/p/none"}})
 	require.NoError(t, err)
 	assert.Empty(t, ds)
 	require.Len(t, cs, 2, "the last edit and the last hold")
 	for _, c := range cs {
-		if c.Hold {
+		if c.Kind == store.ChangeHold {
 			assert.Equal(t, "s3", c.Session)
 		} else {
 			assert.Equal(t, "s4", c.Session, "an edit replaces the edit before")

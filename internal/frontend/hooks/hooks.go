@@ -117,6 +117,12 @@ func (r *Result) warnf(format string, args ...any) {
 // sessions whose agent exited, as every command does) and the session is
 // resolved once, from what the payload and the request say.
 func Run(ctx context.Context, req Request) Result {
+	// A tool's read happened before its after-tool hook started (see
+	// workspace.SettleWindow).
+	started := time.Now()
+	if req.Settings.Now != nil {
+		started = req.Settings.Now()
+	}
 	var res Result
 	name := req.Agent.Name()
 	in, err := readPayload(req.Payload, req.Agent)
@@ -175,7 +181,7 @@ func Run(ctx context.Context, req Request) Result {
 		// next.
 		res.warnf("%s %s hook: %v", name, req.Event, err)
 	}
-	h := run{req: req, in: in, svc: svc, ws: ws, res: &res}
+	h := run{req: req, in: in, svc: svc, ws: ws, res: &res, started: started}
 	if req.Event == PreEdit {
 		// The edited paths decide, not the working folder: a session may
 		// work outside the project and edit a file of it, or through an
@@ -219,6 +225,8 @@ type run struct {
 	ws      *workspace.Workspace // the workspace of the payload's cwd
 	session string
 	res     *Result
+	// started is when the hook started.
+	started time.Time
 }
 
 // errPayloadTooLarge is a payload over MaxPayload bytes.

@@ -24,7 +24,7 @@ func (h run) recordVersions(ctx context.Context) {
 			h.res.warnf("%s renew hook: the files this tool read: %v", name, err)
 		}
 		if len(reads) > 0 {
-			h.warnSeen(h.svc.Read(ctx, session.ReadRequest{Paths: reads, Session: h.session}))
+			h.warnSeen(h.svc.Read(ctx, session.ReadRequest{Paths: reads, Session: h.session, Before: h.started}))
 		}
 	}
 	// An edit tool's payload names the files it changed, as it did for
@@ -89,8 +89,8 @@ func (h run) staleReason(e *session.StaleError) string {
 		fmt.Fprintf(&b, "agentlock: %s was changed by %s, after your session (%s) began, and you have not read it since: "+
 			"writing the whole file would overwrite that change, so it is refused. ", v.Path, session.StaleBy(v), e.Session)
 	case v.Why == workspace.ViewUnsettled:
-		fmt.Fprintf(&b, "agentlock: %s may have changed since you (%s) read it: %s held its lock while you read it. "+
-			"Your write could overwrite that change, so it is refused. ", v.Path, e.Session, session.StaleBy(v))
+		fmt.Fprintf(&b, "agentlock: %s may have changed since you (%s) read it: session %s held its lock, or changed it, as you read it. "+
+			"Your write could overwrite that change, so it is refused. ", v.Path, e.Session, v.Read.Held)
 	default:
 		fmt.Fprintf(&b, "agentlock: %s %s since you (%s) read it: changed by %s. "+
 			"Your write would overwrite that change, so it is refused. ", v.Path, session.StaleWhat(v), e.Session, session.StaleBy(v))
