@@ -288,6 +288,28 @@ func (l *Locker) Acquire(ctx context.Context, path, session string) (Lease, erro
 // a store that cannot hold areas (no store.Areas), an area fails with
 // ErrNoAreas.
 func (l *Locker) AcquireAll(ctx context.Context, paths []string, session string) ([]Lease, error) {
+	return l.AcquireClaim(ctx, paths, Claim{Session: session, Taken: store.TakenExplicit})
+}
+
+// Claim is who asks for locks, and how (AcquireClaim).
+type Claim struct {
+	// Session is the session to lock for.
+	Session string
+	// Taken says how the session takes the locks: store.TakenExplicit
+	// (agentlock acquire, register --claim, the MCP server; TakenUnknown
+	// counts as explicit) or store.TakenByHook (a pre-edit hook's gate).
+	// It is kept beside each record (store.Record.Taken). A hook's
+	// acquisition of a lock the session already holds keeps what is kept
+	// there: a lock taken explicitly stays explicit.
+	Taken store.Taken
+}
+
+// AcquireClaim is AcquireAll for a Claim: the locks are taken as it says.
+func (l *Locker) AcquireClaim(ctx context.Context, paths []string, c Claim) ([]Lease, error) {
+	session := c.Session
+	if c.Taken == store.TakenUnknown {
+		c.Taken = store.TakenExplicit
+	}
 	if err := ValidateSession(session); err != nil {
 		return nil, err
 	}
@@ -330,16 +352,20 @@ func (l *Locker) AcquireAll(ctx context.Context, paths []string, session string)
 			}
 			s := l.state(slot, now)
 			leases[i] = Lease{Path: s.Path, Session: session, Stamp: now, Corrupt: corrupt}
+			taken := c.Taken
 			switch {
 			case s.Owner == "":
 			case s.Owner == session:
 				leases[i].Renewed = true
+				if taken == store.TakenByHook {
+					taken = store.TakenUnknown // what is kept beside stays
+				}
 			case s.Stale:
 				leases[i].StaleOwner = s.Owner
 			default:
 				refusals = append(refusals, &HeldError{Path: s.Path, Owner: s.Owner, Age: s.Age, Left: s.Left})
 			}
-			next[i] = &store.Record{Session: session, Stamp: now, Path: s.Path}
+			next[i] = &store.Record{Session: session, Stamp: now, Path: s.Path, Taken: taken}
 		}
 		release, areaRefusals, err := l.judgeRelated(keys, related, session, now)
 		if err != nil {
@@ -441,6 +467,12 @@ func name(slot store.Slot) string {
 // after pauses that grow from 50ms to 1s with random jitter, so that
 // sessions waiting for the same paths do not retry in step.
 func (l *Locker) AcquireAllWait(ctx context.Context, paths []string, session string) ([]Lease, error) {
+	return l.AcquireClaimWait(ctx, paths, Claim{Session: session, Taken: store.TakenExplicit})
+}
+
+// AcquireClaimWait is AcquireAllWait for a Claim (see AcquireClaim).
+func (l *Locker) AcquireClaimWait(ctx context.Context, paths []string, c Claim) ([]Lease, error) {
+	session := c.Session
 	// Watch before the first attempt, so that a release between a refusal
 	// and the wait is not missed.
 	watched := slices.Clone(paths)
@@ -452,7 +484,7 @@ func (l *Locker) AcquireAllWait(ctx context.Context, paths []string, session str
 	// request cut by it would report a store error, not the refusal).
 	attempt := context.WithoutCancel(ctx)
 	for {
-		leases, err := l.AcquireAll(attempt, paths, session)
+		leases, err := l.AcquireClaim(attempt, paths, c)
 		if !errors.Is(err, ErrLocked) {
 			return leases, err
 		}
@@ -906,6 +938,39 @@ func (l *Locker) ReleaseSession(ctx context.Context, session string) ([]State, e
 	}
 	if err != nil {
 		return released, fmt.Errorf("release locks of %s: %w", session, err)
+	}
+	return released, nil
+}
+
+// ReleaseSessionTaken releases the locks of the workspace that session
+// owns and took how (store.Taken: store.TakenByHook, the locks a turn's
+// edits took, say), each judged inside its own transaction by what is
+// kept beside its record, and returns what it released. A lock whose note
+// is lost reads as TakenUnknown and is released only when how is
+// TakenUnknown; locks of other sessions are never touched.
+func (l *Locker) ReleaseSessionTaken(ctx context.Context, session string, how store.Taken) ([]State, error) {
+	released, err := l.eachOwned(ctx, session, func(k store.Key) (*State, error) {
+		var got *State
+		err := l.store.Transact(ctx, store.Update, []store.Key{k}, func(slots []store.Slot) ([]*store.Record, error) {
+			got = nil
+			if slots[0].Err != nil {
+				return nil, slots[0].Err
+			}
+			now := l.state(slots[0], l.now())
+			if now.Owner != session {
+				return []*store.Record{nil}, nil
+			}
+			taken, err := slots[0].HowTaken()
+			if err != nil || taken != how {
+				return []*store.Record{nil}, err
+			}
+			got = &now
+			return []*store.Record{{}}, nil
+		})
+		return got, err
+	})
+	if err != nil {
+		return released, fmt.Errorf("release the %s locks of %s: %w", how, session, err)
 	}
 	return released, nil
 }

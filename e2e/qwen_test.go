@@ -10,10 +10,6 @@ import (
 	"github.com/agentlock/agentlock/e2e/mock"
 )
 
-// qwenCLI is Qwen Code, pinned: the version the facts of
-// docs/integrations/qwen.md were observed on. It needs node >= 22.
-var qwenCLI = agentCLI{"qwen", "@qwen-code/qwen-code", "0.24.4", "qwen"}
-
 // qwenAgent drives Qwen Code headless against the mock's Chat Completions:
 // OPENAI_BASE_URL, --approval-mode yolo (without it Qwen offers the model
 // no edit tool and no shell), usage statistics, telemetry, update checks

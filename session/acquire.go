@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/store"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -98,6 +99,8 @@ type Acquired struct {
 	// names them.
 	Places map[string]string
 
+	// claim is who the paths are locked for, and how.
+	claim  core.Claim
 	groups []group
 }
 
@@ -160,6 +163,10 @@ func (s *Service) Acquire(ctx context.Context, req AcquireRequest) (Acquired, er
 	}
 	if err := core.ValidateSession(out.Session); err != nil {
 		return out, err
+	}
+	out.claim = core.Claim{Session: out.Session, Taken: store.TakenExplicit}
+	if req.Gate != nil {
+		out.claim.Taken = store.TakenByHook
 	}
 	if len(paths) == 0 {
 		return out, errors.New("acquire: no path given")
@@ -264,11 +271,7 @@ func (a *Acquired) take(ctx context.Context, wait bool) error {
 		g := &a.groups[i]
 		var mirror *workspace.MirrorError
 		var err error
-		if wait {
-			g.leases, mirror, err = g.ws.AcquireWait(ctx, g.paths, a.Session)
-		} else {
-			g.leases, mirror, err = g.ws.Acquire(ctx, g.paths, a.Session)
-		}
+		g.leases, mirror, err = g.ws.AcquireClaim(ctx, g.paths, a.claim, wait)
 		if err != nil {
 			// Released whatever the caller's context says: the earlier
 			// groups must not stay taken for a request that failed.

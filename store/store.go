@@ -41,6 +41,56 @@ type Record struct {
 	// Path is the real path written in the record; empty in the two-field
 	// records of agent-registry 0.1.0, which do not say.
 	Path string
+	// Taken, in a record a transaction writes, says how its session took
+	// the lock; the store keeps it beside the record, never in it (the
+	// record is agent-registry 0.2's format), and a free record drops it.
+	// TakenUnknown leaves what is kept beside as it is (a renewal). A
+	// record read leaves it TakenUnknown: Slot.HowTaken reads it.
+	Taken Taken
+}
+
+// Taken says how a session took a lock: explicitly (agentlock acquire,
+// register --claim, an area) or by a hook's gate, before an edit. The
+// rules between a session and its sub-agents read it (a sub-agent may
+// take over what its parent's hooks took, not what the parent took
+// explicitly), and so does a release of what the hooks took at the end of
+// a turn.
+type Taken uint8
+
+// How a lock was taken.
+const (
+	// TakenUnknown: not said — a record written by agent-registry 0.2 or an
+	// older agentlock, or whose note beside was lost. Rules read it as
+	// explicit, the safe side: nobody takes such a lock over, and no turn's
+	// end releases it.
+	TakenUnknown Taken = iota
+	// TakenExplicit: asked for (agentlock acquire, register --claim, the
+	// MCP server's acquire, an area).
+	TakenExplicit
+	// TakenByHook: taken by a pre-edit hook for the edit it let through.
+	TakenByHook
+)
+
+// String names t as the notes beside the records spell it.
+func (t Taken) String() string {
+	switch t {
+	case TakenExplicit:
+		return "explicit"
+	case TakenByHook:
+		return "hook"
+	}
+	return "unknown"
+}
+
+// ParseTaken reads a name String gives; anything else is TakenUnknown.
+func ParseTaken(s string) Taken {
+	switch s {
+	case "explicit":
+		return TakenExplicit
+	case "hook":
+		return TakenByHook
+	}
+	return TakenUnknown
 }
 
 // Free reports whether the record names no owner.
@@ -94,6 +144,23 @@ type Slot struct {
 	// and judges no record itself: a held record without one is taken as
 	// fresh, and a corrupt one without one as possibly live.
 	Liveness *Liveness
+	// Beside reads how the record's session took it (Record.Taken), kept
+	// beside the record: in a transaction, while Decide runs (the record
+	// still held); from a scan, whenever asked, for the record as the scan
+	// read it (TakenUnknown once it changed). It is read only when asked,
+	// so that a transaction that needs no such note costs nothing more.
+	// nil when the store keeps no note: use HowTaken.
+	Beside func() (Taken, error)
+}
+
+// HowTaken reads how the record's session took the lock (see Beside):
+// TakenUnknown for a free record, a store that keeps no note, or a note
+// of another session than the record's.
+func (s Slot) HowTaken() (Taken, error) {
+	if s.Beside == nil || s.Record.Free() {
+		return TakenUnknown, nil
+	}
+	return s.Beside()
 }
 
 // Liveness is a store's own verdict on a record's freshness.

@@ -26,6 +26,9 @@ var files embed.FS
 type ProtocolData struct {
 	// Bin is the command agents run, normally "agentlock".
 	Bin string
+	// Legacy is set when agent-registry 0.2's agents share the registry:
+	// each step then gives 0.2's command too (python <skill>/scripts/...).
+	Legacy bool
 }
 
 // Protocol renders the protocol block that registry.md carries between its

@@ -29,35 +29,40 @@ func (e *MirrorError) Error() string {
 func (e *MirrorError) Unwrap() error { return e.Err }
 
 // Acquire takes the locks on paths for session, all or none (see
-// core.Locker.AcquireAll), and lists them in the session's do_not_touch
-// when the session is registered. The second error is a *MirrorError when
-// only the registry could not follow.
+// core.Locker.AcquireAll: explicitly), and lists them in the session's
+// do_not_touch when the session is registered. The second error is a
+// *MirrorError when only the registry could not follow.
 func (w *Workspace) Acquire(ctx context.Context, paths []string, session string) ([]core.Lease, *MirrorError, error) {
-	if err := w.ensureOwnHome(w.LockDir); err != nil {
-		return nil, nil, err
-	}
-	leases, err := w.Locker().AcquireAll(ctx, paths, session)
-	if err != nil {
-		return nil, nil, err
-	}
-	w.took(session, leases)
-	return leases, w.mirrorLeases(ctx, session, leases), nil
+	return w.AcquireClaim(ctx, paths, core.Claim{Session: session, Taken: store.TakenExplicit}, false)
 }
 
 // AcquireWait is Acquire retried until the paths are free or ctx is done
 // (see core.Locker.AcquireAllWait).
 func (w *Workspace) AcquireWait(ctx context.Context, paths []string, session string) ([]core.Lease, *MirrorError, error) {
+	return w.AcquireClaim(ctx, paths, core.Claim{Session: session, Taken: store.TakenExplicit}, true)
+}
+
+// AcquireClaim is Acquire for a claim (core.Locker.AcquireClaim: how the
+// locks are taken, for whom), waiting as AcquireWait does when wait is
+// set.
+func (w *Workspace) AcquireClaim(ctx context.Context, paths []string, c core.Claim, wait bool) ([]core.Lease, *MirrorError, error) {
 	if err := w.ensureOwnHome(w.LockDir); err != nil {
 		return nil, nil, err
 	}
-	leases, err := w.Locker().AcquireAllWait(ctx, paths, session)
+	var leases []core.Lease
+	var err error
+	if wait {
+		leases, err = w.Locker().AcquireClaimWait(ctx, paths, c)
+	} else {
+		leases, err = w.Locker().AcquireClaim(ctx, paths, c)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
-	w.took(session, leases)
+	w.took(c.Session, leases)
 	// The wait's deadline bounds the waiting, not the mirror of what it
 	// took: a lock taken at the last moment is still listed.
-	return leases, w.mirrorLeases(context.WithoutCancel(ctx), session, leases), nil
+	return leases, w.mirrorLeases(context.WithoutCancel(ctx), c.Session, leases), nil
 }
 
 // took records what an acquisition of session did besides the locks: the

@@ -156,6 +156,72 @@ func LegacyHome(userHome string) string {
 	return ""
 }
 
+// SharedWithLegacy reports whether agent-registry 0.2's agents share the
+// workspace's registry, so that its protocol block must tell them their
+// own commands too (docs/mixed-fleet.md): its home is the one the project
+// records in .agent-registry/home (init --home, the way a project shares
+// 0.2's home), or agent-registry 0.2's default home (~/Desktop/
+// agent-registry), or the folder that AGENT_REGISTRY_PATH or
+// AGENT_REGISTRY_LOCK_DIR — the variables 0.2 reads too — make a home of
+// (Settings.EnvHome), other than the project's own. A registry kept in a
+// store (etcd) is agentlock's alone.
+func (w *Workspace) SharedWithLegacy() bool {
+	if w.doc != nil {
+		return false
+	}
+	if w.shared {
+		return true
+	}
+	home := filepath.Dir(w.RegistryPath)
+	if w.settings.UserHome != "" && SameFolder(home, filepath.Join(w.settings.UserHome, LegacyHomeDir)) {
+		return true
+	}
+	env := w.settings.EnvHome()
+	if env == "" || !SameFolder(home, env) || w.repo != nil {
+		return false
+	}
+	return w.Project == "" || !SameFolder(home, filepath.Join(w.Project, HomeDirName))
+}
+
+// EnvHome returns the folder that the configured lock folder and registry
+// (AGENT_REGISTRY_LOCK_DIR, AGENT_REGISTRY_PATH: the variables agent-registry
+// 0.2 reads too) form a home in (D/locks and D/registry.md), absolute; ""
+// when they are not set or do not.
+func (s Settings) EnvHome() string {
+	var dirs []string
+	if s.LockDir != "" {
+		if filepath.Base(s.LockDir) != "locks" {
+			return ""
+		}
+		dirs = append(dirs, filepath.Dir(s.LockDir))
+	}
+	if s.RegistryPath != "" {
+		if filepath.Base(s.RegistryPath) != "registry.md" {
+			return ""
+		}
+		dirs = append(dirs, filepath.Dir(s.RegistryPath))
+	}
+	if len(dirs) == 0 || (len(dirs) == 2 && !SameFolder(dirs[0], dirs[1])) {
+		return ""
+	}
+	dir, err := filepath.Abs(dirs[0])
+	if err != nil {
+		return ""
+	}
+	return dir
+}
+
+// SameFolder reports whether a and b name one folder, through symbolic
+// links too.
+func SameFolder(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
+}
+
 // LegacyHeld returns agent-registry 0.2's default home and the locks it
 // holds, fresh, on paths (resolved like every lock path) — when the
 // workspace keeps those paths' locks elsewhere. Such locks are a split: a

@@ -472,24 +472,26 @@ func (w *Workspace) Locker() *core.Locker {
 // Registry returns the workspace's registry.
 func (w *Workspace) Registry() *core.Registry {
 	if w.doc != nil {
-		return newRegistry(w.doc, w.settings, w.idle)
+		return newRegistry(w.doc, w.settings, w.idle, false)
 	}
-	return registryAt(w.RegistryPath, w.LockDir, w.settings)
+	return registryAt(w.RegistryPath, w.LockDir, w.settings, w.SharedWithLegacy())
 }
 
 // registryAt returns the registry kept in the file path, whose sessions
-// hold their locks in lockDir.
-func registryAt(path, lockDir string, s Settings) *core.Registry {
-	return newRegistry(&filestore.Document{Path: path, Wait: s.LockWait}, s, s.idleIn(lockDir))
+// hold their locks in lockDir; legacy, that agent-registry 0.2's agents
+// share it (SharedWithLegacy).
+func registryAt(path, lockDir string, s Settings, legacy bool) *core.Registry {
+	return newRegistry(&filestore.Document{Path: path, Wait: s.LockWait}, s, s.idleIn(lockDir), legacy)
 }
 
-// newRegistry returns the registry kept in doc.
-func newRegistry(doc store.Document, s Settings, idle func(context.Context, []core.Session) map[string]bool) *core.Registry {
+// newRegistry returns the registry kept in doc. Its protocol block gives
+// agent-registry 0.2's commands beside agentlock's when legacy is set.
+func newRegistry(doc store.Document, s Settings, idle func(context.Context, []core.Session) map[string]bool, legacy bool) *core.Registry {
 	bin := s.Bin
 	if bin == "" {
 		bin = "agentlock"
 	}
-	protocol := func() (string, error) { return templates.Protocol(templates.ProtocolData{Bin: bin}) }
+	protocol := func() (string, error) { return templates.Protocol(templates.ProtocolData{Bin: bin, Legacy: legacy}) }
 	return core.NewRegistry(doc, core.RegistryOptions{Protocol: protocol, Now: s.Now, Idle: idle})
 }
 

@@ -57,7 +57,7 @@ func main() {
 	compare := flag.String("compare", "", "name=binary,name=binary...: time these builds side by side instead (version, acquire, release, pre-edit hook, init time)")
 	flag.Parse()
 	if *compare != "" {
-		if err := runCompare(*compare, *n); err != nil {
+		if err := runCompare(*compare, *floors, *n); err != nil {
 			fmt.Fprintln(os.Stderr, "oneshot:", err)
 			os.Exit(1)
 		}

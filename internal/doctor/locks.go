@@ -134,7 +134,7 @@ func (d *run) clock(c Check, states []core.State) Check {
 
 // foreignEntries lists what, in the lock folder, is not agentlock's: any
 // entry but a regular *.lock file, a session's index file, a lock's queue
-// file, the list of areas and the atomic
+// file, the note beside a lock file, the list of areas and the atomic
 // writer's temporary files
 // (which the temporary-files check reports). Entries are judged by their
 // type, without opening them: a FIFO must not hang the check.
@@ -153,6 +153,8 @@ func foreignEntries(dir string) []string {
 			// A session's index of its lock files.
 		case e.Type().IsRegular() && filestore.IsQueueFileName(name):
 			// The queue of the processes waiting for a lock.
+		case e.Type().IsRegular() && filestore.IsTakenFileName(name):
+			// How a lock's session took it, beside its lock file.
 		case e.Type().IsRegular() && name == filestore.AreasFileName:
 			// The areas that may be held.
 		case filepath.Ext(name) == ".lock":

@@ -135,53 +135,17 @@ func (p *Project) LegacyNotes() []string {
 	var notes []string
 	ws := p.Workspace
 	persistent := ws.Home // the home every agent of the project uses, whatever this shell sets
-	if legacy := workspace.LegacyHome(p.settings.UserHome); legacy != "" && !sameFolder(legacy, persistent) {
+	if legacy := workspace.LegacyHome(p.settings.UserHome); legacy != "" && !workspace.SameFolder(legacy, persistent) {
 		notes = append(notes, fmt.Sprintf("agent-registry 0.2 keeps its registry and locks in %s (its default home), "+
 			"and its agents do not see this project's locks in %s: to share one home, run "+
 			"'agentlock init --home %s' (see docs/mixed-fleet.md)", legacy, p.Rel(persistent), legacy))
 	}
-	if dir := envHome(p.settings); dir != "" && !sameFolder(dir, persistent) {
+	if dir := p.settings.EnvHome(); dir != "" && !workspace.SameFolder(dir, persistent) {
 		notes = append(notes, fmt.Sprintf("AGENT_REGISTRY_LOCK_DIR or AGENT_REGISTRY_PATH name %s, which agent-registry 0.2 "+
 			"reads too, but only where they are set: to make it the home of every agent of this project, run "+
 			"'agentlock init --home %s' (see docs/mixed-fleet.md)", dir, dir))
 	}
 	return notes
-}
-
-// envHome returns the folder that the configured lock folder and registry
-// form a home in (D/locks and D/registry.md); "" when they are not set or
-// do not.
-func envHome(s workspace.Settings) string {
-	var dirs []string
-	if s.LockDir != "" {
-		if filepath.Base(s.LockDir) != "locks" {
-			return ""
-		}
-		dirs = append(dirs, filepath.Dir(s.LockDir))
-	}
-	if s.RegistryPath != "" {
-		if filepath.Base(s.RegistryPath) != "registry.md" {
-			return ""
-		}
-		dirs = append(dirs, filepath.Dir(s.RegistryPath))
-	}
-	if len(dirs) == 0 || (len(dirs) == 2 && !sameFolder(dirs[0], dirs[1])) {
-		return ""
-	}
-	dir, err := filepath.Abs(dirs[0])
-	if err != nil {
-		return ""
-	}
-	return dir
-}
-
-func sameFolder(a, b string) bool {
-	if filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	ra, errA := filepath.EvalSymlinks(a)
-	rb, errB := filepath.EvalSymlinks(b)
-	return errA == nil && errB == nil && ra == rb
 }
 
 // Plan is what init or uninit would change.

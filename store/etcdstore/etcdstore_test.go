@@ -797,3 +797,43 @@ func TestTransactionsRefuseAKeyNamedTwice(t *testing.T) {
 		t.Fatalf("TransactAreas of %d keys: got %v, want a TooManyError", len(many), err)
 	}
 }
+
+// How a session took a lock is kept beside its record, in its last key:
+// the lock key's value stays the record, byte for byte; a hook's renewal
+// keeps an explicit lock explicit; a release of the hooks' locks leaves
+// the others.
+func TestHowALockWasTakenIsKeptBesideItsRecord(t *testing.T) {
+	conn := startConn(t)
+	root, l := checkout(t, conn, 30*time.Second)
+	ctx := t.Context()
+	hook := core.Claim{Session: "s1", Taken: store.TakenByHook}
+	if _, err := l.AcquireClaim(ctx, []string{"a.go", "b.go"}, hook); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Acquire(ctx, "b.go", "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.AcquireClaim(ctx, []string{"b.go"}, hook); err != nil {
+		t.Fatal(err)
+	}
+	cli, err := conn.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := cli.Get(ctx, "t/locks/", clientv3.WithPrefix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range resp.Kvs {
+		if _, err := store.DecodeRecord(kv.Value); err != nil || strings.ContainsRune(string(kv.Value), 0) {
+			t.Errorf("lock key %s holds %q: want the record alone", kv.Key, kv.Value)
+		}
+	}
+	released, err := l.ReleaseSessionTaken(ctx, "s1", store.TakenByHook)
+	if err != nil || len(released) != 1 || released[0].Path != filepath.Join(root, "a.go") {
+		t.Fatalf("release of the hooks' locks: %+v %v, want a.go alone", released, err)
+	}
+	if st, err := l.IsLocked(ctx, "b.go"); err != nil || st.Owner != "s1" {
+		t.Fatalf("b.go, taken explicitly: %+v %v", st, err)
+	}
+}

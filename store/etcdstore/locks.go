@@ -3,6 +3,7 @@
 package etcdstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -189,6 +190,45 @@ func decode(ref string, v []byte) (store.Record, error) {
 	return rec, nil
 }
 
+// How a session took a lock (store.Taken) is kept beside its record, in
+// the value of its last key, which every write of the record puts in the
+// same transaction: the record, then a NUL and the note ("hook",
+// "explicit"), which no record holds. The lock key's value stays the
+// record alone. An older agentlock reads the last key's record and takes
+// the record's path from the key, never from the value, so the note is
+// no damage to it.
+
+// lastValue is the value of a last key: the record's value v and, unless
+// unknown, how its session took it.
+func lastValue(v string, how store.Taken) string {
+	if how == store.TakenUnknown {
+		return v
+	}
+	return v + "\x00" + how.String()
+}
+
+// recordOfLast is the record's part of a last key's value.
+func recordOfLast(v []byte) []byte {
+	if i := bytes.IndexByte(v, 0); i >= 0 {
+		return v[:i]
+	}
+	return v
+}
+
+// noteOf is how the live record of it was taken: the note of its last key
+// when that key holds the same record (both are written together;
+// TakenUnknown otherwise: a record written by an older agentlock).
+func noteOf(it item) store.Taken {
+	if it.live == nil || it.last == nil {
+		return store.TakenUnknown
+	}
+	i := bytes.IndexByte(it.last.Value, 0)
+	if i < 0 || !bytes.Equal(it.last.Value[:i], it.live.Value) {
+		return store.TakenUnknown
+	}
+	return store.ParseTaken(string(it.last.Value[i+1:]))
+}
+
 // item is one key of a transaction as read.
 type item struct {
 	rel        string
@@ -217,8 +257,10 @@ func (s *Locks) slot(k store.Key, it item, mode store.Mode, renewed map[int64]ti
 			live.Renewed, live.Until = at, at.Add(s.Timeout)
 		}
 		sl.Record, sl.Liveness = rec, live
+		how := noteOf(it)
+		sl.Beside = func() (store.Taken, error) { return how, nil }
 	case it.last != nil && mode != store.Update:
-		rec, err := decode(s.lastPrefix()+it.rel, it.last.Value)
+		rec, err := decode(s.lastPrefix()+it.rel, recordOfLast(it.last.Value))
 		if err != nil {
 			return sl // a lock that expired: nothing live to protect
 		}
@@ -401,7 +443,13 @@ func (s *Locks) attempt(ctx context.Context, cli *clientv3.Client, mode store.Mo
 				w.Path = s.localPath(it.rel)
 			}
 			v := encode(w)
-			writes = append(writes, clientv3.OpPut(lk, v, clientv3.WithLease(id)), clientv3.OpPut(lastk, v))
+			how := rec.Taken
+			if how == store.TakenUnknown && it.live != nil {
+				if old, err := decode(lk, it.live.Value); err == nil && old.Session == rec.Session {
+					how = noteOf(it) // a renewal keeps the note
+				}
+			}
+			writes = append(writes, clientv3.OpPut(lk, v, clientv3.WithLease(id)), clientv3.OpPut(lastk, lastValue(v, how)))
 			expect[lk] = v
 		}
 	}

@@ -95,6 +95,11 @@ func name(k store.Key) string {
 func (s *Locks) Scan(ctx context.Context) ([]store.Slot, error) {
 	slots, err := scanDir(ctx, s.ScanDir, s.Wait)
 	s.judge(slots)
+	for i := range slots {
+		if slots[i].Err == nil && !slots[i].Record.Free() {
+			slots[i].Beside = s.scannedTaken(ctx, slots[i].Key.Ref, slots[i].Record)
+		}
+	}
 	return slots, err
 }
 

@@ -24,6 +24,7 @@ func (*lockFile) lock(context.Context, flock.Mode, time.Duration) error {
 func (*lockFile) modTime() time.Time            { return time.Time{} }
 func (*lockFile) readAll(int64) ([]byte, error) { return nil, ErrUnsupportedPlatform }
 func (*lockFile) replace([]byte) error          { return ErrUnsupportedPlatform }
+func (*lockFile) stat() error                   { return ErrUnsupportedPlatform }
 
 func checkLocal(int, string) error { return nil }
 

@@ -108,6 +108,13 @@ func (f *lockFile) lock(ctx context.Context, lt flock.Mode, wait time.Duration) 
 	if err := flock.Lock(ctx, f.fd, f.name, lt, wait); err != nil {
 		return err
 	}
+	return f.stat()
+}
+
+// stat reads f's status and refuses a file that is not agentlock's to
+// write, as lock does, for a file guarded by another's flock (the note
+// beside a lock file).
+func (f *lockFile) stat() error {
 	if err := unix.Fstat(f.fd, &f.st); err != nil {
 		return &fs.PathError{Op: "fstat", Path: f.name, Err: err}
 	}

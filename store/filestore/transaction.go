@@ -236,6 +236,11 @@ func readSlots(items, areaItems []*slotFile, related []store.Slot) (slots, _ []s
 	slots = make([]store.Slot, len(items))
 	for i, it := range items {
 		slots[i] = it.read()
+		if it.f != nil {
+			// Read only while the transaction holds the lock file.
+			ref, session := it.slot.Key.Ref, slots[i].Record.Session
+			slots[i].Beside = func() (store.Taken, error) { return readTaken(ref, session) }
+		}
 	}
 	for _, a := range areaItems {
 		if slot := a.read(); slot.Err != nil || !slot.Record.Free() {
@@ -279,6 +284,11 @@ func writeSlots(items []*slotFile, next []*store.Record) error {
 			return fmt.Errorf("%s: lock store: cannot write a lock that does not exist in update mode", name(it.slot.Key))
 		}
 		it.written = true
+		// The note beside first: a kill in between leaves a note that
+		// names another session than the record, which reads as unknown.
+		if err := writeTaken(it.slot.Key.Ref, *next[i]); err != nil {
+			return fmt.Errorf("%s: %w", name(it.slot.Key), err)
+		}
 		if err := writeRecord(it.f, *next[i]); err != nil {
 			return fmt.Errorf("%s: %w", name(it.slot.Key), err)
 		}

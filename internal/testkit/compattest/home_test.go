@@ -123,3 +123,41 @@ func TestWrapperGivesAgentsOfBothKindsOneHome(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, entries, 2, "the lock files of both")
 }
+
+// In a home shared with 0.2 the protocol block is rewritten by whichever
+// tool writes last. agentlock's then gives each step in both forms (issue
+// 37): its own command, and 0.2's python <skill>/scripts/... with the
+// arguments 0.2's scripts take — which the fixture, following them, runs.
+func TestProtocolBlockGivesBothFormsInASharedHome(t *testing.T) {
+	needPython(t)
+	s := newSandbox(t)
+	registry, _ := s.sharedByEnv()
+	block := func() string {
+		data, err := os.ReadFile(registry)
+		require.NoError(t, err)
+		_, rest, ok := strings.Cut(string(data), "<!-- PROTOCOL:START")
+		require.True(t, ok, "a protocol block: %s", data)
+		inner, _, ok := strings.Cut(rest, "<!-- PROTOCOL:END -->")
+		require.True(t, ok)
+		return inner
+	}
+	requireExit(t, 0, s.py("register", "claude 1", "anthropic", "4.5", "0.2 agent"))
+	assert.Contains(t, block(), "PROTOCOLLO OBBLIGATORIO", "0.2 wrote last: its block")
+
+	requireExit(t, 0, s.al("register", "go-1", "openai", "gpt", "agentlock agent"))
+	b := block()
+	assert.Contains(t, b, "`agentlock acquire <path>`")
+	assert.Contains(t, b, "agent-registry 0.2: `python <skill>/scripts/lock_manager.py acquire <path> <session_id>`")
+	assert.Contains(t, b, "agent-registry 0.2: `python <skill>/scripts/registry_manager.py finish <session_id>`")
+
+	// The 0.2 forms, with the fixture in place of <skill>'s scripts: the
+	// arguments are the ones 0.2 takes.
+	requireExit(t, 0, s.py("acquire", "src/x.py", "claude 1"))
+	requireExit(t, 0, s.py("heartbeat", "src/x.py", "claude 1"))
+	requireExit(t, 0, s.py("finish", "claude 1"))
+	assert.Contains(t, block(), "PROTOCOLLO OBBLIGATORIO", "0.2 wrote last again")
+	py, _ := s.dump().session(t, "claude 1")
+	assert.Equal(t, "Finished", py["status"])
+	requireExit(t, 0, s.al("finish", "go-1"))
+	assert.Contains(t, block(), "lock_manager.py acquire <path> <session_id>")
+}
