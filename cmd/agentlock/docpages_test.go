@@ -390,3 +390,49 @@ func TestVersionDocsSayWhatABuildReports(t *testing.T) {
 		assert.Contains(t, string(data), "pseudo-version", "%s says what a build in a git clone reports", page)
 	}
 }
+
+// checkName finds the names doctor's checks are made with in its sources:
+// a Check or Diagnosis literal's Name, a check function's name constant,
+// the first argument of the helpers that make a check by name. A name
+// ending in "-" is a prefix ("gating-" + the agent's name).
+var checkName = regexp.MustCompile(`(?:Check|Diagnosis)\{Name: "([a-z0-9.-]+)"|const name = "([a-z0-9.-]+)"|(?:notChecked|fileSystem)\("([a-z0-9.-]+)"|\{"([a-z0-9.-]+)", "the `)
+
+// doctorSources are the files that make doctor's checks.
+func doctorSources(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	for _, pattern := range []string{"internal/doctor/*.go", "integrations/doctor.go", "integrations/*/doctor.go", "store/etcdstore/diagnose.go"} {
+		found, err := filepath.Glob(filepath.Join(repoRoot, pattern))
+		require.NoError(t, err)
+		for _, f := range found {
+			if !strings.HasSuffix(f, "_test.go") {
+				files = append(files, f)
+			}
+		}
+	}
+	return files
+}
+
+// docs/doctor.md's table names every check doctor can make.
+func TestDoctorDocNamesEveryCheck(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(repoRoot, "docs", "doctor.md"))
+	require.NoError(t, err)
+	documented := tableNames(markdownLines(string(data)))
+	names := map[string]bool{}
+	for _, f := range doctorSources(t) {
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, m := range checkName.FindAllStringSubmatch(string(src), -1) {
+			names[m[1]+m[2]+m[3]+m[4]] = true
+		}
+	}
+	require.Contains(t, names, "lock-files", "the pattern finds doctor's checks")
+	require.Contains(t, names, "gating-", "the pattern finds a check named by prefix")
+	for name := range names {
+		if prefix, ok := strings.CutSuffix(name, "-"); ok {
+			assert.True(t, documented[prefix+"-<agent>"], "docs/doctor.md's table does not name %s<agent>", name)
+			continue
+		}
+		assert.True(t, documented[name], "docs/doctor.md's table does not name the check %q", name)
+	}
+}
