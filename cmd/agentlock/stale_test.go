@@ -373,22 +373,7 @@ func TestHookStaleBadInputs(t *testing.T) {
 	p.write("src/d.go", "d\n")
 	requireExit(t, 0, p.run("release", "--all", "--session", x.session()))
 	x.read("src/d.go")
-	seen := filepath.Join(p.dir, ".agent-registry", "locks", "versions")
-	entries, err := os.ReadDir(seen)
-	require.NoError(t, err)
-	damaged := 0
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "session-") {
-			file := filepath.Join(seen, e.Name())
-			data, err := os.ReadFile(file)
-			require.NoError(t, err)
-			if strings.Contains(string(data), "src/d.go") {
-				require.NoError(t, os.WriteFile(file, []byte(strings.ReplaceAll(string(data), "xxh64:", "xxh65:")), 0o644))
-				damaged++
-			}
-		}
-	}
-	require.Equal(t, 1, damaged, "X's versions file")
+	damageVersion(t, p, x.session(), "src/d.go")
 	assert.Contains(t, x.write("src/d.go", "d\nX\n"), "record of that read is damaged")
 	doctor := p.run("doctor")
 	assert.Contains(t, doctor.Stdout, "damaged version record", "doctor reports it")
@@ -418,4 +403,28 @@ func TestHookStaleChangeBetweenReadAndItsHook(t *testing.T) {
 	assert.Equal(t, "C0\nC1\n", p.read("src/a.go"))
 	require.Empty(t, x.write("src/a.go", x.read("src/a.go")+"X\n"))
 	assert.Equal(t, "C0\nC1\nX\n", p.read("src/a.go"))
+}
+
+// damageVersionFile damages, in the lock files, session's version record
+// of the project file rel (an edited digest: its checksum no longer
+// matches).
+func damageVersionFile(t *testing.T, p *project, session, rel string) {
+	t.Helper()
+	seen := filepath.Join(p.dir, ".agent-registry", "locks", "versions")
+	entries, err := os.ReadDir(seen)
+	require.NoError(t, err)
+	damaged := 0
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "session-") {
+			continue
+		}
+		file := filepath.Join(seen, e.Name())
+		data, err := os.ReadFile(file)
+		require.NoError(t, err)
+		if strings.Contains(string(data), rel) && strings.Contains(string(data), "xxh64:") {
+			require.NoError(t, os.WriteFile(file, []byte(strings.ReplaceAll(string(data), "xxh64:", "xxh65:")), 0o644))
+			damaged++
+		}
+	}
+	require.Equal(t, 1, damaged, "%s's versions file", session)
 }
