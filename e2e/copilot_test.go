@@ -13,11 +13,6 @@ import (
 	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
-// copilotCLI is GitHub Copilot CLI: the npm package's program is a node
-// loader, the platform package's a native binary, which is what runs (no
-// node at run time).
-var copilotCLI = agentCLI{"copilot", "@github/copilot", "1.0.102", "copilot-linux-x64"}
-
 // copilotModel is the model id of the runs with edit and create: an id that
 // is not GPT-5's (GPT-5 ids get only apply_patch).
 const copilotModel = "mock-model"
@@ -59,7 +54,7 @@ func copilotEnv(t *testing.T, r *e2eRun, model string) []string {
 	}
 	return []string{"COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL=" + r.server.URL() + "/v1",
 		"COPILOT_PROVIDER_TYPE=openai", "COPILOT_PROVIDER_API_KEY=sk-mock", "COPILOT_MODEL=" + model,
-		"XDG_CACHE_HOME=" + filepath.Join(cache, copilotCLI.name+"-"+copilotCLI.version+".xdg-cache")}
+		"XDG_CACHE_HOME=" + filepath.Join(cache, copilotCLI.current(t).dir()+".xdg-cache")}
 }
 
 // e2eCopilotPatchTool is Copilot with a GPT-5 model id, which gets no edit
@@ -142,7 +137,7 @@ func e2eCopilotTrust(t *testing.T, a agent, prog string) {
 
 	r.start(t, editOf("held.txt"))
 	r.runCLI(t, untrusted, prog, false)
-	r.fileIs(t, "held.txt", "changed\n", "untrusted folder: Copilot 1.0.102 skips the hooks, so the edit of a held file goes through")
+	r.fileIs(t, "held.txt", "changed\n", "untrusted folder: Copilot "+copilotCLI.current(t).version+" skips the hooks, so the edit of a held file goes through")
 	if got := trust(); got != "warn" {
 		t.Errorf("doctor in an untrusted folder: copilot-folder-trust is %q, want warn", got)
 	}

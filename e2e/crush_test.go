@@ -11,13 +11,6 @@ import (
 	"github.com/agentlock/agentlock/e2e/mock"
 )
 
-// crushCLI is Charm Crush, pinned. Its npm package holds no binary: its
-// postinstall downloads crush_0.96.1_Linux_x86_64.tar.gz from GitHub
-// releases, so where only the npm registry is reachable the install
-// fails and the tests skip loudly; AGENTLOCK_E2E_CRUSH names a crush
-// binary installed by hand.
-var crushCLI = agentCLI{"crush", "@charmland/crush", "0.96.1", "crush"}
-
 // crushAgent drives Crush headless (crush run) against the mock's Chat
 // Completions: an openai-compat provider in the user's crush.json, the
 // default providers and their auto-update off, metrics off, and the tools

@@ -10,17 +10,6 @@ import (
 	"github.com/agentlock/agentlock/e2e/mock"
 )
 
-// droidCLI is Factory Droid, pinned: @factory/cli 0.225.1 (the launcher,
-// the registry's only version), whose linux-x64 binary package the
-// registry has as 0.225.2 only; the CLI reports 0.225.2. The facts of
-// docs/integrations/droid.md were observed on it.
-var droidCLI = agentCLI{"droid", "@factory/cli", "0.225.1", "droid"}
-
-// droidPlatform is the binary package npm would install beside the
-// launcher (an optional dependency pinned to 0.225.1, which the registry
-// does not have).
-const droidPlatform = "@factory/cli-linux-x64@0.225.2"
-
 // droidAgent drives Factory Droid headless (droid exec) against the
 // mock's Chat Completions: a custom model of provider
 // generic-chat-completion-api in ~/.factory/settings.json, --auto high
@@ -50,19 +39,13 @@ var droidAgent = agent{
 	},
 }
 
-// droidProgram installs the pinned launcher and its binary package.
-func droidProgram(t *testing.T) string {
-	t.Helper()
-	return droidCLI.installWith(t, droidPlatform)
-}
-
 // TestE2EDroid is TestE2E for Factory Droid: the direct run (a held file
 // denied through Edit and through Create, a free edit locked by Droid's
 // session, whoami through the droid process the session-start hook
 // recorded, session start and end), the wrapper run, and ApplyPatch.
 func TestE2EDroid(t *testing.T) {
 	e2eOnly(t)
-	prog := droidProgram(t)
+	prog := droidCLI.install(t)
 	t.Run("session", func(t *testing.T) { offline(t); e2eSession(t, droidAgent, prog) })
 	t.Run("wrapper", func(t *testing.T) { offline(t); e2eWrapper(t, droidAgent, prog) })
 	t.Run("ApplyPatch", func(t *testing.T) { offline(t); e2eDroidApplyPatch(t, droidAgent, prog) })

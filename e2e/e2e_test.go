@@ -106,7 +106,8 @@ func patch(path, old, new string) string {
 
 var agents = []agent{
 	{
-		cli: claudeCLI,
+		cli:     claudeCLI,
+		offline: true,
 		configure: func(t *testing.T, r *e2eRun, prompt string) ([]string, []string) {
 			// Project settings and permissions apply in a trusted folder.
 			r.write(t, filepath.Join(r.home, ".claude.json"), mustJSON(map[string]any{
@@ -131,7 +132,8 @@ var agents = []agent{
 		},
 	},
 	{
-		cli: codexCLI,
+		cli:     codexCLI,
+		offline: true,
 		configure: func(t *testing.T, r *e2eRun, prompt string) ([]string, []string) {
 			codexHome := filepath.Join(r.home, ".codex")
 			// "mock-model" is outside Codex's model catalog: Codex offers it
@@ -155,7 +157,8 @@ var agents = []agent{
 		},
 	},
 	{
-		cli: geminiCLI,
+		cli:     geminiCLI,
+		offline: true,
 		configure: func(t *testing.T, r *e2eRun, prompt string) ([]string, []string) {
 			r.write(t, filepath.Join(r.home, ".gemini", "settings.json"), `{"security":{"auth":{"selectedType":"gemini-api-key"}}}`)
 			// Folder trust: in an untrusted folder Gemini exits 55; in a
@@ -226,6 +229,7 @@ func newE2ERun(t *testing.T, a agent) *e2eRun {
 	if err != nil {
 		t.Fatal(err)
 	}
+	latest.watch(t)
 	r := &e2eRun{home: filepath.Join(root, "home"), tmp: filepath.Join(root, "tmp"), repo: filepath.Join(root, "repo"), bin: agentlockDir}
 	for _, d := range []string{r.home, r.tmp, r.repo} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -468,7 +472,7 @@ func TestE2E(t *testing.T) {
 			t.Run("session", func(t *testing.T) { a.isolate(t); e2eSession(t, a, prog) })
 			t.Run("wrapper", func(t *testing.T) { a.isolate(t); e2eWrapper(t, a, prog) })
 			if a.cli.name == "codex" {
-				t.Run("apply_patch-tool", func(t *testing.T) { e2eCodexPatchTool(t, a, prog) })
+				t.Run("apply_patch-tool", func(t *testing.T) { a.isolate(t); e2eCodexPatchTool(t, a, prog) })
 			}
 			if a.cli.name == "copilot" {
 				t.Run("apply_patch-tool", func(t *testing.T) { a.isolate(t); e2eCopilotPatchTool(t, a, prog) })
@@ -476,7 +480,7 @@ func TestE2E(t *testing.T) {
 				t.Run("trust", func(t *testing.T) { a.isolate(t); e2eCopilotTrust(t, a, prog) })
 			}
 			if a.cli.name == "claude" {
-				t.Run("git-guard", func(t *testing.T) { e2eGitGuard(t, a, prog) })
+				t.Run("git-guard", func(t *testing.T) { a.isolate(t); e2eGitGuard(t, a, prog) })
 			}
 		})
 	}

@@ -41,6 +41,10 @@ func testMain(m *testing.M) int {
 		return 2
 	}
 	if os.Getenv("AGENTLOCK_E2E") == "1" && !testing.Short() {
+		if latestMode() {
+			latest = newLatestRun(allCLIs(), viewWithNPM)
+			defer latest.report()
+		}
 		agentlockDir = dir
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		err := proctest.GoBuild(ctx, filepath.Join(dir, "agentlock"), "github.com/agentlock/agentlock/cmd/agentlock")
@@ -68,6 +72,7 @@ func newRun(t *testing.T) *run {
 	if err != nil {
 		t.Fatal(err)
 	}
+	latest.watch(t)
 	r := &run{home: filepath.Join(root, "home"), tmp: filepath.Join(root, "tmp"), repo: filepath.Join(root, "repo"),
 		hooks: filepath.Join(root, "hooks.jsonl")}
 	r.shells = filepath.Join(r.repo, "shell.jsonl")
@@ -220,6 +225,7 @@ func envIs(t *testing.T, what string, recs []ancestry.Record, name, want string)
 
 func TestClaudeHarnessAncestry(t *testing.T) {
 	bin := claudeCLI.install(t)
+	offline(t)
 	r := newRun(t)
 	settings := r.hooksJSON(map[string]string{"SessionStart": "", "PreToolUse": "*", "PostToolUse": "*", "SessionEnd": ""}, nil)
 	settings["permissions"] = map[string]any{"allow": []string{"Bash"}}
@@ -241,6 +247,7 @@ func TestClaudeHarnessAncestry(t *testing.T) {
 
 func TestGeminiHarnessAncestry(t *testing.T) {
 	bin := geminiCLI.install(t)
+	offline(t)
 	r := newRun(t)
 	r.write(t, filepath.Join(r.repo, ".gemini", "settings.json"), mustJSON(r.hooksJSON(
 		map[string]string{"SessionStart": "", "BeforeTool": ".*", "AfterTool": ".*", "SessionEnd": ""},
@@ -262,6 +269,7 @@ func TestGeminiHarnessAncestry(t *testing.T) {
 // runCodex runs codex exec in sandbox mode and returns what it showed.
 func runCodex(t *testing.T, bin, sandbox string) sessionFacts {
 	t.Helper()
+	offline(t)
 	r := newRun(t)
 	r.write(t, filepath.Join(r.repo, ".codex", "hooks.json"), mustJSON(r.hooksJSON(
 		map[string]string{"SessionStart": "", "PreToolUse": "", "PostToolUse": "", "SessionEnd": ""},

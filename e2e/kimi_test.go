@@ -11,10 +11,6 @@ import (
 	"github.com/agentlock/agentlock/e2e/mock"
 )
 
-// kimiCLI is Kimi Code CLI, pinned: the version the facts of
-// docs/integrations/kimi.md were observed on. It needs node >= 22.19.
-var kimiCLI = agentCLI{"kimi", "@moonshot-ai/kimi-code", "2.1.0", "kimi"}
-
 // kimiConfig is the part of Kimi Code's config.toml that points it at the
 // mock's Chat Completions (an "openai" provider), telemetry off. Its keys
 // go before the tables `agentlock init --global` appended.

@@ -28,6 +28,10 @@ type mcpAgent struct {
 	// tool is the model's call of a tool of agentlock's server, as the
 	// CLI names it.
 	tool func(name string, args map[string]any) mock.Step
+	// load are the model's steps that make the CLI declare the tools
+	// (Claude Code defers MCP tools behind its ToolSearch tool); nil when
+	// the CLI declares them from the start.
+	load []mock.Step
 	// offered is what a request declares when the CLI offers the tools.
 	offered string
 	// args adjusts the CLI's arguments and the user configuration so
@@ -42,6 +46,11 @@ var mcpAgents = []mcpAgent{
 		tool: func(name string, args map[string]any) mock.Step {
 			return mock.Step{Tool: "mcp__agentlock__" + name, Args: args}
 		},
+		// Claude Code 2.1.332 lists MCP tools by name only (a system
+		// message of "deferred tools") and declares one once the model has
+		// fetched it with ToolSearch.
+		load: []mock.Step{{Tool: "ToolSearch", Args: map[string]any{
+			"query": "select:mcp__agentlock__acquire,mcp__agentlock__release", "max_results": 5}}},
 		offered: `"name":"mcp__agentlock__acquire"`,
 		args: func(t *testing.T, r *e2eRun, args []string) []string {
 			// The user's approval of the project's .mcp.json server, as
@@ -85,13 +94,16 @@ func TestE2EMCP(t *testing.T) {
 
 func e2eMCP(t *testing.T, a mcpAgent, prog string) {
 	r := newE2ERun(t, a.agent)
-	r.start(t, []mock.Step{
+	// The steps after a.load: n+0 acquires free.txt, n+1 held.txt, n+3
+	// releases free.txt.
+	n := len(a.load)
+	r.start(t, append(slices.Clip(a.load),
 		a.tool("acquire", map[string]any{"paths": []string{"free.txt"}}),
 		a.tool("acquire", map[string]any{"paths": []string{"held.txt"}}),
 		shell("agentlock status --json > status.json 2>&1"),
 		a.tool("release", map[string]any{"paths": []string{"free.txt"}}),
 		shell("agentlock status --json > after.json 2>&1"),
-	})
+	))
 	args, env := a.configure(t, r, "do the scripted work")
 	args = a.args(t, r, args)
 	res := proctest.Run(t, prog, proctest.Cmd{Args: args, Env: proctest.Env(r.home, r.tmp, append(env, "PATH="+r.bin+":"+systemPath)...), Dir: r.repo})
@@ -102,8 +114,15 @@ func e2eMCP(t *testing.T, a mcpAgent, prog string) {
 		t.Fatalf("%s offered the model none of agentlock's MCP tools (%s); it offered %v", a.cli.name, a.offered, offeredTools(r))
 	}
 	s := r.harnessSession(t, a.agent)
+	for i := range a.load {
+		loaded := r.told(t, i)
+		t.Logf("loading the MCP tools: the model read %q", loaded)
+		if !strings.Contains(loaded, "mcp__agentlock__acquire") {
+			t.Errorf("loading the MCP tools: the model read %q, which does not name mcp__agentlock__acquire", loaded)
+		}
+	}
 
-	took := r.told(t, 0)
+	took := r.told(t, n)
 	t.Logf("MCP acquire of free.txt: the model read %q", took)
 	if !strings.Contains(took, `"locked":true`) || !strings.Contains(took, s.ID) {
 		t.Errorf("MCP acquire of free.txt: the model read %q, want a lock of the harness session %s", took, s.ID)
@@ -112,7 +131,7 @@ func e2eMCP(t *testing.T, a mcpAgent, prog string) {
 		t.Errorf("after the MCP acquire, free.txt's lock is %+v, want locked by the harness session %s", l, s.ID)
 	}
 
-	refused := r.told(t, 1)
+	refused := r.told(t, n+1)
 	t.Logf("MCP acquire of held.txt: the model read %q", refused)
 	if !strings.Contains(refused, "held by session "+holder) || !strings.Contains(refused, "do not work around") {
 		t.Errorf("MCP acquire of held.txt: the model read %q, want a refusal naming %s and what to do", refused, holder)
@@ -121,7 +140,7 @@ func e2eMCP(t *testing.T, a mcpAgent, prog string) {
 		t.Errorf("held.txt's lock is %+v, want still %s's", l, holder)
 	}
 
-	released := r.told(t, 3)
+	released := r.told(t, n+3)
 	if !strings.Contains(released, `"released":true`) {
 		t.Errorf("MCP release of free.txt: the model read %q", released)
 	}

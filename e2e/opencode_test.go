@@ -13,26 +13,19 @@ import (
 	"github.com/agentlock/agentlock/e2e/mock"
 )
 
-// openCodeCLI is OpenCode: the npm package's program is the native binary
-// of opencode-linux-x64 (no node at run time).
-var openCodeCLI = agentCLI{"opencode", "opencode-ai", "1.18.33", "opencode"}
-
 // openCodePluginSDK is what OpenCode installs into .opencode/ at every
-// start (npm, offline in the tests: from the e2e npm cache, seeded while
-// the network is there).
-const openCodePluginSDK = "@opencode-ai/plugin@1.18.33"
-
-// kiloCLI is Kilo Code CLI, OpenCode's fork, at the newest version whose
-// native package (@kilocode/cli-linux-x64) the registry has: 7.8.1's is
-// missing, so its install fails.
-var kiloCLI = agentCLI{"kilo", "@kilocode/cli", "7.7.7", "kilo"}
+// start, at its own version (npm, offline in the tests: from the e2e npm
+// cache, seeded while the network is there).
+func openCodePluginSDK(t *testing.T) string {
+	return "@opencode-ai/plugin@" + openCodeCLI.current(t).version
+}
 
 // openCodeAgent drives OpenCode headless (opencode run) against the mock's
 // Chat Completions through an @ai-sdk/openai-compatible provider in the
 // user's opencode.json, offline: no model catalogue fetch, no update
 // check, no sharing, npm offline.
 func openCodeAgent(t *testing.T) agent {
-	return openCodeFamily(t, openCodeCLI, "OPENCODE", "opencode.json", openCodePluginSDK)
+	return openCodeFamily(t, openCodeCLI, "OPENCODE", "opencode.json", openCodePluginSDK(t))
 }
 
 // kiloAgent drives Kilo Code CLI as openCodeAgent drives OpenCode: its
@@ -40,7 +33,7 @@ func openCodeAgent(t *testing.T) agent {
 // plugin SDK (@kilocode/plugin at its version) is not on the registry: the
 // background install fails, with a warning, and changes nothing.
 //
-// Kilo 7.7.7 takes about 100 s from start to its first model call in a
+// Kilo 7.7.9 takes about 100 s from start to its first model call in a
 // network namespace without a route out (about 45 s of it before its event
 // stream connects), so a run gets 6 minutes (it took up to 190 s at a load average of 40). Telemetry, session ingest,
 // codebase indexing and presence are off.

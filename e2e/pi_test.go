@@ -11,10 +11,6 @@ import (
 	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
-// piCLI is Pi, pinned: the version the facts of docs/integrations/pi.md
-// were observed on. It needs node >= 22.19.
-var piCLI = agentCLI{"pi", "@earendil-works/pi-coding-agent", "1.6.0", "pi"}
-
 // piAgent drives Pi in print mode against the mock's Chat Completions: a
 // provider "mock" of api openai-completions in ~/.pi/agent/models.json,
 // --approve (print mode never asks for project trust, and loads no

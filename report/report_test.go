@@ -46,6 +46,14 @@ func TestCheckedStates(t *testing.T) {
 	stale, _ := Checked(core.Check{State: core.State{Path: "/p", Owner: "gone", Stale: true}, OK: true})
 	assert.Equal(t, "stale", stale.State)
 	assert.Equal(t, "gone", stale.StaleOwner)
+	// An unreadable record unwritten for longer than the timeout is
+	// stale, never free; who held it is unknown.
+	unreadable, line := Checked(core.Check{State: core.State{Path: "/p", Stale: true, Age: time.Hour,
+		Corrupt: &core.CorruptError{Ref: "/l/p.lock", Reason: "no '|'"}}, OK: true})
+	assert.Equal(t, "stale", unreadable.State)
+	assert.Empty(t, unreadable.StaleOwner)
+	assert.True(t, unreadable.OK)
+	assert.Equal(t, "/p: stale (an unreadable lock record, not written for 1h0m0s)", line)
 }
 
 func TestStatusesListHeldThenUnreadable(t *testing.T) {

@@ -28,7 +28,10 @@ type build struct {
 // compareOp is one operation timed for every build, each run paired with
 // one flock(1) run.
 type compareOp struct {
-	name  string
+	name string
+	// floor marks a program that is no build's (a Go hello-world...): it
+	// is timed once a round, in the first build's folder.
+	floor bool
 	setup func(b build) [][]string // untimed, before each run
 	cmd   func(b build) []string
 	stdin func(b build) string
@@ -65,9 +68,11 @@ func parseBuilds(spec string) ([]build, error) {
 // round), the pairs of a round run in a shuffled order, and each row gives
 // the median and 90th percentile of the paired ratios: the ratio of a pair
 // shares the machine's state of that moment, which the ratio of two
-// medians does not. Then each build's size and its Go package
-// initialisation (GODEBUG=inittrace=1, median of n runs).
-func runCompare(spec string, n int) error {
+// medians does not. floors, comma-separated programs, are timed the same
+// way once a round (bench/floor: a Go hello-world, one linking cobra and
+// viper). Then each build's size and its Go package initialisation
+// (GODEBUG=inittrace=1, median of n runs).
+func runCompare(spec, floors string, n int) error {
 	builds, err := parseBuilds(spec)
 	if err != nil {
 		return err
@@ -102,6 +107,13 @@ func runCompare(spec string, n int) error {
 			cmd:   func(b build) []string { return []string{b.bin, "hook", "claude", "pre-edit"} },
 			stdin: func(b build) string { return claudePayload(b.proj, "PreToolUse", edited(b)) }},
 	}
+	// Floors: what any Go program, and any linking the design card's
+	// command-line libraries, costs to start, to read the rows against.
+	for _, f := range strings.Split(floors, ",") {
+		if f != "" {
+			ops = append(ops, compareOp{name: "floor: " + filepath.Base(f), floor: true, cmd: func(build) []string { return []string{f} }})
+		}
+	}
 	// The edited file is taken once before timing: the timed hook is the
 	// next edit of a file the session holds (no registry write). No
 	// session-start hook runs: it would record this process as the
@@ -125,9 +137,11 @@ func runCompare(spec string, n int) error {
 	}
 	type pair struct{ op, build int }
 	var order []pair
-	for i := range ops {
+	for i, op := range ops {
 		for j := range builds {
-			order = append(order, pair{i, j})
+			if !op.floor || j == 0 {
+				order = append(order, pair{i, j})
+			}
 		}
 	}
 	shuffle := rand.New(rand.NewPCG(1, 2))
@@ -172,13 +186,19 @@ func runCompare(spec string, n int) error {
 	for i, op := range ops {
 		for j, b := range builds {
 			r, u := ratios[i][j], runs[i][j]
+			if op.floor {
+				if j > 0 {
+					continue
+				}
+				b.name = "-"
+			}
 			fmt.Printf("%-22s %-16s %9s %9s %12.2fx %9.2fx %9s %7d\n", op.name, b.name, ms(median(wallOf(flocks[i][j]))), ms(median(wallOf(u))),
-				pctf(r, 50), pctf(r, 90), ms(median(cpuOf(u))), int64(pctf(faultsOf(u), 50)))
+				pct(r, 50), pct(r, 90), ms(median(cpuOf(u))), int64(pct(faultsOf(u), 50)))
 		}
 	}
 	fmt.Printf("(%d interleaved rounds; each run paired with a flock(1) run beside it; ratios of the pairs' wall times;\n"+
 		" cpu and faults: the median process's user+system time and minor page faults; flock(1): %s cpu, %d faults)\n\n",
-		n, ms(median(cpuOf(flocks[0][0]))), int64(pctf(faultsOf(flocks[0][0]), 50)))
+		n, ms(median(cpuOf(flocks[0][0]))), int64(pct(faultsOf(flocks[0][0]), 50)))
 	return compareInit(builds, n)
 }
 
@@ -329,7 +349,7 @@ func compareInit(builds []build, n int) error {
 			for len(cs) < len(traces[j]) {
 				cs = append(cs, 0)
 			}
-			pkgs = append(pkgs, pkgTime{p, pctf(cs, 50)})
+			pkgs = append(pkgs, pkgTime{p, pct(cs, 50)})
 		}
 		slices.SortFunc(pkgs, func(a, b pkgTime) int {
 			if a.ms != b.ms {
@@ -345,18 +365,11 @@ func compareInit(builds []build, n int) error {
 			top = append(top, fmt.Sprintf("%s %.3f", p.name, p.ms))
 		}
 		fmt.Printf("%-16s %8.2fMB %8d %10.3fms %8.3fms  %s\n", b.name, float64(st.Size())/1e6, len(perPkg),
-			pctf(totals, 50), pctf(totals, 90), strings.Join(top, ", "))
-		fmt.Printf("%-16s %10s %8s %12s %10s  allocated at init: %.0f KB (median)\n", "", "", "", "", "", pctf(bytesAlloc, 50)/1024)
+			pct(totals, 50), pct(totals, 90), strings.Join(top, ", "))
+		fmt.Printf("%-16s %10s %8s %12s %10s  allocated at init: %.0f KB (median)\n", "", "", "", "", "", pct(bytesAlloc, 50)/1024)
 	}
 	fmt.Printf("(GODEBUG=inittrace=1 agentlock version, %d runs each; size in 10^6 bytes)\n", n)
 	return nil
-}
-
-// pctf is the p-th percentile of v (nearest rank below).
-func pctf(v []float64, p int) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	return s[(len(s)-1)*p/100]
 }
 
 func wallOf(u []usage) []time.Duration {

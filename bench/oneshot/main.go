@@ -13,6 +13,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -57,7 +58,7 @@ func main() {
 	compare := flag.String("compare", "", "name=binary,name=binary...: time these builds side by side instead (version, acquire, release, pre-edit hook, init time)")
 	flag.Parse()
 	if *compare != "" {
-		if err := runCompare(*compare, *n); err != nil {
+		if err := runCompare(*compare, *floors, *n); err != nil {
 			fmt.Fprintln(os.Stderr, "oneshot:", err)
 			os.Exit(1)
 		}
@@ -508,8 +509,9 @@ func childrenCPU() time.Duration {
 
 func median(d []time.Duration) time.Duration { return pct(d, 50) }
 
-func pct(d []time.Duration, p int) time.Duration {
-	s := slices.Clone(d)
+// pct is the p-th percentile of v (nearest rank below).
+func pct[T cmp.Ordered](v []T, p int) T {
+	s := slices.Clone(v)
 	slices.Sort(s)
 	return s[(len(s)-1)*p/100]
 }

@@ -84,7 +84,9 @@ func TestExitedAgentsSessionIsFinished(t *testing.T) {
 			agent := proctest.Start(t, fake, proctest.Cmd{Env: p.env, Dir: p.dir,
 				Stdin: strings.Join(append(steps, `{"sleep":"`+sleep+`"}`), "\n") + "\n"})
 			waitFor(t, func() bool { s, held := sessionStatus(t, p, "kimi-k1"); return s == "OnWorking" && held })
-			assert.Contains(t, p.read("acquired.txt"), "kimi-k1")
+			// The lock shows before the acquire has printed its line and
+			// exited (a slow machine shows the gap): wait for the line.
+			waitFor(t, func() bool { return strings.Contains(p.read("acquired.txt"), "kimi-k1") })
 			inSandbox(t, p)
 			if tc.kill {
 				require.NoError(t, agent.Signal(syscall.SIGKILL))

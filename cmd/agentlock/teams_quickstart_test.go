@@ -108,13 +108,19 @@ func TestTeamsQuickStartAsWritten(t *testing.T) {
 
 	// The server runs until the test ends (its standard input, which would
 	// stop it, stays open); its URL goes to stderr, which can be watched.
-	// Its first line is the URL, or why it could not serve.
+	// It prints the URL, or why it could not serve — after go run's own
+	// lines when the module cache lacks what the server needs (a new
+	// machine's: "go: downloading ..."), so the first line is no answer.
 	server := proctest.Start(t, "/bin/sh", sh(repo, "tail -f /dev/null | {\n"+qs.server+"\n} 1>&2"))
-	server.WaitStderr(t, "\n", 8*time.Minute)
-	if strings.Contains(server.Stderr(), "address already in use") {
-		proctest.Unavailable(t, "TEAMS QUICK START SKIPPED: port 2379 is taken here: %s", server.Stderr())
+	url := regexp.MustCompile(`etcd://\S+`)
+	for deadline := time.Now().Add(8 * time.Minute); !url.MatchString(server.Stderr()); time.Sleep(50 * time.Millisecond) {
+		if strings.Contains(server.Stderr(), "address already in use") {
+			proctest.Unavailable(t, "TEAMS QUICK START SKIPPED: port 2379 is taken here: %s", server.Stderr())
+		}
+		require.False(t, server.Exited(), "the quick start's server exited without printing its URL: %s", server.Stderr())
+		require.True(t, time.Now().Before(deadline), "the quick start's server printed no URL: %s", server.Stderr())
 	}
-	printed := regexp.MustCompile(`etcd://\S+`).FindString(server.Stderr())
+	printed := url.FindString(server.Stderr())
 	require.Equal(t, field(t, qs.init, "--store"), printed, "the server prints the URL init names: %s", server.Stderr())
 
 	r := proctest.Run(t, "/bin/sh", sh(repo, qs.build))
@@ -135,9 +141,11 @@ func TestTeamsQuickStartAsWritten(t *testing.T) {
 }
 
 // goEnv is the environment of a go command that builds from the
-// developer's caches, offline, with a home of root's: Go's defaults for
-// everything else (proctest.GoEnv: no GOFLAGS or go env file of the
-// developer's).
+// developer's caches and module proxy, with a home of root's: Go's defaults
+// for everything else (proctest.GoEnv: no GOFLAGS or go env file of the
+// developer's). Not offline: the etcd build needs modules that go test
+// ./... never does, so a new machine's module cache lacks them, and a
+// reader of the quick start downloads them too.
 func goEnv(t *testing.T, goBin, root string) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -146,5 +154,5 @@ func goEnv(t *testing.T, goBin, root string) []string {
 	require.NoError(t, err)
 	home := filepath.Join(root, "home")
 	require.NoError(t, os.MkdirAll(home, 0o700))
-	return proctest.Env(home, root, append(settings, "GOPROXY=off")...)
+	return proctest.Env(home, root, settings...)
 }

@@ -248,6 +248,16 @@ func (p *Proc) Pid() int { return p.cmd.Process.Pid }
 // Signal sends sig to the process.
 func (p *Proc) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
 
+// Exited reports whether the process has exited (and been waited for).
+func (p *Proc) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // Stderr is what the process has written to stderr so far.
 func (p *Proc) Stderr() string { return p.stderr.String() }
 

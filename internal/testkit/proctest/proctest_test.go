@@ -53,6 +53,14 @@ func TestChildGetsOnlyTheEnvironmentBuilt(t *testing.T) {
 	assert.ElementsMatch(t, want, names)
 }
 
+func TestExitedSaysWhetherTheProcessIsGone(t *testing.T) {
+	running := Start(t, "sleep", Cmd{Args: []string{"30"}, Env: env(t)})
+	assert.False(t, running.Exited())
+	done := Start(t, "true", Cmd{Env: env(t)})
+	done.Wait(t)
+	assert.True(t, done.Exited())
+}
+
 func TestCmdWithoutEnvironmentIsRefused(t *testing.T) {
 	dt := &deadlineT{T: t, deadline: time.Now().Add(time.Minute)}
 	newProc(dt, "true", Cmd{}, "true")
