@@ -135,8 +135,10 @@ var agents = []agent{
 		// Claude Code refuses a Write of a file changed since its Read
 		// itself, before any hook.
 		stale: &staleCase{
-			read:     func(path string) mock.Step { return mock.Step{Tool: "Read", Args: map[string]any{"file_path": path}} },
-			write:    func(path, content string) mock.Step { return mock.Step{Tool: "Write", Args: map[string]any{"file_path": path, "content": content}} },
+			read: func(path string) mock.Step { return mock.Step{Tool: "Read", Args: map[string]any{"file_path": path}} },
+			write: func(path, content string) mock.Step {
+				return mock.Step{Tool: "Write", Args: map[string]any{"file_path": path, "content": content}}
+			},
 			cliGuard: "modified since read",
 		},
 	},
@@ -193,7 +195,9 @@ var agents = []agent{
 				"write_file of @held2.txt (Gemini strips the @)"
 		},
 		stale: &staleCase{
-			read: func(path string) mock.Step { return mock.Step{Tool: "read_file", Args: map[string]any{"file_path": path}} },
+			read: func(path string) mock.Step {
+				return mock.Step{Tool: "read_file", Args: map[string]any{"file_path": path}}
+			},
 			write: func(path, content string) mock.Step {
 				return mock.Step{Tool: "write_file", Args: map[string]any{"file_path": path, "content": content}}
 			},

@@ -47,26 +47,28 @@
 // Paths whose locks live in several workspaces follow one rule, the same
 // for every front end: see Acquire.
 //
-// # What comes next
+// # Sub-agents
 //
-// One planned change slots in without reshaping this API:
-//
-//   - Sub-agents (issue 35): a sub-agent is a child session
-//     "<parent>/<sub-id>" (core.ChildSession: within the id rules, a long
-//     or odd sub-agent id shortened stably). Its identity is resolved like
-//     any other, from one more input, Inputs.SubAgent (the sub-agent's id
-//     in a hook payload): the session the other inputs name is its
-//     parent, Identity.Parent, and the verbs act for Identity.ID. Rules
-//     between a parent and its children (a child may take what its parent
-//     holds) belong to the engine's decision, behind the same verbs.
+// A sub-agent is a child session "<parent>/<sub-id>" (core.ChildSession:
+// within the id rules, a long or odd sub-agent id shortened stably). Its
+// identity is resolved like any other, from one more input,
+// Inputs.SubAgent (the sub-agent's id in a hook payload, or a sub-agent's
+// shell where its harness says so): the session the other inputs name is
+// its parent, Identity.Parent, and the verbs act for Identity.ID. The
+// rules between a parent and its children (a child takes over what its
+// parent's hooks took, siblings exclude each other) are the engine's
+// decision (core.Claim.Parent), which Acquire passes on; Start registers a
+// child under its parent; Finish and Release All of a parent end its
+// children's locks too (docs/architecture.md, Sub-agents).
 //
 // # Read versions
 //
-// Stale writes (issue 34, docs/read-versions.md) took the slot planned for
-// them: Read records what a session read of files (their versions, kept
-// in the store of each file's lock), Wrote what its own edit wrote, and
-// the Gate, once Acquire took the locks, judges the session's view of each
-// file by its workspace's stale-write mode (Gate.Whole, Gate.ReadsUnseen;
-// Acquired.Stale, StaleError). Versions key by Identity.ID: a sub-agent's
-// are its own once it is a child session.
+// Stale writes (issue 34, docs/read-versions.md): Read records what a
+// session read of files (their versions, kept in the store of each file's
+// lock), Wrote what its own edit wrote, and the Gate, once Acquire took the
+// locks, judges the session's view of each file by its workspace's
+// stale-write mode (Gate.Whole, Gate.ReadsUnseen; Acquired.Stale,
+// StaleError). Versions key by Identity.ID: a sub-agent's are its own, so
+// a sibling's change refuses a stale sibling's write as any other
+// session's does.
 package session
