@@ -32,11 +32,13 @@ const staleReadCheckLanded = true
 
 // subagentSessionsLanded says whether issue 35 is on main: sub-agents
 // sessions of their own, so that two sub-agents of one session cannot both
-// pass the gate. Today they share their parent's session and overwrite
-// each other; TestLosslessModes checks that they still do until this and
-// staleReadCheckLanded are both true (a sub-agent refused while its
-// sibling holds the file still writes from a stale read without issue 34).
-const subagentSessionsLanded = false
+// pass the gate. It landed, with issue 34: each sub-agent's versions are its
+// own, so that a sub-agent refused while its sibling held the file, and then
+// writing from its stale read, is refused again ("read it again").
+// TestLosslessModes holds the sub-agents case to 0 lost updates now. (Before,
+// sub-agents shared their parent's session and overwrote each other, and the
+// test checked that they still did until both constants were true.)
+const subagentSessionsLanded = true
 
 // agentlockBin is the agentlock built from the tree for these tests.
 var agentlockBin string

@@ -46,15 +46,32 @@ type claudeAgent struct {
 	t  *testing.T
 	p  *project
 	id string // the harness's session id (agentlock's is "claude-" + id)
+	// sub, when not "", makes the agent a sub-agent of session id (its
+	// payloads carry agent_id): agentlock's child session
+	// "claude-<id>/<sub>" (issue 35).
+	sub string
 }
 
-func (a claudeAgent) session() string { return "claude-" + a.id }
+func (a claudeAgent) session() string {
+	if a.sub != "" {
+		return "claude-" + a.id + "/" + a.sub
+	}
+	return "claude-" + a.id
+}
+
+// withSub adds a's sub-agent id to a hook payload of its session.
+func (a claudeAgent) withSub(payload string) string {
+	if a.sub == "" {
+		return payload
+	}
+	return strings.Replace(payload, `"hook_event_name"`, fmt.Sprintf(`"agent_id":%q,"agent_type":"general-purpose","hook_event_name"`, a.sub), 1)
+}
 
 // hook runs one hook process of the agent's harness.
 func (a claudeAgent) hook(event, tool, file, content string) proctest.Result {
 	run := map[string]string{"PreToolUse": "pre-edit", "PostToolUse": "renew"}[event]
 	return harness(a.t).Run(a.t, proctest.Cmd{Args: []string{"hook", "claude", run}, Env: a.p.env, Dir: a.p.dir,
-		Stdin: claudeTool(a.id, a.p.dir, event, tool, file, content)})
+		Stdin: a.withSub(claudeTool(a.id, a.p.dir, event, tool, file, content))})
 }
 
 // read reads rel with Claude's Read: the file, then the PostToolUse hook.
@@ -95,7 +112,7 @@ func TestHookStaleWriteRefusedNamingTheWriter(t *testing.T) {
 		t.Run("Y changes it through its "+how, func(t *testing.T) {
 			p := hookProject(t)
 			p.write("src/auth.py", "C0\n")
-			x, y := claudeAgent{t, p, "x"}, claudeAgent{t, p, "y"}
+			x, y := claudeAgent{t: t, p: p, id: "x"}, claudeAgent{t: t, p: p, id: "y"}
 			base := x.read("src/auth.py")
 
 			switch how {
@@ -131,13 +148,13 @@ func TestHookStaleWriteRefusedNamingTheWriter(t *testing.T) {
 func TestHookStaleWriteReReadThenWrite(t *testing.T) {
 	p := hookProject(t)
 	p.write("src/auth.py", "C0\n")
-	x, y := claudeAgent{t, p, "x"}, claudeAgent{t, p, "y"}
+	x, y := claudeAgent{t: t, p: p, id: "x"}, claudeAgent{t: t, p: p, id: "y"}
 	base := x.read("src/auth.py")
 	require.Empty(t, y.write("src/auth.py", y.read("src/auth.py")+"C1\n"))
 	requireExit(t, 0, p.run("release", "src/auth.py", "--session", y.session()))
 	require.NotEmpty(t, x.write("src/auth.py", base+"X\n"))
 	// Another session cannot change it meanwhile: it is X's.
-	z := claudeAgent{t, p, "z"}
+	z := claudeAgent{t: t, p: p, id: "z"}
 	assert.Contains(t, z.write("src/auth.py", z.read("src/auth.py")+"Z\n"), "locked by session "+x.session())
 	require.Empty(t, x.write("src/auth.py", x.read("src/auth.py")+"X\n"))
 	assert.Equal(t, "C0\nC1\nX\n", p.read("src/auth.py"))
@@ -152,7 +169,7 @@ func TestHookStaleWriteReReadThenWrite(t *testing.T) {
 func TestHookStaleCheckLetsFreshAndOwnWritesThrough(t *testing.T) {
 	p := hookProject(t)
 	p.write("src/a.go", "a\n")
-	x := claudeAgent{t, p, "x"}
+	x := claudeAgent{t: t, p: p, id: "x"}
 	content := x.read("src/a.go")
 	for i := range 5 {
 		content += fmt.Sprintf("edit %d\n", i)
@@ -176,11 +193,11 @@ func TestHookStaleOverwriteOfAnUnreadFile(t *testing.T) {
 	p := hookProject(t)
 	p.write("src/a.go", "a\n")
 	p.write("src/b.go", "b\n")
-	y := claudeAgent{t, p, "y"}
+	y := claudeAgent{t: t, p: p, id: "y"}
 	require.Empty(t, y.write("src/a.go", y.read("src/a.go")+"Y1\n"))
 	requireExit(t, 0, p.runEnv([]string{"AGENTLOCK_SESSION=" + y.session()}, "release", "--all"))
 
-	x := claudeAgent{t, p, "x"}
+	x := claudeAgent{t: t, p: p, id: "x"}
 	requireExit(t, 0, p.runEnv([]string{"AGENTLOCK_SESSION=" + x.session()}, "register", "--working-on", "a"))
 	require.Empty(t, x.write("src/a.go", "x overwrote a change made before it began\n"), "changed before X began")
 
@@ -212,7 +229,7 @@ func staleFleet(t *testing.T, p *project, sessions, rounds int, files []string, 
 	var wg sync.WaitGroup
 	for s := range sessions {
 		wg.Go(func() {
-			a := claudeAgent{t, p, fmt.Sprintf("s%02d", s)}
+			a := claudeAgent{t: t, p: p, id: fmt.Sprintf("s%02d", s)}
 			rng := rand.New(rand.NewPCG(uint64(s), 34))
 			for r := range rounds {
 				file := files[(s+r)%len(files)]
@@ -313,7 +330,7 @@ func TestHookStaleReadsAllFinish(t *testing.T) {
 // let through.
 func TestHookStaleBadInputs(t *testing.T) {
 	p := hookProject(t)
-	x, y := claudeAgent{t, p, "x"}, claudeAgent{t, p, "y"}
+	x, y := claudeAgent{t: t, p: p, id: "x"}, claudeAgent{t: t, p: p, id: "y"}
 	// changeByY changes rel by a command of Y's, holding its lock.
 	changeByY := func(rel string, change func(path string)) {
 		requireExit(t, 0, p.run("acquire", rel, "--session", y.session()))
@@ -388,7 +405,7 @@ func TestHookStaleBadInputs(t *testing.T) {
 func TestHookStaleChangeBetweenReadAndItsHook(t *testing.T) {
 	p := hookProject(t)
 	p.write("src/a.go", "C0\n")
-	x, y := claudeAgent{t, p, "x"}, claudeAgent{t, p, "y"}
+	x, y := claudeAgent{t: t, p: p, id: "x"}, claudeAgent{t: t, p: p, id: "y"}
 	base := p.read("src/a.go") // the Read tool reads...
 	require.Empty(t, y.write("src/a.go", y.read("src/a.go")+"C1\n"))
 	requireExit(t, 0, p.run("release", "src/a.go", "--session", y.session()))
@@ -427,4 +444,32 @@ func damageVersionFile(t *testing.T, p *project, session, rel string) {
 		}
 	}
 	require.Equal(t, 1, damaged, "%s's versions file", session)
+}
+
+// Sub-agents are sessions of their own (issue 35), and so are their
+// versions: a sibling's change refuses a stale sibling's write, naming the
+// sibling, as any other session's does; a read again lets it through.
+func TestHookStaleSiblingSubAgents(t *testing.T) {
+	p := hookProject(t)
+	p.write("src/auth.py", "C0\n")
+	a := claudeAgent{t: t, p: p, id: "parent", sub: "a"}
+	b := claudeAgent{t: t, p: p, id: "parent", sub: "b"}
+	subAgent := func(sub claudeAgent, event, run string) {
+		payload := sub.withSub(fmt.Sprintf(`{"session_id":%q,"transcript_path":"/t.jsonl","cwd":%q,"hook_event_name":%q}`, sub.id, p.dir, event))
+		requireExit(t, 0, harness(t).Run(t, proctest.Cmd{Args: []string{"hook", "claude", run}, Env: p.env, Dir: p.dir, Stdin: payload}))
+	}
+	subAgent(a, "SubagentStart", "session-start")
+	subAgent(b, "SubagentStart", "session-start")
+
+	base := a.read("src/auth.py")
+	require.Empty(t, b.write("src/auth.py", b.read("src/auth.py")+"C1\n"), "b's write")
+	subAgent(b, "SubagentStop", "session-end") // b's lock goes with it
+
+	reason := a.write("src/auth.py", base+"A\n")
+	require.NotEmpty(t, reason, "a's stale write went through")
+	assert.Contains(t, reason, "changed since you (claude-parent/a) read it")
+	assert.Contains(t, reason, "session claude-parent/b", "the sibling that changed it")
+	assert.Equal(t, "C0\nC1\n", p.read("src/auth.py"), "b's change is intact")
+	require.Empty(t, a.write("src/auth.py", a.read("src/auth.py")+"A\n"), "after a read again")
+	assert.Equal(t, "C0\nC1\nA\n", p.read("src/auth.py"))
 }
