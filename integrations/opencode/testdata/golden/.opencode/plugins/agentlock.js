@@ -37,6 +37,11 @@ export const AgentlockPlugin = async ({ directory }) => {
     "tool.execute.after": async (input) => {
       if (started.has(input.sessionID)) hook("renew", { session_id: input.sessionID, cwd: directory });
     },
+    // The end of a turn: the session is idle again. The locks its edits took are released.
+    event: async ({ event }) => {
+      const id = event?.type === "session.idle" ? event.properties?.sessionID : undefined;
+      if (id && started.has(id)) hook("turn-end", { session_id: id, cwd: directory });
+    },
     "shell.env": async (input, output) => {
       if (input.sessionID) output.env.OPENCODE_SESSION_ID = input.sessionID;
     },
