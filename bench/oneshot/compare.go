@@ -193,12 +193,12 @@ func runCompare(spec, floors string, n int) error {
 				b.name = "-"
 			}
 			fmt.Printf("%-22s %-16s %9s %9s %12.2fx %9.2fx %9s %7d\n", op.name, b.name, ms(median(wallOf(flocks[i][j]))), ms(median(wallOf(u))),
-				pctf(r, 50), pctf(r, 90), ms(median(cpuOf(u))), int64(pctf(faultsOf(u), 50)))
+				pct(r, 50), pct(r, 90), ms(median(cpuOf(u))), int64(pct(faultsOf(u), 50)))
 		}
 	}
 	fmt.Printf("(%d interleaved rounds; each run paired with a flock(1) run beside it; ratios of the pairs' wall times;\n"+
 		" cpu and faults: the median process's user+system time and minor page faults; flock(1): %s cpu, %d faults)\n\n",
-		n, ms(median(cpuOf(flocks[0][0]))), int64(pctf(faultsOf(flocks[0][0]), 50)))
+		n, ms(median(cpuOf(flocks[0][0]))), int64(pct(faultsOf(flocks[0][0]), 50)))
 	return compareInit(builds, n)
 }
 
@@ -349,7 +349,7 @@ func compareInit(builds []build, n int) error {
 			for len(cs) < len(traces[j]) {
 				cs = append(cs, 0)
 			}
-			pkgs = append(pkgs, pkgTime{p, pctf(cs, 50)})
+			pkgs = append(pkgs, pkgTime{p, pct(cs, 50)})
 		}
 		slices.SortFunc(pkgs, func(a, b pkgTime) int {
 			if a.ms != b.ms {
@@ -365,18 +365,11 @@ func compareInit(builds []build, n int) error {
 			top = append(top, fmt.Sprintf("%s %.3f", p.name, p.ms))
 		}
 		fmt.Printf("%-16s %8.2fMB %8d %10.3fms %8.3fms  %s\n", b.name, float64(st.Size())/1e6, len(perPkg),
-			pctf(totals, 50), pctf(totals, 90), strings.Join(top, ", "))
-		fmt.Printf("%-16s %10s %8s %12s %10s  allocated at init: %.0f KB (median)\n", "", "", "", "", "", pctf(bytesAlloc, 50)/1024)
+			pct(totals, 50), pct(totals, 90), strings.Join(top, ", "))
+		fmt.Printf("%-16s %10s %8s %12s %10s  allocated at init: %.0f KB (median)\n", "", "", "", "", "", pct(bytesAlloc, 50)/1024)
 	}
 	fmt.Printf("(GODEBUG=inittrace=1 agentlock version, %d runs each; size in 10^6 bytes)\n", n)
 	return nil
-}
-
-// pctf is the p-th percentile of v (nearest rank below).
-func pctf(v []float64, p int) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	return s[(len(s)-1)*p/100]
 }
 
 func wallOf(u []usage) []time.Duration {

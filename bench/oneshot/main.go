@@ -13,6 +13,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -508,8 +509,9 @@ func childrenCPU() time.Duration {
 
 func median(d []time.Duration) time.Duration { return pct(d, 50) }
 
-func pct(d []time.Duration, p int) time.Duration {
-	s := slices.Clone(d)
+// pct is the p-th percentile of v (nearest rank below).
+func pct[T cmp.Ordered](v []T, p int) T {
+	s := slices.Clone(v)
 	slices.Sort(s)
 	return s[(len(s)-1)*p/100]
 }
