@@ -69,11 +69,7 @@ func Statuses(states []core.State, problems []error, withFree bool) []Status {
 			if s.Stale {
 				rec.State = "stale"
 			}
-			rec.HeldAs = HeldAs(s)
-			if !s.Used.IsZero() {
-				unused := Seconds(max(s.Age+s.Stamp.Sub(s.Used), 0))
-				rec.Unused = &unused
-			}
+			rec.HeldAs, rec.Unused = HeldAs(s), UnusedSeconds(s)
 		} else if !withFree {
 			continue
 		}
@@ -98,18 +94,35 @@ func Statuses(states []core.State, problems []error, withFree bool) []Status {
 	return out
 }
 
-// heldAsCell words why r is held, for people: "explicit", "editing
-// (last edit 3s ago)", "idle for 1m5s"; "-" when free.
+// heldAsCell words why r is held, for people (HeldAsWords); "-" when
+// free.
 func heldAsCell(r Status) string {
-	switch {
-	case r.HeldAs == "":
+	if r.HeldAs == "" {
 		return "-"
-	case r.Unused == nil:
-		return r.HeldAs
-	case r.HeldAs == "idle":
-		return "idle for " + Human(secondsDuration(*r.Unused))
 	}
-	return r.HeldAs + " (last edit " + Human(secondsDuration(*r.Unused)) + " ago)"
+	return HeldAsWords(r.HeldAs, r.Unused)
+}
+
+// UnusedSeconds is Status.Unused of s: the seconds since the last use of a
+// hook's lock under an idle bound; nil otherwise.
+func UnusedSeconds(s core.State) *float64 {
+	if s.Used.IsZero() {
+		return nil
+	}
+	unused := Seconds(max(s.Age+s.Stamp.Sub(s.Used), 0))
+	return &unused
+}
+
+// HeldAsWords words why a lock is held (Status.HeldAs, with Unused), for
+// people: "explicit", "editing (last edit 3s ago)", "idle for 1m5s".
+func HeldAsWords(heldAs string, unused *float64) string {
+	switch {
+	case unused == nil:
+		return heldAs
+	case heldAs == "idle":
+		return "idle for " + Human(secondsDuration(*unused))
+	}
+	return heldAs + " (last edit " + Human(secondsDuration(*unused)) + " ago)"
 }
 
 // WriteStatusTable prints records as a table for people that fits in

@@ -61,8 +61,8 @@ const (
 	HookIdleVar  = "AGENTLOCK_HOOK_IDLE"
 	HookWaitVar  = "AGENTLOCK_HOOK_WAIT"
 	// HookLocksFile is the file of a home that records the project's
-	// policy (agentlock init --hook-locks, --hook-idle, --hook-wait):
-	// lines "lifetime=turn", "idle=60s", "wait=10s", each optional.
+	// policy, written by hand (docs/lock-lifetime.md): lines
+	// "lifetime=turn", "idle=60s", "wait=10s", each optional, "#" comments.
 	HookLocksFile = "hook-locks"
 )
 
@@ -81,7 +81,7 @@ type HookLockSettings struct {
 
 // HookLocks is the policy of a workspace on the locks hooks take, and
 // where each value came from (the variable, the project's file, or
-// "default"), which doctor reports.
+// "default").
 type HookLocks struct {
 	Lifetime Lifetime
 	// Idle is the idle bound under LifetimeTurn; zero for none.
@@ -242,51 +242,6 @@ func parseHookLocks(file string, data []byte) (HookLockSettings, error) {
 // Lifetime), resolved when it was opened; a project file that could not
 // be used is among Problems.
 func (w *Workspace) HookLocks() HookLocks { return w.hookLocks }
-
-// SetHookLocks records the project's policy in its home (agentlock init
-// --hook-locks, --hook-idle, --hook-wait): the values set in h replace
-// the file's, the others stay. It reports whether anything changed.
-func (w *Workspace) SetHookLocks(h HookLockSettings) (bool, error) {
-	file := filepath.Join(w.Home, HookLocksFile)
-	old, err := os.ReadFile(file)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return false, fmt.Errorf("hook locks: %w", err)
-	}
-	cur, err := parseHookLocks(file, old)
-	if err != nil {
-		cur = HookLockSettings{} // replaced whole
-	}
-	if h.Lifetime != "" {
-		cur.Lifetime = h.Lifetime
-	}
-	if h.IdleSet {
-		cur.Idle, cur.IdleSet = h.Idle, true
-	}
-	if h.WaitSet {
-		cur.Wait, cur.WaitSet = h.Wait, true
-	}
-	var b strings.Builder
-	b.WriteString("# agentlock: how long the locks a hook takes live (agentlock init --hook-locks, --hook-idle, --hook-wait)\n")
-	if cur.Lifetime != "" {
-		fmt.Fprintf(&b, "lifetime=%s\n", cur.Lifetime)
-	}
-	if cur.IdleSet {
-		fmt.Fprintf(&b, "idle=%s\n", cur.Idle)
-	}
-	if cur.WaitSet {
-		fmt.Fprintf(&b, "wait=%s\n", cur.Wait)
-	}
-	if string(old) == b.String() {
-		return false, nil
-	}
-	if err := os.MkdirAll(w.Home, 0o700); err != nil {
-		return false, fmt.Errorf("hook locks: %w", err)
-	}
-	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
-		return false, fmt.Errorf("hook locks: %w", err)
-	}
-	return true, nil
-}
 
 // EndTurn releases, under LifetimeTurn, the locks of the workspace that
 // session's hooks took (its turn ended: the turn-end hook), drops them
