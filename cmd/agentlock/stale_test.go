@@ -504,6 +504,8 @@ func readShapes() []readShape {
 		{agent: "kimi", session: "kimi-x", read: flat("Read", "path"), write: flatWrite("Write", "path")},
 		{agent: "opencode", session: "opencode-x", read: flat("read", "filePath"), write: flatWrite("write", "filePath")},
 		{agent: "kilo", session: "kilo-x", read: flat("read", "filePath"), write: flatWrite("write", "filePath")},
+		{agent: "pi", session: "pi-x", read: flat("read", "path"), write: flatWrite("write", "path")},
+		{agent: "droid", session: "droid-x", read: flat("Read", "file_path"), write: flatWrite("Create", "file_path")},
 		{agent: "copilot", session: "copilot-x",
 			read: func(cwd, file string) string {
 				return mustJSON(map[string]any{"sessionId": "x", "cwd": cwd, "hookEventName": "postToolUse", "toolName": "view",
@@ -534,7 +536,7 @@ func TestHookStaleReadToolsOfEachCLI(t *testing.T) {
 			}
 			write := func(content string) string {
 				r := hook("pre-edit", s.write(p.dir, file, content))
-				if s.agent == "opencode" || s.agent == "kilo" {
+				if s.agent == "opencode" || s.agent == "kilo" || s.agent == "pi" {
 					if r.Code == 0 {
 						return ""
 					}
