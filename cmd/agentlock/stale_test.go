@@ -567,3 +567,38 @@ func TestHookStaleReadToolsOfEachCLI(t *testing.T) {
 		})
 	}
 }
+
+// A CLI that runs no after-tool hook for its own edit (Codex 0.171.0 runs
+// none for apply_patch through its shell) never reports the new content:
+// the pre-edit hook that let the edit through marks it the session's own,
+// so its next edit passes; another session's change after it is still
+// caught, naming that session.
+func TestHookStaleOwnEditsWithoutAnAfterToolHook(t *testing.T) {
+	p := hookProject(t)
+	p.write("src/a.go", "C0\n")
+	x := claudeAgent{t: t, p: p, id: "x"}
+	// writeUnreported is Write with its PreToolUse hook alone.
+	writeUnreported := func(content string) string {
+		path := filepath.Join(p.dir, "src/a.go")
+		if reason := deniedReason(t, "claude", x.hook("PreToolUse", "Write", path, content)); reason != "" {
+			return reason
+		}
+		require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+		return ""
+	}
+	content := x.read("src/a.go")
+	for i := range 3 {
+		content += fmt.Sprintf("X%d\n", i)
+		require.Empty(t, writeUnreported(content), "own edit %d, unreported", i)
+	}
+	requireExit(t, 0, p.run("release", "src/a.go", "--session", x.session()))
+
+	y := claudeAgent{t: t, p: p, id: "y"}
+	requireExit(t, 0, p.run("acquire", "src/a.go", "--session", y.session()))
+	p.write("src/a.go", content+"Y\n")
+	requireExit(t, 0, p.run("release", "src/a.go", "--session", y.session()))
+	reason := writeUnreported(content + "X3\n")
+	assert.Contains(t, reason, "changed since you ("+x.session()+") read it")
+	assert.Contains(t, reason, "session "+y.session(), "who changed it")
+	assert.Equal(t, content+"Y\n", p.read("src/a.go"), "y's change is intact")
+}
