@@ -34,7 +34,5 @@ func versionRun(opts *VersionOptions) error {
 	if err != nil {
 		return err
 	}
-	newPrinter(opts.IO, c).WarnProblems(c.Problems)
-	v := buildStamp()
-	return newPrinter(opts.IO, c).Emit(v, v.Line())
+	return newPrinter(opts.IO, c).Version(buildStamp(), c.Problems)
 }
