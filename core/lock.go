@@ -32,10 +32,11 @@ const DefaultTimeout = store.DefaultTimeout
 // Locks are advisory: they protect the agents that consult them, not the
 // writes of a program that ignores them.
 type Locker struct {
-	store   store.Locks
-	timeout time.Duration
-	clock   func() time.Time
-	cwd     string
+	store    store.Locks
+	timeout  time.Duration
+	clock    func() time.Time
+	cwd      string
+	realPath func(path, cwd string) (string, error)
 }
 
 // Options configure a Locker.
@@ -52,6 +53,10 @@ type Options struct {
 	// Cwd is the folder relative paths are taken from; empty means the
 	// process working directory.
 	Cwd string
+	// RealPath resolves a path as RealPath does; nil means RealPath.
+	// Package workspace gives one that resolves each path once per
+	// command.
+	RealPath func(path, cwd string) (string, error)
 }
 
 // NewLocker returns a Locker on the records of s. Package workspace gives
@@ -63,7 +68,10 @@ func NewLocker(s store.Locks, opts Options) *Locker {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Locker{store: s, timeout: opts.Timeout, clock: opts.Now, cwd: opts.Cwd}
+	if opts.RealPath == nil {
+		opts.RealPath = RealPath
+	}
+	return &Locker{store: s, timeout: opts.Timeout, clock: opts.Now, cwd: opts.Cwd, realPath: opts.RealPath}
 }
 
 // Timeout is the age after which an unrenewed lock is stale.
@@ -156,7 +164,7 @@ func (l *Locker) now() time.Time { return l.clock().Round(time.Microsecond) }
 // "/" for an area — a path written with a final "/", or an existing
 // folder.
 func (l *Locker) key(path string) (store.Key, error) {
-	real, err := RealPath(path, l.cwd)
+	real, err := l.realPath(path, l.cwd)
 	if err != nil {
 		return store.Key{}, err
 	}

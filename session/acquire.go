@@ -221,7 +221,7 @@ func (s *Service) group(ctx context.Context, paths []string, real bool) ([]group
 		var ws *workspace.Workspace
 		var err error
 		if !real {
-			if lockPath, err = core.RealPath(p, ""); err != nil {
+			if lockPath, err = s.settings.RealPath(p, ""); err != nil {
 				// The engine refuses it, in its own words, in the
 				// working folder's workspace.
 				unresolved = true

@@ -82,8 +82,9 @@ func StoreConfigured(p Process) bool {
 		return true
 	}
 	seen := map[string]bool{}
+	known := newFacts() // the walks up from the arguments stop where one already went
 	hasStore := func(path string) bool {
-		project := FindProject(path)
+		project := known.walkProject(path, "", "")
 		if project == "" || seen[project] {
 			return false
 		}

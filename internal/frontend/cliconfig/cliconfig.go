@@ -59,6 +59,11 @@ type Config struct {
 	// Problems are the settings whose values are invalid, each naming the
 	// variable (or flag) and its allowed range; their defaults stand in.
 	Problems []error
+	// WorkDir is the real path of the working directory, resolved once
+	// for the command (the project's agent manifests, the session
+	// service's working folder); "" when it cannot be, which the session
+	// service then reports.
+	WorkDir string
 
 	// service is the session service of this invocation (Service).
 	service *session.Service
@@ -118,7 +123,8 @@ func Load(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 	if home, err := os.UserHomeDir(); err == nil {
 		c.Settings.UserHome = home
 	}
-	c.Agents, c.AgentErrors = all.Load(all.DefaultSources(os.Getenv, c.Settings.UserHome))
+	c.WorkDir, _ = workspace.WorkDir()
+	c.Agents, c.AgentErrors = all.Load(all.DefaultSources(os.Getenv, c.Settings.UserHome, c.WorkDir))
 	c.Harness = c.Agents.HarnessSessions(getenv)
 	c.AgentVars = c.Agents.EnvVars(getenv)
 	// A bad value is a problem of the configuration, not a crash: the
@@ -180,7 +186,7 @@ func (c *Config) Service() *session.Service {
 // NewService returns a new session service on this configuration, for one
 // command of a front end that runs many (an MCP server's tool call).
 func (c *Config) NewService() *session.Service {
-	return session.New(session.Config{Settings: c.Settings, Identity: c.Identity})
+	return session.New(session.Config{Settings: c.Settings, Identity: c.Identity, WorkDir: c.WorkDir})
 }
 
 // Lazy returns a front end's configuration functions, resolved from flags

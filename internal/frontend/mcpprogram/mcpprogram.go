@@ -141,7 +141,7 @@ func run(ctx context.Context, opts Options, c *cliconfig.Config) error {
 			// given with --session.
 			in.Flag = typed
 		}
-		return session.New(session.Config{Settings: c.Settings, Identity: in})
+		return session.New(session.Config{Settings: c.Settings, Identity: in, WorkDir: c.WorkDir})
 	}}
 	return mcpserver.Serve(ctx, cfg, io.NopCloser(opts.In), nopWriteCloser{opts.Out})
 }
