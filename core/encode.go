@@ -91,7 +91,7 @@ func writeSession(b *bytes.Buffer, s *Session) error {
 			return err
 		}
 	}
-	for _, kv := range [][2]string{{"worktree", s.Worktree}, {"branch", s.Branch}} {
+	for _, kv := range [][2]string{{"worktree", s.Worktree}, {"branch", s.Branch}, {"parent", s.Parent}} {
 		if kv[1] == "" {
 			continue
 		}

@@ -54,6 +54,11 @@ type HeldError struct {
 	// waiting for it since earlier (for Age), on a store that serves
 	// waiters first come, first served (store.Queue): Owner takes it next.
 	Queued bool
+	// Relation is how Owner is related to the session refused, through
+	// sub-agents (Claim.Parent): another sub-agent of its session, its
+	// parent session (which took the path explicitly), or one of its own
+	// sub-agents. Error names it after the owner (Holder).
+	Relation Relation
 }
 
 func (e *HeldError) Error() string {
@@ -61,7 +66,7 @@ func (e *HeldError) Error() string {
 		return fmt.Sprintf("%s is free, but %s has been waiting for it for %s and goes first (waiters are served first come, first served)",
 			e.Path, e.Owner, roundDuration(e.Age))
 	}
-	return fmt.Sprintf("%s (renewed %s ago, expires in %s)", HeldBy(e.Path, e.Via, e.Owner), roundDuration(e.Age), roundDuration(e.Left))
+	return fmt.Sprintf("%s (renewed %s ago, expires in %s)", HeldBy(e.Path, e.Via, Holder(e.Owner, e.Relation)), roundDuration(e.Age), roundDuration(e.Left))
 }
 
 // HeldBy is the one way agentlock says that path is held by holder (a

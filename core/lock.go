@@ -93,6 +93,10 @@ type Lease struct {
 	// (left, for one, by a process killed in the middle of a write). It
 	// says what was there.
 	Corrupt *CorruptError
+	// FromParent is set when a sub-agent's acquisition took the lock from
+	// its parent session, whose hooks had taken it (see Claim.Parent): the
+	// parent's id.
+	FromParent string
 	// Unindexed is set when the lock was taken but the session's index of
 	// its locks (store.Index) could not list it — a folder or a symbolic
 	// link in the index file's place: renewals then find the session's
@@ -303,6 +307,14 @@ func (l *Locker) AcquireAll(ctx context.Context, paths []string, session string)
 type Claim struct {
 	// Session is the session to lock for.
 	Session string
+	// Parent is, for a sub-agent's session ("<parent>/<sub-agent id>",
+	// ChildSession), the session it works for; "" otherwise. A sub-agent
+	// takes over what its parent's hooks took (Lease.FromParent), never
+	// what the parent took explicitly; sub-agents of one parent exclude
+	// each other as other sessions do; a parent may not take what a live
+	// sub-agent of its holds. A refusal says the relation (HeldError.Relation).
+	// A sub-agent may work inside its parent's areas.
+	Parent string
 	// Taken says how the session takes the locks: store.TakenExplicit
 	// (agentlock acquire, register --claim, the MCP server; TakenUnknown
 	// counts as explicit) or store.TakenByHook (a pre-edit hook's gate).
@@ -371,11 +383,22 @@ func (l *Locker) AcquireClaim(ctx context.Context, paths []string, c Claim) ([]L
 			case s.Stale:
 				leases[i].StaleOwner = s.Owner
 			default:
-				refusals = append(refusals, &HeldError{Path: s.Path, Owner: s.Owner, Age: s.Age, Left: s.Left})
+				rel := c.Relate(s.Owner)
+				if rel == Parent {
+					ok, err := c.mayTakeFromParent(slot)
+					if err != nil {
+						return nil, nil, fmt.Errorf("%s: %w", s.Path, err)
+					}
+					if ok {
+						leases[i].FromParent = s.Owner
+						break
+					}
+				}
+				refusals = append(refusals, &HeldError{Path: s.Path, Owner: s.Owner, Age: s.Age, Left: s.Left, Relation: rel})
 			}
 			next[i] = &store.Record{Session: session, Stamp: now, Path: s.Path, Taken: taken}
 		}
-		release, areaRefusals, err := l.judgeRelated(keys, related, session, now)
+		release, areaRefusals, err := l.judgeRelated(keys, related, c, now)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -431,7 +454,8 @@ func (l *Locker) AcquireClaim(ctx context.Context, paths []string, c Claim) ([]L
 // over an area, which alone must free them: a file inside a stale area
 // needs nothing freed). A record that cannot be read is an error unless
 // nobody has written it for longer than the timeout.
-func (l *Locker) judgeRelated(keys []store.Key, related []store.Slot, session string, now time.Time) (release []store.Slot, refusals []error, err error) {
+func (l *Locker) judgeRelated(keys []store.Key, related []store.Slot, c Claim, now time.Time) (release []store.Slot, refusals []error, err error) {
+	session := c.Session
 	exclusive := slices.ContainsFunc(keys, func(k store.Key) bool { return store.IsArea(k.Path) })
 	for _, slot := range related {
 		if slot.Err != nil {
@@ -448,11 +472,16 @@ func (l *Locker) judgeRelated(keys []store.Key, related []store.Slot, session st
 				release = append(release, slot)
 			}
 		default:
+			rel := c.Relate(s.Owner)
 			for _, k := range keys {
-				if store.Overlap(k.Path, s.Path) {
-					refusals = append(refusals, &HeldError{Path: k.Path, Owner: s.Owner, Age: s.Age, Left: s.Left, Via: s.Path})
-					break
+				if !store.Overlap(k.Path, s.Path) {
+					continue
 				}
+				if rel == Parent && store.Covers(s.Path, k.Path) {
+					continue // a sub-agent works inside its parent's areas
+				}
+				refusals = append(refusals, &HeldError{Path: k.Path, Owner: s.Owner, Age: s.Age, Left: s.Left, Via: s.Path, Relation: rel})
+				break
 			}
 		}
 	}
@@ -750,7 +779,7 @@ func (l *Locker) renewStale(ctx context.Context, k store.Key, session string) (S
 		if got.Owner != session {
 			return []*store.Record{nil}, nil, nil
 		}
-		release, refusals, err := l.judgeRelated([]store.Key{k}, related, session, now)
+		release, refusals, err := l.judgeRelated([]store.Key{k}, related, Claim{Session: session}, now)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -923,15 +952,19 @@ func (l *Locker) List(ctx context.Context) ([]State, []error, error) {
 }
 
 // ReleaseSession releases every lock of the workspace that session owns,
-// found by reading every record (not from any list the session kept), and
-// returns what it released. Locks of other sessions are never touched; a
-// corrupt record is reported in the error and skipped.
+// and every lock of its sub-agents (the sessions "<session>/<sub-agent
+// id>", ChildSession): a session's release --all and its finish end its
+// sub-agents' locks too. They are found by reading every record (not from
+// any list the session kept), and it returns what it released. Locks of
+// other sessions are never touched; a corrupt record is reported in the
+// error and skipped.
 func (l *Locker) ReleaseSession(ctx context.Context, session string) ([]State, error) {
-	released, err := l.eachOwned(ctx, session, func(k store.Key) (*State, error) {
+	family := func(owner string) bool { return owner == session || IsChildOf(owner, session) }
+	released, err := l.eachOwnedBy(ctx, session, family, func(k store.Key) (*State, error) {
 		var got *State
 		err := l.editKey(ctx, k, func(now State) (*store.Record, error) {
 			got = nil
-			if now.Owner != session {
+			if !family(now.Owner) {
 				return nil, nil
 			}
 			got = &now
@@ -1050,6 +1083,12 @@ func (l *Locker) renewSession(ctx context.Context, session string, list bool) ([
 // it in its own transaction and returns its state when it changed it) and
 // returns the states it changed.
 func (l *Locker) eachOwned(ctx context.Context, session string, apply func(store.Key) (*State, error)) ([]State, error) {
+	return l.eachOwnedBy(ctx, session, func(owner string) bool { return owner == session }, apply)
+}
+
+// eachOwnedBy is eachOwned for every record whose owner owns says is
+// session's (its own, or its sub-agents').
+func (l *Locker) eachOwnedBy(ctx context.Context, session string, owns func(owner string) bool, apply func(store.Key) (*State, error)) ([]State, error) {
 	if err := ValidateExistingSession(session); err != nil {
 		return nil, err
 	}
@@ -1064,7 +1103,7 @@ func (l *Locker) eachOwned(ctx context.Context, session string, apply func(store
 			problems = append(problems, slot.Err)
 			continue
 		}
-		if slot.Record.Session != session {
+		if !owns(slot.Record.Session) {
 			continue
 		}
 		// Re-judged in its own transaction: the scan is only a hint. A

@@ -73,6 +73,10 @@ type Session struct {
 	// agent-registry 0.2 keeps them as unknown keys.
 	Worktree string `json:"worktree,omitempty"`
 	Branch   string `json:"branch,omitempty"`
+	// Parent is, for a sub-agent's session ("<parent>/<sub-agent id>",
+	// ChildSession), the session it works for; empty for a top-level one.
+	// agent-registry 0.2 keeps it as an unknown key.
+	Parent string `json:"parent,omitempty"`
 	foreign
 	// opaque is an entry of the agents list that is not a mapping, kept as
 	// found; such an entry is no session.
@@ -297,10 +301,44 @@ func (r *Registry) Update(ctx context.Context, id string, change func(*Session))
 // workspace does both): the lock records stay authoritative, the registry
 // is their readable view.
 func (r *Registry) Finish(ctx context.Context, id string) (Session, error) {
-	return r.Update(ctx, id, func(s *Session) {
+	out, err := r.Update(ctx, id, func(s *Session) {
 		s.Status = StatusFinished
 		s.DoNotTouch = []string{}
 	})
+	if err == nil {
+		err = r.finishChildren(ctx, id)
+	}
+	return out, err
+}
+
+// finishChildren marks Finished the working sessions of the sub-agents of
+// id (their entries say parent: id), in one write section: a sub-agent
+// with no end event of its own (Copilot's) ends with its session.
+func (r *Registry) finishChildren(ctx context.Context, id string) error {
+	data, err := r.doc.Read(ctx)
+	if err != nil || data == nil || !bytes.Contains(data, []byte(id+SubAgentSeparator)) {
+		return err // no entry can name it as parent: nothing to write
+	}
+	err = r.edit(ctx, func(d *Document) error {
+		changed := false
+		for i := range d.Agents {
+			c := &d.Agents[i]
+			if c.IsSession() && c.Parent == id && c.Status != StatusFinished {
+				c.Status, c.DoNotTouch, changed = StatusFinished, []string{}, true
+			}
+		}
+		if !changed {
+			return errUnchanged
+		}
+		return nil
+	})
+	if errors.Is(err, errUnchanged) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("finish the sub-agents of %s: %w", id, err)
+	}
+	return nil
 }
 
 // AddHandoffRef records ref (a path to notes for the next agent) as the
@@ -350,6 +388,49 @@ func removeItems(list []string, items ...string) []string {
 // or the registry does not exist yet.
 func (r *Registry) HoldPaths(ctx context.Context, id string, paths ...string) (bool, error) {
 	return r.changeIfRegistered(ctx, id, func(s *Session) { s.DoNotTouch = appendMissing(s.DoNotTouch, paths...) })
+}
+
+// HoldChild is HoldPaths for the session of a sub-agent, child (its id,
+// its Parent), that may not be registered yet: a sub-agent whose CLI
+// announced no start (or whose start hook did not run) is registered on
+// its first lock, under its parent — working, its provider, AI version
+// and place those of the parent's entry — with paths as its do_not_touch.
+// In the same write, the paths of from (a previous owner → its paths: a
+// stale owner, or the parent whose hooks' locks the sub-agent took) leave
+// that owner's do_not_touch. It reports whether the registry changed.
+// Nothing is written where there is no registry yet.
+func (r *Registry) HoldChild(ctx context.Context, child Session, paths []string, from map[string][]string) (bool, error) {
+	if err := ValidateSession(child.SessionID); err != nil {
+		return false, err
+	}
+	data, err := r.doc.Read(ctx)
+	if err == nil && data == nil {
+		return false, nil
+	}
+	err = r.edit(ctx, func(d *Document) error {
+		s, ok := d.Find(child.SessionID)
+		if !ok {
+			c := child
+			c.foreign, c.Todo.foreign, c.opaque = foreign{}, foreign{}, nil
+			c.Status, c.StartedAt = StatusWorking, r.now().Format(time.RFC3339)
+			if p, ok := d.Find(child.Parent); ok {
+				c.Provider, c.AIVersion, c.Worktree, c.Branch = p.Provider, p.AIVersion, p.Worktree, p.Branch
+			}
+			d.Agents = append(d.Agents, c)
+			s = &d.Agents[len(d.Agents)-1]
+		}
+		s.DoNotTouch = appendMissing(s.DoNotTouch, paths...)
+		for prev, gone := range from {
+			if p, ok := d.Find(prev); ok && prev != child.SessionID {
+				p.DoNotTouch = removeItems(p.DoNotTouch, gone...)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("hold paths for the sub-agent %s: %w", child.SessionID, err)
+	}
+	return true, nil
 }
 
 // DropPaths removes paths from the session's do_not_touch (after a

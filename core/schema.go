@@ -30,8 +30,9 @@ var (
 	sessionKeys = []string{"session_id", "provider", "ai_version", "started_at", "working_on", "todo",
 		"space", "do_not_touch", "status", "issues", "handoff"}
 	// optionalSessionKeys are the keys agentlock adds to a session only
-	// when set (repository scope): 0.2 keeps them as unknown keys.
-	optionalSessionKeys = []string{"worktree", "branch"}
+	// when set (repository scope; a sub-agent's parent): 0.2 keeps them as
+	// unknown keys.
+	optionalSessionKeys = []string{"worktree", "branch", "parent"}
 	todoKeys            = []string{"past", "present", "future"}
 )
 
@@ -152,7 +153,7 @@ func (d *Document) agents(v *yaml.Node) error {
 func (s *Session) read(m *yaml.Node) {
 	strs := map[string]*string{"session_id": &s.SessionID, "provider": &s.Provider, "ai_version": &s.AIVersion,
 		"started_at": &s.StartedAt, "working_on": &s.WorkingOn, "status": &s.Status, "issues": &s.Issues, "handoff": &s.Handoff,
-		"worktree": &s.Worktree, "branch": &s.Branch}
+		"worktree": &s.Worktree, "branch": &s.Branch, "parent": &s.Parent}
 	lists := map[string]*[]string{"space": &s.Space, "do_not_touch": &s.DoNotTouch}
 	eachPair(m, append(slices.Clip(sessionKeys), optionalSessionKeys...), &s.foreign, func(key string, v *yaml.Node) error {
 		switch {

@@ -92,6 +92,19 @@ func ChildSession(parent, sub string) string {
 	return parent + SubAgentSeparator + string(keep) + digest
 }
 
+// ParentOf returns the session whose sub-agent id is, by the form of its
+// id (ChildSession): the part before its last "/"; "" for an id without
+// one. A view of the locks alone (status) nests a lock's owner under it;
+// the rules between relatives take the parent from the sub-agent's
+// resolution instead (core.Claim.Parent), never from an id typed.
+func ParentOf(id string) string {
+	i := strings.LastIndex(id, SubAgentSeparator)
+	if i <= 0 || i == len(id)-1 {
+		return ""
+	}
+	return id[:i]
+}
+
 // IsChildOf reports whether id is the session of a sub-agent of parent
 // (ChildSession's form).
 func IsChildOf(id, parent string) bool {

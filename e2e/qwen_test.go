@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentlock/agentlock/e2e/mock"
 )
@@ -15,8 +16,15 @@ import (
 // no edit tool and no shell), usage statistics, telemetry, update checks
 // and the background memory agents off (they would make requests of their
 // own, with the edit tools).
+//
+// Qwen Code is slow to start and to stop, on the processor rather than
+// on anything it waits for: about 10 s from start to its first request,
+// and after its result a worker thread of node takes seconds to stop,
+// which the process waits for (29 s of the 55 s of a run at a load
+// average of 20, on two cores). So a run gets 3 minutes, as OpenCode's.
 var qwenAgent = agent{
-	cli: qwenCLI,
+	cli:     qwenCLI,
+	timeout: 3 * time.Minute,
 	configure: func(t *testing.T, r *e2eRun, prompt string) ([]string, []string) {
 		r.write(t, filepath.Join(r.home, ".qwen", "settings.json"), mustJSON(map[string]any{
 			"privacy":   map[string]any{"usageStatisticsEnabled": false},

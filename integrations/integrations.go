@@ -201,6 +201,26 @@ func SessionID(a Agent, harnessID string) string {
 	return a.Name() + "-" + harnessID
 }
 
+// SubAgentTeller is implemented by an Agent that says how its CLI's
+// sub-agents are told apart (each a child session "<session>/<sub-agent
+// id>" of the session it works for), for doctor and people.
+type SubAgentTeller interface {
+	// SubAgents says how, in a few words ("agent_id in a sub-agent's
+	// hook payloads"); "" when they are not: the CLI's sub-agents then
+	// share their session's locks.
+	SubAgents() string
+}
+
+// RootSessionVar is implemented by an Agent whose harness tells a
+// sub-agent's shell commands apart: there SessionEnvVar holds the
+// sub-agent's own id, and RootSessionEnvVar the id of the session it works
+// for (Codex: CODEX_THREAD_ID and CODEX_SESSION_ID, equal in the main
+// thread). A shell whose two differ runs for the child session
+// "<agent>-<root>/<sub-agent id>", as the sub-agent's hooks do.
+type RootSessionVar interface {
+	RootSessionEnvVar() string
+}
+
 // Variables is implemented by an Agent whose code reads variables of the
 // user's environment besides its session variable. The integrations never
 // read the environment: the caller reads these and passes their values.

@@ -141,7 +141,7 @@ func ForcedFromOwner(prev core.State, timeout time.Duration) string {
 type Check struct {
 	Kind       string   `json:"kind"` // KindLock
 	Path       string   `json:"path"`
-	State      string   `json:"state"` // free, locked, locked-by-me, stale
+	State      string   `json:"state"` // free, locked, locked-by-me, stale (an unreadable record too)
 	Locked     bool     `json:"locked"`
 	SessionID  string   `json:"session_id,omitempty"` // the owner, when locked
 	Age        *float64 `json:"age,omitempty"`
@@ -157,6 +157,12 @@ type Check struct {
 func Checked(chk core.Check) (Check, string) {
 	rec := Check{Kind: KindLock, Path: chk.Path, OK: chk.OK, Warning: chk.Warning, Via: chk.Via}
 	switch {
+	case chk.Owner == "" && chk.Corrupt != nil:
+		// A record that cannot be read, unwritten for longer than the
+		// timeout: stale, never "free" (docs/formats.md); who held it is
+		// unknown.
+		rec.State = "stale"
+		return rec, linef("%s: stale (an unreadable lock record, not written for %s)", chk.Path, Human(chk.Age))
 	case chk.Owner == "":
 		rec.State = "free"
 		return rec, Escape(chk.Path) + ": free"

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,6 +46,14 @@ func TestCheckedStates(t *testing.T) {
 	stale, _ := Checked(core.Check{State: core.State{Path: "/p", Owner: "gone", Stale: true}, OK: true})
 	assert.Equal(t, "stale", stale.State)
 	assert.Equal(t, "gone", stale.StaleOwner)
+	// An unreadable record unwritten for longer than the timeout is
+	// stale, never free; who held it is unknown.
+	unreadable, line := Checked(core.Check{State: core.State{Path: "/p", Stale: true, Age: time.Hour,
+		Corrupt: &core.CorruptError{Ref: "/l/p.lock", Reason: "no '|'"}}, OK: true})
+	assert.Equal(t, "stale", unreadable.State)
+	assert.Empty(t, unreadable.StaleOwner)
+	assert.True(t, unreadable.OK)
+	assert.Equal(t, "/p: stale (an unreadable lock record, not written for 1h0m0s)", line)
 }
 
 func TestStatusesListHeldThenUnreadable(t *testing.T) {
@@ -88,4 +97,52 @@ func TestShellWordQuotesOnlyWhatNeedsIt(t *testing.T) {
 	assert.Equal(t, `'$HOME/x'`, ShellWord("$HOME/x"))
 	assert.Equal(t, `""`, ShellWord(""))
 	assert.Equal(t, `a.go "b c" 'it'\''s$'`, ShellWords([]string{"a.go", "b c", "it's$"}))
+}
+
+func TestNestPutsSubAgentsUnderTheirParent(t *testing.T) {
+	sessions := []core.Session{
+		{SessionID: "claude-1/a", Parent: "claude-1"},
+		{SessionID: "codex-2"},
+		{SessionID: "claude-1"},
+		{SessionID: "gone/b", Parent: "gone"},
+		{SessionID: "claude-1/b", Parent: "claude-1"},
+		{SessionID: "x", Parent: "y"},
+		{SessionID: "y", Parent: "x"},
+	}
+	var got []string
+	for _, n := range Nest(sessions) {
+		id := sessions[n.Index].SessionID
+		if n.Child {
+			id = "  " + id
+		}
+		got = append(got, id)
+	}
+	assert.Equal(t, []string{"codex-2", "claude-1", "  claude-1/a", "  claude-1/b", "gone/b", "x", "  y"}, got)
+
+	var b strings.Builder
+	require.NoError(t, WriteSessionTable(&b, sessions[:3], nil, ""))
+	assert.Contains(t, b.String(), "\nclaude-1  -  - -  started -\n")
+	assert.Contains(t, b.String(), "\n      do not touch  -\n", "a sub-agent's fields are shifted right")
+	assert.Contains(t, b.String(), "\n  └ sub-agent claude-1/a  -")
+	assert.Less(t, strings.Index(b.String(), "claude-1  -"), strings.Index(b.String(), "└ sub-agent claude-1/a"))
+}
+
+func TestStatusNestsSubAgentsHoldingLocks(t *testing.T) {
+	records := []Status{
+		{Path: "/p/a", SessionID: "claude-1/a7", State: "locked"},
+		{Path: "/p/b", SessionID: "claude-1", State: "locked"},
+		{Path: "/p/c", SessionID: "claude-1/b8", State: "locked"},
+		{Path: "/p/d", SessionID: "claude-1/a7", State: "locked"},
+		{Path: "/p/e", SessionID: "codex-2", State: "locked"},
+		{Path: "/p/f", SessionID: "old/x", State: "stale"},
+	}
+	var b strings.Builder
+	require.NoError(t, WriteStatusTable(&b, records, "/p"))
+	assert.Contains(t, b.String(), "\nsub-agents holding locks, under their session:\n"+
+		"  claude-1  1 lock\n    └ claude-1/a7  2 locks\n    └ claude-1/b8  1 lock\n")
+	assert.NotContains(t, b.String(), "└ old/x", "a stale lock holds nothing")
+
+	b.Reset()
+	require.NoError(t, WriteStatusTable(&b, records[4:5], "/p"))
+	assert.NotContains(t, b.String(), "sub-agents", "no sub-agent: the table alone, as before")
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -129,7 +130,55 @@ func WriteStatusTable(w io.Writer, records []Status, root string) error {
 			return err
 		}
 	}
-	return nil
+	return writeFamilies(w, records)
+}
+
+// writeFamilies prints, after the lock table, the holders of locks with
+// the sub-agents' sessions nested under their parent's, when a sub-agent
+// holds a lock (known by the form of its id, core.ParentOf): nothing
+// otherwise.
+func writeFamilies(w io.Writer, records []Status) error {
+	held := map[string]int{}
+	var parents []string
+	children := map[string][]string{}
+	for _, r := range records {
+		if r.SessionID == "" || r.State != "locked" {
+			continue
+		}
+		if held[r.SessionID]++; held[r.SessionID] > 1 {
+			continue
+		}
+		if p := core.ParentOf(r.SessionID); p != "" {
+			if len(children[p]) == 0 {
+				parents = append(parents, p)
+			}
+			children[p] = append(children[p], r.SessionID)
+		}
+	}
+	if len(parents) == 0 {
+		return nil
+	}
+	locks := func(n int) string {
+		if n == 1 {
+			return "1 lock"
+		}
+		if n == 0 {
+			return "no lock"
+		}
+		return fmt.Sprintf("%d locks", n)
+	}
+	slices.Sort(parents)
+	var b strings.Builder
+	b.WriteString("\nsub-agents holding locks, under their session:\n")
+	for _, p := range parents {
+		fmt.Fprintf(&b, "  %s  %s\n", Escape(p), locks(held[p]))
+		slices.Sort(children[p])
+		for _, c := range children[p] {
+			fmt.Fprintf(&b, "    └ %s  %s\n", Escape(c), locks(held[c]))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // writeFitted prints rows as columns two spaces apart, shortening column
@@ -249,20 +298,23 @@ func Finished(s core.Session, reg string, released []core.State) (Finish, string
 func WriteSessionTable(w io.Writer, sessions []core.Session, idle map[string]bool, root string) error {
 	var b strings.Builder
 	first := true
-	for _, s := range sessions {
-		if !s.IsSession() {
-			continue
-		}
+	for _, n := range Nest(sessions) {
+		s := sessions[n.Index]
 		if !first {
 			b.WriteString("\n")
 		}
 		first = false
+		// A sub-agent's session stands under its parent's, shifted right.
+		lead, in := "", "  "
+		if n.Child {
+			lead, in = "  └ sub-agent ", "      "
+		}
 		// Whole values, wrapped, never cut: an id is copied from here
 		// into finish --session.
-		head := fmt.Sprintf("%s  %s  %s %s  started %s", field(s.SessionID), field(shownStatus(s, idle)),
+		head := fmt.Sprintf("%s%s  %s  %s %s  started %s", lead, field(s.SessionID), field(shownStatus(s, idle)),
 			field(s.Provider), field(s.AIVersion), field(s.StartedAt))
 		if utf8.RuneCountInString(head) > TableWidth {
-			head = fmt.Sprintf("%s\n  %s  %s %s  started %s", field(s.SessionID), field(shownStatus(s, idle)),
+			head = fmt.Sprintf("%s%s\n%s%s  %s %s  started %s", lead, field(s.SessionID), in, field(shownStatus(s, idle)),
 				field(s.Provider), field(s.AIVersion), field(s.StartedAt))
 		}
 		b.WriteString(head + "\n")
@@ -283,7 +335,7 @@ func WriteSessionTable(w io.Writer, sessions []core.Session, idle map[string]boo
 			{"issues", s.Issues},
 			{"handoff", Rel(root, s.Handoff)},
 		} {
-			b.WriteString(wrap(fmt.Sprintf("  %-12s  ", f.name), field(f.value), strings.Repeat(" ", 16), TableWidth))
+			b.WriteString(wrap(fmt.Sprintf("%s%-12s  ", in, f.name), field(f.value), strings.Repeat(" ", 14+len(in)), TableWidth))
 		}
 		if s.Worktree != "" {
 			// Repository scope: where the session works.
@@ -291,11 +343,63 @@ func WriteSessionTable(w io.Writer, sessions []core.Session, idle map[string]boo
 			if s.Branch != "" {
 				where += " (branch " + s.Branch + ")"
 			}
-			b.WriteString(wrap(fmt.Sprintf("  %-12s  ", "worktree"), field(where), strings.Repeat(" ", 16), TableWidth))
+			b.WriteString(wrap(fmt.Sprintf("%s%-12s  ", in, "worktree"), field(where), strings.Repeat(" ", 14+len(in)), TableWidth))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Nested is one session of a listing in the order that nests sub-agents
+// under their parent (Nest).
+type Nested struct {
+	// Index is the session's index in the listing.
+	Index int
+	// Child is set for a sub-agent's session listed under its parent.
+	Child bool
+}
+
+// Nest orders the sessions of a listing (the registry's order) so that
+// each session is followed by the sessions of its sub-agents (their
+// Parent), in their own order; a sub-agent whose parent is not listed
+// stays where it is. Entries that are not sessions are left out.
+func Nest(sessions []core.Session) []Nested {
+	listed := map[string]bool{}
+	for _, s := range sessions {
+		if s.IsSession() {
+			listed[s.SessionID] = true
+		}
+	}
+	children := map[string][]int{}
+	for i, s := range sessions {
+		if s.IsSession() && s.Parent != "" && s.Parent != s.SessionID && listed[s.Parent] {
+			children[s.Parent] = append(children[s.Parent], i)
+		}
+	}
+	out := make([]Nested, 0, len(sessions))
+	done := map[int]bool{}
+	var emit func(i int, child bool)
+	emit = func(i int, child bool) {
+		if done[i] {
+			return // a cycle of parents, written by hand
+		}
+		done[i] = true
+		out = append(out, Nested{Index: i, Child: child})
+		for _, c := range children[sessions[i].SessionID] {
+			emit(c, true)
+		}
+	}
+	for i, s := range sessions {
+		if s.IsSession() && !(s.Parent != "" && s.Parent != s.SessionID && listed[s.Parent]) {
+			emit(i, false)
+		}
+	}
+	for i, s := range sessions {
+		if s.IsSession() && !done[i] {
+			emit(i, false) // in a cycle: listed all the same
+		}
+	}
+	return out
 }
 
 // space shows s's space relative to root, the entries held as areas

@@ -8,9 +8,9 @@ import (
 // Built is the Version record of the running program: the values its
 // release build stamped with the linker (version, commit, date: "" when
 // unstamped), else what the Go build information says — the module
-// version that go install pkg@v1.2.3 records ("devel" for a build from a
-// work tree), and the VCS revision and time of a build from a git
-// checkout.
+// version that go install pkg@v1.2.3 records, or the pseudo-version of a
+// build in a git clone ("devel" when it records none), and the VCS
+// revision and time of a build in a git clone.
 func Built(version, commit, date string) Version {
 	v := Version{Version: version, Commit: commit, Date: date}
 	info, ok := debug.ReadBuildInfo()

@@ -76,6 +76,9 @@ type LegacyHeld struct {
 type Acquired struct {
 	// Session is the session the paths were locked for.
 	Session string
+	// Parent is, when Session is a sub-agent's, the session it works for
+	// (Identity.Parent): the rules between relatives applied.
+	Parent string
 	// Paths are the paths the acquisition was about: the request's, or a
 	// gate's coordinated real paths.
 	Paths []string
@@ -165,6 +168,10 @@ func (s *Service) Acquire(ctx context.Context, req AcquireRequest) (Acquired, er
 		return out, err
 	}
 	out.claim = core.Claim{Session: out.Session, Taken: store.TakenExplicit}
+	if id := s.Identity(ctx); out.Session == id.ID {
+		out.Parent = id.Parent // a sub-agent's: the rules between relatives apply
+		out.claim.Parent = id.Parent
+	}
 	if req.Gate != nil {
 		out.claim.Taken = store.TakenByHook
 	}

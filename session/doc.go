@@ -45,18 +45,24 @@
 // Paths whose locks live in several workspaces follow one rule, the same
 // for every front end: see Acquire.
 //
+// # Sub-agents
+//
+// A sub-agent is a child session "<parent>/<sub-id>" (core.ChildSession:
+// within the id rules, a long or odd sub-agent id shortened stably). Its
+// identity is resolved like any other, from one more input,
+// Inputs.SubAgent (the sub-agent's id in a hook payload, or a sub-agent's
+// shell where its harness says so): the session the other inputs name is
+// its parent, Identity.Parent, and the verbs act for Identity.ID. The
+// rules between a parent and its children (a child takes over what its
+// parent's hooks took, siblings exclude each other) are the engine's
+// decision (core.Claim.Parent), which Acquire passes on; Start registers a
+// child under its parent; Finish and Release All of a parent end its
+// children's locks too (docs/architecture.md, Sub-agents).
+//
 // # What comes next
 //
-// Two planned changes slot in without reshaping this API:
+// One planned change slots in without reshaping this API:
 //
-//   - Sub-agents (issue 35): a sub-agent is a child session
-//     "<parent>/<sub-id>" (core.ChildSession: within the id rules, a long
-//     or odd sub-agent id shortened stably). Its identity is resolved like
-//     any other, from one more input, Inputs.SubAgent (the sub-agent's id
-//     in a hook payload): the session the other inputs name is its
-//     parent, Identity.Parent, and the verbs act for Identity.ID. Rules
-//     between a parent and its children (a child may take what its parent
-//     holds) belong to the engine's decision, behind the same verbs.
 //   - Stale writes (issue 34): a "read" verb records what a session saw of
 //     a file (its version, when) so that a later Acquire can refuse or warn
 //     of a write based on a stale reading. It is one more method of Service

@@ -155,8 +155,9 @@ type Inputs struct {
 	// sessionId beside a parentAgentId); "" for a main thread. The session
 	// the other inputs resolve is then its parent, and the command acts
 	// for the child session "<parent>/<id>" (core.ChildSession). It is
-	// applied over every source, an explicit one included: a sub-agent's
-	// hook under a wrapper is a child of the wrapper's session.
+	// applied over every source but --session, which names the whole id:
+	// a sub-agent's hook under a wrapper is a child of the wrapper's
+	// session (AGENTLOCK_SESSION).
 	SubAgent string
 	// SubAgentSource says where SubAgent came from, for people: "the hook
 	// payload's agent_id".
@@ -172,8 +173,8 @@ type Inputs struct {
 // input makes the session found the parent of the one returned.
 func resolve(in Inputs, look func() Recorded) Identity {
 	id := resolveTop(in, look)
-	if in.SubAgent == "" || !id.Known() {
-		return id
+	if in.SubAgent == "" || !id.Known() || id.Source == SourceFlag {
+		return id // a --session typed names the whole id
 	}
 	id.Parent, id.SubAgent, id.SubAgentSource = id.ID, in.SubAgent, in.SubAgentSource
 	id.ID = core.ChildSession(id.Parent, in.SubAgent)

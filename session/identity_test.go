@@ -59,6 +59,7 @@ func TestResolveSubAgent(t *testing.T) {
 		{"under the recorded agent (Copilot: no parent id in the payload)", sub(Inputs{}), func() Recorded { return Recorded{Agent: agent} },
 			Identity{ID: "a-1/ag7", Parent: "a-1", SubAgent: "ag7", SubAgentSource: SourcePayload, Source: SourceAgent, Process: agent}},
 		{"no parent: no session", sub(Inputs{}), nil, Identity{}},
+		{"--session names the whole id", sub(Inputs{Flag: "codex-r/t1", Env: "w-1"}), nil, Identity{ID: "codex-r/t1", Source: SourceFlag}},
 	} {
 		assert.Equal(t, tc.want, resolve(tc.in, tc.look), tc.name)
 	}

@@ -48,6 +48,9 @@ func (s *Service) Start(ctx context.Context, req StartRequest) (Started, error) 
 	}
 	entry := req.Session
 	entry.SessionID = s.session(ctx, entry.SessionID)
+	if id := s.Identity(ctx); entry.Parent == "" && entry.SessionID == id.ID {
+		entry.Parent = id.Parent // a sub-agent's session is registered under its parent
+	}
 	out.Session, err = ws.StartSession(ctx, entry, workspace.SessionStart{Update: req.Update, AgentPID: req.AgentPID, Agent: req.Agent})
 	if err != nil {
 		return out, err

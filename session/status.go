@@ -104,13 +104,7 @@ func (s *Service) Status(ctx context.Context, req StatusRequest) (Listing, error
 		}
 	}
 	if req.Conflicts {
-		var paths []string
-		for _, st := range out.States {
-			if (st.Owner != "" || req.All) && st.Path != "" && !st.Area() {
-				paths = append(paths, st.Path)
-			}
-		}
-		out.Conflicts, out.ConflictsErr = ws.Conflicts(ctx, paths)
+		out.Conflicts, out.ConflictsErr = ws.Conflicts(ctx, workspace.ListedPaths(out.States, req.All))
 	}
 	return out, nil
 }

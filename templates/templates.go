@@ -69,6 +69,9 @@ type AgentData struct {
 	// SessionVar is the variable holding the session id in the model's
 	// shell ("" when there is none).
 	SessionVar string
+	// RootSessionVar is the variable holding, in a sub-agent's shell, the
+	// id of the session it works for ("" when there is none).
+	RootSessionVar string
 	// SessionIDText is the "session-id" partial that the shared
 	// instructions use: where the model's session id comes from.
 	SessionIDText string

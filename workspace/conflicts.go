@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/gitwt"
 	"github.com/agentlock/agentlock/internal/sys/atomicfile"
 )
@@ -81,6 +82,20 @@ func (w *Workspace) Worktrees() (list []gitwt.Worktree, here gitwt.Worktree, err
 		return nil, here, nil
 	}
 	return list, here, nil
+}
+
+// ListedPaths are the paths of a lock listing (states) that a listing asks
+// the other worktrees about (Conflicts): those of held locks, and of free
+// lock files too with free; never an area (git reports files) nor a
+// record that does not say its path.
+func ListedPaths(states []core.State, free bool) []string {
+	var paths []string
+	for _, st := range states {
+		if (st.Owner != "" || free) && st.Path != "" && !st.Area() {
+			paths = append(paths, st.Path)
+		}
+	}
+	return paths
 }
 
 // Conflicts returns, for real paths of this worktree, the other worktrees

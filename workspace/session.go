@@ -62,7 +62,7 @@ func (w *Workspace) AcquireClaim(ctx context.Context, paths []string, c core.Cla
 	w.took(c.Session, leases)
 	// The wait's deadline bounds the waiting, not the mirror of what it
 	// took: a lock taken at the last moment is still listed.
-	return leases, w.mirrorLeases(context.WithoutCancel(ctx), c.Session, leases), nil
+	return leases, w.mirrorLeases(context.WithoutCancel(ctx), c, leases), nil
 }
 
 // took records what an acquisition of session did besides the locks: the
@@ -107,27 +107,55 @@ func (w *Workspace) Audit() *audit.Log {
 	return l
 }
 
-// mirrorLeases lists the paths of leases in the do_not_touch of session
-// and, for the stale locks it took over, removes them from their previous
-// owner's: Do Not Touch mirrors the lock records.
-func (w *Workspace) mirrorLeases(ctx context.Context, session string, leases []core.Lease) *MirrorError {
+// mirrorLeases lists the paths of leases in the do_not_touch of the
+// claim's session and, for the stale locks it took over (or, for a
+// sub-agent, the locks it took from its parent's hooks), removes them
+// from their previous owner's: Do Not Touch mirrors the lock records. A
+// sub-agent's session not yet registered is registered under its parent
+// (core.Registry.HoldChild).
+func (w *Workspace) mirrorLeases(ctx context.Context, c core.Claim, leases []core.Lease) *MirrorError {
+	session := c.Session
 	from := map[string][]string{}
 	for _, l := range leases {
-		if l.StaleOwner != "" && l.StaleOwner != session {
-			from[l.StaleOwner] = append(from[l.StaleOwner], l.Path)
+		for _, prev := range []string{l.StaleOwner, l.FromParent} {
+			if prev != "" && prev != session {
+				from[prev] = append(from[prev], l.Path)
+			}
 		}
 	}
-	if len(from) == 0 {
+	if len(from) == 0 && c.Parent == "" {
 		return w.mirror(ctx, session, leasePaths(leases), true)
 	}
 	reg, err := w.settings.registryOf(ctx, leases[0].Path)
-	if err == nil {
+	if err != nil {
+		return &MirrorError{Err: err}
+	}
+	registered := false
+	if len(from) == 0 {
+		// The common case of a sub-agent's edit: it is registered, and
+		// lists the path already.
+		registered, err = reg.HoldPaths(ctx, session, leasePaths(leases)...)
+	}
+	switch {
+	case err != nil || registered:
+	case c.Parent != "":
+		_, err = reg.HoldChild(ctx, ChildEntry(c.Session, c.Parent), leasePaths(leases), from)
+	default:
 		_, err = reg.TakeOver(ctx, session, leasePaths(leases), from)
 	}
 	if err != nil {
 		return &MirrorError{Err: err}
 	}
 	return nil
+}
+
+// ChildEntry is the registry entry of a new sub-agent's session id, which
+// works for parent: the one shape of every sub-agent's registration (its
+// start hook, its first lock). The registry fills in the parent's
+// provider, AI version and place when it has the parent's entry.
+func ChildEntry(id, parent string) core.Session {
+	return core.Session{SessionID: id, Parent: parent, Provider: UnknownVersion, AIVersion: UnknownVersion,
+		WorkingOn: "sub-agent of " + parent}
 }
 
 func leasePaths(leases []core.Lease) []string {
@@ -174,16 +202,28 @@ func (w *Workspace) Release(ctx context.Context, paths []string, session string)
 }
 
 // ReleaseAll releases every lock that session owns in the workspace's lock
-// folder (found by owner, like Finish) and drops them from the session's
-// do_not_touch; the session stays registered as it is.
+// folder, and every lock of its sub-agents (core.Locker.ReleaseSession;
+// found by owner, like Finish), and drops them from each owner's
+// do_not_touch; the sessions stay registered as they are.
 func (w *Workspace) ReleaseAll(ctx context.Context, session string) ([]Released, *MirrorError, error) {
 	states, err := w.Locker().ReleaseSession(ctx, session)
 	out := make([]Released, len(states))
-	paths := make([]string, len(states))
+	byOwner := map[string][]string{} // the session's, and its sub-agents'
+	var owners []string
 	for i, st := range states {
-		out[i], paths[i] = Released{State: st}, st.Path
+		out[i] = Released{State: st}
+		if _, ok := byOwner[st.Owner]; !ok {
+			owners = append(owners, st.Owner)
+		}
+		byOwner[st.Owner] = append(byOwner[st.Owner], st.Path)
 	}
-	return out, w.mirror(ctx, session, paths, false), err
+	var mirrored *MirrorError
+	for _, o := range owners {
+		if m := w.mirror(ctx, o, byOwner[o], false); m != nil && mirrored == nil {
+			mirrored = m
+		}
+	}
+	return out, mirrored, err
 }
 
 // mirror adds paths to (hold) or removes them from the do_not_touch of
@@ -221,7 +261,8 @@ type Finished struct {
 // Finish ends a session: it is marked Finished in the registry (its
 // do_not_touch emptied) and every lock it owns in the lock folder is
 // released — found by owner, including paths it never listed, and never a
-// lock of another session. The locks are released even when the session is
+// lock of another session. Its sub-agents' sessions end with it: marked
+// Finished, their locks released. The locks are released even when the session is
 // not registered (the error then matches core.ErrNoSession) or the
 // registry cannot be read: a finished agent must not keep its locks. Any id
 // that a lock record can hold is accepted (core.ValidateExistingSession),
@@ -507,7 +548,7 @@ func (w *Workspace) ClaimSpace(ctx context.Context, s core.Session) (core.Sessio
 	if len(s.Space) == 0 {
 		return s, nil, nil, fmt.Errorf("claim the space of %s: %w", s.SessionID, errNoSpace)
 	}
-	leases, warning, err := w.Acquire(ctx, Areas(s.Space), s.SessionID)
+	leases, warning, err := w.AcquireClaim(ctx, Areas(s.Space), core.Claim{Session: s.SessionID, Parent: s.Parent, Taken: store.TakenExplicit}, false)
 	if err != nil {
 		return s, nil, nil, err
 	}

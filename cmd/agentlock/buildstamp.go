@@ -19,7 +19,7 @@ var (
 // buildStamp is what agentlock version reports about this binary.
 func buildStamp() report.Version { return report.Built(version, commit, date) }
 
-// moduleVersion is the version of this binary: the release's stamp, the
-// module version of a go install pkg@version, or "devel" for a build from
-// a work tree.
+// moduleVersion is the version of this binary: the release's stamp, else
+// the version Go recorded (the module version of a go install pkg@version,
+// a pseudo-version for a build in a git clone), "devel" when none.
 func moduleVersion() string { return buildStamp().Version }

@@ -24,7 +24,8 @@ func newCmdCheck(f *Factory, runF func(*CheckOptions) error) *cobra.Command {
 		Short: "Tell whether paths are locked, without changing anything",
 		Long: `Report the state of each path: free, locked (by another session),
 locked-by-me (by the session given with --session or AGENTLOCK_SESSION), or
-stale (its owner stopped renewing it; an acquire will take it over). A path
+stale (its owner stopped renewing it, or its record cannot be read and was
+not written for longer than the timeout; an acquire will take it over). A path
 inside an area another session holds is locked by that session. An existing
 folder, or a path ending in "/", is checked as an area.
 

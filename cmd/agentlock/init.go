@@ -103,20 +103,21 @@ in .agent-registry/store (mode 0600) with the TLS and auth options (--cacert,
 --dial-timeout. AGENTLOCK_STORE names a store for every project instead. The etcd
 store lives in a second build, agentlock-etcd, that agentlock runs when a store is
 configured: install it first (init refuses, changing nothing, when it finds none).
---store files goes back to lock files.`,
-		Example: `  agentlock init --agent claude --agent codex
-  agentlock init --agent all --dry-run      # show the diff, write nothing
-  agentlock init --agent all --check        # exit 1 when anything would change (CI)
-  agentlock init --agent kimi --global      # Kimi Code: its hooks are user-level
-  agentlock init --agent ./tools/mycli.toml # an agent described by a manifest
-  agentlock init --git-hook                 # refuse commits of files others hold
-  agentlock init --home ~/Desktop/agent-registry   # share agent-registry 0.2's home
+--store files goes back to lock files.
 
 With --scope repository, every git worktree of the repository shares one home,
 <git-common-dir>/agentlock/ (never committed, gone with the clone): src/x.py in
 one worktree and in another are one lock, and one registry lists the sessions
 of every worktree. --scope checkout goes back to a home per checkout. See
 docs/worktrees.md.`,
+		Example: `  agentlock init --agent claude --agent codex
+  agentlock init --agent all --dry-run      # show the diff, write nothing
+  agentlock init --agent all --check        # exit 1 when anything would change (CI)
+  agentlock init --agent kimi --global      # Kimi Code: its hooks are user-level
+  agentlock init --agent ./tools/mycli.toml # an agent described by a manifest
+  agentlock init --git-hook                 # refuse commits of files others hold
+  agentlock init --scope repository         # one home for every git worktree
+  agentlock init --home ~/Desktop/agent-registry   # share agent-registry 0.2's home`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.DryRun && opts.Check {

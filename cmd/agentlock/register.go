@@ -47,8 +47,8 @@ session stays registered.
 
 Without a session, the session known here (see agentlock whoami); a typed id
 that is not that session is refused. The provider defaults to the agent's
-(from the session's prefix: claude-, codex-, gemini-, kimi-), and to "human"
-for a session of no known agent (a person's id such as demo-session); the AI
+(from the session's prefix, one per agent: claude-, codex-, gemini-, kimi-,
+copilot-, ...), and to "human" for a session of no known agent (a person's id such as demo-session); the AI
 version to "unknown"; what the session works on is required.`,
 		Example: `  agentlock register --working-on "refactor auth"
   agentlock register claude-1 anthropic claude-opus-4 "refactor auth" src/auth,tests/auth "split login()"

@@ -340,6 +340,7 @@ func TestRunFHelpAndCompletion(t *testing.T) {
 	code, _, stderr = run("completion")
 	require.Equal(t, report.ExitUsage, code)
 	require.Contains(t, stderr, "a shell is required")
+	require.Contains(t, stderr, "usage: agentlock completion bash|zsh|fish|powershell", "the usage line names the shells")
 	code, out, _ = run("completion", "bash", "--no-descriptions")
 	require.Equal(t, report.ExitOK, code)
 	require.Contains(t, out, "# bash completion")

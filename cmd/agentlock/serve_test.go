@@ -266,7 +266,7 @@ func TestServeBurstKeepsEverySubscriber(t *testing.T) {
 		for {
 			select {
 			case ev, ok := <-st.events:
-				require.True(t, ok, "stream %d was cut", i)
+				require.True(t, ok, "stream %d was cut (server exited: %t): %s", i, serve.Exited(), serve.Stderr())
 				switch ev[0] {
 				case "resync":
 					resyncs++

@@ -148,9 +148,11 @@ func TestTeamsQuickStartAsWritten(t *testing.T) {
 }
 
 // goEnv is the environment of a go command that builds from the
-// developer's caches, offline, with a home of root's: Go's defaults for
-// everything else (proctest.GoEnv: no GOFLAGS or go env file of the
-// developer's).
+// developer's caches and module proxy, with a home of root's: Go's defaults
+// for everything else (proctest.GoEnv: no GOFLAGS or go env file of the
+// developer's). Not offline: the etcd build needs modules that go test
+// ./... never does, so a new machine's module cache lacks them, and a
+// reader of the quick start downloads them too.
 func goEnv(t *testing.T, goBin, root string) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -159,5 +161,5 @@ func goEnv(t *testing.T, goBin, root string) []string {
 	require.NoError(t, err)
 	home := filepath.Join(root, "home")
 	require.NoError(t, os.MkdirAll(home, 0o700))
-	return proctest.Env(home, root, append(settings, "GOPROXY=off")...)
+	return proctest.Env(home, root, settings...)
 }

@@ -42,6 +42,19 @@ type Script struct {
 	// tool the request offers among Bash, run_shell_command, bash, shell
 	// exec_command and Execute (else "Bash"). Its argument is {"command": …}.
 	ShellTool string
+	// Branches script other conversations (a sub-agent's): a request
+	// whose opening — the user's messages before the model's first
+	// answer — holds a branch's Marker follows that branch's Steps and
+	// Final instead of the script's. The first branch that matches wins.
+	Branches []Branch
+}
+
+// Branch is the script of the conversations whose opening holds Marker
+// (see Script.Branches).
+type Branch struct {
+	Marker string
+	Steps  []Step
+	Final  string
 }
 
 // Step is one tool call of the scripted model: a command for the CLI's own
@@ -60,6 +73,12 @@ type Step struct {
 	// inside a Responses "namespace" tool (Codex's MCP tools: namespace
 	// "mcp__<server>", Tool the server's tool name).
 	Namespace string
+	// Also are more tool calls of the same answer, after this one: calls
+	// the CLI runs in parallel (Claude Code's Agent tool twice). Anthropic
+	// Messages and Chat Completions only. Their results come back
+	// together, so the step counts as 1+len(Also) tool results: the next
+	// step is served once all of them came back.
+	Also []Step
 }
 
 // steps is the script as tool calls.
@@ -159,27 +178,31 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	n := countToolResults(doc)
 	hasTools := offersTools(doc)
-	steps := s.script.steps()
+	steps, final := s.script.steps(), s.script.Final
+	if b := s.script.branch(doc); b != nil {
+		steps, final = b.Steps, b.Final
+		req.Reply = "branch " + b.Marker + " "
+	}
 	var step *Step
-	if hasTools && n < len(steps) {
-		step = &steps[n]
-		req.Reply = fmt.Sprintf("tool:%d", n)
+	if i, ok := stepAt(steps, n); hasTools && ok {
+		step = &steps[i]
+		req.Reply += fmt.Sprintf("tool:%d", i)
 	} else {
-		req.Reply = "text"
+		req.Reply += "text"
 	}
 	id := fmt.Sprintf("mock%d", n)
 	path := r.URL.Path
 	switch {
 	case strings.HasSuffix(path, "/messages"):
-		anthropic(w, id, step, s.script.Final)
+		anthropic(w, id, step, final)
 	case strings.HasSuffix(path, "/responses"):
-		responses(w, id, step, s.script.Final)
+		responses(w, id, step, final)
 	case strings.HasSuffix(path, "/chat/completions"):
-		chatCompletions(w, id, step, s.script.Final, s.shellTool(doc), streams(doc))
+		chatCompletions(w, id, step, final, s.shellTool(doc), streams(doc))
 	case strings.Contains(path, ":streamGenerateContent"):
-		gemini(w, step, s.script.Final, true)
+		gemini(w, step, final, true)
 	case strings.Contains(path, ":generateContent"):
-		gemini(w, step, s.script.Final, false)
+		gemini(w, step, final, false)
 	case strings.Contains(path, ":countTokens"), strings.HasSuffix(path, "/count_tokens"):
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"totalTokens":1,"input_tokens":1}`)
@@ -187,6 +210,62 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		req.Reply = "unknown"
 		http.NotFound(w, r)
 	}
+}
+
+// stepAt returns the index of the step to serve once n tool results came
+// back: steps run one after the other, a step with Also counting as
+// 1+len(Also) results. ok is false once every step has run.
+func stepAt(steps []Step, n int) (i int, ok bool) {
+	done := 0
+	for i := range steps {
+		if done >= n {
+			return i, done == n
+		}
+		done += 1 + len(steps[i].Also)
+	}
+	return 0, false
+}
+
+// branch returns the branch whose Marker the opening of the conversation
+// in doc holds, or nil.
+func (sc Script) branch(doc any) *Branch {
+	if len(sc.Branches) == 0 {
+		return nil
+	}
+	opening := strings.Join(openingText(doc), "\n")
+	for i := range sc.Branches {
+		if strings.Contains(opening, sc.Branches[i].Marker) {
+			return &sc.Branches[i]
+		}
+	}
+	return nil
+}
+
+// openingText returns the text of a conversation's user messages before
+// the model's first answer: Anthropic and Chat Completions "messages",
+// Responses "input", Gemini "contents".
+func openingText(doc any) []string {
+	m, _ := doc.(map[string]any)
+	var list []any
+	for _, k := range []string{"messages", "input", "contents"} {
+		if l, ok := m[k].([]any); ok {
+			list = l
+			break
+		}
+	}
+	var out []string
+	for _, item := range list {
+		msg, _ := item.(map[string]any)
+		role, _ := msg["role"].(string)
+		typ, _ := msg["type"].(string)
+		if role == "assistant" || role == "model" || strings.HasSuffix(typ, "call") {
+			break
+		}
+		if role == "user" {
+			out = append(out, stringsIn(msg)...)
+		}
+	}
+	return out
 }
 
 // countToolResults counts the tool results anywhere in a request: Anthropic
@@ -358,22 +437,25 @@ func anthropic(w http.ResponseWriter, id string, step *Step, final string) {
 	stop := "end_turn"
 	if step != nil {
 		stop = "tool_use"
-		name, args := call(step, "Bash", "command")
-		if step.Shell != "" {
-			args["description"] = "run the scripted command"
+		for i, st := range append([]Step{*step}, step.Also...) {
+			name, args := call(&st, "Bash", "command")
+			if st.Shell != "" {
+				args["description"] = "run the scripted command"
+			}
+			input, _ := json.Marshal(args)
+			sse(w, "content_block_start", obj{"type": "content_block_start", "index": i,
+				"content_block": obj{"type": "tool_use", "id": fmt.Sprintf("toolu_%s_%d", id, i), "name": name, "input": obj{}}})
+			sse(w, "content_block_delta", obj{"type": "content_block_delta", "index": i,
+				"delta": obj{"type": "input_json_delta", "partial_json": string(input)}})
+			sse(w, "content_block_stop", obj{"type": "content_block_stop", "index": i})
 		}
-		input, _ := json.Marshal(args)
-		sse(w, "content_block_start", obj{"type": "content_block_start", "index": 0,
-			"content_block": obj{"type": "tool_use", "id": "toolu_" + id, "name": name, "input": obj{}}})
-		sse(w, "content_block_delta", obj{"type": "content_block_delta", "index": 0,
-			"delta": obj{"type": "input_json_delta", "partial_json": string(input)}})
 	} else {
 		sse(w, "content_block_start", obj{"type": "content_block_start", "index": 0,
 			"content_block": obj{"type": "text", "text": ""}})
 		sse(w, "content_block_delta", obj{"type": "content_block_delta", "index": 0,
 			"delta": obj{"type": "text_delta", "text": final}})
+		sse(w, "content_block_stop", obj{"type": "content_block_stop", "index": 0})
 	}
-	sse(w, "content_block_stop", obj{"type": "content_block_stop", "index": 0})
 	sse(w, "message_delta", obj{"type": "message_delta",
 		"delta": obj{"stop_reason": stop, "stop_sequence": nil}, "usage": obj{"output_tokens": 1}})
 	sse(w, "message_stop", obj{"type": "message_stop"})
@@ -499,12 +581,20 @@ func chatCompletions(w http.ResponseWriter, id string, step *Step, final, shellT
 		message["tool_calls"] = []any{toolCall}
 		finish = "tool_calls"
 	} else if step != nil {
-		name, a := call(step, shellTool, "command")
-		args, _ := json.Marshal(a)
-		toolCall = obj{"id": "call_" + id, "type": "function",
-			"function": obj{"name": name, "arguments": string(args)}}
+		var calls []any
+		for i, st := range append([]Step{*step}, step.Also...) {
+			name, a := call(&st, shellTool, "command")
+			args, _ := json.Marshal(a)
+			c := obj{"id": fmt.Sprintf("call_%s_%d", id, i), "type": "function",
+				"function": obj{"name": name, "arguments": string(args)}}
+			if i == 0 {
+				c["id"] = "call_" + id
+				toolCall = c
+			}
+			calls = append(calls, c)
+		}
 		message["content"] = nil
-		message["tool_calls"] = []any{toolCall}
+		message["tool_calls"] = calls
 		finish = "tool_calls"
 	} else {
 		message["content"] = final
@@ -538,10 +628,17 @@ func chatCompletions(w http.ResponseWriter, id string, step *Step, final, shellT
 	} else if toolCall != nil {
 		// The name first, then the arguments in a delta of their own, as
 		// OpenAI streams them: a client must join the pieces by index.
-		fn := toolCall["function"].(obj)
-		chunk(obj{"role": "assistant", "content": nil, "tool_calls": []any{obj{"index": 0, "id": toolCall["id"], "type": "function",
-			"function": obj{"name": fn["name"], "arguments": ""}}}}, nil, nil)
-		chunk(obj{"tool_calls": []any{obj{"index": 0, "function": obj{"arguments": fn["arguments"]}}}}, nil, nil)
+		for i, c := range message["tool_calls"].([]any) {
+			c := c.(obj)
+			fn := c["function"].(obj)
+			delta := obj{"tool_calls": []any{obj{"index": i, "id": c["id"], "type": "function",
+				"function": obj{"name": fn["name"], "arguments": ""}}}}
+			if i == 0 {
+				delta["role"], delta["content"] = "assistant", nil
+			}
+			chunk(delta, nil, nil)
+			chunk(obj{"tool_calls": []any{obj{"index": i, "function": obj{"arguments": fn["arguments"]}}}}, nil, nil)
+		}
 	} else {
 		chunk(obj{"role": "assistant", "content": ""}, nil, nil)
 		chunk(obj{"content": final}, nil, nil)

@@ -332,3 +332,59 @@ func TestChatCompletionsFreeformTool(t *testing.T) {
 		}
 	}
 }
+
+// A sub-agent's conversation follows the branch its opening names; a
+// step with Also calls several tools in one answer, and the next step
+// waits for all of their results.
+func TestBranchesAndParallelCalls(t *testing.T) {
+	s, err := mock.Start(mock.Script{
+		Steps: []mock.Step{
+			{Tool: "Agent", Args: map[string]any{"prompt": "you are writer-A"}, Also: []mock.Step{{Tool: "Agent", Args: map[string]any{"prompt": "you are writer-B"}}}},
+			{Shell: "agentlock show"},
+		},
+		Final: "main done",
+		Branches: []mock.Branch{
+			{Marker: "writer-A", Steps: []mock.Step{{Shell: "edit as A"}}, Final: "A done"},
+			{Marker: "writer-B", Steps: []mock.Step{{Shell: "edit as B"}}, Final: "B done"},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tools := `"tools":[{"name":"Bash"},{"name":"Agent"}]`
+	out := post(t, s, "/v1/messages", `{`+tools+`,"messages":[{"role":"user","content":"run the script"}]}`)
+	if strings.Count(out, `"type":"tool_use"`) != 2 || !strings.Contains(out, "writer-A") || !strings.Contains(out, "writer-B") {
+		t.Fatalf("the first answer: want both Agent calls, got %s", out)
+	}
+	one := `{"role":"user","content":[{"type":"tool_result","tool_use_id":"a"}]}`
+	out = post(t, s, "/v1/messages", `{`+tools+`,"messages":[{"role":"user","content":"run the script"},{"role":"assistant","content":[]},`+one+`]}`)
+	if strings.Contains(out, "agentlock show") {
+		t.Fatalf("one result of two: the next step must wait for both, got %s", out)
+	}
+	out = post(t, s, "/v1/messages", `{`+tools+`,"messages":[{"role":"user","content":"run the script"},{"role":"assistant","content":[]},`+one+`,`+one+`]}`)
+	if !strings.Contains(out, "agentlock show") {
+		t.Fatalf("both results: want the next step, got %s", out)
+	}
+	for _, w := range []string{"A", "B"} {
+		out = post(t, s, "/v1/messages", `{`+tools+`,"messages":[{"role":"user","content":[{"type":"text","text":"<system-reminder>x</system-reminder>"},{"type":"text","text":"you are writer-`+w+`"}]}]}`)
+		if !strings.Contains(out, "edit as "+w) {
+			t.Fatalf("writer-%s's conversation: want its branch's step, got %s", w, out)
+		}
+		out = post(t, s, "/v1/messages", `{`+tools+`,"messages":[{"role":"user","content":"you are writer-`+w+`"},{"role":"assistant","content":[]},`+one+`]}`)
+		if !strings.Contains(out, w+" done") {
+			t.Fatalf("writer-%s's conversation: want its branch's final text, got %s", w, out)
+		}
+	}
+	chat := post(t, s, "/v1/chat/completions", `{"tools":[{"type":"function","function":{"name":"Agent"}}],"messages":[{"role":"user","content":"go"}]}`)
+	var resp struct {
+		Choices []struct {
+			Message struct {
+				ToolCalls []any `json:"tool_calls"`
+			} `json:"message"`
+		} `json:"choices"`
+	}
+	if err := json.Unmarshal([]byte(chat), &resp); err != nil || len(resp.Choices) != 1 || len(resp.Choices[0].Message.ToolCalls) != 2 {
+		t.Fatalf("Chat Completions: want two tool calls in one message, got %s (%v)", chat, err)
+	}
+}

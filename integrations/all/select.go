@@ -61,10 +61,42 @@ func (s Set) HarnessSessions(getenv func(name string) string) map[string]string 
 		if name := a.SessionEnvVar(); name != "" {
 			if id := getenv(name); id != "" {
 				ids[a.Name()] = id
+				if root := rootSession(a, getenv); root != "" {
+					ids[a.Name()] = root // a sub-agent's shell: the session is the root's
+				}
 			}
 		}
 	}
 	return ids
+}
+
+// HarnessSubAgents returns, per agent name, the id of the sub-agent whose
+// shell the harness runs this process in, where the agent's harness says
+// it (integrations.RootSessionVar: its session variable then differs from
+// its root's); agents without one are left out.
+func (s Set) HarnessSubAgents(getenv func(name string) string) map[string]string {
+	subs := map[string]string{}
+	for _, a := range s {
+		if root := rootSession(a, getenv); root != "" {
+			subs[a.Name()] = getenv(a.SessionEnvVar())
+		}
+	}
+	return subs
+}
+
+// rootSession is the id of the session that a's harness names in a
+// sub-agent's shell: its root variable's, when set and not the session
+// variable's; "" otherwise (a main thread, or no such variable).
+func rootSession(a integrations.Agent, getenv func(name string) string) string {
+	r, ok := a.(integrations.RootSessionVar)
+	if !ok || r.RootSessionEnvVar() == "" || a.SessionEnvVar() == "" {
+		return ""
+	}
+	root, own := getenv(r.RootSessionEnvVar()), getenv(a.SessionEnvVar())
+	if root == "" || own == "" || root == own {
+		return ""
+	}
+	return root
 }
 
 // SessionFromHarness returns the agentlock session id ("<agent>-<id>") of
@@ -79,6 +111,22 @@ func (s Set) SessionFromHarness(ids map[string]string) (id, source string) {
 	return "", ""
 }
 
+// SubAgentFromHarness returns the sub-agent of the agent SessionFromHarness
+// chooses in ids, as subs (HarnessSubAgents) names it, the variable it
+// came from, and the variable that then named the session (the root's);
+// "" in a main thread.
+func (s Set) SubAgentFromHarness(ids, subs map[string]string) (sub, source, rootSource string) {
+	for _, a := range s {
+		if ids[a.Name()] != "" {
+			if subs[a.Name()] == "" {
+				return "", "", ""
+			}
+			return subs[a.Name()], a.SessionEnvVar(), a.(integrations.RootSessionVar).RootSessionEnvVar()
+		}
+	}
+	return "", "", ""
+}
+
 // Variables returns the environment variables that the agents of s read:
 // their session variables, the variables that move their CLIs' folders
 // and those their checks read (integrations.Variables), each once.
@@ -87,6 +135,9 @@ func (s Set) Variables() []string {
 	for _, a := range s {
 		if v := a.SessionEnvVar(); v != "" && !slices.Contains(names, v) {
 			names = append(names, v)
+		}
+		if r, ok := a.(integrations.RootSessionVar); ok && r.RootSessionEnvVar() != "" && !slices.Contains(names, r.RootSessionEnvVar()) {
+			names = append(names, r.RootSessionEnvVar())
 		}
 	}
 	for _, v := range append(s.vars(integrations.Variables.DirVars), s.vars(integrations.Variables.EnvVars)...) {

@@ -13,6 +13,7 @@ func declared() *manifest.Manifest {
 		Command:       "claude",
 		SessionEnv:    "CLAUDE_CODE_SESSION_ID",
 		SessionIDText: "from `CLAUDE_CODE_SESSION_ID`, or from the wrapper script that started you",
+		SubAgents:     "the agent_id of a sub-agent's hook payloads, with SubagentStart and SubagentStop",
 		Instructions: []manifest.Instruction{
 			{
 				Path:     ".claude/rules/agentlock.md",
@@ -53,9 +54,20 @@ func declared() *manifest.Manifest {
 					Run:     "session-end",
 					Timeout: 10,
 				},
+				{
+					Name:    "SubagentStart",
+					Run:     "session-start",
+					Timeout: 30,
+				},
+				{
+					Name:    "SubagentStop",
+					Run:     "session-end",
+					Timeout: 10,
+				},
 			},
 		},
 		Payload: manifest.Payload{
+			SubAgent: "agent_id",
 			Paths: []string{
 				"tool_input.file_path",
 				"tool_input.notebook_path",

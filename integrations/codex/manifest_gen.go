@@ -7,15 +7,17 @@ import "github.com/agentlock/agentlock/integrations/manifest"
 // declared is codex.toml, parsed and checked by manifestgen.
 func declared() *manifest.Manifest {
 	return &manifest.Manifest{
-		Name:          "codex",
-		Title:         "Codex CLI",
-		Provider:      "openai",
-		Command:       "codex",
-		SessionEnv:    "CODEX_THREAD_ID",
-		SessionIDText: "from `CODEX_THREAD_ID`, or from the wrapper script that started you",
+		Name:           "codex",
+		Title:          "Codex CLI",
+		Provider:       "openai",
+		Command:        "codex",
+		SessionEnv:     "CODEX_THREAD_ID",
+		RootSessionEnv: "CODEX_SESSION_ID",
+		SessionIDText:  "from `CODEX_THREAD_ID`, or from the wrapper script that started you",
+		SubAgents:      "the agent_id of a sub-agent's hook payloads (its thread id, CODEX_THREAD_ID in its shell), with SubagentStart and SubagentStop",
 		Notes: []string{
 			"Codex runs these hooks only once you trust them, and `codex exec` skips untrusted hooks silently:",
-			"  interactive: start `codex` in this project, trust the project when asked, open /hooks and trust agentlock's 4 hooks (once per checkout; upgrades keep them trusted);",
+			"  interactive: start `codex` in this project, trust the project when asked, open /hooks and trust agentlock's 6 hooks (once per checkout; upgrades keep them trusted);",
 			"  automation: run `codex exec --dangerously-bypass-hook-trust ...` (the project must be trusted: [projects.\"<path>\"] trust_level = \"trusted\" in ~/.codex/config.toml), or trust the hooks once in /hooks.",
 		},
 		Extensions: []string{
@@ -66,7 +68,20 @@ func declared() *manifest.Manifest {
 					Run:     "session-end",
 					Timeout: 3,
 				},
+				{
+					Name:    "SubagentStart",
+					Run:     "session-start",
+					Timeout: 30,
+				},
+				{
+					Name:    "SubagentStop",
+					Run:     "session-end",
+					Timeout: 10,
+				},
 			},
+		},
+		Payload: manifest.Payload{
+			SubAgent: "agent_id",
 		},
 		Deny: manifest.Deny{
 			Form: "claude-json",

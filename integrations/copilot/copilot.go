@@ -32,8 +32,10 @@ type payload struct {
 	Event            string          `json:"hookEventName"`
 	ToolName         string          `json:"toolName"`
 	ToolArgs         json.RawMessage `json:"toolArgs"`
-	// ParentAgentID is set in the calls of a sub-agent (the task tool):
-	// the agentId of the agent that started it.
+	// AgentID and ParentAgentID are set in the calls of a sub-agent (the
+	// task tool), and in subagentStart and subagentStop: the sub-agent's
+	// id, and the id of the agent that started it.
+	AgentID       string `json:"agentId"`
 	ParentAgentID string `json:"parentAgentId"`
 }
 
@@ -42,13 +44,16 @@ type payload struct {
 // (session_id, tool_name, tool_input), which a hook file written by hand
 // may use.
 //
-// A sub-agent's call (it has a parentAgentId) keeps no session id: Copilot
-// gives every sub-agent a sessionId of its own (its agentId), with no
-// sessionStart or sessionEnd, so its locks would belong to a session that
-// never ends and would refuse the session that started it. A sub-agent
-// works for its session, as agentlock's sub-agents do everywhere: the hook
-// finds that session through the Copilot process the session-start hook
-// recorded (or the wrapper's AGENTLOCK_SESSION).
+// A sub-agent's payload (it has an agentId, 1.0.102: in its tool calls,
+// where its sessionId is the same id, and in subagentStart and
+// subagentStop, whose sessionId is yet another) names the sub-agent: the
+// hook acts for the child session "<session>/<agentId>". Its session is
+// not in the payload (parentAgentId names the agent that started it, a
+// sub-agent itself at depth): the hook finds it, as it finds a main
+// thread's whose payload says none, through the Copilot process the
+// session-start hook recorded, or the wrapper's AGENTLOCK_SESSION. So a
+// sub-agent of a sub-agent is one more child of the session: sub-agents
+// at every depth exclude each other.
 func decodePayload(data []byte) (integrations.HookInput, error) {
 	var in integrations.HookInput
 	if err := integrations.UnmarshalPayload(data, &in); err != nil {
@@ -71,8 +76,11 @@ func decodePayload(data []byte) (integrations.HookInput, error) {
 	if len(p.ToolArgs) > 0 && string(p.ToolArgs) != "null" {
 		in.ToolInput = p.ToolArgs
 	}
-	if p.ParentAgentID != "" {
-		in.SessionID = ""
+	if p.AgentID != "" || p.ParentAgentID != "" {
+		in.SessionID, in.SubAgent = "", p.AgentID
+		if in.SubAgent == "" {
+			in.SubAgent = p.SessionID // a tool call's sessionId is its agent's id
+		}
 	}
 	return in, nil
 }

@@ -34,12 +34,21 @@ func TestDecodePayload(t *testing.T) {
 	assert.Equal(t, "/work", in.Cwd, "the SDK's workingDirectory when there is no cwd")
 	assert.Empty(t, in.ToolInput)
 
-	// A sub-agent's call: its own sessionId is not the session's.
+	// A sub-agent's call (1.0.102): its own sessionId is not the
+	// session's, but the sub-agent's id: the hook acts for the child
+	// session, and finds the session another way.
 	in, err = Agent().DecodePayload([]byte(`{"sessionId":"sub-1","cwd":"/repo","toolName":"create","toolArgs":{"path":"/repo/c.go"},
 "agentId":"sub-1","agentType":"general-purpose","parentAgentId":"s1"}`))
 	require.NoError(t, err)
 	assert.Empty(t, in.SessionID, "a sub-agent's sessionId is dropped: the hook finds the session another way")
+	assert.Equal(t, "sub-1", in.SubAgent)
 	assert.Equal(t, "create", in.ToolName)
+	// subagentStart and subagentStop: the sub-agent is agentId, the
+	// sessionId yet another id.
+	in, err = Agent().DecodePayload([]byte(`{"sessionId":"88b0","cwd":"/repo","agentName":"general-purpose","agentId":"sub-2","agentType":"general-purpose","parentAgentId":"sub-1"}`))
+	require.NoError(t, err)
+	assert.Empty(t, in.SessionID)
+	assert.Equal(t, "sub-2", in.SubAgent, "a sub-agent of a sub-agent is one more child of the session")
 
 	_, err = Agent().DecodePayload([]byte(`{"sessionId":`))
 	assert.ErrorContains(t, err, "not JSON")

@@ -13,6 +13,7 @@ func declared() *manifest.Manifest {
 		Command:       "copilot",
 		SessionEnv:    "COPILOT_AGENT_SESSION_ID",
 		SessionIDText: "from `COPILOT_AGENT_SESSION_ID`, or from the wrapper script that started you",
+		SubAgents:     "the agentId of a sub-agent's hook payloads (the task tool, at every depth), with subagentStart and subagentStop",
 		Notes: []string{
 			"Copilot CLI runs .github/hooks/agentlock.json only in a trusted folder, and skips it silently elsewhere:",
 			"  interactive: start `copilot` in this project and trust the folder when asked (it is saved in trustedFolders of ~/.copilot/config.json);",

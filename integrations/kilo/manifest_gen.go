@@ -7,12 +7,14 @@ import "github.com/agentlock/agentlock/integrations/manifest"
 // declared is kilo.toml, parsed and checked by manifestgen.
 func declared() *manifest.Manifest {
 	return &manifest.Manifest{
-		Name:          "kilo",
-		Title:         "Kilo Code CLI",
-		Provider:      "kilocode",
-		Command:       "kilo",
-		SessionEnv:    "KILO_SESSION_ID",
-		SessionIDText: "from `KILO_SESSION_ID`, which agentlock's Kilo plugin sets in your shell, or from the wrapper script that started you",
+		Name:           "kilo",
+		Title:          "Kilo Code CLI",
+		Provider:       "kilocode",
+		Command:        "kilo",
+		SessionEnv:     "KILO_SESSION_ID",
+		RootSessionEnv: "KILO_ROOT_SESSION_ID",
+		SessionIDText:  "from `KILO_SESSION_ID`, which agentlock's Kilo plugin sets in your shell, or from the wrapper script that started you",
+		SubAgents:      "their child sessions of Kilo's own (the task tool), whose root session the plugin asks Kilo for",
 		Notes: []string{
 			"Kilo Code CLI loads .kilo/plugins/agentlock.js at every start, with no trust step; `kilo --pure` (or KILO_PURE=1) loads no plugin and gates nothing.",
 		},
@@ -47,6 +49,9 @@ func declared() *manifest.Manifest {
 				Placement: "bottom",
 				Purpose:   "keeps what Kilo Code CLI installs into .kilo/ (node_modules, package.json, lockfiles) out of git",
 			},
+		},
+		Payload: manifest.Payload{
+			SubAgent: "sub_agent",
 		},
 		Deny: manifest.Deny{
 			Form: "exit2",

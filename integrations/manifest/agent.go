@@ -147,6 +147,14 @@ func (a *Agent) Provider() string { return a.m.Provider }
 // SessionEnvVar implements integrations.Agent.
 func (a *Agent) SessionEnvVar() string { return a.m.SessionEnv }
 
+// RootSessionEnvVar implements integrations.RootSessionVar: the
+// manifest's root_session_env.
+func (a *Agent) RootSessionEnvVar() string { return a.m.RootSessionEnv }
+
+// SubAgents implements integrations.SubAgentTeller: the manifest's
+// sub_agents.
+func (a *Agent) SubAgents() string { return a.m.SubAgents }
+
 // DirVars implements integrations.Variables.
 func (a *Agent) DirVars() []string { return slices.Clone(a.m.DirVars) }
 
@@ -169,7 +177,7 @@ func (a *Agent) Data(env integrations.Env) templates.AgentData {
 	m := a.m
 	return templates.AgentData{Bin: env.Bin, Agent: m.Name, Title: m.Title, Command: m.Command, Provider: m.Provider,
 		Wrapper: integrations.WrapperPath(m.Name), PreEditHook: m.gates(env.Global),
-		SessionVar: m.SessionEnv, SessionIDText: m.SessionIDText, Templates: a.templates}
+		SessionVar: m.SessionEnv, RootSessionVar: m.RootSessionEnv, SessionIDText: m.SessionIDText, Templates: a.templates}
 }
 
 // Plan implements integrations.Agent: the instructions, the hooks, the

@@ -42,9 +42,19 @@ type Manifest struct {
 	// SessionEnv is the variable holding the harness's session id in the
 	// model's shell and hooks ("" when there is none).
 	SessionEnv string `toml:"session_env"`
+	// RootSessionEnv is the variable holding, in a sub-agent's shell, the
+	// id of the session it works for, SessionEnv holding the sub-agent's
+	// own (integrations.RootSessionVar); "" when the CLI has none.
+	RootSessionEnv string `toml:"root_session_env"`
 	// SessionIDText completes the instructions' "Your session id: you
 	// never type it. agentlock finds it by itself: ..." line.
 	SessionIDText string `toml:"session_id_text"`
+	// SubAgents says, for doctor and people, how the CLI's sub-agents are
+	// told apart: each is then a child session "<session>/<sub-agent id>"
+	// (docs/integrations/README.md, Sub-agents). Empty when they are not
+	// (no identity in their hooks' payloads): they share their session's
+	// locks.
+	SubAgents string `toml:"sub_agents"`
 	// Wrapper plans scripts/agentlock-<name>; true unless set false.
 	Wrapper *bool `toml:"wrapper"`
 	// Notes are told to the user by init.

@@ -7,12 +7,14 @@ import "github.com/agentlock/agentlock/integrations/manifest"
 // declared is opencode.toml, parsed and checked by manifestgen.
 func declared() *manifest.Manifest {
 	return &manifest.Manifest{
-		Name:          "opencode",
-		Title:         "OpenCode",
-		Provider:      "opencode",
-		Command:       "opencode",
-		SessionEnv:    "OPENCODE_SESSION_ID",
-		SessionIDText: "from `OPENCODE_SESSION_ID`, which agentlock's OpenCode plugin sets in your shell, or from the wrapper script that started you",
+		Name:           "opencode",
+		Title:          "OpenCode",
+		Provider:       "opencode",
+		Command:        "opencode",
+		SessionEnv:     "OPENCODE_SESSION_ID",
+		RootSessionEnv: "OPENCODE_ROOT_SESSION_ID",
+		SessionIDText:  "from `OPENCODE_SESSION_ID`, which agentlock's OpenCode plugin sets in your shell, or from the wrapper script that started you",
+		SubAgents:      "their child sessions of OpenCode's own (the task tool), whose root session the plugin asks OpenCode for",
 		Notes: []string{
 			"OpenCode loads .opencode/plugins/agentlock.js at every start, with no trust step; `opencode --pure` (or OPENCODE_PURE=1) loads no plugin and gates nothing.",
 		},
@@ -47,6 +49,9 @@ func declared() *manifest.Manifest {
 				Placement: "bottom",
 				Purpose:   "keeps what OpenCode installs into .opencode/ (node_modules, package.json, lockfiles) out of git",
 			},
+		},
+		Payload: manifest.Payload{
+			SubAgent: "sub_agent",
 		},
 		Deny: manifest.Deny{
 			Form: "exit2",

@@ -130,6 +130,36 @@ console.log(JSON.stringify(out));
 			assert.Contains(t, lines[4], "hook "+a.Name()+" session-end "+`{"session_id":"ses_1","cwd":"/proj"}`, "exit finishes the session")
 			assert.NotContains(t, calls, `"tool_name":"read"`, "read is not handed to agentlock")
 
+			// A sub-agent's child session: its payloads name the root
+			// session it works for (asked of the client, up every parent)
+			// and the sub-agent; its shell gets both.
+			child := `
+const { AgentlockPlugin } = await import(process.argv[1]);
+const parents = { ses_sub2: "ses_sub1", ses_sub1: "ses_root" };
+const client = { session: { get: async ({ path }) => ({ data: { id: path.id, parentID: parents[path.id] } }) } };
+const h = await AgentlockPlugin({ directory: "/proj", client });
+await h["tool.execute.before"]({ tool: "edit", sessionID: "ses_sub2", callID: "c" }, { args: { filePath: "/proj/a.txt" } });
+const env = { env: {} };
+await h["shell.env"]({ cwd: "/proj", sessionID: "ses_sub2", callID: "c" }, env);
+console.log(JSON.stringify(env.env));
+`
+			log := filepath.Join(dir, "child.log")
+			cmd := exec.Command(node, "--input-type=module", "-e", child, plugin(fake))
+			cmd.Env = []string{"PATH=/usr/bin:/bin", "FAKE_MODE=allow", "FAKE_LOG=" + log}
+			stdout, err := cmd.Output()
+			require.NoError(t, err, "node: %s", stdout)
+			var env map[string]any
+			require.NoError(t, json.Unmarshal(stdout, &env), "%s", stdout)
+			root := a.RootSessionEnvVar()
+			assert.Equal(t, map[string]any{a.SessionEnvVar(): "ses_sub2", root: "ses_root"}, env)
+			data, err := os.ReadFile(log)
+			require.NoError(t, err)
+			assert.Contains(t, string(data), `session-start {"session_id":"ses_root","sub_agent":"ses_sub2","cwd":"/proj"}`)
+			assert.Contains(t, string(data), `pre-edit {"session_id":"ses_root","sub_agent":"ses_sub2","cwd":"/proj","tool_name":"edit"`)
+			in, err := a.DecodePayload([]byte(`{"session_id":"ses_root","sub_agent":"ses_sub2","cwd":"/proj"}`))
+			require.NoError(t, err)
+			assert.Equal(t, "ses_sub2", in.SubAgent, "the manifest reads sub_agent")
+
 			out, _ = run(fake, "deny")
 			assert.Equal(t, "allowed", out["read"])
 			assert.Equal(t, "thrown: agentlock: held.txt is locked by session other-1", out["edit"], "the model reads agentlock's reason")

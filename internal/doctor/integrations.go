@@ -62,7 +62,23 @@ func (d *run) standard(p *setup.Project, a integrations.Agent) []Check {
 	if hooks, err := hooksInstalled(p); err == nil && hooks {
 		checks = append(checks, d.gating(p, a))
 	}
-	return append(checks, drift(p, a, d.opts.Writer))
+	return append(checks, drift(p, a, d.opts.Writer), subAgents(a))
+}
+
+// subAgents says how the agent's sub-agents lock (issue 35): sessions of
+// their own, children of the session they work for, where its CLI tells
+// them apart; else, as before, with their session's locks. Either way it
+// is what the CLI allows, no problem to fix.
+func subAgents(a integrations.Agent) Check {
+	c := Check{Name: "subagents-" + a.Name(), Status: OK}
+	if t, ok := a.(integrations.SubAgentTeller); ok && t.SubAgents() != "" {
+		c.Detail = fmt.Sprintf("%s's sub-agents are sessions of their own, each a child of its session (<session>/<sub-agent id>), "+
+			"told apart by %s: two sub-agents cannot both edit one file", a.Title(), t.SubAgents())
+		return c
+	}
+	c.Detail = fmt.Sprintf("sub-agents of %s share their session's locks: its hooks do not say which sub-agent fires them, "+
+		"so two of its sub-agents may edit one file at once (docs/integrations/README.md, Sub-agents)", a.Title())
+	return c
 }
 
 // gating: the agent's hooks, installed in the project, gate its files. The

@@ -126,6 +126,7 @@ func Load(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 	c.WorkDir, _ = workspace.WorkDir()
 	c.Agents, c.AgentErrors = all.Load(all.DefaultSources(os.Getenv, c.Settings.UserHome, c.WorkDir))
 	c.Harness = c.Agents.HarnessSessions(getenv)
+	harnessSubs := c.Agents.HarnessSubAgents(getenv)
 	c.AgentVars = c.Agents.EnvVars(getenv)
 	// A bad value is a problem of the configuration, not a crash: the
 	// default stands in, and each command decides (see Lazy).
@@ -155,6 +156,13 @@ func Load(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 	}
 	c.Identity = identityInputs(flags.Changed("session"), v.GetString("session"), v.GetString("session_env"))
 	c.Identity.Harness, c.Identity.HarnessVar = c.Agents.SessionFromHarness(c.Harness)
+	// A sub-agent's shell, where its harness says so (Codex): the command
+	// acts for the sub-agent's child session, as its hooks do.
+	var rootVar string
+	c.Identity.SubAgent, c.Identity.SubAgentSource, rootVar = c.Agents.SubAgentFromHarness(c.Harness, harnessSubs)
+	if rootVar != "" {
+		c.Identity.HarnessVar = rootVar // the session came from the root's variable
+	}
 	return c, nil
 }
 

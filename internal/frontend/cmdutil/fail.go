@@ -93,11 +93,13 @@ func FlagError(cmd *cobra.Command, err error) error {
 
 // CompletionUsage adds cobra's completion command to root now, rather
 // than when the tree runs, so that a shell it does not know is a usage
-// error like any other instead of a help page.
+// error like any other instead of a help page, and so that its usage line
+// names the shells.
 func CompletionUsage(root *cobra.Command) {
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
 		if c.Name() == "completion" {
+			c.Use = "completion bash|zsh|fish|powershell"
 			c.Args = cobra.ArbitraryArgs
 			c.RunE = func(cmd *cobra.Command, args []string) error {
 				if len(args) == 0 {

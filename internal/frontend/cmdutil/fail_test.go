@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -85,6 +86,7 @@ func TestUsageHelpers(t *testing.T) {
 	completion, _, cerr := root.Find([]string{"completion"})
 	assert.NoError(t, cerr)
 	assert.Equal(t, "a shell is required: bash, zsh, fish or powershell", completion.RunE(completion, nil).Error())
+	assert.True(t, strings.HasPrefix(completion.UseLine(), "agentlock completion bash|zsh|fish|powershell"), "the usage line names the shells: %s", completion.UseLine())
 	err = completion.RunE(completion, []string{"tcsh"})
 	assert.Equal(t, report.ExitUsage, report.ExitCode(err))
 	assert.Equal(t, `unknown shell "tcsh": bash, zsh, fish or powershell`, err.Error())

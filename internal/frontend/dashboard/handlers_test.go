@@ -545,3 +545,31 @@ func TestPageEscapesBidiControls(t *testing.T) {
 	rec := f.release(t, releaseRequest{Path: real, SessionID: id, Stamp: fmt.Sprint(stamp * 1e9)}, nil)
 	assert.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
 }
+
+// A sub-agent's session is listed under its parent's, marked as one, in
+// the page and in /api/sessions (its parent field).
+func TestSubAgentsNestedUnderTheirParent(t *testing.T) {
+	f := newFixture(t, Options{})
+	f.register(t, "claude-1/a7", "edit a")
+	f.register(t, "codex-2", "other")
+	f.register(t, "claude-1", "lead")
+	_, err := f.ws.StartSession(t.Context(), workspace.ChildEntry("claude-1/b8", "claude-1"), workspace.SessionStart{})
+	require.NoError(t, err)
+	_, err = f.ws.Registry().Update(t.Context(), "claude-1/a7", func(s *core.Session) { s.Parent = "claude-1" })
+	require.NoError(t, err)
+
+	page := f.get(t, "/").Body.String()
+	at := func(id string) int { return strings.Index(page, `data-key="s:`+id+`"`) }
+	require.True(t, at("codex-2") >= 0 && at("claude-1") >= 0 && at("claude-1/a7") >= 0 && at("claude-1/b8") >= 0, page)
+	assert.Less(t, at("codex-2"), at("claude-1"), "the registry's order")
+	assert.Less(t, at("claude-1"), at("claude-1/a7"), "a sub-agent under its parent")
+	assert.Less(t, at("claude-1/a7"), at("claude-1/b8"))
+	assert.Contains(t, page, `data-parent="claude-1"`)
+	assert.Equal(t, 2, strings.Count(page, `class="sub-agent-of"`))
+
+	parents := map[any]any{}
+	for _, s := range lines(t, f.get(t, "/api/sessions").Body.Bytes()) {
+		parents[s["session_id"]] = s["parent"]
+	}
+	assert.Equal(t, map[any]any{"claude-1/a7": "claude-1", "claude-1/b8": "claude-1", "claude-1": nil, "codex-2": nil}, parents)
+}

@@ -26,8 +26,10 @@ type Snapshot struct {
 	RegistryErr error
 	Idle        map[string]bool
 	// Conflicts are, by real path, the warnings about locked files also
-	// changed in another worktree of the repository (docs/worktrees.md).
+	// changed in another worktree of the repository (docs/worktrees.md);
+	// Changed are the same as found (workspace.Workspace.Conflicts).
 	Conflicts map[string]string
+	Changed   []workspace.Conflict
 	// History is the end of the audit log, oldest first.
 	History []audit.Entry
 }
@@ -57,7 +59,7 @@ func (s *Server) take(ctx context.Context) (*Snapshot, error) {
 		}
 	}
 	snap.Idle = s.ws.IdleAmong(snap.Sessions, snap.Locks)
-	snap.Conflicts = conflictsOf(ctx, s, snap.Locks)
+	snap.Changed, snap.Conflicts = conflictsOf(ctx, s, snap.Locks)
 	// The history is for people: a log that cannot be read shows empty.
 	snap.History, _ = s.ws.Audit().Tail(maxHistory)
 	return snap, nil
@@ -295,9 +297,18 @@ func mapsEqual(a, b map[string]bool) bool {
 	return true
 }
 
-// lockRecords are the records of /api/locks: agentlock status --json's.
+// lockRecords are the records of /api/locks: agentlock status --json's
+// (with withFree, status --all's), orphaned locks and other worktrees'
+// changes marked as status marks them.
 func (snap *Snapshot) lockRecords(withFree bool) []report.Status {
-	return report.Statuses(snap.Locks, snap.Problems, withFree)
+	records := report.Statuses(snap.Locks, snap.Problems, withFree)
+	if snap.RegistryErr == nil {
+		// The snapshot's sessions are the registry as read, those of
+		// exited agents shown as finished: workspace.Owners' rule.
+		_ = report.MarkOrphans(records, snap.Locks, func() (func(core.State) bool, error) { return snap.owners().Orphaned, nil })
+	}
+	report.MarkConflicts(records, snap.Changed)
+	return records
 }
 
 // sessionRecords are the records of /api/sessions: agentlock show
@@ -325,18 +336,14 @@ func parseStamp(s string) (time.Time, error) {
 	return time.Unix(0, n), nil
 }
 
-// conflictsOf returns the warnings about the held files among locks that
-// another worktree changed too; a failure to ask git shows none.
-func conflictsOf(ctx context.Context, s *Server, locks []core.State) map[string]string {
-	var paths []string
-	for _, l := range locks {
-		if l.Owner != "" && l.Path != "" && !l.Area() {
-			paths = append(paths, l.Path)
-		}
-	}
-	found, err := s.ws.Conflicts(ctx, paths)
+// conflictsOf returns the files among locks (free ones too, as status
+// --all asks: a released lock file names no path, so this costs nothing
+// more) that another worktree changed too, and the warnings about them by
+// real path; a failure to ask git shows none.
+func conflictsOf(ctx context.Context, s *Server, locks []core.State) ([]workspace.Conflict, map[string]string) {
+	found, err := s.ws.Conflicts(ctx, workspace.ListedPaths(locks, true))
 	if err != nil || len(found) == 0 {
-		return nil
+		return nil, nil
 	}
 	out := map[string]string{}
 	for _, c := range found {
@@ -345,5 +352,5 @@ func conflictsOf(ctx context.Context, s *Server, locks []core.State) map[string]
 		}
 		out[c.Path] += c.Message()
 	}
-	return out
+	return found, out
 }

@@ -50,6 +50,11 @@ type sessionView struct {
 	AllLocks             []lockView    // every lock it holds, up to maxAllLocks
 	History              []historyView // its entries of the audit log
 
+	// Child is set for a sub-agent's session, listed under its parent's
+	// (Parent).
+	Child  bool
+	Parent string
+
 	ID, Provider, AIVersion, StartedAt, WorkingOn, Status, Issues string
 	Idle, HoldsStale                                              bool
 	Todo                                                          string     // present todos
@@ -173,9 +178,11 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 		})
 	}
 	v.History = history
-	for _, a := range snap.Sessions {
+	// Each session followed by its sub-agents' (report.Nest).
+	for _, n := range report.Nest(snap.Sessions) {
+		a := snap.Sessions[n.Index]
 		e := report.Escape
-		sv := sessionView{
+		sv := sessionView{Child: n.Child, Parent: e(a.Parent),
 			ID: e(a.SessionID), Provider: e(a.Provider), AIVersion: e(a.AIVersion), StartedAt: e(a.StartedAt),
 			WorkingOn: e(a.WorkingOn), Status: e(a.Status), Issues: e(a.Issues), Idle: snap.Idle[a.SessionID],
 			Todo: e(strings.Join(a.Todo.Present, "; ")), Handoff: e(a.Handoff), Locks: byOwner[a.SessionID],

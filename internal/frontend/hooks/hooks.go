@@ -383,13 +383,7 @@ func (h run) refuse(err error, got session.Acquired) {
 			"Do not work around this: work on another file, wait your turn with `%s`, or ask %s.",
 			report.QueuedFor(held.Path, "session "+held.Owner+got.Places[held.Owner], held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
 	case errors.As(err, &held):
-		instead := "work on another file"
-		if held.Via != "" {
-			instead = "work outside that area"
-		}
-		h.res.Deny = fmt.Sprintf("agentlock: %s (renewed %s ago), so you (%s) must not edit it now. "+
-			"Do not work around this: %s, wait with `%s`, or ask %s.",
-			core.HeldBy(held.Path, held.Via, "session "+held.Owner+got.Places[held.Owner]), report.Human(held.Age), h.session, instead, report.WaitCommand(held.Path), held.Owner)
+		h.res.Deny = h.heldDenial(held, got)
 	case errors.As(err, &corrupt):
 		h.res.Deny = fmt.Sprintf("agentlock: a lock file cannot be read (%v), so agentlock cannot tell who holds the file: "+
 			"do not edit it; ask a person to check `agentlock status` and clear it with `agentlock release --force`.", err)
@@ -406,6 +400,38 @@ func (h run) refuse(err error, got session.Acquired) {
 	}
 }
 
+// heldDenial words the denial of an edit of a path another session holds
+// (held), naming how that session is related to this one through
+// sub-agents. A sub-agent is never told to wait with agentlock acquire:
+// its shell commands may act for its parent (Claude Code's do), and a
+// lock its parent took that way is one it may not edit.
+func (h run) heldDenial(held *core.HeldError, got session.Acquired) string {
+	holder := core.HeldBy(held.Path, held.Via, "session "+core.Holder(held.Owner, held.Relation)+got.Places[held.Owner])
+	instead := "work on another file"
+	if held.Via != "" {
+		instead = "work outside that area"
+	}
+	subAgent := got.Parent != ""
+	switch {
+	case held.Relation == core.Parent:
+		return fmt.Sprintf("agentlock: %s (renewed %s ago), which took it itself, so you (%s), its sub-agent, must not edit it. "+
+			"Do not work around this: %s, or tell your session that you need it. "+
+			"Your shell commands may act for %s: if you ran `agentlock acquire` on it yourself, run `agentlock release %s`, then edit it (your edits are locked for you).",
+			holder, report.Human(held.Age), h.session, instead, held.Owner, report.ShellQuote(held.Path))
+	case held.Relation == core.Child:
+		return fmt.Sprintf("agentlock: %s (renewed %s ago), so you (%s) must not edit it while that sub-agent works. "+
+			"Do not work around this: %s, or wait for it to finish with `%s`.",
+			holder, report.Human(held.Age), h.session, instead, report.WaitCommand(held.Path))
+	case subAgent:
+		return fmt.Sprintf("agentlock: %s (renewed %s ago), so you (%s) must not edit it now. "+
+			"Do not work around this: %s and come back to this one later, or tell your session that you need it.",
+			holder, report.Human(held.Age), h.session, instead)
+	}
+	return fmt.Sprintf("agentlock: %s (renewed %s ago), so you (%s) must not edit it now. "+
+		"Do not work around this: %s, wait with `%s`, or ask %s.",
+		holder, report.Human(held.Age), h.session, instead, report.WaitCommand(held.Path), held.Owner)
+}
+
 // deny refuses the edit because a coordinated path could not be checked.
 func (h run) deny(format string, args ...any) {
 	h.res.Deny = "agentlock: " + fmt.Sprintf(format, args...) +
@@ -418,6 +444,18 @@ func (h run) sessionStart(ctx context.Context) {
 	name := h.req.Agent.Name()
 	var model string // workspace.UnknownVersion when the payload does not say
 	_ = json.Unmarshal(h.in.Model, &model)
+	if parent := h.svc.Identity(ctx).Parent; parent != "" {
+		// A sub-agent starts (Claude Code's SubagentStart): its session is
+		// registered under its parent. Its harness process is its
+		// parent's, recorded already, and whose commands answer with the
+		// parent's session; the harness expects no session context here.
+		entry := workspace.ChildEntry(h.session, parent)
+		entry.Provider, entry.AIVersion = h.req.Agent.Provider(), model
+		if _, err := h.svc.Start(ctx, session.StartRequest{Session: entry}); err != nil {
+			h.res.warnf("%s session-start hook: %v", name, err)
+		}
+		return
+	}
 	_, err := h.svc.Start(ctx, session.StartRequest{Session: core.Session{SessionID: h.session, Provider: h.req.Agent.Provider(), AIVersion: model,
 		WorkingOn: "(not stated yet: update it with agentlock update)"}})
 	if err != nil {

@@ -298,3 +298,31 @@ func TestMixedRegisterAndUpdateRace(t *testing.T) {
 	t.Logf("%d rounds of 8 agentlock + 8 agent-registry 0.2 writers, agentlock started 0 to %s later: nothing lost, nothing refused",
 		n, sweep(n-1, n, py).Round(time.Millisecond))
 }
+
+// A sub-agent's session (issue 35), registered by agentlock under its
+// parent with the key parent, is read by 0.2 with every field of 0.2's
+// schema in 0.2's order; the key survives 0.2's writes, and agentlock
+// still nests it under its parent after them.
+func TestSubAgentSessionReadAndWrittenBy02(t *testing.T) {
+	needPython(t)
+	s := newSandbox(t)
+	s.sharedByEnv()
+	parent, child := "claude-p1", "claude-p1/a7f3"
+	requireExit(t, 0, s.al("register", parent, "anthropic", "opus", "lead"))
+	start := proctest.Run(t, harness.Bin, proctest.Cmd{Args: []string{"hook", "claude", "session-start"}, Env: s.environ(), Dir: s.project,
+		Stdin: `{"session_id":"p1","agent_id":"a7f3","agent_type":"general-purpose","hook_event_name":"SubagentStart","cwd":"` + s.project + `"}`})
+	require.Equal(t, 0, start.Code, "%v", start)
+	requireExit(t, 0, s.al("acquire", "--session", child, "src/a.py"))
+	py := assertSameSession(t, s, child)
+	assert.Equal(t, parent, py["parent"], "0.2 reads the key as one it does not know")
+	assert02Schema(t, s.dump())
+
+	requireExit(t, 0, s.py("update", child, "0.2 wrote this"))
+	requireExit(t, 0, s.py("set", parent, `{"issues": "none"}`))
+	got, _ := s.dump().session(t, child)
+	assert.Equal(t, parent, got["parent"], "0.2's writes keep it")
+	goSide := s.show()[child]
+	assert.Equal(t, parent, goSide["parent"])
+	assert.Equal(t, "0.2 wrote this", goSide["working_on"])
+	assertSameSession(t, s, child)
+}

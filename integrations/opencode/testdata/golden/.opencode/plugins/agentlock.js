@@ -13,36 +13,66 @@ function hook(event, payload) {
   return spawnSync(bin, ["hook", "opencode", event], { input: JSON.stringify(payload), encoding: "utf8", timeout: 30000 });
 }
 
-export const AgentlockPlugin = async ({ directory }) => {
-  const started = new Map(); // session id -> what session start tells the model
-  const start = (id) => {
-    if (!started.has(id)) {
-      const r = hook("session-start", { session_id: id, cwd: directory });
-      started.set(id, r.status === 0 ? r.stdout.trim() : "");
+// maxDepth bounds the walk up a session's parents (sub-agents of sub-agents).
+const maxDepth = 16;
+
+export const AgentlockPlugin = async ({ directory, client }) => {
+  // A sub-agent (the task tool) runs in a child session of OpenCode's own: for agentlock it is
+  // a child of the root session it works for ("<root>/<child>"), told apart by sub_agent.
+  const roots = new Map(); // session id -> its root session, "" for a root
+  const rootOf = async (id) => {
+    if (!roots.has(id)) {
+      let root = "";
+      try {
+        for (let cur = id, depth = 0; depth < maxDepth; depth++) {
+          const parent = (await client.session.get({ path: { id: cur } }))?.data?.parentID;
+          if (!parent) break;
+          root = cur = parent;
+        }
+      } catch {
+        // No parent known (an older SDK, the server busy): a session of its own.
+      }
+      roots.set(id, root);
     }
-    return started.get(id);
+    return roots.get(id);
+  };
+  const payload = async (id, more) => {
+    const root = await rootOf(id);
+    return root ? { session_id: root, sub_agent: id, cwd: directory, ...more } : { session_id: id, cwd: directory, ...more };
+  };
+  const started = new Map(); // session id -> [what session start tells the model, its end payload]
+  const start = async (id) => {
+    if (!started.has(id)) {
+      const p = await payload(id, {});
+      const r = hook("session-start", p);
+      started.set(id, [r.status === 0 ? r.stdout.trim() : "", p]);
+    }
+    return started.get(id)[0];
   };
   process.on("exit", () => {
-    for (const id of started.keys()) hook("session-end", { session_id: id, cwd: directory });
+    for (const [, p] of started.values()) hook("session-end", p);
   });
   return {
     "tool.execute.before": async (input, output) => {
       if (!editTools.has(input.tool)) return;
-      start(input.sessionID);
-      const r = hook("pre-edit", { session_id: input.sessionID, cwd: directory, tool_name: input.tool, tool_input: output.args });
+      await start(input.sessionID);
+      const r = hook("pre-edit", await payload(input.sessionID, { tool_name: input.tool, tool_input: output.args }));
       if (r.status === 0) return;
       const why = r.error ? r.error.message : r.status === null ? "stopped by " + r.signal : "exit " + r.status;
       throw new Error((r.stderr || "").trim() || `agentlock: could not check this edit (${bin} hook: ${why}): do not make it now; ask a person to run \`${bin} doctor\`.`);
     },
     "tool.execute.after": async (input) => {
-      if (started.has(input.sessionID)) hook("renew", { session_id: input.sessionID, cwd: directory });
+      if (started.has(input.sessionID)) hook("renew", started.get(input.sessionID)[1]);
     },
     "shell.env": async (input, output) => {
-      if (input.sessionID) output.env.OPENCODE_SESSION_ID = input.sessionID;
+      if (!input.sessionID) return;
+      output.env.OPENCODE_SESSION_ID = input.sessionID;
+      const root = await rootOf(input.sessionID);
+      if (root) output.env.OPENCODE_ROOT_SESSION_ID = root;
     },
     "experimental.chat.system.transform": async (input, output) => {
       if (!input.sessionID) return;
-      const text = start(input.sessionID);
+      const text = await start(input.sessionID);
       if (text) output.system.push(text);
     },
   };
