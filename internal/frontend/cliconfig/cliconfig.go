@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -100,14 +99,12 @@ func Load(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 			return nil, fmt.Errorf("configuration: %w", err)
 		}
 	}
-	// getenv reads any other variable through viper too.
-	getenv := func(name string) string {
-		key := "env_" + strings.ToLower(name)
-		if err := v.BindEnv(key, name); err != nil {
-			return ""
-		}
-		return v.GetString(key)
-	}
+	// The agents' variables (harness sessions, user folders, doctor's
+	// variables: some forty names) have no flag and no default, so viper
+	// would give os.Getenv's answer (an empty variable counts as unset
+	// either way) after binding and looking up a key for each, which every
+	// lock call and hook paid (docs/speed.md).
+	getenv := os.Getenv
 	c := &Config{
 		Settings: workspace.Settings{
 			LockDir:      v.GetString("lock_dir"),
