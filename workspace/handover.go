@@ -82,7 +82,10 @@ func StoreConfigured(p Process) bool {
 		return true
 	}
 	seen := map[string]bool{}
-	known := newFacts() // the walks up from the arguments stop where one already went
+	// The walks up from the arguments stop where one already went: only
+	// the folders walked are kept (the other facts' maps would cost this
+	// check, which every process makes, more than the stats they save).
+	known := &facts{dirs: map[projectKey]string{}}
 	hasStore := func(path string) bool {
 		project := known.walkProject(path, "", "")
 		if project == "" || seen[project] {
