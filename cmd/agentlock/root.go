@@ -35,7 +35,6 @@ programs that ignore it.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return nil },
 	}
-	root.Version = moduleVersion()
 	root.SetVersionTemplate("agentlock {{.Version}}\n")
 	root.SuggestionsMinimumDistance = 2
 	root.SetOut(f.IO.Out)
@@ -52,10 +51,14 @@ programs that ignore it.`,
 		// Help, completion, suggestions and the reference see the whole
 		// tree.
 		root.CompletionOptions.DisableDefaultCmd = true
+		f.alone = true
 		root.AddCommand(build(f))
 		cmdutil.UsageArgs(root)
 		return root
 	}
+	// agentlock --version: a flag of the root alone, so only a line that
+	// runs the root has it (the build information is parsed for it).
+	root.Version = moduleVersion()
 	for _, c := range topLevelCommands() {
 		root.AddCommand(c.build(f))
 	}
