@@ -33,6 +33,9 @@ type Factory struct {
 	// what a command hands over to another build of agentlock (see
 	// delegate); set by execute.
 	Args []string
+	// Settings is Lenient without the agents (cliconfig.LoadSettings),
+	// for version, which reads nothing else; set with Config.
+	Settings func() (*config, error)
 	// closeConfig closes what Config opened; set with Config.
 	closeConfig func() error
 	// alone is set by newRootCmd when the tree is one command, the one the

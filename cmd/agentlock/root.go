@@ -42,6 +42,7 @@ programs that ignore it.`,
 	root.SetIn(f.IO.In)
 	flags := cmdutil.GlobalFlags(root)
 	f.Config, f.Lenient, f.closeConfig = cliconfig.Lazy(flags, f.Now)
+	f.Settings = func() (*config, error) { return cliconfig.LoadSettings(flags, f.Now) }
 
 	if build := onlyCommand(args); build != nil {
 		// A command line that names its command builds that command

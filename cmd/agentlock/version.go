@@ -11,7 +11,7 @@ type VersionOptions struct {
 }
 
 func newCmdVersion(f *Factory, runF func(*VersionOptions) error) *cobra.Command {
-	opts := &VersionOptions{IO: f.IO, Config: f.Lenient}
+	opts := &VersionOptions{IO: f.IO, Config: f.Settings}
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version of agentlock (also: agentlock --version)",
