@@ -32,7 +32,7 @@ func declared() *manifest.Manifest {
 			Path:    ".gemini/settings.json",
 			Format:  "json",
 			Command: "{{.Line}}",
-			Purpose: "hooks: lock before write_file/replace, register at start, renew after each tool, finish at the end",
+			Purpose: "hooks: lock before write_file/replace, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
 			Events: []manifest.Event{
 				{
 					Name:        "BeforeTool",
@@ -48,6 +48,12 @@ func declared() *manifest.Manifest {
 					Matcher: ".*",
 					Timeout: 30000,
 					Label:   "agentlock-renew",
+				},
+				{
+					Name:    "AfterAgent",
+					Run:     "turn-end",
+					Timeout: 10000,
+					Label:   "agentlock-turn-end",
 				},
 				{
 					Name:    "SessionStart",

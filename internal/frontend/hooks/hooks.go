@@ -30,6 +30,7 @@ import (
 	"github.com/agentlock/agentlock/internal/sys/procs"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/session"
+	"github.com/agentlock/agentlock/store"
 	"github.com/agentlock/agentlock/templates"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -41,6 +42,7 @@ const (
 	SessionStart = integrations.SessionStart
 	Renew        = integrations.Renew
 	SessionEnd   = integrations.SessionEnd
+	TurnEnd      = integrations.TurnEnd
 )
 
 // CheckEvent refuses, as a usage error, an event that is none of
@@ -203,6 +205,8 @@ func Run(ctx context.Context, req Request) Result {
 		h.sessionStart(ctx)
 	case Renew:
 		h.renew(ctx)
+	case TurnEnd:
+		h.turnEnd(ctx)
 	case SessionEnd:
 		h.sessionEnd(ctx)
 	default:
@@ -382,6 +386,20 @@ func (h run) refuse(err error, got session.Acquired) {
 		h.res.Deny = fmt.Sprintf("agentlock: %s, so you (%s) must not edit it now. "+
 			"Do not work around this: work on another file, wait your turn with `%s`, or ask %s.",
 			report.QueuedFor(held.Path, "session "+held.Owner+got.Places[held.Owner], held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
+	case errors.As(err, &held) && held.Taken == store.TakenByHook && held.Via == "" && h.ws.HookLocks().Lifetime == workspace.LifetimeTurn:
+		// A lock that lives as long as its holder's work: say when it
+		// frees, and offer no explicit lock (one would outlive the turn).
+		frees := "when " + held.Owner + "'s turn ends"
+		if idle := h.ws.HookLocks().Idle; idle > 0 {
+			frees += fmt.Sprintf(", or once %s leaves it unused for %s more", held.Owner, report.Human(max(held.Left, 0)))
+		}
+		waited := ""
+		if got.Waited > 0 {
+			waited = fmt.Sprintf(" (agentlock waited %s for it)", report.Human(got.Waited))
+		}
+		h.res.Deny = fmt.Sprintf("agentlock: %s, who is editing it now (last edit %s ago), so you (%s) must not edit it now%s. "+
+			"It frees %s: work on another file and try this one again after that. Do not work around this; ask %s if it cannot wait.",
+			core.HeldBy(held.Path, "", "session "+held.Owner+got.Places[held.Owner]), report.Human(held.Unused), h.session, waited, frees, held.Owner)
 	case errors.As(err, &held):
 		h.res.Deny = h.heldDenial(held, got)
 	case errors.As(err, &corrupt):
@@ -485,6 +503,19 @@ func (h run) renew(ctx context.Context) {
 		if n != nil {
 			h.res.warnf("%s renew hook: %v", h.req.Agent.Name(), n)
 		}
+	}
+}
+
+// turnEnd ends a turn of the session (session.Service.EndTurn): where the
+// locks hooks take live as long as a turn, its hook-taken locks are
+// released; the ones it took on purpose stay.
+func (h run) turnEnd(ctx context.Context) {
+	ended, err := h.svc.EndTurn(ctx, h.session)
+	if ended.Mirror != nil {
+		h.res.warnf("%s turn-end hook: %v", h.req.Agent.Name(), ended.Mirror)
+	}
+	if err != nil {
+		h.res.warnf("%s turn-end hook: %v", h.req.Agent.Name(), err)
 	}
 }
 
