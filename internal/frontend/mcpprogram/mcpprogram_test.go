@@ -16,11 +16,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/integrations/all"
 	"github.com/agentlock/agentlock/internal/frontend/cliconfig"
+	"github.com/agentlock/agentlock/internal/testkit/clienv"
 	"github.com/agentlock/agentlock/internal/testkit/proctest"
 	"github.com/agentlock/agentlock/report"
-	"github.com/agentlock/agentlock/workspace"
 )
 
 // serveVar makes the test binary agentlock-mcp itself: list-tools starts
@@ -37,30 +36,8 @@ func TestMain(m *testing.M) {
 // testBuild is the build the tests' program reports.
 var testBuild = report.Version{Version: "v1.2.3", Commit: "0123456789abcdef0123456789abcdef01234567", Date: "2026-12-01T00:00:00Z"}
 
-// hermetic gives the configuration a fresh HOME and working directory
-// (outside any project) and none of the variables of agentlock or the
-// agent harnesses; it returns the working directory.
-func hermetic(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	require.NoError(t, err)
-	home, work := filepath.Join(dir, "home"), filepath.Join(dir, "work")
-	require.NoError(t, os.MkdirAll(home, 0o700))
-	require.NoError(t, os.MkdirAll(work, 0o700))
-	t.Setenv("HOME", home)
-	unset := []string{"XDG_CONFIG_HOME", workspace.FrontVar}
-	for _, b := range cliconfig.EnvBindings {
-		if b[1] != "PATH" {
-			unset = append(unset, b[1])
-		}
-	}
-	for _, name := range append(unset, all.Agents().Variables()...) {
-		t.Setenv(name, "")
-		require.NoError(t, os.Unsetenv(name))
-	}
-	t.Chdir(work)
-	return work
-}
+// hermetic is clienv.Hermetic.
+func hermetic(t *testing.T) string { return clienv.Hermetic(t) }
 
 // options are the program's Options on buffers, for the command line args.
 func options(dir string, args ...string) (Options, *bytes.Buffer, *bytes.Buffer) {
