@@ -243,7 +243,7 @@ func (s *Service) Acquire(ctx context.Context, req AcquireRequest) (Acquired, er
 		}
 	} else {
 		whole, _ := ws.Coordinated(req.Gate.Whole, s.workDir)
-		if err := out.judge(ctx, req.Gate, whole, aliasesOf(req.Paths, s.workDir)); err != nil {
+		if err := out.judge(ctx, req.Gate, whole, aliasesOf(req.Paths, s.workDir, s.settings.RealPath)); err != nil {
 			return out, err
 		}
 	}
