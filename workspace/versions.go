@@ -98,6 +98,16 @@ func (w *Workspace) versions() (store.Versions, error) {
 	return versionsOf(w.lockStore())
 }
 
+// keptVersions is versions for a record that a store keeping no read
+// versions simply skips: nil and no error for such a store.
+func (w *Workspace) keptVersions() (store.Versions, error) {
+	v, err := w.versions()
+	if errors.Is(err, ErrNoVersions) {
+		return nil, nil
+	}
+	return v, err
+}
+
 func (w *Workspace) now() time.Time {
 	if w.settings.Now != nil {
 		return w.settings.Now()
@@ -127,11 +137,8 @@ func (w *Workspace) DamagedVersions(ctx context.Context) ([]*store.DamagedError,
 // Forget drops the read versions session keeps in this workspace (its
 // finish).
 func (w *Workspace) Forget(ctx context.Context, session string) error {
-	v, err := w.versions()
-	if errors.Is(err, ErrNoVersions) {
-		return nil
-	}
-	if err != nil {
+	v, err := w.keptVersions()
+	if v == nil || err != nil {
 		return err
 	}
 	return v.Forget(ctx, session)
@@ -269,11 +276,8 @@ func (w *Workspace) Wrote(ctx context.Context, session string, paths []string) (
 // with each file's digest as it was taken. Only locks newly taken of
 // files; areas and renewals are not recorded.
 func (w *Workspace) Held(ctx context.Context, session string, leases []core.Lease) error {
-	v, err := w.versions()
-	if errors.Is(err, ErrNoVersions) {
-		return nil
-	}
-	if err != nil {
+	v, err := w.keptVersions()
+	if v == nil || err != nil {
 		return err
 	}
 	now := w.now()
@@ -299,11 +303,8 @@ func (w *Workspace) Held(ctx context.Context, session string, leases []core.Leas
 // holds and edits over), for the reads that follow (see See). Areas and
 // locks another session held are not recorded.
 func (w *Workspace) Freed(ctx context.Context, session string, states []core.State) error {
-	v, err := w.versions()
-	if errors.Is(err, ErrNoVersions) {
-		return nil
-	}
-	if err != nil {
+	v, err := w.keptVersions()
+	if v == nil || err != nil {
 		return err
 	}
 	now := w.now()
@@ -533,11 +534,8 @@ func containsPath(list []string, p string) bool {
 // hook, where the CLI runs one for the edit, records the new content as
 // usual (Wrote), which ends it.
 func (w *Workspace) Editing(ctx context.Context, session string, views []View) error {
-	v, err := w.versions()
-	if errors.Is(err, ErrNoVersions) {
-		return nil
-	}
-	if err != nil {
+	v, err := w.keptVersions()
+	if v == nil || err != nil {
 		return err
 	}
 	now := w.now()
