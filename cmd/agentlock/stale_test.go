@@ -7,6 +7,7 @@ package main_test
 // own edit becomes its version).
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -506,6 +507,16 @@ func readShapes() []readShape {
 		{agent: "kilo", session: "kilo-x", read: flat("read", "filePath"), write: flatWrite("write", "filePath")},
 		{agent: "pi", session: "pi-x", read: flat("read", "path"), write: flatWrite("write", "path")},
 		{agent: "droid", session: "droid-x", read: flat("Read", "file_path"), write: flatWrite("Create", "file_path")},
+		// Cline 3.0.65's schema gives every hook tool_call {id, name, input}.
+		{agent: "cline", session: "cline-x",
+			read: func(cwd, file string) string {
+				return mustJSON(map[string]any{"taskId": "x", "hookName": "PostToolUse", "workspaceRoots": []string{cwd},
+					"tool_call": map[string]any{"id": "c1", "name": "read_files", "input": map[string]any{"files": []any{map[string]string{"path": file}}}}})
+			},
+			write: func(cwd, file, content string) string {
+				return mustJSON(map[string]any{"taskId": "x", "hookName": "PreToolUse", "workspaceRoots": []string{cwd},
+					"tool_call": map[string]any{"id": "c2", "name": "editor", "input": map[string]string{"command": "create", "path": file, "file_text": content}}})
+			}},
 		{agent: "copilot", session: "copilot-x",
 			read: func(cwd, file string) string {
 				return mustJSON(map[string]any{"sessionId": "x", "cwd": cwd, "hookEventName": "postToolUse", "toolName": "view",
@@ -542,6 +553,22 @@ func TestHookStaleReadToolsOfEachCLI(t *testing.T) {
 					}
 					requireExit(t, 2, r)
 					return r.Stderr
+				}
+				if s.agent == "cline" {
+					// {"cancel": true, "errorMessage": …} on stdout.
+					requireExit(t, 0, r)
+					var out struct {
+						Cancel  bool   `json:"cancel"`
+						Message string `json:"errorMessage"`
+					}
+					if strings.TrimSpace(r.Stdout) == "" {
+						return ""
+					}
+					require.NoError(t, json.Unmarshal([]byte(r.Stdout), &out), r.Stdout)
+					if !out.Cancel {
+						return ""
+					}
+					return out.Message
 				}
 				return deniedReason(t, s.agent, r)
 			}

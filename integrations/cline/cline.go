@@ -34,7 +34,7 @@ var templateFiles embed.FS
 // Agent returns the Cline CLI: cline.toml, its hook files' template and its
 // Go extension.
 func Agent() *manifest.Agent {
-	return manifest.Builtin(declared(), templateFiles, manifest.Extension{HookFiles: hookFiles, DecodePayload: decodePayload, EditedPaths: editedPaths, Checks: checks})
+	return manifest.Builtin(declared(), templateFiles, manifest.Extension{HookFiles: hookFiles, DecodePayload: decodePayload, EditedPaths: editedPaths, ReadPaths: readPaths, WholePaths: wholePaths, Checks: checks})
 }
 
 // HooksDir is where the hook files go in the project.
@@ -111,6 +111,66 @@ func decodePayload(data []byte) (integrations.HookInput, error) {
 		in.ToolInput = params
 	}
 	return in, nil
+}
+
+// readPaths implements the extension's ReadPaths: the files of a
+// read_files call (tool_call.input of the PostToolUse payload, as Cline
+// 3.0.65's schema gives it to every hook): its files, each a path or an
+// entry with one, or file_paths, or paths. A ranged read (start_line,
+// end_line) is a read of the file as any other: the version is the file's.
+func readPaths(in integrations.HookInput) ([]string, error) {
+	if in.ToolName != "read_files" {
+		return nil, nil
+	}
+	var input map[string]json.RawMessage
+	if json.Unmarshal(in.ToolInput, &input) != nil {
+		return nil, nil
+	}
+	var out []string
+	for _, field := range []string{"files", "file_paths", "paths"} {
+		raw, ok := input[field]
+		if !ok {
+			continue
+		}
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			items = []json.RawMessage{raw}
+		}
+		for _, item := range items {
+			var path string
+			if json.Unmarshal(item, &path) != nil {
+				path = integrations.StringField(item, "path")
+			}
+			if path != "" {
+				out = append(out, path)
+			}
+		}
+		break
+	}
+	return out, nil
+}
+
+// wholePaths implements the extension's WholePaths: editor's create
+// (input.command "create") writes its file whole, and an apply_patch's Add
+// File and Delete File.
+func wholePaths(in integrations.HookInput) []string {
+	if in.ToolName == "editor" && integrations.StringField(in.ToolInput, "command") == "create" {
+		if p := integrations.StringField(in.ToolInput, "path"); p != "" {
+			return []string{p}
+		}
+		return nil
+	}
+	if in.ToolName != "apply_patch" {
+		return nil
+	}
+	text := ""
+	if json.Unmarshal(in.ToolInput, &text) != nil || text == "" {
+		text = integrations.StringField(in.ToolInput, "input")
+	}
+	if text == "" {
+		return nil
+	}
+	return integrations.PatchWholePaths([]string{text})
 }
 
 // editedPaths implements integrations.Agent's EditedPaths: editor's path (and

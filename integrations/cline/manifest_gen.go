@@ -20,6 +20,8 @@ func declared() *manifest.Manifest {
 			"payload",
 			"edited_paths",
 			"checks",
+			"read_paths",
+			"whole_paths",
 		},
 		Instructions: []manifest.Instruction{
 			{
@@ -28,6 +30,9 @@ func declared() *manifest.Manifest {
 				Template: "rule",
 				Purpose:  "instructions: a Cline rule",
 			},
+		},
+		ReadTools: []string{
+			"read_files",
 		},
 		Deny: manifest.Deny{
 			Form:     "template",
