@@ -31,12 +31,12 @@ import (
 const staleReadCheckLanded = false
 
 // subagentSessionsLanded says whether issue 35 is on main: sub-agents
-// sessions of their own, so that two sub-agents of one session cannot both
-// pass the gate. Today they share their parent's session and overwrite
-// each other; TestLosslessModes checks that they still do until this and
-// staleReadCheckLanded are both true (a sub-agent refused while its
-// sibling holds the file still writes from a stale read without issue 34).
-const subagentSessionsLanded = false
+// child sessions of their own, so that two sub-agents of one session
+// cannot both pass the gate. It is: yet TestLosslessModes checks that two
+// sub-agents still lose updates until staleReadCheckLanded is true too (a
+// sub-agent refused while its sibling holds the file still writes from a
+// stale read without issue 34).
+const subagentSessionsLanded = true
 
 // agentlockBin is the agentlock built from the tree for these tests.
 var agentlockBin string
