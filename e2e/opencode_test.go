@@ -153,6 +153,7 @@ func e2eOpenCodeFamily(t *testing.T, cli agentCLI, agentOf func(*testing.T) agen
 		}, notPatch...)
 		openCodeKeptOutOfGit(t, r, a)
 	})
+	t.Run("subagents", func(t *testing.T) { offline(t); e2eSubagentRace(t, a, prog, openCodeSpawn) })
 }
 
 // openCodeKeptOutOfGit checks that git ignores what the CLI installs into

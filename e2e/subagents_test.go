@@ -198,3 +198,10 @@ func copilotSpawn(marker string) mock.Step {
 	return mock.Step{Tool: "task", Args: map[string]any{"name": strings.ToLower(marker), "description": "edit shared.txt",
 		"prompt": "You are " + marker + ": do the scripted work.", "agent_type": "general-purpose"}}
 }
+
+// openCodeSpawn is the task tool of OpenCode (and Kilo) starting a general
+// sub-agent whose prompt holds marker.
+func openCodeSpawn(marker string) mock.Step {
+	return mock.Step{Tool: "task", Args: map[string]any{"description": "edit shared.txt", "subagent_type": "general",
+		"prompt": "You are " + marker + ": do the scripted work."}}
+}
