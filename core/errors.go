@@ -54,6 +54,14 @@ type HeldError struct {
 	// waiting for it since earlier (for Age), on a store that serves
 	// waiters first come, first served (store.Queue): Owner takes it next.
 	Queued bool
+	// Taken says how Owner took the lock (store.TakenByHook: its pre-edit
+	// hook, for an edit; then, under an idle bound, Left counts to the end
+	// of the bound). TakenUnknown when not read, as for a lock held
+	// through an area.
+	Taken store.Taken
+	// Unused, for a lock a hook took, is the time since its last use: the
+	// last edit its hooks let through (State.Used).
+	Unused time.Duration
 	// Relation is how Owner is related to the session refused, through
 	// sub-agents (Claim.Parent): another sub-agent of its session, its
 	// parent session (which took the path explicitly), or one of its own

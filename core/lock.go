@@ -32,10 +32,11 @@ const DefaultTimeout = store.DefaultTimeout
 // Locks are advisory: they protect the agents that consult them, not the
 // writes of a program that ignores them.
 type Locker struct {
-	store   store.Locks
-	timeout time.Duration
-	clock   func() time.Time
-	cwd     string
+	store    store.Locks
+	timeout  time.Duration
+	hookIdle time.Duration
+	clock    func() time.Time
+	cwd      string
 }
 
 // Options configure a Locker.
@@ -52,6 +53,16 @@ type Options struct {
 	// Cwd is the folder relative paths are taken from; empty means the
 	// process working directory.
 	Cwd string
+	// HookIdle bounds how long a lock a pre-edit hook took
+	// (store.TakenByHook) stays held once its session stops using it
+	// (issue 36, docs/lock-lifetime.md): a hook lock whose record was last
+	// written — by the acquisition of the hook that let its last edit
+	// through — longer ago is Idle, free for any session to take, like a
+	// stale lock; a session renewal (RenewSession, KeepSessionAlive) does
+	// not renew it, and frees the session's own once idle. Zero: a hook
+	// lock lives like any other, until released or expired. Every process
+	// of a project must be given the same bound (package workspace does).
+	HookIdle time.Duration
 }
 
 // NewLocker returns a Locker on the records of s. Package workspace gives
@@ -63,11 +74,15 @@ func NewLocker(s store.Locks, opts Options) *Locker {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Locker{store: s, timeout: opts.Timeout, clock: opts.Now, cwd: opts.Cwd}
+	return &Locker{store: s, timeout: opts.Timeout, hookIdle: max(opts.HookIdle, 0), clock: opts.Now, cwd: opts.Cwd}
 }
 
 // Timeout is the age after which an unrenewed lock is stale.
 func (l *Locker) Timeout() time.Duration { return l.timeout }
+
+// HookIdle is the idle bound of the locks hooks take (Options.HookIdle);
+// zero for none.
+func (l *Locker) HookIdle() time.Duration { return l.hookIdle }
 
 // Lease is a lock held by a session, as just stored.
 type Lease struct {
@@ -123,6 +138,20 @@ type State struct {
 	// area that covers Path (ending in "/"), or, when Path is an area, a
 	// lock or area inside it. Owner, Stamp, Age and Left are then Via's.
 	Via string
+	// Taken says how Owner took the lock, where it was read: in a listing
+	// (List), for the lock that refused an acquisition (HeldError.Taken),
+	// and for a lock judged idle; TakenUnknown elsewhere, and for a record
+	// whose note is lost (which every rule reads as explicit).
+	Taken store.Taken
+	// Used, for a lock a hook took under an idle bound, is when its
+	// record was last written: the last edit its hooks let through (see
+	// Options.HookIdle); zero otherwise.
+	Used time.Time
+	// Idle is set, with Stale, for a lock a hook took that went unused for
+	// longer than the idle bound (Options.HookIdle): no longer held, it is
+	// taken over like a stale lock. Left is then negative: the time since
+	// the bound passed.
+	Idle bool
 }
 
 // Area reports whether the lock is an area lock: a folder and every path
@@ -217,7 +246,49 @@ func (l *Locker) state(slot store.Slot, now time.Time) State {
 		s.Stamp = live.Renewed
 	}
 	s.Age, s.Left, s.Stale = max(now.Sub(s.Stamp), 0), l.left(live, s.Stamp, now), !live.Fresh
+	if l.hookIdle > 0 && !s.Stale && now.Sub(rec.Stamp) > l.hookIdle {
+		// Maybe an idle hook lock: only then is the note beside read, so
+		// that judging a lock in use costs nothing more.
+		l.judgeUse(slot, &s, now)
+	}
 	return s
+}
+
+// stateTaken is state with how the record's owner took it (State.Taken,
+// read from beside the record when it is held).
+func (l *Locker) stateTaken(slot store.Slot, now time.Time) State {
+	s := l.state(slot, now)
+	if s.Owner != "" && s.Taken == store.TakenUnknown {
+		l.judgeUse(slot, &s, now)
+	}
+	return s
+}
+
+// judgeUse completes s, the state of slot's held record, with how its owner
+// took it, and judges a lock a hook took by the idle bound: unused (its
+// record unwritten) for longer, it is Idle and Stale; in use, it is left
+// until the bound passes, or the timeout if sooner. A note that cannot be
+// read counts as explicit (TakenUnknown): such a lock is never idle.
+func (l *Locker) judgeUse(slot store.Slot, s *State, now time.Time) {
+	taken, err := slot.HowTaken()
+	if err != nil {
+		return
+	}
+	s.Taken = taken
+	if taken != store.TakenByHook || l.hookIdle <= 0 {
+		return
+	}
+	// Under an idle bound, session renewals leave the record as its last
+	// use wrote it: its stamp is that use.
+	s.Used = slot.Record.Stamp
+	if s.Stale {
+		return
+	}
+	left := s.Used.Add(l.hookIdle).Sub(now)
+	s.Left = min(s.Left, left)
+	if left < 0 {
+		s.Idle, s.Stale = true, true
+	}
 }
 
 // left is the time left before a record whose last renewal was at stamp
@@ -386,7 +457,12 @@ func (l *Locker) AcquireClaim(ctx context.Context, paths []string, c Claim) ([]L
 						break
 					}
 				}
-				refusals = append(refusals, &HeldError{Path: s.Path, Owner: s.Owner, Age: s.Age, Left: s.Left, Relation: rel})
+				s = l.stateTaken(slot, now)
+				held := &HeldError{Path: s.Path, Owner: s.Owner, Age: s.Age, Left: s.Left, Relation: rel, Taken: s.Taken}
+				if !s.Used.IsZero() {
+					held.Unused = max(now.Sub(s.Used), 0)
+				}
+				refusals = append(refusals, held)
 			}
 			next[i] = &store.Record{Session: session, Stamp: now, Path: s.Path, Taken: taken}
 		}
@@ -709,7 +785,7 @@ func (l *Locker) Heartbeat(ctx context.Context, path, session string) (Lease, er
 	if err != nil {
 		return Lease{}, fmt.Errorf("heartbeat: %s: %w", ShortPath(path), err)
 	}
-	s, stamp, err := l.renewKey(ctx, k, session)
+	s, stamp, err := l.renewKey(ctx, k, session, false)
 	switch {
 	case err != nil:
 		return Lease{}, fmt.Errorf("heartbeat: %w", err)
@@ -730,19 +806,40 @@ var errRecheck = errors.New("a stale record is renewed with the records around i
 // own is returned as it is, unchanged, with a zero stamp. A stale record of session is
 // renewed only when no other session took, meanwhile, a lock it covers or
 // an area that covers it (see renewStale): else a *NotOwnerError with Via.
-func (l *Locker) renewKey(ctx context.Context, k store.Key, session string) (State, time.Time, error) {
+//
+// A session's renewal (whole) under an idle bound (Options.HookIdle)
+// leaves a lock a hook took as it is, zero stamp, since its record's stamp
+// is its last use; one already idle is released (its state comes back
+// Idle). A renewal of the one path (Heartbeat) renews any lock: the
+// session says it uses it.
+func (l *Locker) renewKey(ctx context.Context, k store.Key, session string, whole bool) (State, time.Time, error) {
 	var got State
 	var stamp time.Time
-	err := l.editKey(ctx, k, func(now State) (*store.Record, error) {
-		got, stamp = now, time.Time{}
-		if now.Owner != session {
-			return nil, nil
+	err := l.store.Transact(ctx, store.Update, []store.Key{k}, func(slots []store.Slot) ([]*store.Record, error) {
+		if slots[0].Err != nil {
+			return nil, slots[0].Err
 		}
-		if _, areas := l.store.(store.Areas); areas && now.Stale && now.Path != "" {
+		now := l.now()
+		got, stamp = l.state(slots[0], now), time.Time{}
+		if got.Owner != session {
+			return []*store.Record{nil}, nil
+		}
+		if whole && l.hookIdle > 0 {
+			if got.Taken == store.TakenUnknown {
+				l.judgeUse(slots[0], &got, now)
+			}
+			switch {
+			case got.Idle:
+				return []*store.Record{{}}, nil
+			case got.Taken == store.TakenByHook:
+				return []*store.Record{nil}, nil
+			}
+		}
+		if _, areas := l.store.(store.Areas); areas && got.Stale && got.Path != "" {
 			return nil, errRecheck
 		}
-		stamp = l.now()
-		return &store.Record{Session: session, Stamp: stamp, Path: now.Path}, nil
+		stamp = now
+		return []*store.Record{{Session: session, Stamp: stamp, Path: got.Path}}, nil
 	})
 	if errors.Is(err, errRecheck) {
 		return l.renewStale(ctx, store.Key{Path: got.Path, Ref: got.Ref}, session)
@@ -840,7 +937,7 @@ func (l *Locker) inspect(ctx context.Context, path, session string) (State, erro
 			}
 			s = l.corruptState(slots[0], corrupt, now)
 		} else {
-			s = l.state(slots[0], now)
+			s = l.stateTaken(slots[0], now)
 		}
 		if s.Locked() && (session == "" || s.Owner != session) {
 			return nil, nil, nil
@@ -897,6 +994,9 @@ func (l *Locker) CheckAndWarn(ctx context.Context, path, session string) (Check,
 		c.Warning = fmt.Sprintf("%s has an unreadable lock record (%s) not written for %s; acquiring it takes it over",
 			s.Path, s.Corrupt.Reason, roundDuration(s.Age))
 	case s.Owner == "" || s.Owner == session:
+	case s.Idle:
+		c.Warning = fmt.Sprintf("%s has an idle lock of %s (its hooks took it for an edit %s ago); acquiring it takes it over",
+			s.Path, s.Owner, roundDuration(max(l.now().Sub(s.Used), 0)))
 	case s.Stale:
 		c.Warning = fmt.Sprintf("%s has a stale lock of %s (not renewed for %s); acquiring it takes it over",
 			s.Path, s.Owner, roundDuration(s.Age))
@@ -926,7 +1026,7 @@ func (l *Locker) List(ctx context.Context) ([]State, []error, error) {
 			problems = append(problems, slot.Err)
 			continue
 		}
-		states = append(states, l.state(slot, now))
+		states = append(states, l.stateTaken(slot, now))
 	}
 	slices.SortFunc(states, func(a, b State) int {
 		if (a.Path == "") != (b.Path == "") {
@@ -1037,10 +1137,16 @@ func (l *Locker) KeepSessionAlive(ctx context.Context, session string) error {
 // renewSession is RenewSession; list false lets a store that renews a
 // whole session at once return no state.
 func (l *Locker) renewSession(ctx context.Context, session string, list bool) ([]State, error) {
+	// The locks left as they are (a hook's, under an idle bound) stay
+	// listed in the index, not among the renewed.
+	left := map[string]bool{}
 	renew := func(k store.Key) (*State, error) {
-		s, _, err := l.renewKey(ctx, k, session)
-		if err != nil || s.Owner != session {
+		s, stamp, err := l.renewKey(ctx, k, session, true)
+		if err != nil || s.Owner != session || s.Idle {
 			return nil, err
+		}
+		if stamp.IsZero() {
+			left[s.Ref+"\x00"+s.Path] = true
 		}
 		return &s, nil
 	}
@@ -1062,6 +1168,9 @@ func (l *Locker) renewSession(ctx context.Context, session string, list bool) ([
 		renewed, err = l.eachIndexed(ctx, idx, session, renew)
 	} else {
 		renewed, err = l.eachOwned(ctx, session, renew)
+	}
+	if len(left) > 0 {
+		renewed = slices.DeleteFunc(renewed, func(s State) bool { return left[s.Ref+"\x00"+s.Path] })
 	}
 	// Notices stay at the top of the joined error, for Notices to find.
 	notices, err := Notices(err)

@@ -13,8 +13,12 @@ const (
 	Renew = "renew"
 	// SessionEnd finishes the session.
 	SessionEnd = "session-end"
+	// TurnEnd ends a turn of the session (Claude Code's Stop, Gemini
+	// CLI's AfterAgent, ...): the locks its pre-edit hooks took are
+	// released where they live as long as a turn (docs/lock-lifetime.md).
+	TurnEnd = "turn-end"
 )
 
 // HookEvents returns agentlock's hook events, in the order of a session:
 // the one list that the hook front end and the manifests check against.
-func HookEvents() []string { return []string{PreEdit, SessionStart, Renew, SessionEnd} }
+func HookEvents() []string { return []string{PreEdit, SessionStart, Renew, TurnEnd, SessionEnd} }

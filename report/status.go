@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/store"
 )
 
 // Status is the record of one lock in a status listing.
@@ -29,6 +30,28 @@ type Status struct {
 	AlsoChangedIn []string `json:"also_changed_in,omitempty"`
 	// Orphaned is set when the owner is gone (workspace.Owners.Orphaned).
 	Orphaned bool `json:"orphaned,omitempty"`
+	// HeldAs says why a held or stale lock is held: "explicit" (its
+	// session took it on purpose: it stays until released or expired;
+	// also a lock whose note is lost), "editing" (a pre-edit hook took it
+	// for an edit), "idle" (a hook's lock unused for longer than the idle
+	// bound: anyone may take it).
+	HeldAs string `json:"held_as,omitempty"`
+	// Unused is, for a hook's lock under an idle bound, the seconds since
+	// its last use (the last edit its hooks let through).
+	Unused *float64 `json:"unused,omitempty"`
+}
+
+// HeldAs words why the lock of s is held (Status.HeldAs): "" when free.
+func HeldAs(s core.State) string {
+	switch {
+	case s.Owner == "":
+		return ""
+	case s.Idle:
+		return "idle"
+	case s.Taken == store.TakenByHook:
+		return "editing"
+	}
+	return "explicit"
 }
 
 // Statuses reports a listing: every held or stale lock (free ones too with
@@ -46,6 +69,7 @@ func Statuses(states []core.State, problems []error, withFree bool) []Status {
 			if s.Stale {
 				rec.State = "stale"
 			}
+			rec.HeldAs, rec.Unused = HeldAs(s), UnusedSeconds(s)
 		} else if !withFree {
 			continue
 		}
@@ -70,19 +94,54 @@ func Statuses(states []core.State, problems []error, withFree bool) []Status {
 	return out
 }
 
+// heldAsCell words why r is held, for people (HeldAsWords); "-" when
+// free.
+func heldAsCell(r Status) string {
+	if r.HeldAs == "" {
+		return "-"
+	}
+	return HeldAsWords(r.HeldAs, r.Unused)
+}
+
+// UnusedSeconds is Status.Unused of s: the seconds since the last use of a
+// hook's lock under an idle bound; nil otherwise.
+func UnusedSeconds(s core.State) *float64 {
+	if s.Used.IsZero() {
+		return nil
+	}
+	unused := Seconds(max(s.Age+s.Stamp.Sub(s.Used), 0))
+	return &unused
+}
+
+// HeldAsWords words why a lock is held (Status.HeldAs, with Unused), for
+// people: "explicit", "editing (last edit 3s ago)", "idle for 1m5s".
+func HeldAsWords(heldAs string, unused *float64) string {
+	switch {
+	case unused == nil:
+		return heldAs
+	case heldAs == "idle":
+		return "idle for " + Human(secondsDuration(*unused))
+	}
+	return heldAs + " (last edit " + Human(secondsDuration(*unused)) + " ago)"
+}
+
 // WriteStatusTable prints records as a table for people that fits in
 // TableWidth columns: paths relative to the project root (root; "" keeps
 // them absolute), long session ids, states and paths shortened with an
 // ellipsis, durations in Human's one format.
 func WriteStatusTable(w io.Writer, records []Status, root string) error {
-	columns, header := 5, []string{"PATH", "OWNER", "AGE", "LEFT", "STATE"}
-	for _, r := range records {
-		if len(r.AlsoChangedIn) > 0 {
-			// The column is there only when a file has such changes.
-			columns, header = 6, append(header, "ALSO CHANGED IN")
-			break
-		}
+	header := []string{"PATH", "OWNER", "AGE", "LEFT", "STATE"}
+	// Each further column is there only when a record has something to
+	// say in it: why a hook's lock is held, changes in other worktrees.
+	heldAs := slices.ContainsFunc(records, func(r Status) bool { return r.HeldAs == "editing" || r.HeldAs == "idle" })
+	also := slices.ContainsFunc(records, func(r Status) bool { return len(r.AlsoChangedIn) > 0 })
+	if heldAs {
+		header = append(header, "HELD AS")
 	}
+	if also {
+		header = append(header, "ALSO CHANGED IN")
+	}
+	columns := len(header)
 	// Every row's cells in one allocation: a listing may have 10,000 rows.
 	cells := make([]string, columns, columns*(len(records)+1))
 	copy(cells, header)
@@ -111,12 +170,15 @@ func WriteStatusTable(w io.Writer, records []Status, root string) error {
 			state += " (area)"
 		}
 		cells = append(cells, Escape(Rel(root, path)), Shorten(Escape(owner), maxIDWidth), age, left, state)
-		if columns == 6 {
-			also := "-"
+		if heldAs {
+			cells = append(cells, heldAsCell(r))
+		}
+		if also {
+			cell := "-"
 			if len(r.AlsoChangedIn) > 0 {
-				also = Escape(strings.Join(r.AlsoChangedIn, ", "))
+				cell = Escape(strings.Join(r.AlsoChangedIn, ", "))
 			}
-			cells = append(cells, also)
+			cells = append(cells, cell)
 		}
 		rows = append(rows, cells[len(cells)-columns:len(cells):len(cells)])
 	}

@@ -45,12 +45,30 @@ type AcquireRequest struct {
 //     let through;
 //   - files also changed in another worktree are Conflicts (notices for
 //     the model) and, where the repository denies such edits
-//     (init --deny-conflicts), a ConflictError — the locks, taken, stay.
+//     (init --deny-conflicts), a ConflictError — the locks, taken, stay;
+//   - with the locks taken, the session's view of each file is judged
+//     against the version it last read (workspace.Workspace.Views, by
+//     each workspace's stale-write mode): a stale view is a StaleError in
+//     deny mode (the locks, taken, stay: the file is reserved for the
+//     session's re-read and redo) and Acquired.Stale in warn mode.
+//   - a path held by another session's hook lock that its idle bound frees
+//     within the working folder's hook wait (workspace.HookLocks.GateWait)
+//     is waited for, that long at most, instead of refused.
 type Gate struct {
 	// Problems are the invalid settings of the command (AGENTLOCK_TIMEOUT
 	// out of range, say): the timeout decides who holds a file, so a
 	// coordinated path is refused while there is one.
 	Problems []error
+	// Whole are the paths of the edit (as given, like Paths) that the
+	// tool writes whole — a whole-file write, a patch's Add File or
+	// Delete File — for which a file the session never read is judged too
+	// (workspace.ViewOverwrite).
+	Whole []string
+	// ReadsUnseen is set for an agent whose reads agentlock cannot see
+	// (it declares no read tools: Codex reads through its shell): a
+	// refusal for a stale view then records the file as it is as the
+	// session's version, the refusal being its notice.
+	ReadsUnseen bool
 }
 
 // Waiting is what OnWait is told when an acquisition starts waiting.
@@ -96,11 +114,22 @@ type Acquired struct {
 	// looked for (a warning: the locks are taken).
 	Conflicts    []workspace.Conflict
 	ConflictsErr error
+	// Waited, for a gate, is how long at most it waited for locks their
+	// holders' idle bound was about to free (see Gate); zero when it did
+	// not wait.
+	Waited time.Duration
 	// Places, for a refusal by held locks, say where each holder works,
 	// by its session id (workspace.Workspace.Place: " (worktree ../wt-a,
 	// branch feat-a)" in repository scope, "" elsewhere): every front end
 	// names them.
 	Places map[string]string
+	// Stale are, for a gate, the files whose view is stale or could not
+	// be judged (see Gate), refused or not.
+	Stale []workspace.View
+	// VersionsErr says why a command's acquisition could not be recorded
+	// as a hold of its files (workspace.Workspace.Held): a warning, the
+	// locks are taken.
+	VersionsErr error
 
 	// claim is who the paths are locked for, and how.
 	claim  core.Claim
@@ -183,6 +212,14 @@ func (s *Service) Acquire(ctx context.Context, req AcquireRequest) (Acquired, er
 	}
 	out.Legacy.Home, out.Legacy.Held = ws.LegacyHeld(ctx, paths)
 	err = out.take(ctx, false)
+	if wait := gateWait(req.Gate, ws, err); wait > 0 {
+		// The holders' idle bound frees every lock in the way within the
+		// hook's wait: waiting serves the model better than a refusal.
+		wctx, cancel := context.WithTimeout(ctx, wait)
+		defer cancel()
+		out.Waited = wait
+		err = out.take(wctx, true)
+	}
 	if errors.Is(err, core.ErrLocked) && req.Wait > 0 {
 		if req.OnWait != nil {
 			var held *core.HeldError
@@ -199,6 +236,16 @@ func (s *Service) Acquire(ctx context.Context, req AcquireRequest) (Acquired, er
 	}
 	for _, g := range out.groups {
 		out.Leases = append(out.Leases, g.leases...)
+	}
+	if req.Gate == nil {
+		for _, g := range out.groups {
+			out.VersionsErr = errors.Join(out.VersionsErr, g.ws.Held(ctx, out.Session, g.leases))
+		}
+	} else {
+		whole, _ := ws.Coordinated(req.Gate.Whole, s.workDir)
+		if err := out.judge(ctx, req.Gate, whole, aliasesOf(req.Paths, s.workDir)); err != nil {
+			return out, err
+		}
 	}
 	var denied error
 	for _, g := range out.groups {
@@ -342,6 +389,27 @@ func (a Acquired) Undo(ctx context.Context) (bool, error) {
 		errs = append(errs, err)
 	}
 	return undone, errors.Join(errs...)
+}
+
+// gateWait is how long a gate waits after the refusal err: the working
+// folder's hook wait, when every lock that refused it is another session's
+// hook lock that its idle bound frees within it (the holders' turns may
+// end sooner; a lock taken on purpose may be held for long); else zero.
+func gateWait(gate *Gate, ws *workspace.Workspace, err error) time.Duration {
+	wait := ws.HookLocks().GateWait()
+	if gate == nil || wait <= 0 || !errors.Is(err, core.ErrLocked) {
+		return 0
+	}
+	var longest time.Duration
+	for _, e := range core.Unjoin(err) {
+		var held *core.HeldError
+		if !errors.As(e, &held) || held.Queued || held.Via != "" || held.Taken != store.TakenByHook || held.Left > wait {
+			return 0
+		}
+		longest = max(longest, held.Left)
+	}
+	// A little past the bound: the holder's clock, the retry's own time.
+	return min(wait, longest+longest/10+100*time.Millisecond)
 }
 
 func leasePaths(leases []core.Lease) []string {

@@ -49,6 +49,30 @@ func (s *Service) Release(ctx context.Context, req ReleaseRequest) (Released, er
 	return out, err
 }
 
+// TurnEnded is the outcome of EndTurn.
+type TurnEnded struct {
+	Session string
+	// Released are the locks the session's hooks had taken, now released.
+	Released []core.State
+	// Mirror says that the session's do_not_touch could not follow.
+	Mirror *workspace.MirrorError
+}
+
+// EndTurn ends a turn of a session (its harness's turn-end event: Claude
+// Code's Stop, Gemini CLI's AfterAgent, ...): where the workspace's hook
+// locks live as long as a turn (workspace.LifetimeTurn), the locks the
+// session's pre-edit hooks took are released; those it took on purpose
+// stay (workspace.Workspace.EndTurn).
+func (s *Service) EndTurn(ctx context.Context, session string) (TurnEnded, error) {
+	out := TurnEnded{Session: s.session(ctx, session)}
+	ws, err := s.Workspace(ctx)
+	if err != nil {
+		return out, err
+	}
+	out.Released, out.Mirror, err = ws.EndTurn(ctx, out.Session)
+	return out, err
+}
+
 // ForceRequest is what ForceRelease takes.
 type ForceRequest struct {
 	// Path is the lock to empty, whoever holds it.

@@ -88,6 +88,18 @@ type Settings struct {
 	// Backends open the stores other than the lock files, by URL scheme
 	// (NewBackends); nil opens none.
 	Backends *Backends
+	// StaleWrites is the stale-write mode (AGENTLOCK_STALE_WRITES), ""
+	// for the project's (see Workspace.StaleMode).
+	StaleWrites StaleMode
+	// SettleWindow is how long before a read's after-tool hook a change
+	// by another session makes the read unsettled
+	// (AGENTLOCK_SETTLE_WINDOW); zero means the package's SettleWindow.
+	SettleWindow time.Duration
+	// HookLocks are the process's own values of the policy on the locks
+	// hooks take (AGENTLOCK_HOOK_LOCKS, AGENTLOCK_HOOK_IDLE,
+	// AGENTLOCK_HOOK_WAIT); unset ones are the project's (see
+	// Workspace.HookLocks).
+	HookLocks HookLockSettings
 	// NewProject is a real folder in no project that init sets up as one:
 	// its paths are located as if it held .agent-registry already, so that
 	// the home init creates is the one its hooks and commands then find.
@@ -301,6 +313,8 @@ type Workspace struct {
 	// problems are the project's own settings that could not be used
 	// (see Problems).
 	problems []error
+	// hookLocks is the policy on the locks hooks take (see HookLocks).
+	hookLocks HookLocks
 }
 
 // Cache keeps the workspaces one command opened, by where their state
@@ -401,6 +415,10 @@ func open(ctx context.Context, realPath string, s Settings, connect bool) (*Work
 	if timeoutErr != nil {
 		w.problems = append(w.problems, timeoutErr)
 	}
+	var hookErr error
+	if w.hookLocks, hookErr = s.hookLocks(loc.home); hookErr != nil {
+		w.problems = append(w.problems, hookErr)
+	}
 	if loc.repo {
 		common := GitCommonDir(loc.project)
 		w.repo = &repoScope{common: common, root: canonicalRoot(common), tree: loc.project}
@@ -466,7 +484,7 @@ func (w *Workspace) OwnHome() bool {
 // is locked in that project); List, ReleaseSession and RenewSession cover
 // this workspace's lock folder.
 func (w *Workspace) Locker() *core.Locker {
-	return core.NewLocker(w.lockStore(), core.Options{Timeout: w.settings.Timeout, Now: w.settings.Now})
+	return core.NewLocker(w.lockStore(), core.Options{Timeout: w.settings.Timeout, Now: w.settings.Now, HookIdle: w.hookLocks.LockIdle()})
 }
 
 // Registry returns the workspace's registry.

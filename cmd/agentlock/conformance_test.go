@@ -88,6 +88,7 @@ func TestConformance(t *testing.T) {
 				{"corrupt", conformCorrupt},
 				{"change-feed", conformChangeFeed},
 				{"dashboard-feed", conformDashboardFeed},
+				{"hook-lifetime", conformHookLifetime},
 			} {
 				t.Run(tc.name, func(t *testing.T) { tc.fn(t, b) })
 			}

@@ -31,7 +31,7 @@ func declared() *manifest.Manifest {
 			Path:    ".claude/settings.json",
 			Format:  "json",
 			Command: "{{.Line}}",
-			Purpose: "hooks: lock before Edit/Write, register at start, renew after each tool, finish at the end",
+			Purpose: "hooks: lock before Edit/Write, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
 			Events: []manifest.Event{
 				{
 					Name:    "PreToolUse",
@@ -43,6 +43,16 @@ func declared() *manifest.Manifest {
 					Name:    "PostToolUse",
 					Run:     "renew",
 					Timeout: 30,
+				},
+				{
+					Name:    "Stop",
+					Run:     "turn-end",
+					Timeout: 10,
+				},
+				{
+					Name:    "StopFailure",
+					Run:     "turn-end",
+					Timeout: 10,
 				},
 				{
 					Name:    "SessionStart",
@@ -72,12 +82,21 @@ func declared() *manifest.Manifest {
 				"tool_input.file_path",
 				"tool_input.notebook_path",
 			},
+			ReadPaths: []string{
+				"tool_input.file_path",
+			},
 		},
 		EditTools: []string{
 			"Edit",
 			"Write",
 			"MultiEdit",
 			"NotebookEdit",
+		},
+		WriteTools: []string{
+			"Write",
+		},
+		ReadTools: []string{
+			"Read",
 		},
 		Deny: manifest.Deny{
 			Form: "claude-json",

@@ -17,12 +17,13 @@ func declared() *manifest.Manifest {
 		SubAgents:      "the agent_id of a sub-agent's hook payloads (its thread id, CODEX_THREAD_ID in its shell), with SubagentStart and SubagentStop",
 		Notes: []string{
 			"Codex runs these hooks only once you trust them, and `codex exec` skips untrusted hooks silently:",
-			"  interactive: start `codex` in this project, trust the project when asked, open /hooks and trust agentlock's 6 hooks (once per checkout; upgrades keep them trusted);",
+			"  interactive: start `codex` in this project, trust the project when asked, open /hooks and trust agentlock's 7 hooks (once per checkout; upgrades keep them trusted);",
 			"  automation: run `codex exec --dangerously-bypass-hook-trust ...` (the project must be trusted: [projects.\"<path>\"] trust_level = \"trusted\" in ~/.codex/config.toml), or trust the hooks once in /hooks.",
 		},
 		Extensions: []string{
 			"edited_paths",
 			"checks",
+			"whole_paths",
 		},
 		EnvVars: []string{
 			"CODEX_HOME",
@@ -44,7 +45,7 @@ func declared() *manifest.Manifest {
 			Path:    ".codex/hooks.json",
 			Format:  "json",
 			Command: "{{.Shell}}",
-			Purpose: "hooks: lock before apply_patch (also run through the shell), register at start, renew after each tool, finish at the end",
+			Purpose: "hooks: lock before apply_patch (also run through the shell), register at start, renew after each tool, free the turn's locks at its end, finish at the end",
 			Events: []manifest.Event{
 				{
 					Name:          "PreToolUse",
@@ -57,6 +58,11 @@ func declared() *manifest.Manifest {
 					Name:    "PostToolUse",
 					Run:     "renew",
 					Timeout: 30,
+				},
+				{
+					Name:    "Stop",
+					Run:     "turn-end",
+					Timeout: 10,
 				},
 				{
 					Name:    "SessionStart",

@@ -39,7 +39,7 @@ func declared() *manifest.Manifest {
 		Hooks: &manifest.Hooks{
 			Path:     ".github/hooks/agentlock.json",
 			Format:   "json",
-			Purpose:  "hooks: lock before edit/create/apply_patch, register at start, renew after each tool, finish at the end",
+			Purpose:  "hooks: lock before edit/create/apply_patch, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
 			Template: "hooks.json.tmpl",
 			Kind:     "owned",
 		},

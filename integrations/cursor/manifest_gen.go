@@ -30,7 +30,7 @@ func declared() *manifest.Manifest {
 		Hooks: &manifest.Hooks{
 			Path:     ".cursor/hooks.json",
 			Format:   "json",
-			Purpose:  "hooks: lock before Write/StrReplace/Edit/MultiEdit/Delete, register at start, renew after each tool, finish at the end",
+			Purpose:  "hooks: lock before Write/StrReplace/Edit/MultiEdit/Delete, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
 			Template: "hooks.json.tmpl",
 		},
 		Deny: manifest.Deny{

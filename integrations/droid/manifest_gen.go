@@ -30,7 +30,7 @@ func declared() *manifest.Manifest {
 			Path:    ".factory/settings.json",
 			Format:  "json",
 			Command: "{{.Line}}",
-			Purpose: "hooks: lock before Create/Edit/ApplyPatch, register at start, renew after each tool, finish at the end",
+			Purpose: "hooks: lock before Create/Edit/ApplyPatch, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
 			Events: []manifest.Event{
 				{
 					Name:    "PreToolUse",
@@ -42,6 +42,11 @@ func declared() *manifest.Manifest {
 					Name:    "PostToolUse",
 					Run:     "renew",
 					Timeout: 30,
+				},
+				{
+					Name:    "Stop",
+					Run:     "turn-end",
+					Timeout: 10,
 				},
 				{
 					Name:    "SessionStart",

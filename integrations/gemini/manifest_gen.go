@@ -19,6 +19,7 @@ func declared() *manifest.Manifest {
 		Extensions: []string{
 			"edited_paths",
 			"checks",
+			"read_paths",
 		},
 		Instructions: []manifest.Instruction{
 			{
@@ -32,7 +33,7 @@ func declared() *manifest.Manifest {
 			Path:    ".gemini/settings.json",
 			Format:  "json",
 			Command: "{{.Line}}",
-			Purpose: "hooks: lock before write_file/replace, register at start, renew after each tool, finish at the end",
+			Purpose: "hooks: lock before write_file/replace, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
 			Events: []manifest.Event{
 				{
 					Name:        "BeforeTool",
@@ -50,6 +51,12 @@ func declared() *manifest.Manifest {
 					Label:   "agentlock-renew",
 				},
 				{
+					Name:    "AfterAgent",
+					Run:     "turn-end",
+					Timeout: 10000,
+					Label:   "agentlock-turn-end",
+				},
+				{
 					Name:    "SessionStart",
 					Run:     "session-start",
 					Timeout: 30000,
@@ -62,6 +69,17 @@ func declared() *manifest.Manifest {
 					Label:   "agentlock-session-end",
 				},
 			},
+		},
+		EditTools: []string{
+			"write_file",
+			"replace",
+		},
+		WriteTools: []string{
+			"write_file",
+		},
+		ReadTools: []string{
+			"read_file",
+			"read_many_files",
 		},
 		Deny: manifest.Deny{
 			Form: "gemini-json",

@@ -38,7 +38,7 @@ func declared() *manifest.Manifest {
 				Path:     ".opencode/plugins/agentlock.js",
 				Kind:     "owned",
 				Template: "plugin.js.tmpl",
-				Purpose:  "plugin: lock before edit/write/apply_patch, register at start, session id in the shell, renew after each tool, finish at exit",
+				Purpose:  "plugin: lock before edit/write/apply_patch, register at start, session id in the shell, renew after each tool, free the turn's locks at its end, finish at exit",
 				Hooks:    true,
 			},
 			{

@@ -38,7 +38,7 @@ func declared() *manifest.Manifest {
 				Path:     ".pi/extensions/agentlock.ts",
 				Kind:     "owned",
 				Template: "extension.ts.tmpl",
-				Purpose:  "extension: lock before edit/write, register at start, renew after each tool, finish at the end",
+				Purpose:  "extension: lock before edit/write, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
 				Hooks:    true,
 			},
 		},

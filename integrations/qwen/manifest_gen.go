@@ -31,7 +31,7 @@ func declared() *manifest.Manifest {
 			Path:    ".qwen/settings.json",
 			Format:  "json",
 			Command: "{{.Line}}",
-			Purpose: "hooks: lock before write_file/edit/notebook_edit, register at start, renew after each tool, finish at the end",
+			Purpose: "hooks: lock before write_file/edit/notebook_edit, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
 			Events: []manifest.Event{
 				{
 					Name:    "PreToolUse",
@@ -43,6 +43,16 @@ func declared() *manifest.Manifest {
 					Name:    "PostToolUse",
 					Run:     "renew",
 					Timeout: 30,
+				},
+				{
+					Name:    "Stop",
+					Run:     "turn-end",
+					Timeout: 10,
+				},
+				{
+					Name:    "StopFailure",
+					Run:     "turn-end",
+					Timeout: 10,
 				},
 				{
 					Name:    "SessionStart",

@@ -75,6 +75,11 @@ var EnvBindings = [][2]string{
 	{"timeout", "AGENTLOCK_TIMEOUT"},
 	{"lock_wait", "AGENTLOCK_LOCK_WAIT"},
 	{"conflict_cache", "AGENTLOCK_CONFLICT_CACHE"},
+	{"stale_writes", "AGENTLOCK_STALE_WRITES"},
+	{"settle_window", "AGENTLOCK_SETTLE_WINDOW"},
+	{"hook_locks", workspace.HookLocksVar},
+	{"hook_idle", workspace.HookIdleVar},
+	{"hook_wait", workspace.HookWaitVar},
 	{"search_path", "PATH"},
 	{"store", workspace.StoreVar},
 }
@@ -137,10 +142,17 @@ func Load(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 		{&c.Settings.Timeout, func(s string) (time.Duration, error) { return workspace.ParseTimeout(timeoutVar, s) }, "timeout"},
 		{&c.Settings.LockWait, workspace.ParseLockWait, "lock_wait"},
 		{&c.Settings.ConflictCache, workspace.ParseConflictCache, "conflict_cache"},
+		{&c.Settings.SettleWindow, workspace.ParseSettleWindow, "settle_window"},
 	} {
 		if *s.dst, err = s.parse(v.GetString(s.key)); err != nil {
 			c.Problems = append(c.Problems, err)
 		}
+	}
+	if c.Settings.StaleWrites, err = workspace.ParseStaleMode("AGENTLOCK_STALE_WRITES", v.GetString("stale_writes")); err != nil {
+		c.Problems = append(c.Problems, err)
+	}
+	if c.Settings.HookLocks, err = hookLockSettings(v); err != nil {
+		c.Problems = append(c.Problems, err)
 	}
 	if err := c.Settings.Absolute(); err != nil {
 		return nil, err
@@ -158,6 +170,19 @@ func Load(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 		c.Identity.HarnessVar = rootVar // the session came from the root's variable
 	}
 	return c, nil
+}
+
+// hookLockSettings reads the process's own policy on the locks hooks take
+// (AGENTLOCK_HOOK_LOCKS, AGENTLOCK_HOOK_IDLE, AGENTLOCK_HOOK_WAIT): a value
+// that cannot be used is an error, and unset stands in for it (the
+// project's, or the default).
+func hookLockSettings(v *viper.Viper) (workspace.HookLockSettings, error) {
+	var h workspace.HookLockSettings
+	var errs [3]error
+	h.Lifetime, errs[0] = workspace.ParseLifetime(workspace.HookLocksVar, v.GetString("hook_locks"))
+	h.Idle, h.IdleSet, errs[1] = workspace.ParseHookIdle(workspace.HookIdleVar, v.GetString("hook_idle"))
+	h.Wait, h.WaitSet, errs[2] = workspace.ParseHookWait(workspace.HookWaitVar, v.GetString("hook_wait"))
+	return h, errors.Join(errs[:]...)
 }
 
 // identityInputs are the inputs of --session (given or not, its value) and

@@ -25,6 +25,7 @@ import (
 	"github.com/agentlock/agentlock/internal/sys/agentproc"
 	"github.com/agentlock/agentlock/internal/sys/procs"
 	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/store"
 	"github.com/agentlock/agentlock/workspace"
 )
 
@@ -572,4 +573,23 @@ func TestSubAgentsNestedUnderTheirParent(t *testing.T) {
 		parents[s["session_id"]] = s["parent"]
 	}
 	assert.Equal(t, map[any]any{"claude-1/a7": "claude-1", "claude-1/b8": "claude-1", "claude-1": nil, "codex-2": nil}, parents)
+}
+
+// The page and /api/locks say why a lock is held: a lock a pre-edit hook
+// took is marked as an edit in progress, one taken on purpose is not.
+func TestWhyALockIsHeldShown(t *testing.T) {
+	f := newFixture(t, Options{})
+	f.register(t, "s1", "edits")
+	edited := f.lock(t, "src/edited.go", "s1", 0)
+	_, err := f.ws.Locker().AcquireClaim(t.Context(), []string{filepath.Join(f.root, "src", "hooked.go")}, core.Claim{Session: "s1", Taken: store.TakenByHook})
+	require.NoError(t, err)
+
+	page := strings.ReplaceAll(f.get(t, "/").Body.String(), "<wbr>", "")
+	assert.Equal(t, 1, strings.Count(page, `class="badge held-as"`), "only the hook's lock is marked")
+	assert.Regexp(t, `(?s)hooked\.go</code>.*?<span class="badge held-as"[^>]*>editing</span>`, page)
+	held := map[string]any{}
+	for _, rec := range lines(t, f.get(t, "/api/locks").Body.Bytes()) {
+		held[filepath.Base(rec["path"].(string))] = rec["held_as"]
+	}
+	assert.Equal(t, map[string]any{"edited.go": "explicit", "hooked.go": "editing"}, held, "edited: %s", edited)
 }

@@ -84,6 +84,10 @@ type lockView struct {
 	// of the registry (unregistered, or an agent-registry 0.2 agent): its
 	// owner still renews it, so it is not released from the page.
 	Renewing bool
+	// HeldAs, for a lock a pre-edit hook took, says why it is held
+	// (report.HeldAsWords: "editing (last edit 3s ago)", "idle for 1m5s");
+	// empty for a lock taken on purpose, the common case, left unmarked.
+	HeldAs string
 }
 
 // maxEvents is how many recent events the server keeps and the page shows.
@@ -136,6 +140,9 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 		}
 		lv.Orphaned = owners.Orphaned(l)
 		lv.Renewing = !l.Stale && !owners.Finished(l.Owner) && !owners.Working(l.Owner)
+		if heldAs := report.HeldAs(l); heldAs != "explicit" {
+			lv.HeldAs = report.HeldAsWords(heldAs, report.UnusedSeconds(l))
+		}
 		if lv.Area && !strings.HasSuffix(lv.Path, "/") {
 			lv.Path += "/" // report.Rel cleans the area's trailing slash away
 		}

@@ -163,7 +163,7 @@ func TestCheckEvent(t *testing.T) {
 	}
 	err := CheckEvent("pre-edti")
 	assert.Equal(t, report.ExitUsage, report.ExitCode(err))
-	assert.EqualError(t, err, `unknown hook event "pre-edti" (known: pre-edit, session-start, renew, session-end)`)
+	assert.EqualError(t, err, `unknown hook event "pre-edti" (known: pre-edit, session-start, renew, turn-end, session-end)`)
 }
 
 // A pre-edit hook is one command: it opens the workspace once — for the

@@ -64,6 +64,11 @@ export const AgentlockPlugin = async ({ directory, client }) => {
     "tool.execute.after": async (input) => {
       if (started.has(input.sessionID)) hook("renew", started.get(input.sessionID)[1]);
     },
+    // The end of a turn: the session is idle again. The locks its edits took are released.
+    event: async ({ event }) => {
+      const id = event?.type === "session.idle" ? event.properties?.sessionID : undefined;
+      if (id && started.has(id)) hook("turn-end", { session_id: id, cwd: directory });
+    },
     "shell.env": async (input, output) => {
       if (!input.sessionID) return;
       output.env.KILO_SESSION_ID = input.sessionID;

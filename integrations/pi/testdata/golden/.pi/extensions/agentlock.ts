@@ -39,6 +39,10 @@ export default function (pi: any) {
 	pi.on("tool_result", (_event: any, ctx: any) => {
 		hook("renew", ctx);
 	});
+	// The end of a turn: the run settled, no more work queued. The locks its edits took are released.
+	pi.on("agent_settled", (_event: any, ctx: any) => {
+		hook("turn-end", ctx);
+	});
 	pi.on("session_shutdown", (_event: any, ctx: any) => {
 		hook("session-end", ctx);
 	});
