@@ -55,11 +55,12 @@ func barrier(name, marker string) string {
 // Each sub-agent's conversation (a branch of the script, by the marker in
 // its prompt) waits at a barrier until both run, records `agentlock show
 // --json` (both children listed under the session, mid-session), edits its
-// own line of shared.txt twice (with what the CLI's edit needs first: the
-// loser of a race that Claude Code checks "modified since read" before its
-// PreToolUse hook may fail its first edit there and not in agentlock; its
-// second is refused by agentlock, since the winner holds the file until it
-// stops), records `agentlock status --json`, and waits at a second
+// own line of shared.txt twice (with what the CLI's edit needs first: a
+// loser that read the file before the winner's edit landed may fail its
+// first edit in the CLI's own "modified since read" check, which Claude
+// Code and OpenCode make before the hook; its second, after a fresh read,
+// reaches agentlock, which refuses it, since the winner holds the file
+// until it stops; the winner's second edit finds its line gone), records `agentlock status --json`, and waits at a second
 // barrier until both have edited, so that the winner holds its lock while
 // the loser tries. The barriers order the steps; no step waits for time.
 //
