@@ -58,7 +58,7 @@ func barrier(name, marker string) string {
 // own line of shared.txt twice (with what the CLI's edit needs first: a
 // loser that read the file before the winner's edit landed may fail its
 // first edit in the CLI's own "modified since read" check, which Claude
-// Code and OpenCode make before the hook; its second, after a fresh read,
+// Code makes before any hook; its second, after a fresh read,
 // reaches agentlock, which refuses it, since the winner holds the file
 // until it stops; the winner's second edit finds its line gone), records `agentlock status --json`, and waits at a second
 // barrier until both have edited, so that the winner holds its lock while
