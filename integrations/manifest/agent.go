@@ -441,9 +441,13 @@ func (a *Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
 	if a.ext.EditedPaths != nil {
 		return a.ext.EditedPaths(in)
 	}
+	if len(a.m.Payload.Patches) == 0 && len(a.m.Payload.Paths) == 0 {
+		return nil, nil
+	}
+	top, _ := members(in.Raw) // decoded once: a Write's payload holds the file's whole text
 	for _, field := range a.m.Payload.Patches {
 		var text string
-		if v, ok := lookup(in.Raw, field); !ok || json.Unmarshal(v, &text) != nil || text == "" {
+		if v, ok := lookup(top, field); !ok || json.Unmarshal(v, &text) != nil || text == "" {
 			continue
 		}
 		paths := integrations.PatchPaths([]string{text})
@@ -452,7 +456,7 @@ func (a *Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
 		}
 		return paths, nil
 	}
-	return pathsAt(in.Raw, a.m.Payload.Paths), nil
+	return pathsAt(top, a.m.Payload.Paths), nil
 }
 
 // ReadTools implements integrations.Reader: the manifest's read_tools.
@@ -465,10 +469,11 @@ func (a *Agent) ReadPaths(in integrations.HookInput) ([]string, error) {
 	if a.ext.ReadPaths != nil {
 		return a.ext.ReadPaths(in)
 	}
-	if !slices.Contains(a.m.ReadTools, in.ToolName) {
+	if !slices.Contains(a.m.ReadTools, in.ToolName) || len(a.m.Payload.ReadPaths) == 0 {
 		return nil, nil
 	}
-	return pathsAt(in.Raw, a.m.Payload.ReadPaths), nil
+	top, _ := members(in.Raw)
+	return pathsAt(top, a.m.Payload.ReadPaths), nil
 }
 
 // WholePaths implements integrations.Reader: the paths a whole-file write
@@ -478,10 +483,13 @@ func (a *Agent) WholePaths(in integrations.HookInput) []string {
 	if a.ext.WholePaths != nil {
 		return a.ext.WholePaths(in)
 	}
-	for _, field := range a.m.Payload.Patches {
-		var text string
-		if v, ok := lookup(in.Raw, field); ok && json.Unmarshal(v, &text) == nil && text != "" {
-			return integrations.PatchWholePaths([]string{text})
+	if len(a.m.Payload.Patches) > 0 {
+		top, _ := members(in.Raw)
+		for _, field := range a.m.Payload.Patches {
+			var text string
+			if v, ok := lookup(top, field); ok && json.Unmarshal(v, &text) == nil && text != "" {
+				return integrations.PatchWholePaths([]string{text})
+			}
 		}
 	}
 	if in.ToolName != "" && slices.Contains(a.m.WriteTools, in.ToolName) {
@@ -491,10 +499,11 @@ func (a *Agent) WholePaths(in integrations.HookInput) []string {
 	return nil
 }
 
-// pathsAt is the first of fields that holds a path, or an array of paths.
-func pathsAt(raw []byte, fields []string) []string {
+// pathsAt is the first of fields, read from top (lookup), that holds a
+// path, or an array of paths.
+func pathsAt(top map[string]json.RawMessage, fields []string) []string {
 	for _, field := range fields {
-		v, ok := lookup(raw, field)
+		v, ok := lookup(top, field)
 		if !ok {
 			continue
 		}
@@ -524,14 +533,14 @@ func (a *Agent) DecodePayload(data []byte) (integrations.HookInput, error) {
 		return in, fmt.Errorf("the payload is not JSON: %w", err)
 	}
 	p := a.m.Payload
-	in.SessionID = stringAt(data, or(p.SessionID, "session_id"))
+	in.SessionID = stringAt(top, or(p.SessionID, "session_id"))
 	if p.SubAgent != "" {
-		in.SubAgent = stringAt(data, p.SubAgent)
+		in.SubAgent = stringAt(top, p.SubAgent)
 	}
-	in.Cwd = stringAt(data, or(p.Cwd, "cwd"))
-	in.ToolName = stringAt(data, or(p.ToolName, "tool_name"))
-	in.Event = stringAt(data, "hook_event_name")
-	if v, ok := lookup(data, or(p.Model, "model")); ok {
+	in.Cwd = stringAt(top, or(p.Cwd, "cwd"))
+	in.ToolName = stringAt(top, or(p.ToolName, "tool_name"))
+	in.Event = stringAt(top, "hook_event_name")
+	if v, ok := lookup(top, or(p.Model, "model")); ok {
 		in.Model = v
 	}
 	if v, ok := top["tool_input"]; ok {
@@ -547,9 +556,10 @@ func or(s, def string) string {
 	return s
 }
 
-// stringAt is the string at a dotted path, "" when there is none.
-func stringAt(data []byte, path string) string {
-	v, ok := lookup(data, path)
+// stringAt is the string at a dotted path from top (lookup), "" when
+// there is none.
+func stringAt(top map[string]json.RawMessage, path string) string {
+	v, ok := lookup(top, path)
 	if !ok {
 		return ""
 	}
@@ -560,25 +570,40 @@ func stringAt(data []byte, path string) string {
 	return s
 }
 
-// lookup walks a dotted path through JSON objects. A step that meets a
-// JSON string holding an object decodes that string and goes on.
-func lookup(data []byte, path string) (json.RawMessage, bool) {
-	cur := json.RawMessage(data)
-	for _, step := range strings.Split(path, ".") {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(cur, &obj) != nil {
-			var s string
-			if json.Unmarshal(cur, &s) != nil || json.Unmarshal([]byte(s), &obj) != nil {
-				return nil, false
-			}
-		}
+// lookup walks a dotted path through JSON objects, from top, the members
+// of the payload (members): each member is decoded only when the path
+// goes through it, and the payload, which can hold a whole file's text,
+// is decoded once for every field read. A step that meets a JSON string
+// holding an object decodes that string and goes on.
+func lookup(top map[string]json.RawMessage, path string) (json.RawMessage, bool) {
+	obj := top
+	steps := strings.Split(path, ".")
+	for i, step := range steps {
 		v, ok := obj[step]
 		if !ok {
 			return nil, false
 		}
-		cur = v
+		if i == len(steps)-1 {
+			return v, true
+		}
+		if obj, ok = members(v); !ok {
+			return nil, false
+		}
 	}
-	return cur, true
+	return nil, false
+}
+
+// members decodes the members of a JSON object, or of a JSON string
+// holding one; false when v is neither.
+func members(v json.RawMessage) (map[string]json.RawMessage, bool) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(v, &obj) != nil {
+		var s string
+		if json.Unmarshal(v, &s) != nil || json.Unmarshal([]byte(s), &obj) != nil {
+			return nil, false
+		}
+	}
+	return obj, true
 }
 
 // DenyOutput implements integrations.Denier. For the exit2 form it

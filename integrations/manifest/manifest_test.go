@@ -34,7 +34,7 @@ matcher = "edit"
 paths = ["args.path", "args.paths"]
 `
 
-func mini(t *testing.T, extra string) *Agent {
+func mini(t testing.TB, extra string) *Agent {
 	t.Helper()
 	a, err := Load([]byte(minimal+extra), "mini.toml")
 	require.NoError(t, err)
@@ -356,4 +356,24 @@ func TestCheckExtension(t *testing.T) {
 	assert.NoError(t, Builtin(m, nil, Extension{Checks: checks}).CheckExtension())
 	assert.Error(t, Builtin(m, nil, Extension{}).CheckExtension())
 	assert.Error(t, Builtin(m, nil, Extension{Checks: checks, EditedPaths: func(integrations.HookInput) ([]string, error) { return nil, nil }}).CheckExtension())
+}
+
+// BenchmarkWritePayload reads a pre-edit hook's fields from a Write of a
+// 64 KB file, the size of payload a hook is given for every new file: the
+// payload is decoded once for all the fields read (docs/speed.md).
+func BenchmarkWritePayload(b *testing.B) {
+	a := mini(b, "")
+	data, err := json.Marshal(map[string]any{"session_id": "s", "cwd": "/r", "hook_event_name": "PreToolUse", "tool_name": "edit",
+		"args": map[string]any{"path": "a.go", "content": strings.Repeat("func f() { return \"x\" }\n", 64<<10/25)}})
+	require.NoError(b, err)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		in, err := a.DecodePayload(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if paths, err := a.EditedPaths(in); err != nil || len(paths) != 1 {
+			b.Fatal(paths, err)
+		}
+	}
 }
