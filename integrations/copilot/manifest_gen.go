@@ -23,6 +23,8 @@ func declared() *manifest.Manifest {
 			"payload",
 			"edited_paths",
 			"checks",
+			"read_paths",
+			"whole_paths",
 		},
 		EnvVars: []string{
 			"COPILOT_HOME",
@@ -42,6 +44,9 @@ func declared() *manifest.Manifest {
 			Purpose:  "hooks: lock before edit/create/apply_patch, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
 			Template: "hooks.json.tmpl",
 			Kind:     "owned",
+		},
+		ReadTools: []string{
+			"view",
 		},
 		Deny: manifest.Deny{
 			Form: "top-level-json",

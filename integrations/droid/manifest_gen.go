@@ -67,6 +67,9 @@ func declared() *manifest.Manifest {
 			Paths: []string{
 				"tool_input.file_path",
 			},
+			ReadPaths: []string{
+				"tool_input.file_path",
+			},
 			Patches: []string{
 				"tool_input.input",
 			},
@@ -75,6 +78,12 @@ func declared() *manifest.Manifest {
 			"Create",
 			"Edit",
 			"ApplyPatch",
+		},
+		WriteTools: []string{
+			"Create",
+		},
+		ReadTools: []string{
+			"Read",
 		},
 		Deny: manifest.Deny{
 			Form: "claude-json",
