@@ -40,6 +40,15 @@ var copilotAgent = agent{
 		return nil, mock.Step{Tool: "create", Args: map[string]any{"path": filepath.Join(r.repo, "held2.txt"), "file_text": "overwritten\n"}},
 			"create over a held file"
 	},
+	// view, then a whole-file rewrite with apply_patch's Delete File + Add
+	// File, as Copilot's GPT-5 model ids do (create never overwrites).
+	stale: &staleCase{
+		read: func(path string) mock.Step { return mock.Step{Tool: "view", Args: map[string]any{"path": path}} },
+		write: func(path, content string) mock.Step {
+			return mock.Step{Tool: "apply_patch", Input: deleteAddFile(path, content)}
+		},
+		model: "gpt-5.5",
+	},
 }
 
 // copilotEnv is the environment of a Copilot run with model against the

@@ -83,6 +83,12 @@ func openCodeFamily(t *testing.T, cli agentCLI, env, config, sdk string) agent {
 			return []mock.Step{{Tool: "read", Args: map[string]any{"filePath": path}}},
 				mock.Step{Tool: "write", Args: map[string]any{"filePath": path, "content": "overwritten\n"}}, "write of a held file"
 		},
+		stale: &staleCase{
+			read: func(path string) mock.Step { return mock.Step{Tool: "read", Args: map[string]any{"filePath": path}} },
+			write: func(path, content string) mock.Step {
+				return mock.Step{Tool: "write", Args: map[string]any{"filePath": path, "content": content}}
+			},
+		},
 	}
 }
 
@@ -146,6 +152,7 @@ func e2eOpenCodeFamily(t *testing.T, cli agentCLI, agentOf func(*testing.T) agen
 	a := agentOf(t)
 	t.Run("session", func(t *testing.T) { offline(t); e2eSession(t, a, prog) })
 	t.Run("wrapper", func(t *testing.T) { offline(t); e2eWrapper(t, a, prog) })
+	t.Run("stale", func(t *testing.T) { offline(t); e2eStale(t, a, prog) })
 	t.Run("apply_patch", func(t *testing.T) {
 		offline(t)
 		r := e2ePatchTool(t, a, prog, func(text string) mock.Step {

@@ -175,6 +175,13 @@ func (a *Acquired) judge(ctx context.Context, gate *Gate, whole, aliases []strin
 				stale = append(stale, v)
 			}
 		}
+		if len(stale) == 0 || mode != workspace.StaleDeny {
+			// The edit goes on: its files are the session's own edit
+			// until its after-tool hook, if the CLI runs one for it,
+			// records the new content. Best effort: without it, the
+			// session's next edit may be refused once.
+			_ = g.ws.Editing(ctx, a.Session, views)
+		}
 		if len(stale) == 0 {
 			continue
 		}

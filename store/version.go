@@ -41,7 +41,12 @@ type Version struct {
 	// version was recorded: that session may have changed the file
 	// between the read and its recording, so the version is unsettled
 	// and a write based on it is refused until the file is read again
-	// with nobody else holding it. "" when nobody else held it.
+	// with nobody else holding it. "" when nobody else held it. Held is
+	// the version's own session when its pre-edit hook let an edit of
+	// the file through after the version: a change since is its own
+	// tool's unless another session's is recorded (a CLI that runs no
+	// after-tool hook for that edit — Codex's apply_patch through its
+	// shell — never reports the new content).
 	Held string
 	// Told is the digest the session was last told about (a stale
 	// notice), so that it is told of each change once; "" for none.

@@ -34,6 +34,8 @@ func declared() manifest.Declared {
 					"payload",
 					"edited_paths",
 					"checks",
+					"read_paths",
+					"whole_paths",
 				},
 				EnvVars: []string{
 					"COPILOT_HOME",
@@ -53,6 +55,9 @@ func declared() manifest.Declared {
 					Purpose:  "hooks: lock before edit/create/apply_patch, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
 					Template: "hooks.json.tmpl",
 					Kind:     "owned",
+				},
+				ReadTools: []string{
+					"view",
 				},
 				Deny: manifest.Deny{
 					Form: "top-level-json",

@@ -73,6 +73,9 @@ func declared() manifest.Declared {
 					Paths: []string{
 						"tool_input.file_path",
 					},
+					ReadPaths: []string{
+						"tool_input.file_path",
+					},
 					Patches: []string{
 						"tool_input.input",
 					},
@@ -81,6 +84,12 @@ func declared() manifest.Declared {
 					"Create",
 					"Edit",
 					"ApplyPatch",
+				},
+				WriteTools: []string{
+					"Create",
+				},
+				ReadTools: []string{
+					"Read",
 				},
 				Deny: manifest.Deny{
 					Form: "claude-json",

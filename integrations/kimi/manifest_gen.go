@@ -32,6 +32,17 @@ func declared() manifest.Declared {
 					"KIMI_CODE_HOME",
 					"KIMI_SHARE_DIR",
 				},
+				Payload: manifest.Payload{
+					ReadPaths: []string{
+						"tool_input.path",
+					},
+				},
+				WriteTools: []string{
+					"Write",
+				},
+				ReadTools: []string{
+					"Read",
+				},
 				Deny: manifest.Deny{
 					Form: "exit2",
 				},

@@ -64,6 +64,15 @@ func declared() manifest.Declared {
 				},
 				Payload: manifest.Payload{
 					SubAgent: "sub_agent",
+					ReadPaths: []string{
+						"tool_input.filePath",
+					},
+				},
+				WriteTools: []string{
+					"write",
+				},
+				ReadTools: []string{
+					"read",
 				},
 				Deny: manifest.Deny{
 					Form: "exit2",

@@ -52,6 +52,17 @@ func declared() manifest.Declared {
 						Hooks:    true,
 					},
 				},
+				Payload: manifest.Payload{
+					ReadPaths: []string{
+						"tool_input.path",
+					},
+				},
+				WriteTools: []string{
+					"write",
+				},
+				ReadTools: []string{
+					"read",
+				},
 				Deny: manifest.Deny{
 					Form: "exit2",
 				},

@@ -81,11 +81,20 @@ func declared() manifest.Declared {
 						"tool_input.file_path",
 						"tool_input.notebook_path",
 					},
+					ReadPaths: []string{
+						"tool_input.file_path",
+					},
 				},
 				EditTools: []string{
 					"write_file",
 					"edit",
 					"notebook_edit",
+				},
+				WriteTools: []string{
+					"write_file",
+				},
+				ReadTools: []string{
+					"read_file",
 				},
 				Deny: manifest.Deny{
 					Form: "claude-json",
