@@ -137,7 +137,8 @@ func seedNPMCache(t *testing.T, pkg string) string {
 // alone: a held file denied through edit and through write, a free edit
 // locked by the CLI's session, whoami from OPENCODE_SESSION_ID, session
 // start, exit finishing the session), the wrapper run, and apply_patch
-// (a model id with "gpt-"): a patch of a free and a held file refused whole.
+// (a model id with "gpt-"): a patch of a free and a held file refused whole;
+// and two task sub-agents racing for one file (e2eSubagentRace).
 func TestE2EOpenCode(t *testing.T) { e2eOpenCodeFamily(t, openCodeCLI, openCodeAgent, "edit", "write") }
 
 // TestE2EKilo is TestE2EOpenCode for Kilo Code CLI, whose gpt- model ids
@@ -160,6 +161,7 @@ func e2eOpenCodeFamily(t *testing.T, cli agentCLI, agentOf func(*testing.T) agen
 		}, notPatch...)
 		openCodeKeptOutOfGit(t, r, a)
 	})
+	t.Run("subagents", func(t *testing.T) { offline(t); e2eSubagentRace(t, a, prog, openCodeSpawn) })
 }
 
 // openCodeKeptOutOfGit checks that git ignores what the CLI installs into
