@@ -151,6 +151,12 @@ type Check struct {
 	Owner      string   `json:"owner,omitempty"` // the owner, when locked
 	Warning    string   `json:"warning,omitempty"`
 	Via        string   `json:"via,omitempty"` // when the path is held through an area: the area covering it
+	// StaleView says, for the asking session, that its view of the file
+	// is stale (read versions: "changed", "unsettled", "damaged", or
+	// "unknown" when it could not be judged), and ChangedBy who changed
+	// it: a write of it now would be refused (docs/read-versions.md).
+	StaleView string `json:"stale_view,omitempty"`
+	ChangedBy string `json:"changed_by,omitempty"`
 }
 
 // Checked reports one path of a check.

@@ -125,9 +125,26 @@ func (p Printer) Checks(c session.Checked, err error) error {
 			// Not an owner, so not in the line for people: say it aside.
 			fmt.Fprintln(p.ErrOut, Linef("agentlock: warning: %s", chk.Warning))
 		}
-		if err := p.Emit(Checked(chk)); err != nil {
+		rec, line := Checked(chk)
+		if v, ok := c.Stale[chk.Path]; ok {
+			rec.StaleView = v.Why
+			switch {
+			case v.Err != nil:
+				rec.StaleView = "unknown"
+				line += fmt.Sprintf("; whether it changed since you read it cannot be judged (%v)", v.Err)
+			default:
+				if v.By != nil {
+					rec.ChangedBy = v.By.Session
+				}
+				line += "; " + session.StaleWhat(v) + " since you read it, by " + session.StaleBy(v) + ": read it again before you change it"
+			}
+		}
+		if err := p.Emit(rec, line); err != nil {
 			return err
 		}
+	}
+	if c.StaleErr != nil {
+		fmt.Fprintln(p.ErrOut, Linef("agentlock: warning: whether your view of these files is stale could not be judged: %v", c.StaleErr))
 	}
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/workspace"
@@ -15,6 +16,12 @@ type Checked struct {
 	Checks []core.Check
 	// Blocked is set when another session holds one of the paths.
 	Blocked bool
+	// Stale are the session's views of the paths that a write would find
+	// stale (workspace.Workspace.Views: read versions), by real path; nil
+	// when it has none, or no session is known. StaleErr says why they
+	// could not be judged.
+	Stale    map[string]workspace.View
+	StaleErr error
 }
 
 // Check tells a session whether it may change each of paths, changing
@@ -37,7 +44,42 @@ func (s *Service) Check(ctx context.Context, paths []string, session string) (Ch
 		out.Blocked = out.Blocked || !chk.OK
 		out.Checks = append(out.Checks, chk)
 	}
+	if session != "" {
+		out.Stale, out.StaleErr = s.staleViews(ctx, ws, paths, session)
+	}
 	return out, nil
+}
+
+// staleViews judges session's views of the coordinated files of paths, as
+// the pre-edit hook would before a write of them (not written whole):
+// the stale ones, by real path.
+func (s *Service) staleViews(ctx context.Context, ws *workspace.Workspace, paths []string, session string) (map[string]workspace.View, error) {
+	coordinated, _ := ws.Coordinated(paths, s.workDir)
+	if len(coordinated) == 0 {
+		return nil, nil
+	}
+	groups, err := s.group(ctx, coordinated, true)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]workspace.View
+	var errs []error
+	for _, g := range groups {
+		views, err := g.ws.Views(ctx, session, g.paths, nil)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, v := range views {
+			if v.Stale || v.Err != nil {
+				if out == nil {
+					out = make(map[string]workspace.View)
+				}
+				out[v.Path] = v
+			}
+		}
+	}
+	return out, errors.Join(errs...)
 }
 
 // StatusRequest is what Status takes.

@@ -629,3 +629,40 @@ func TestHookStaleOwnEditsWithoutAnAfterToolHook(t *testing.T) {
 	assert.Contains(t, reason, "session "+y.session(), "who changed it")
 	assert.Equal(t, content+"Y\n", p.read("src/a.go"), "y's change is intact")
 }
+
+// check tells a session whose view of a file is stale so, with who changed
+// it, before it writes: stale_view and changed_by in --json, a clause for
+// people; a session whose view is current, or that never read the file,
+// is told nothing of the kind. check changes nothing and exits as before.
+func TestCheckShowsAStaleView(t *testing.T) {
+	p := hookProject(t)
+	p.write("src/a.go", "C0\n")
+	x, y := claudeAgent{t: t, p: p, id: "x"}, claudeAgent{t: t, p: p, id: "y"}
+	x.read("src/a.go")
+	y.read("src/a.go")
+	requireExit(t, 0, p.run("acquire", "src/a.go", "--session", y.session()))
+	p.write("src/a.go", "C0\nC1\n")
+	requireExit(t, 0, p.run("release", "src/a.go", "--session", y.session()))
+	y.read("src/a.go")
+
+	r := p.run("check", "--json", "src/a.go", "--session", x.session())
+	requireExit(t, 0, r)
+	var rec map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &rec), r.Stdout)
+	assert.Equal(t, "changed", rec["stale_view"], r.Stdout)
+	assert.Equal(t, y.session(), rec["changed_by"], r.Stdout)
+
+	r = p.run("check", "src/a.go", "--session", x.session())
+	requireExit(t, 0, r)
+	assert.Contains(t, r.Stdout, "changed since you read it, by session "+y.session())
+	assert.Contains(t, r.Stdout, "read it again before you change it")
+
+	for _, who := range []string{y.session(), "claude-z"} {
+		r = p.run("check", "--json", "src/a.go", "--session", who)
+		requireExit(t, 0, r)
+		assert.NotContains(t, r.Stdout, "stale_view", "%s's view is current, or it never read the file", who)
+	}
+	assert.Equal(t, "C0\nC1\n", p.read("src/a.go"))
+	assert.Empty(t, p.owner("src/a.go"), "check reserved nothing")
+	assert.Contains(t, x.write("src/a.go", "C0\nX\n"), "changed since you ("+x.session()+") read it", "check changed no version")
+}
