@@ -45,6 +45,7 @@ const (
 	ActionForceRelease = "force release" // agentlock release --force
 	ActionPageRelease  = "page release"  // the dashboard's Release button
 	ActionFinish       = "finish"        // a session finished (its locks released)
+	ActionStaleWrite   = "stale write"   // a write refused: based on a stale view of the file (docs/read-versions.md)
 )
 
 // Entry is one line of the log.

@@ -7,6 +7,10 @@
 #        bench/run.sh etcd [rounds]: only the etcd rows (issue 16): acquire and
 #        release on a loopback etcd against flock(1) and the lock files, and
 #        the start-up cost of the etcd build.
+#        bench/run.sh stale [rounds]: only the read-version rows (issue 34): the
+#        pre-edit hook with the stale-write check (its session read the file, of
+#        1 MiB and of 4 KiB) against it with the check off, and the after-tool
+#        hook of a Read against the renewal alone.
 #        bench/run.sh mcp [rounds]: only the MCP rows (issue 28): agentlock mcp's
 #        start and one tool call against the one-shot command.
 #        bench/run.sh compare COMMIT[,COMMIT...] [rounds]: this tree and each
@@ -40,6 +44,11 @@ if [ "${1:-}" = compare ]; then
   CGO_ENABLED=0 go build -trimpath -o "$out/floor-deps" ./bench/floor/deps
   echo "machine: $(uname -srm), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(go version | cut -d' ' -f3)"
   "$out/oneshot" -compare "$builds" -floors "$out/floor-hello,$out/floor-deps" -n "${3:-40}"
+  exit 0
+fi
+if [ "${1:-}" = stale ]; then
+  echo "machine: $(uname -srm), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(go version | cut -d' ' -f3)"
+  "$out/oneshot" -only stale -agentlock "$out/agentlock" -n "${2:-40}"
   exit 0
 fi
 if [ "${1:-}" = mcp ]; then

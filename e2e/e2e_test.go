@@ -80,6 +80,8 @@ type agent struct {
 	initArgs []string
 	// timeout bounds one run of the CLI; zero means proctest.Timeout.
 	timeout time.Duration
+	// stale is the CLI's stale case (issue 34: e2eStale), nil for none.
+	stale *staleCase
 }
 
 // isolate gives the calling test the network of a's runs.
@@ -130,6 +132,15 @@ var agents = []agent{
 				mock.Step{Tool: "Write", Args: map[string]any{"file_path": path, "content": "overwritten\n"}},
 				"Write of a held file"
 		},
+		// Claude Code refuses a Write of a file changed since its Read
+		// itself, before any hook.
+		stale: &staleCase{
+			read: func(path string) mock.Step { return mock.Step{Tool: "Read", Args: map[string]any{"file_path": path}} },
+			write: func(path, content string) mock.Step {
+				return mock.Step{Tool: "Write", Args: map[string]any{"file_path": path, "content": content}}
+			},
+			cliGuard: "modified since read",
+		},
 	},
 	{
 		cli:     codexCLI,
@@ -155,6 +166,14 @@ var agents = []agent{
 		bypass: func(r *e2eRun) ([]mock.Step, mock.Step, string) {
 			return nil, shell(applyPatch("held2.txt", heldText, "overwritten\n")), "shell-routed apply_patch heredoc (relative path)"
 		},
+		// Codex reads through its shell, and writes a whole file with
+		// apply_patch's Add File over the existing one.
+		stale: &staleCase{
+			read: func(path string) mock.Step { return shell("cat " + path) },
+			write: func(path, content string) mock.Step {
+				return shell("apply_patch <<'EOF'\n" + addFile(path, content) + "\nEOF")
+			},
+		},
 	},
 	{
 		cli:     geminiCLI,
@@ -174,6 +193,14 @@ var agents = []agent{
 		bypass: func(r *e2eRun) ([]mock.Step, mock.Step, string) {
 			return nil, mock.Step{Tool: "write_file", Args: map[string]any{"file_path": "@held2.txt", "content": "overwritten\n"}},
 				"write_file of @held2.txt (Gemini strips the @)"
+		},
+		stale: &staleCase{
+			read: func(path string) mock.Step {
+				return mock.Step{Tool: "read_file", Args: map[string]any{"file_path": path}}
+			},
+			write: func(path, content string) mock.Step {
+				return mock.Step{Tool: "write_file", Args: map[string]any{"file_path": path, "content": content}}
+			},
 		},
 	},
 	copilotAgent,
@@ -481,6 +508,9 @@ func TestE2E(t *testing.T) {
 			}
 			if a.cli.name == "claude" {
 				t.Run("git-guard", func(t *testing.T) { a.isolate(t); e2eGitGuard(t, a, prog) })
+			}
+			if a.stale != nil {
+				t.Run("stale", func(t *testing.T) { a.isolate(t); e2eStale(t, a, prog) })
 			}
 		})
 	}

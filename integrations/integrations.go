@@ -233,6 +233,22 @@ type Variables interface {
 	EnvVars() []string
 }
 
+// Reader is implemented by an Agent that says what agentlock needs for
+// read versions (docs/read-versions.md): which tools read files and
+// which edits write a file whole.
+type Reader interface {
+	// ReadTools are the tools whose reads the after-tool hook records;
+	// none when the CLI reports no read to a hook (its reads are unseen).
+	ReadTools() []string
+	// ReadPaths returns the files an after-tool payload of a read tool
+	// read (maybe relative to in.Cwd); none for any other tool.
+	ReadPaths(in HookInput) ([]string, error)
+	// WholePaths returns the paths of an edit payload that its tool
+	// writes whole (a whole-file write, a patch's Add File or Delete
+	// File), as EditedPaths gives them.
+	WholePaths(in HookInput) []string
+}
+
 // DenyFormer is implemented by an Agent that says how its pre-edit hook
 // refuses an edit, for the help of agentlock hook: `exit 2 and the line
 // on stderr`.

@@ -7,8 +7,18 @@ import "strings"
 // OpenCode and Factory Droid use too) add, update, delete or move to, in
 // order, each once.
 func PatchPaths(texts []string) []string {
-	// The lines that name a file the patch changes.
-	headers := [...]string{"*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:"}
+	return patchPaths(texts, "*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:")
+}
+
+// PatchWholePaths returns the files that patch texts in apply_patch's
+// format write whole: those they add (over an existing file, an add
+// replaces it) or delete, in order, each once.
+func PatchWholePaths(texts []string) []string {
+	return patchPaths(texts, "*** Add File:", "*** Delete File:")
+}
+
+// patchPaths returns the files named by the header lines of patch texts.
+func patchPaths(texts []string, headers ...string) []string {
 	var paths []string
 	seen := map[string]bool{}
 	for _, text := range texts {

@@ -46,6 +46,11 @@ type AcquireRequest struct {
 //   - files also changed in another worktree are Conflicts (notices for
 //     the model) and, where the repository denies such edits
 //     (init --deny-conflicts), a ConflictError — the locks, taken, stay;
+//   - with the locks taken, the session's view of each file is judged
+//     against the version it last read (workspace.Workspace.Views, by
+//     each workspace's stale-write mode): a stale view is a StaleError in
+//     deny mode (the locks, taken, stay: the file is reserved for the
+//     session's re-read and redo) and Acquired.Stale in warn mode.
 //   - a path held by another session's hook lock that its idle bound frees
 //     within the working folder's hook wait (workspace.HookLocks.GateWait)
 //     is waited for, that long at most, instead of refused.
@@ -54,6 +59,16 @@ type Gate struct {
 	// out of range, say): the timeout decides who holds a file, so a
 	// coordinated path is refused while there is one.
 	Problems []error
+	// Whole are the paths of the edit (as given, like Paths) that the
+	// tool writes whole — a whole-file write, a patch's Add File or
+	// Delete File — for which a file the session never read is judged too
+	// (workspace.ViewOverwrite).
+	Whole []string
+	// ReadsUnseen is set for an agent whose reads agentlock cannot see
+	// (it declares no read tools: Codex reads through its shell): a
+	// refusal for a stale view then records the file as it is as the
+	// session's version, the refusal being its notice.
+	ReadsUnseen bool
 }
 
 // Waiting is what OnWait is told when an acquisition starts waiting.
@@ -108,6 +123,13 @@ type Acquired struct {
 	// branch feat-a)" in repository scope, "" elsewhere): every front end
 	// names them.
 	Places map[string]string
+	// Stale are, for a gate, the files whose view is stale or could not
+	// be judged (see Gate), refused or not.
+	Stale []workspace.View
+	// VersionsErr says why a command's acquisition could not be recorded
+	// as a hold of its files (workspace.Workspace.Held): a warning, the
+	// locks are taken.
+	VersionsErr error
 
 	// claim is who the paths are locked for, and how.
 	claim  core.Claim
@@ -214,6 +236,16 @@ func (s *Service) Acquire(ctx context.Context, req AcquireRequest) (Acquired, er
 	}
 	for _, g := range out.groups {
 		out.Leases = append(out.Leases, g.leases...)
+	}
+	if req.Gate == nil {
+		for _, g := range out.groups {
+			out.VersionsErr = errors.Join(out.VersionsErr, g.ws.Held(ctx, out.Session, g.leases))
+		}
+	} else {
+		whole, _ := ws.Coordinated(req.Gate.Whole, s.workDir)
+		if err := out.judge(ctx, req.Gate, whole, aliasesOf(req.Paths, s.workDir)); err != nil {
+			return out, err
+		}
 	}
 	var denied error
 	for _, g := range out.groups {

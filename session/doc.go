@@ -28,7 +28,9 @@
 // front end only renders, with an error that is a refusal (the engine's
 // typed errors, core.ErrLocked and kin, or a Gate's) or a failure:
 //
-//	Acquire       AcquireRequest → Acquired       (wait, OnWait progress, Gate: the pre-edit hook)
+//	Acquire       AcquireRequest → Acquired       (wait, OnWait progress, Gate: the pre-edit hook,
+//	                                               its stale-write check: StaleError, Acquired.Stale)
+//	Read, Wrote   ReadRequest    → Seen           (read versions: what a session read, its own edits)
 //	Release       ReleaseRequest → Released       (paths, or All)
 //	ForceRelease  ForceRequest   → ForceReleased  (the one release by force, with its guard)
 //	RenewPaths    paths          → []workspace.Renewal
@@ -59,14 +61,14 @@
 // child under its parent; Finish and Release All of a parent end its
 // children's locks too (docs/architecture.md, Sub-agents).
 //
-// # What comes next
+// # Read versions
 //
-// One planned change slots in without reshaping this API:
-//
-//   - Stale writes (issue 34): a "read" verb records what a session saw of
-//     a file (its version, when) so that a later Acquire can refuse or warn
-//     of a write based on a stale reading. It is one more method of Service
-//     with its own request and outcome (Read(ctx, ReadRequest) (Seen,
-//     error)), and one more field of AcquireRequest and Acquired (the
-//     reading to compare, the verdict); the hook's Gate gains the policy.
+// Stale writes (issue 34, docs/read-versions.md): Read records what a
+// session read of files (their versions, kept in the store of each file's
+// lock), Wrote what its own edit wrote, and the Gate, once Acquire took the
+// locks, judges the session's view of each file by its workspace's
+// stale-write mode (Gate.Whole, Gate.ReadsUnseen; Acquired.Stale,
+// StaleError). Versions key by Identity.ID: a sub-agent's are its own, so
+// a sibling's change refuses a stale sibling's write as any other
+// session's does.
 package session

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/workspace"
@@ -35,6 +36,10 @@ type Started struct {
 	// ClaimErr says why the space was not claimed (a refusal matches
 	// core.ErrLocked); the session is registered all the same.
 	ClaimErr error
+	// VersionsErr says why the session's start could not be recorded
+	// with its read versions (workspace.Workspace.Begin): a warning, the
+	// session is registered.
+	VersionsErr error
 }
 
 // Start registers a session as working, or marks the entry already there
@@ -54,6 +59,9 @@ func (s *Service) Start(ctx context.Context, req StartRequest) (Started, error) 
 	out.Session, err = ws.StartSession(ctx, entry, workspace.SessionStart{Update: req.Update, AgentPID: req.AgentPID, Agent: req.Agent})
 	if err != nil {
 		return out, err
+	}
+	if err := ws.Begin(ctx, out.Session.SessionID); err != nil && !errors.Is(err, workspace.ErrNoVersions) {
+		out.VersionsErr = err
 	}
 	out.Registry = ws.Registry().Where()
 	if req.Claim {

@@ -104,5 +104,6 @@ func (w *Workspace) finishGone(ctx context.Context, doc *core.Document, id strin
 		return w.Finish(ctx, id)
 	}
 	released, err := w.Locker().ReleaseSession(ctx, id)
+	_ = w.Freed(ctx, id, released)
 	return Finished{Released: released}, err
 }

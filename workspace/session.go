@@ -183,6 +183,7 @@ func (w *Workspace) Release(ctx context.Context, paths []string, session string)
 	locker := w.Locker()
 	var out []Released
 	var dropped []string
+	var freed []core.State
 	var err error
 	for _, p := range paths {
 		var r Released
@@ -195,9 +196,12 @@ func (w *Workspace) Release(ctx context.Context, paths []string, session string)
 		}
 		if r.Refused == nil && r.State.Owner != "" {
 			dropped = append(dropped, r.State.Path)
+			freed = append(freed, r.State)
 		}
 		out = append(out, r)
 	}
+	// A record for the reads that follow (read versions); best effort.
+	_ = w.Freed(ctx, session, freed)
 	return out, w.mirror(ctx, session, dropped, false), err
 }
 
@@ -207,6 +211,7 @@ func (w *Workspace) Release(ctx context.Context, paths []string, session string)
 // do_not_touch; the sessions stay registered as they are.
 func (w *Workspace) ReleaseAll(ctx context.Context, session string) ([]Released, *MirrorError, error) {
 	states, err := w.Locker().ReleaseSession(ctx, session)
+	_ = w.Freed(ctx, session, states)
 	out := make([]Released, len(states))
 	byOwner := map[string][]string{} // the session's, and its sub-agents'
 	var owners []string
@@ -278,10 +283,12 @@ func (w *Workspace) Finish(ctx context.Context, id string) (Finished, error) {
 	}
 	released, relErr := w.Locker().ReleaseSession(ctx, id)
 	out.Released = released
+	_ = w.Freed(ctx, id, released)
 	if regErr == nil || len(released) > 0 {
 		_ = w.Audit().Append(audit.Entry{Action: audit.ActionFinish, SessionID: id, Who: id, Released: len(released)})
 	}
-	return out, errors.Join(regErr, relErr, w.forgetPlace(id))
+	// What the session read goes with it (docs/read-versions.md).
+	return out, errors.Join(regErr, relErr, w.forgetPlace(id), w.Forget(ctx, id))
 }
 
 // EndSession is the end of a session its harness announced (a

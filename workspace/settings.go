@@ -56,6 +56,14 @@ func ParseConflictCache(s string) (time.Duration, error) {
 	return d, err
 }
 
+// ParseSettleWindow reads AGENTLOCK_SETTLE_WINDOW (Settings.SettleWindow):
+// how long before a read's after-tool hook a change by another session
+// makes the read unsettled, from a millisecond to ten minutes; empty means
+// the default (zero: SettleWindow).
+func ParseSettleWindow(s string) (time.Duration, error) {
+	return ParseDuration("AGENTLOCK_SETTLE_WINDOW", s, 0, time.Millisecond, 10*time.Minute)
+}
+
 // ParseDuration reads the setting what: seconds ("120", "0.5") or a Go
 // duration ("2m") from min to max, def when empty. NaN, infinities and
 // anything out of bounds are errors naming what and the bounds.

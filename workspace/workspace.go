@@ -88,6 +88,13 @@ type Settings struct {
 	// Backends open the stores other than the lock files, by URL scheme
 	// (NewBackends); nil opens none.
 	Backends *Backends
+	// StaleWrites is the stale-write mode (AGENTLOCK_STALE_WRITES), ""
+	// for the project's (see Workspace.StaleMode).
+	StaleWrites StaleMode
+	// SettleWindow is how long before a read's after-tool hook a change
+	// by another session makes the read unsettled
+	// (AGENTLOCK_SETTLE_WINDOW); zero means the package's SettleWindow.
+	SettleWindow time.Duration
 	// HookLocks are the process's own values of the policy on the locks
 	// hooks take (AGENTLOCK_HOOK_LOCKS, AGENTLOCK_HOOK_IDLE,
 	// AGENTLOCK_HOOK_WAIT); unset ones are the project's (see

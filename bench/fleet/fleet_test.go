@@ -23,20 +23,22 @@ import (
 // checked against the version of the file its agent last read, so that a
 // write from a stale read is refused ("read it again") and redone.
 //
-// Until then the agentlock mode loses updates after stale reads, and
-// TestLosslessModes checks that it still does — so that the test fails,
-// naming this constant, on the day issue 34 lands. Then set it to true:
-// the test holds the agentlock mode to 0 lost updates, and to every edit
-// finished, in every CLI's payload shapes and in a mixed fleet.
-const staleReadCheckLanded = false
+// It landed (docs/read-versions.md): TestLosslessModes holds the
+// agentlock mode to 0 lost updates, and to every edit finished, in every
+// CLI's payload shapes and in a mixed fleet. (Before, the agentlock mode
+// lost updates after stale reads, and the test checked that it still did,
+// so that it failed, naming this constant, on the day issue 34 landed.)
+const staleReadCheckLanded = true
 
 // subagentSessionsLanded says whether issue 35 is on main: sub-agents
 // sessions of their own, so that two sub-agents of one session cannot both
-// pass the gate. Today they share their parent's session and overwrite
-// each other; TestLosslessModes checks that they still do until this and
-// staleReadCheckLanded are both true (a sub-agent refused while its
-// sibling holds the file still writes from a stale read without issue 34).
-const subagentSessionsLanded = false
+// pass the gate. It landed, with issue 34: each sub-agent's versions are its
+// own, so that a sub-agent refused while its sibling held the file, and then
+// writing from its stale read, is refused again ("read it again").
+// TestLosslessModes holds the sub-agents case to 0 lost updates now. (Before,
+// sub-agents shared their parent's session and overwrote each other, and the
+// test checked that they still did until both constants were true.)
+const subagentSessionsLanded = true
 
 // agentlockBin is the agentlock built from the tree for these tests.
 var agentlockBin string

@@ -50,7 +50,7 @@ func main() {
 	n := flag.Int("n", 40, "interleaved rounds (pairs with flock(1)) per row")
 	many := flag.Int("locks", 10000, "lock files in the folder of the status, finish and renew rows")
 	contend := flag.Duration("contend", 3*time.Second, "how long 16 processes contend for one path")
-	only := flag.String("only", "", "run only this part: table, wait or contention")
+	only := flag.String("only", "", "run only this part: table, wait, contention, etcd or stale (read versions: the pre-edit hook with the check against without)")
 	floors := flag.String("floors", "", "comma-separated programs timed as floors: a Go hello-world, one linking agentlock's libraries")
 	scanFloor := flag.String("scanfloor", "", "program timed as the floor of the status row: it reads every lock file of the folder it is given (bench/floor/scan)")
 	etcdBin := flag.String("etcd-agentlock", "", "with -only etcd: the etcd build (agentlock-etcd), beside -agentlock")
@@ -59,6 +59,13 @@ func main() {
 	flag.Parse()
 	if *compare != "" {
 		if err := runCompare(*compare, *floors, *n); err != nil {
+			fmt.Fprintln(os.Stderr, "oneshot:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *only == "stale" {
+		if err := runStale(*bin, *n); err != nil {
 			fmt.Fprintln(os.Stderr, "oneshot:", err)
 			os.Exit(1)
 		}

@@ -45,6 +45,9 @@ type InitOptions struct {
 	DenyConflicts bool
 	// DenyConflictsGiven is set when --deny-conflicts was given.
 	DenyConflictsGiven bool
+	// StaleWrites is init's --stale-writes: what a write based on a stale
+	// read gets (deny, warn, off); "" leaves the project's as it is.
+	StaleWrites string
 }
 
 func newCmdInit(f *Factory, runF func(*InitOptions) error) *cobra.Command {
@@ -131,6 +134,13 @@ docs/worktrees.md.`,
 				return err
 			}
 			opts.DenyConflictsGiven = cmd.Flags().Changed("deny-conflicts")
+			if cmd.Flags().Changed("stale-writes") {
+				mode, err := workspace.ParseStaleMode("--stale-writes", opts.StaleWrites)
+				if err != nil || mode == "" {
+					return usagef("--stale-writes %q: want deny, warn or off", opts.StaleWrites)
+				}
+				opts.StaleWrites = string(mode)
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -145,6 +155,7 @@ docs/worktrees.md.`,
 	fl.StringVar(&opts.Home, "home", "", "keep the registry and locks in this folder, shared (agent-registry 0.2's home, say)")
 	fl.StringVar(&opts.Scope, "scope", "", "repository: one home for every git worktree of the repository; checkout: one per checkout (the default); see docs/worktrees.md")
 	fl.BoolVar(&opts.DenyConflicts, "deny-conflicts", false, "hooks deny the edit of a file changed in another worktree, instead of warning (--deny-conflicts=false: warn)")
+	fl.StringVar(&opts.StaleWrites, "stale-writes", "", "what a write based on a stale read gets: deny (the default), warn or off (docs/read-versions.md)")
 	fl.BoolVar(&opts.GitHook, "git-hook", false, "also install git's pre-commit guard (agentlock guard --staged), chained into an existing hook")
 	fl.BoolVar(&opts.NoMCP, "no-mcp", false, "do not register agentlock mcp in the agents' project MCP files (.mcp.json, .codex/config.toml, ...)")
 	fl.StringVar(&opts.Store.URL, "store", "", "keep locks and registry in etcd: etcd://host:2379[,host2:2379]/prefix (\"files\": back to lock files); see docs/teams.md")
@@ -236,7 +247,7 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	in := &setup.Init{Output: setupOutput(opts, c), Settings: c.Settings, Dir: wd,
 		DryRun: opts.DryRun, Check: opts.Check, Home: opts.Home, GitHook: opts.GitHook,
 		Store: opts.Store, StoreGiven: opts.StoreGiven, Scope: opts.Scope,
-		DenyConflicts: opts.DenyConflicts, DenyConflictsGiven: opts.DenyConflictsGiven,
+		DenyConflicts: opts.DenyConflicts, DenyConflictsGiven: opts.DenyConflictsGiven, StaleWrites: workspace.StaleMode(opts.StaleWrites),
 		Writer: thisWriter(), RecordWriter: len(opts.Agents) > 0, Named: opts.Agents, Command: opts.Args,
 		Binary:    func() (string, error) { return checkBinary(c) },
 		EtcdBuild: func() bool { return workspace.HaveEtcdBuild(os.Environ()) }}

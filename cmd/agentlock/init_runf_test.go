@@ -38,6 +38,11 @@ func TestRunFInit(t *testing.T) {
 	require.Equal(t, []string{"init", "--agent", "claude", "--agent", "codex,gemini", "--global", "--dry-run", "--home", "/tmp/h",
 		"--scope", "repository", "--deny-conflicts", "--git-hook", "--no-mcp"}, o.Args)
 
+	r = runfRun(t, "init", newCmdInit, "--stale-writes", "WARN")
+	require.NoError(t, r.Err)
+	require.Equal(t, "warn", r.Opts.StaleWrites)
+	requireUsage(t, runfRun(t, "init", newCmdInit, "--stale-writes", "later"), `--stale-writes "later": want deny, warn or off`)
+
 	r = runfRun(t, "init", newCmdInit, "--check", "--scope", "checkout", "--deny-conflicts=false", "--agent", "./tools/mycli.toml")
 	require.NoError(t, r.Err)
 	require.True(t, r.Opts.Check)

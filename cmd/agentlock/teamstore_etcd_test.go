@@ -5,14 +5,17 @@ package main_test
 import (
 	"context"
 	"fmt"
+	neturl "net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/agentlock/agentlock/internal/testkit/etcdtest"
 	"github.com/agentlock/agentlock/internal/testkit/proctest"
@@ -81,4 +84,35 @@ func conformanceBackends(t *testing.T) []backend {
 		},
 	}
 	return []backend{filesBackend, etcd}
+}
+
+// damageVersion damages session's version record of the project file rel
+// in the project's store: its etcd key (teamStore's repository "test"),
+// or the lock files.
+func damageVersion(t *testing.T, p *project, session, rel string) {
+	t.Helper()
+	var url string
+	for _, e := range p.env {
+		if v, ok := strings.CutPrefix(e, "AGENTLOCK_STORE="); ok {
+			url = v
+		}
+	}
+	if url == "" {
+		damageVersionFile(t, p, session, rel)
+		return
+	}
+	cfg, err := etcdstore.ParseURL(url)
+	require.NoError(t, err)
+	conn := etcdstore.NewConn(cfg)
+	defer conn.Close()
+	cli, err := conn.Client()
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	key := cfg.Prefix + "/seen/test/" + neturl.PathEscape(session) + "/v/" + filepath.ToSlash(rel)
+	got, err := cli.Get(ctx, key)
+	require.NoError(t, err)
+	require.Len(t, got.Kvs, 1, "%s holds %s's version", key, session)
+	_, err = cli.Put(ctx, key, strings.ReplaceAll(string(got.Kvs[0].Value), "xxh64:", "xxh65:"), clientv3.WithLease(clientv3.LeaseID(got.Kvs[0].Lease)))
+	require.NoError(t, err)
 }

@@ -82,12 +82,21 @@ func declared() *manifest.Manifest {
 				"tool_input.file_path",
 				"tool_input.notebook_path",
 			},
+			ReadPaths: []string{
+				"tool_input.file_path",
+			},
 		},
 		EditTools: []string{
 			"Edit",
 			"Write",
 			"MultiEdit",
 			"NotebookEdit",
+		},
+		WriteTools: []string{
+			"Write",
+		},
+		ReadTools: []string{
+			"Read",
 		},
 		Deny: manifest.Deny{
 			Form: "claude-json",

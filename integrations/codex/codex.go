@@ -18,7 +18,7 @@ import (
 
 // Agent returns the Codex CLI: codex.toml and its Go extension.
 func Agent() *manifest.Agent {
-	return manifest.Builtin(declared(), nil, manifest.Extension{EditedPaths: editedPaths, Checks: checks})
+	return manifest.Builtin(declared(), nil, manifest.Extension{EditedPaths: editedPaths, WholePaths: wholePaths, Checks: checks})
 }
 
 // editedPaths implements integrations.Agent's EditedPaths. The apply_patch tool passes
@@ -29,6 +29,20 @@ func Agent() *manifest.Agent {
 // itself (see shellPatchPaths); one that runs apply_patch on a patch the
 // hook cannot see (from a file, a pipe, a variable) cannot be checked.
 func editedPaths(in integrations.HookInput) ([]string, error) {
+	return patchedPaths(in, integrations.PatchPaths)
+}
+
+// wholePaths implements the extension's WholePaths: the files an edit's
+// patch adds (over an existing file, Codex replaces it) or deletes, found
+// as editedPaths finds them.
+func wholePaths(in integrations.HookInput) []string {
+	paths, _ := patchedPaths(in, integrations.PatchWholePaths)
+	return paths
+}
+
+// patchedPaths is editedPaths, the files named by the header lines that
+// headerPaths reads of each patch.
+func patchedPaths(in integrations.HookInput, headerPaths func([]string) []string) ([]string, error) {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(in.ToolInput, &fields) != nil {
 		return nil, nil
@@ -42,14 +56,14 @@ func editedPaths(in integrations.HookInput) ([]string, error) {
 	}
 	switch in.ToolName {
 	case "apply_patch", "Edit", "Write", "":
-		return integrations.PatchPaths(texts), nil
+		return headerPaths(texts), nil
 	}
 	// A shell tool. An argv (["bash", "-lc", script]) is searched item by
 	// item: the script is one of them.
 	var paths []string
 	invokes := false
 	for _, text := range texts {
-		p, ok := shellPatchPaths(text)
+		p, ok := shellPatchPaths(text, headerPaths)
 		invokes = invokes || ok
 		paths = append(paths, p...)
 	}

@@ -23,6 +23,7 @@ func declared() *manifest.Manifest {
 		Extensions: []string{
 			"edited_paths",
 			"checks",
+			"whole_paths",
 		},
 		EnvVars: []string{
 			"CODEX_HOME",

@@ -5,8 +5,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-
-	"github.com/agentlock/agentlock/integrations"
 )
 
 // Codex applies a patch that the model runs through its shell tool
@@ -140,7 +138,7 @@ func splitCommands(line string) []string {
 // `cd <path> && apply_patch <<…` form itself, the paths are relative to
 // that folder; other cds make the paths count relative to every folder
 // the script changes to as well as the session's.
-func shellPatchPaths(script string) (paths []string, invokes bool) {
+func shellPatchPaths(script string, headerPaths func([]string) []string) (paths []string, invokes bool) {
 	s := splitHeredocs(script)
 	for _, line := range s.commands {
 		if invokesApplyPatch(line) {
@@ -151,7 +149,7 @@ func shellPatchPaths(script string) (paths []string, invokes bool) {
 	if !invokes {
 		return nil, false
 	}
-	headers := integrations.PatchPaths([]string{script})
+	headers := headerPaths([]string{script})
 	bases := []string{""}
 	if m := strictCd().FindStringSubmatch(script); m != nil {
 		bases = []string{m[1] + m[2] + m[3]}

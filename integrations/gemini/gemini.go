@@ -5,6 +5,7 @@
 package gemini
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,36 @@ import (
 
 // Agent returns the Gemini CLI: gemini.toml and its Go extension.
 func Agent() *manifest.Agent {
-	return manifest.Builtin(declared(), nil, manifest.Extension{EditedPaths: editedPaths, Checks: checks})
+	return manifest.Builtin(declared(), nil, manifest.Extension{EditedPaths: editedPaths, ReadPaths: readPaths, Checks: checks})
+}
+
+// readPaths implements the extension's ReadPaths: read_file's file_path,
+// resolved as Gemini resolves it (ToolPath), and the files read_many_files
+// names literally in include (a glob pattern names no file agentlock can
+// know was read: those are not recorded).
+func readPaths(in integrations.HookInput) ([]string, error) {
+	switch in.ToolName {
+	case "read_file":
+		if p := integrations.StringField(in.ToolInput, "file_path"); p != "" {
+			return []string{ToolPath(p, in.Cwd)}, nil
+		}
+	case "read_many_files":
+		var input struct {
+			Include []string `json:"include"`
+		}
+		_ = json.Unmarshal(in.ToolInput, &input)
+		var out []string
+		for _, p := range input.Include {
+			if p == "" || strings.ContainsAny(p, "*?[{") {
+				continue
+			}
+			if info, err := os.Stat(resolve(in.Cwd, ToolPath(p, in.Cwd))); err == nil && info.Mode().IsRegular() {
+				out = append(out, ToolPath(p, in.Cwd))
+			}
+		}
+		return out, nil
+	}
+	return nil, nil
 }
 
 // editedPaths implements integrations.Agent's EditedPaths: write_file and replace carry

@@ -19,6 +19,7 @@ func declared() *manifest.Manifest {
 		Extensions: []string{
 			"edited_paths",
 			"checks",
+			"read_paths",
 		},
 		Instructions: []manifest.Instruction{
 			{
@@ -68,6 +69,17 @@ func declared() *manifest.Manifest {
 					Label:   "agentlock-session-end",
 				},
 			},
+		},
+		EditTools: []string{
+			"write_file",
+			"replace",
+		},
+		WriteTools: []string{
+			"write_file",
+		},
+		ReadTools: []string{
+			"read_file",
+			"read_many_files",
 		},
 		Deny: manifest.Deny{
 			Form: "gemini-json",

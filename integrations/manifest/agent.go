@@ -35,6 +35,7 @@ var (
 	_ integrations.MCPRegistrar   = (*Agent)(nil)
 	_ integrations.Variables      = (*Agent)(nil)
 	_ integrations.Doctor         = (*Agent)(nil)
+	_ integrations.Reader         = (*Agent)(nil)
 )
 
 // Extension is the Go code of a built-in agent, for what its manifest
@@ -61,6 +62,12 @@ type Extension struct {
 	// no longer supports (the artifacts its Plan marks Unsupported) are
 	// still there, in files; connected or not (ExtLegacy: Kimi's).
 	Legacy func(files string) integrations.Check
+	// ReadPaths returns the files an after-tool payload of a read tool
+	// read (ExtReadPaths: a payload the manifest's fields cannot name).
+	ReadPaths func(in integrations.HookInput) ([]string, error)
+	// WholePaths returns the paths an edit payload writes whole
+	// (ExtWholePaths).
+	WholePaths func(in integrations.HookInput) []string
 }
 
 // names returns the extensions e has, in the order of extensionNames.
@@ -70,7 +77,8 @@ func (e Extension) names() []string {
 		name string
 		set  bool
 	}{{ExtPlan, e.Plan != nil}, {ExtHookFiles, e.HookFiles != nil}, {ExtPayload, e.DecodePayload != nil},
-		{ExtEditedPaths, e.EditedPaths != nil}, {ExtChecks, e.Checks != nil}, {ExtLegacy, e.Legacy != nil}} {
+		{ExtEditedPaths, e.EditedPaths != nil}, {ExtChecks, e.Checks != nil}, {ExtLegacy, e.Legacy != nil},
+		{ExtReadPaths, e.ReadPaths != nil}, {ExtWholePaths, e.WholePaths != nil}} {
 		if x.set {
 			names = append(names, x.name)
 		}
@@ -422,16 +430,16 @@ func (a *Agent) tomlHooks(bin string) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
-// EditedPaths implements integrations.Agent: the first of the payload's
-// path fields that holds a path, for a tool the manifest counts as an
-// edit (every tool, when it lists none; a call that names no tool, see
-// integrations.EditCall); or the extension's.
+// EditedPaths implements integrations.Agent: for a tool the manifest
+// counts as an edit (every tool, when it lists none; a call that names no
+// tool, see integrations.EditCall), the extension's paths, or the first of
+// the payload's path fields that holds a path.
 func (a *Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
-	if a.ext.EditedPaths != nil {
-		return a.ext.EditedPaths(in)
-	}
 	if len(a.m.EditTools) > 0 && !integrations.EditCall(in.ToolName, a.m.EditTools...) {
 		return nil, nil
+	}
+	if a.ext.EditedPaths != nil {
+		return a.ext.EditedPaths(in)
 	}
 	for _, field := range a.m.Payload.Patches {
 		var text string
@@ -444,21 +452,62 @@ func (a *Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
 		}
 		return paths, nil
 	}
-	for _, field := range a.m.Payload.Paths {
-		v, ok := lookup(in.Raw, field)
+	return pathsAt(in.Raw, a.m.Payload.Paths), nil
+}
+
+// ReadTools implements integrations.Reader: the manifest's read_tools.
+func (a *Agent) ReadTools() []string { return slices.Clone(a.m.ReadTools) }
+
+// ReadPaths implements integrations.Reader: for one of the manifest's
+// read tools, the first of payload.read_paths that holds a path (or
+// paths); or the extension's.
+func (a *Agent) ReadPaths(in integrations.HookInput) ([]string, error) {
+	if a.ext.ReadPaths != nil {
+		return a.ext.ReadPaths(in)
+	}
+	if !slices.Contains(a.m.ReadTools, in.ToolName) {
+		return nil, nil
+	}
+	return pathsAt(in.Raw, a.m.Payload.ReadPaths), nil
+}
+
+// WholePaths implements integrations.Reader: the paths a whole-file write
+// tool of write_tools edits, and the files a patch adds or deletes; or the
+// extension's.
+func (a *Agent) WholePaths(in integrations.HookInput) []string {
+	if a.ext.WholePaths != nil {
+		return a.ext.WholePaths(in)
+	}
+	for _, field := range a.m.Payload.Patches {
+		var text string
+		if v, ok := lookup(in.Raw, field); ok && json.Unmarshal(v, &text) == nil && text != "" {
+			return integrations.PatchWholePaths([]string{text})
+		}
+	}
+	if in.ToolName != "" && slices.Contains(a.m.WriteTools, in.ToolName) {
+		paths, _ := a.EditedPaths(in)
+		return paths
+	}
+	return nil
+}
+
+// pathsAt is the first of fields that holds a path, or an array of paths.
+func pathsAt(raw []byte, fields []string) []string {
+	for _, field := range fields {
+		v, ok := lookup(raw, field)
 		if !ok {
 			continue
 		}
 		var one string
 		if json.Unmarshal(v, &one) == nil && one != "" {
-			return []string{one}, nil
+			return []string{one}
 		}
 		var many []string
 		if json.Unmarshal(v, &many) == nil && len(many) > 0 {
-			return slices.DeleteFunc(many, func(s string) bool { return s == "" }), nil
+			return slices.DeleteFunc(many, func(s string) bool { return s == "" })
 		}
 	}
-	return nil, nil
+	return nil
 }
 
 // DecodePayload implements integrations.PayloadDecoder: the fields at the

@@ -75,9 +75,19 @@ type Manifest struct {
 	Hooks        *Hooks        `toml:"hooks"`
 	// Files are other files of the agent, rendered from its templates (a
 	// plugin, an extension).
-	Files          []File         `toml:"files"`
-	Payload        Payload        `toml:"payload"`
-	EditTools      []string       `toml:"edit_tools"`
+	Files     []File   `toml:"files"`
+	Payload   Payload  `toml:"payload"`
+	EditTools []string `toml:"edit_tools"`
+	// WriteTools are the edit tools that write a whole file (Claude
+	// Code's Write): a file the session never read is judged before such
+	// a write too (docs/read-versions.md). A patch's Add File and Delete
+	// File are whole-file writes whatever the tool.
+	WriteTools []string `toml:"write_tools"`
+	// ReadTools are the tools that read a file, whose after-tool event
+	// (the hook that runs renew) records the version the session read
+	// (payload.read_paths names the files); none when the CLI reports no
+	// read to a hook.
+	ReadTools      []string       `toml:"read_tools"`
 	Deny           Deny           `toml:"deny"`
 	EditContext    EditContext    `toml:"edit_context"`
 	SessionContext SessionContext `toml:"session_context"`
@@ -211,6 +221,9 @@ type Payload struct {
 	// Paths are tried in order; the first that holds a string, or an
 	// array of strings, is the edited path or paths.
 	Paths []string `toml:"paths"`
+	// ReadPaths are tried in order, for a read tool: the first that holds
+	// a string, or an array of strings, is the file or files read.
+	ReadPaths []string `toml:"read_paths"`
 	// Patches are fields holding the text of an apply_patch patch
 	// ("*** Begin Patch" … "*** End Patch", Codex's format): every file
 	// the patch adds, updates, deletes or moves to is an edited path, all
@@ -279,11 +292,13 @@ const (
 	ExtEditedPaths = "edited_paths"
 	ExtChecks      = "checks"
 	ExtLegacy      = "legacy"
+	ExtReadPaths   = "read_paths"
+	ExtWholePaths  = "whole_paths"
 )
 
 // extensionNames are the values of the extensions field.
 func extensionNames() []string {
-	return []string{ExtPlan, ExtHookFiles, ExtPayload, ExtEditedPaths, ExtChecks, ExtLegacy}
+	return []string{ExtPlan, ExtHookFiles, ExtPayload, ExtEditedPaths, ExtChecks, ExtLegacy, ExtReadPaths, ExtWholePaths}
 }
 
 // isName reports whether s is an agent's name: lower-case letters and
@@ -613,13 +628,35 @@ func (m *Manifest) checkHooks(seen map[string]bool) *FieldError {
 	return nil
 }
 
-// checkPayload refuses empty field paths.
+// checkPayload refuses empty field paths, and read tools whose reads
+// could not be recorded.
 func (m *Manifest) checkPayload() *FieldError {
 	p := m.Payload
 	for i, f := range p.Paths {
 		if f == "" {
 			return fieldErr(fmt.Sprintf("payload.paths[%d]", i), "empty")
 		}
+	}
+	for i, f := range p.ReadPaths {
+		if f == "" {
+			return fieldErr(fmt.Sprintf("payload.read_paths[%d]", i), "empty")
+		}
+	}
+	for i, t := range m.ReadTools {
+		if t == "" {
+			return fieldErr(fmt.Sprintf("read_tools[%d]", i), "empty")
+		}
+	}
+	for i, t := range m.WriteTools {
+		if t == "" {
+			return fieldErr(fmt.Sprintf("write_tools[%d]", i), "empty")
+		}
+		if len(m.EditTools) > 0 && !slices.Contains(m.EditTools, t) {
+			return fieldErr(fmt.Sprintf("write_tools[%d]", i), "%q is not one of edit_tools: a whole-file write is an edit", t)
+		}
+	}
+	if len(m.ReadTools) > 0 && len(p.ReadPaths) == 0 && !m.has(ExtReadPaths) {
+		return fieldErr("payload.read_paths", "missing: read_tools need the field that names the file read")
 	}
 	for i, f := range p.Patches {
 		if f == "" {

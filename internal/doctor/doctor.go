@@ -134,6 +134,7 @@ func Run(ctx context.Context, opts Options) ([]Check, error) {
 	checks = append(checks, d.worktrees()...)
 	lockChecks := d.lockFolder(ctx)
 	checks = append(checks, lockChecks...)
+	checks = append(checks, d.readVersions(ctx))
 	checks = append(checks, d.tempFiles())
 	return checks, nil
 }

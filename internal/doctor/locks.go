@@ -157,6 +157,8 @@ func foreignEntries(dir string) []string {
 			// How a lock's session took it, beside its lock file.
 		case e.Type().IsRegular() && name == filestore.AreasFileName:
 			// The areas that may be held.
+		case e.IsDir() && name == filestore.VersionsDirName:
+			// The read versions (checked by the versions check).
 		case filepath.Ext(name) == ".lock":
 			// Reported with the lock files that cannot be used.
 		default:

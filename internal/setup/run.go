@@ -79,6 +79,9 @@ type Init struct {
 	// DenyConflicts is recorded when DenyConflictsGiven: hooks deny the
 	// edit of a file changed in another worktree instead of warning.
 	DenyConflicts, DenyConflictsGiven bool
+	// StaleWrites, when not "", is the stale-write mode to record in the
+	// project's home (--stale-writes: docs/read-versions.md).
+	StaleWrites workspace.StaleMode
 	// Writer is this build; RecordWriter records it as the writer of the
 	// agents' files (when agents were named).
 	Writer       Writer
@@ -359,6 +362,17 @@ func (in *Init) Install(ctx context.Context, p *Project) error {
 	if in.RecordWriter {
 		if err := p.RecordWriter(in.Writer); err != nil {
 			return err
+		}
+	}
+	if in.StaleWrites != "" {
+		changed, err := p.Workspace.SetStaleMode(in.StaleWrites)
+		if err != nil {
+			return err
+		}
+		if changed {
+			file := strings.TrimSuffix(p.Rel(filepath.Join(p.Workspace.Home, workspace.StaleFile)), "/")
+			what := "stale writes: " + string(in.StaleWrites)
+			in.Report.Change("stale-writes", file, what, fmt.Sprintf("%-9s %s: %s", "set", file, what))
 		}
 	}
 	in.notes(plan.Notes)

@@ -75,6 +75,8 @@ var EnvBindings = [][2]string{
 	{"timeout", "AGENTLOCK_TIMEOUT"},
 	{"lock_wait", "AGENTLOCK_LOCK_WAIT"},
 	{"conflict_cache", "AGENTLOCK_CONFLICT_CACHE"},
+	{"stale_writes", "AGENTLOCK_STALE_WRITES"},
+	{"settle_window", "AGENTLOCK_SETTLE_WINDOW"},
 	{"hook_locks", workspace.HookLocksVar},
 	{"hook_idle", workspace.HookIdleVar},
 	{"hook_wait", workspace.HookWaitVar},
@@ -140,10 +142,14 @@ func Load(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 		{&c.Settings.Timeout, func(s string) (time.Duration, error) { return workspace.ParseTimeout(timeoutVar, s) }, "timeout"},
 		{&c.Settings.LockWait, workspace.ParseLockWait, "lock_wait"},
 		{&c.Settings.ConflictCache, workspace.ParseConflictCache, "conflict_cache"},
+		{&c.Settings.SettleWindow, workspace.ParseSettleWindow, "settle_window"},
 	} {
 		if *s.dst, err = s.parse(v.GetString(s.key)); err != nil {
 			c.Problems = append(c.Problems, err)
 		}
+	}
+	if c.Settings.StaleWrites, err = workspace.ParseStaleMode("AGENTLOCK_STALE_WRITES", v.GetString("stale_writes")); err != nil {
+		c.Problems = append(c.Problems, err)
 	}
 	if c.Settings.HookLocks, err = hookLockSettings(v); err != nil {
 		c.Problems = append(c.Problems, err)

@@ -119,6 +119,12 @@ func (r *Result) warnf(format string, args ...any) {
 // sessions whose agent exited, as every command does) and the session is
 // resolved once, from what the payload and the request say.
 func Run(ctx context.Context, req Request) Result {
+	// A tool's read happened before its after-tool hook started (see
+	// workspace.SettleWindow).
+	started := time.Now()
+	if req.Settings.Now != nil {
+		started = req.Settings.Now()
+	}
 	var res Result
 	name := req.Agent.Name()
 	in, err := readPayload(req.Payload, req.Agent)
@@ -177,7 +183,7 @@ func Run(ctx context.Context, req Request) Result {
 		// next.
 		res.warnf("%s %s hook: %v", name, req.Event, err)
 	}
-	h := run{req: req, in: in, svc: svc, ws: ws, res: &res}
+	h := run{req: req, in: in, svc: svc, ws: ws, res: &res, started: started}
 	if req.Event == PreEdit {
 		// The edited paths decide, not the working folder: a session may
 		// work outside the project and edit a file of it, or through an
@@ -223,6 +229,8 @@ type run struct {
 	ws      *workspace.Workspace // the workspace of the payload's cwd
 	session string
 	res     *Result
+	// started is when the hook started.
+	started time.Time
 }
 
 // errPayloadTooLarge is a payload over MaxPayload bytes.
@@ -336,7 +344,11 @@ func (h run) preEdit(ctx context.Context) {
 		h.res.warnf("%s pre-edit hook: %v; the edit is not gated", name, err)
 		return
 	}
-	got, err := h.svc.Acquire(ctx, session.AcquireRequest{Paths: paths, Gate: &session.Gate{Problems: h.req.Problems}})
+	gate := &session.Gate{Problems: h.req.Problems, ReadsUnseen: !h.readsSeen()}
+	if r, ok := h.req.Agent.(integrations.Reader); ok {
+		gate.Whole = r.WholePaths(h.in)
+	}
+	got, err := h.svc.Acquire(ctx, session.AcquireRequest{Paths: paths, Gate: gate})
 	h.session = got.Session
 	if len(got.Legacy.Held) > 0 {
 		h.res.warnf("%s", report.LegacyHeld(got.Legacy.Home, got.Legacy.Held))
@@ -349,6 +361,10 @@ func (h run) preEdit(ctx context.Context) {
 	}
 	for _, m := range got.Mirror {
 		h.res.warnf("%v", m)
+	}
+	for _, v := range got.Stale {
+		// Warn mode: the write goes on, the model is told.
+		h.res.Notices = append(h.res.Notices, h.staleWarning(v))
 	}
 	// Files of this edit that another worktree changed too: told to the
 	// model. A failure to ask git is only a warning: the lock, the one
@@ -370,6 +386,7 @@ func (h run) refuse(err error, got session.Acquired) {
 		problem    *session.ProblemError
 		noSession  *session.NoSessionError
 		conflict   *session.ConflictError
+		stale      *session.StaleError
 	)
 	switch {
 	case errors.As(err, &unresolved):
@@ -378,6 +395,8 @@ func (h run) refuse(err error, got session.Acquired) {
 		h.res.Deny = fmt.Sprintf("agentlock: %v, so agentlock cannot check this edit: do not make it now; ask a person to fix that variable (agentlock doctor shows it).", problem.Err)
 	case errors.As(err, &noSession):
 		h.deny("no session id (no AGENTLOCK_SESSION, no session_id in the hook payload, no recorded agent process) to lock %s for", noSession.Path)
+	case errors.As(err, &stale):
+		h.res.Deny = h.staleReason(stale)
 	case errors.As(err, &conflict):
 		// The lock just taken stays the session's: it did not edit, and
 		// it may wait on the other worktree while holding it.
@@ -496,7 +515,9 @@ func (h run) sessionStart(ctx context.Context) {
 	}
 }
 
-// renew renews every lock the session holds, as heartbeat --all does.
+// renew renews every lock the session holds, as heartbeat --all does, and
+// records the versions of what the tool read or the session's edit wrote
+// (the after-tool event: see recordVersions).
 func (h run) renew(ctx context.Context) {
 	renewed, err := h.svc.RenewSession(ctx, h.session, false)
 	for _, n := range append(renewed.Notices, err) {
@@ -504,6 +525,7 @@ func (h run) renew(ctx context.Context) {
 			h.res.warnf("%s renew hook: %v", h.req.Agent.Name(), n)
 		}
 	}
+	h.recordVersions(ctx)
 }
 
 // turnEnd ends a turn of the session (session.Service.EndTurn): where the

@@ -97,7 +97,8 @@ func IsolateGit() error {
 // Isolate makes this test process hermetic before its tests run, and
 // returns a function that removes what it made: PATH becomes dirs, links
 // to the Tools found, then SystemPath (IsolatePath), and git reads no
-// configuration of the developer's (IsolateGit). Call it from TestMain in
+// configuration of the developer's (IsolateGit), and no child inherits a
+// file descriptor this process inherited (KeepInheritedFiles). Call it from TestMain in
 // every package whose tests start programs, run git or use the code that
 // does; children then get the same (Env copies PATH and sets GitEnv).
 func Isolate(dirs ...string) (func(), error) {
@@ -111,6 +112,10 @@ func Isolate(dirs ...string) (func(), error) {
 		return nil, err
 	}
 	if err := IsolateGit(); err != nil {
+		cleanup()
+		return nil, err
+	}
+	if err := KeepInheritedFiles(); err != nil {
 		cleanup()
 		return nil, err
 	}

@@ -1,0 +1,475 @@
+package main_test
+
+// Read versions (issue 34): a write based on a stale read is refused,
+// naming who changed the file, in real hook processes as the CLIs run them
+// — Claude Code's Read (PostToolUse: the renew hook records the version)
+// and Write (PreToolUse: the gate judges it; PostToolUse: the session's
+// own edit becomes its version).
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/internal/testkit/proctest"
+)
+
+// claudeTool is a hook payload of Claude Code for one tool call on file:
+// PreToolUse or PostToolUse of Read or Write.
+func claudeTool(session, cwd, event, tool, file, content string) string {
+	input := mustJSON(map[string]string{"file_path": file})
+	if tool == "Write" {
+		input = mustJSON(map[string]string{"file_path": file, "content": content})
+	}
+	extra := ""
+	if event == "PostToolUse" {
+		extra = `,"tool_response":{"type":"text"}`
+	}
+	return fmt.Sprintf(`{"session_id":%q,"transcript_path":"/home/u/.claude/projects/x/%s.jsonl","cwd":%q,
+"permission_mode":"acceptEdits","hook_event_name":%q,"tool_name":%q,"tool_use_id":"toolu_01","tool_input":%s%s}`,
+		session, session, cwd, event, tool, input, extra)
+}
+
+// claudeAgent plays one Claude Code session through agentlock's hooks, as
+// the CLI runs them: each tool call is its pre- and post-tool hook
+// processes around the tool's own work.
+type claudeAgent struct {
+	t  *testing.T
+	p  *project
+	id string // the harness's session id (agentlock's is "claude-" + id)
+	// sub, when not "", makes the agent a sub-agent of session id (its
+	// payloads carry agent_id): agentlock's child session
+	// "claude-<id>/<sub>" (issue 35).
+	sub string
+}
+
+func (a claudeAgent) session() string {
+	if a.sub != "" {
+		return "claude-" + a.id + "/" + a.sub
+	}
+	return "claude-" + a.id
+}
+
+// withSub adds a's sub-agent id to a hook payload of its session.
+func (a claudeAgent) withSub(payload string) string {
+	if a.sub == "" {
+		return payload
+	}
+	return strings.Replace(payload, `"hook_event_name"`, fmt.Sprintf(`"agent_id":%q,"agent_type":"general-purpose","hook_event_name"`, a.sub), 1)
+}
+
+// hook runs one hook process of the agent's harness.
+func (a claudeAgent) hook(event, tool, file, content string) proctest.Result {
+	run := map[string]string{"PreToolUse": "pre-edit", "PostToolUse": "renew"}[event]
+	return harness(a.t).Run(a.t, proctest.Cmd{Args: []string{"hook", "claude", run}, Env: a.p.env, Dir: a.p.dir,
+		Stdin: a.withSub(claudeTool(a.id, a.p.dir, event, tool, file, content))})
+}
+
+// read reads rel with Claude's Read: the file, then the PostToolUse hook.
+func (a claudeAgent) read(rel string) string {
+	data, err := os.ReadFile(filepath.Join(a.p.dir, rel))
+	if err != nil {
+		a.t.Errorf("read %s: %v", rel, err)
+	}
+	r := a.hook("PostToolUse", "Read", filepath.Join(a.p.dir, rel), "")
+	if r.Code != 0 || r.Stdout != "" {
+		a.t.Errorf("the Read hook of %s answered: %s", a.id, r)
+	}
+	return string(data)
+}
+
+// write writes content over rel with Claude's Write: the PreToolUse hook,
+// the write when allowed, then the PostToolUse hook. It returns the
+// denial's reason, "" when the write was made.
+func (a claudeAgent) write(rel, content string) string {
+	path := filepath.Join(a.p.dir, rel)
+	if reason := deniedReason(a.t, "claude", a.hook("PreToolUse", "Write", path, content)); reason != "" {
+		return reason
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		a.t.Errorf("write %s: %v", rel, err)
+	}
+	if r := a.hook("PostToolUse", "Write", path, content); r.Code != 0 {
+		a.t.Errorf("the Write hook of %s failed: %s", a.id, r)
+	}
+	return ""
+}
+
+// The issue's sequence: X reads; Y acquires the file, changes it and
+// releases it; X's write from its read is refused, naming Y and saying to
+// read again; X reads again and its write goes through, Y's change kept.
+func TestHookStaleWriteRefusedNamingTheWriter(t *testing.T) {
+	for _, how := range []string{"hook", "command"} {
+		t.Run("Y changes it through its "+how, func(t *testing.T) {
+			p := hookProject(t)
+			p.write("src/auth.py", "C0\n")
+			x, y := claudeAgent{t: t, p: p, id: "x"}, claudeAgent{t: t, p: p, id: "y"}
+			base := x.read("src/auth.py")
+
+			switch how {
+			case "hook":
+				require.Empty(t, y.write("src/auth.py", y.read("src/auth.py")+"C1\n"))
+			default:
+				// A lock taken by a command, the file changed by any means.
+				requireExit(t, 0, p.run("acquire", "src/auth.py", "--session", y.session()))
+				p.write("src/auth.py", "C0\nC1\n")
+			}
+			requireExit(t, 0, p.run("release", "src/auth.py", "--session", y.session()))
+
+			reason := x.write("src/auth.py", base+"X\n")
+			require.NotEmpty(t, reason, "the stale write went through")
+			assert.Contains(t, reason, "src/auth.py")
+			assert.Contains(t, reason, "changed since you ("+x.session()+") read it")
+			assert.Contains(t, reason, "session "+y.session(), "who changed it")
+			assert.Contains(t, reason, "read it again with Read, then redo your change on the current content")
+			assert.Contains(t, reason, "reserved for you", "the refusal reserves the file")
+			assert.NotContains(t, reason, "\n")
+			assert.Equal(t, "C0\nC1\n", p.read("src/auth.py"), "Y's change is intact")
+			assert.Equal(t, x.session(), p.owner("src/auth.py"), "the file is reserved for X: its lock is X's")
+
+			// Claude's reads are seen: only a read clears it.
+			assert.Contains(t, x.write("src/auth.py", base+"X\n"), "read it again", "refused again until X reads again")
+			assert.Equal(t, "C0\nC1\n", p.read("src/auth.py"))
+		})
+	}
+}
+
+// The same, and X does what it is told: it reads again and redoes its
+// change, which goes through with Y's kept.
+func TestHookStaleWriteReReadThenWrite(t *testing.T) {
+	p := hookProject(t)
+	p.write("src/auth.py", "C0\n")
+	x, y := claudeAgent{t: t, p: p, id: "x"}, claudeAgent{t: t, p: p, id: "y"}
+	base := x.read("src/auth.py")
+	require.Empty(t, y.write("src/auth.py", y.read("src/auth.py")+"C1\n"))
+	requireExit(t, 0, p.run("release", "src/auth.py", "--session", y.session()))
+	require.NotEmpty(t, x.write("src/auth.py", base+"X\n"))
+	// Another session cannot change it meanwhile: it is X's.
+	z := claudeAgent{t: t, p: p, id: "z"}
+	assert.Contains(t, z.write("src/auth.py", z.read("src/auth.py")+"Z\n"), "locked by session "+x.session())
+	require.Empty(t, x.write("src/auth.py", x.read("src/auth.py")+"X\n"))
+	assert.Equal(t, "C0\nC1\nX\n", p.read("src/auth.py"))
+	log := p.read(".agent-registry/audit.log")
+	assert.Contains(t, log, `"action":"stale write"`, "the refusal is in the audit log")
+	assert.Contains(t, log, `"previous_owner":"`+y.session()+`"`)
+}
+
+// A control: reads and writes with no interference are never refused, and
+// a session's own consecutive edits never trip the check (its edit's
+// content becomes its version).
+func TestHookStaleCheckLetsFreshAndOwnWritesThrough(t *testing.T) {
+	p := hookProject(t)
+	p.write("src/a.go", "a\n")
+	x := claudeAgent{t: t, p: p, id: "x"}
+	content := x.read("src/a.go")
+	for i := range 5 {
+		content += fmt.Sprintf("edit %d\n", i)
+		require.Empty(t, x.write("src/a.go", content), "consecutive edit %d of the session's own", i)
+	}
+	requireExit(t, 0, p.run("release", "src/a.go", "--session", x.session()))
+	for i := range 3 {
+		content = x.read("src/a.go") + fmt.Sprintf("again %d\n", i)
+		require.Empty(t, x.write("src/a.go", content), "read then write, round %d", i)
+		requireExit(t, 0, p.run("release", "src/a.go", "--session", x.session()))
+	}
+	// A file never read, written whole, that nobody else changed.
+	require.Empty(t, x.write("src/new.go", "new\n"))
+	assert.Equal(t, content, p.read("src/a.go"))
+}
+
+// A whole-file write of a file the session never read, which another
+// session changed since this one began, is refused naming that session;
+// one changed before it began is not.
+func TestHookStaleOverwriteOfAnUnreadFile(t *testing.T) {
+	p := hookProject(t)
+	p.write("src/a.go", "a\n")
+	p.write("src/b.go", "b\n")
+	y := claudeAgent{t: t, p: p, id: "y"}
+	require.Empty(t, y.write("src/a.go", y.read("src/a.go")+"Y1\n"))
+	requireExit(t, 0, p.runEnv([]string{"AGENTLOCK_SESSION=" + y.session()}, "release", "--all"))
+
+	x := claudeAgent{t: t, p: p, id: "x"}
+	requireExit(t, 0, p.runEnv([]string{"AGENTLOCK_SESSION=" + x.session()}, "register", "--working-on", "a"))
+	require.Empty(t, x.write("src/a.go", "x overwrote a change made before it began\n"), "changed before X began")
+
+	require.Empty(t, y.write("src/b.go", y.read("src/b.go")+"Y2\n"))
+	requireExit(t, 0, p.runEnv([]string{"AGENTLOCK_SESSION=" + y.session()}, "release", "--all"))
+	reason := x.write("src/b.go", "x overwrites\n")
+	assert.Contains(t, reason, "src/b.go was changed by session "+y.session())
+	assert.Contains(t, reason, "after your session ("+x.session()+") began")
+	assert.Equal(t, "b\nY2\n", p.read("src/b.go"))
+	require.Empty(t, x.write("src/b.go", x.read("src/b.go")+"X\n"), "after a read")
+	assert.Equal(t, "b\nY2\nX\n", p.read("src/b.go"))
+}
+
+// staleFleet runs sessions agents, each doing rounds read-modify-write
+// rounds on files through the hooks, all started at once; each round adds
+// one line, its token, and a session acts on a refusal as it is told:
+// "read it again" re-reads and redoes, "locked by" waits and tries again.
+// It returns the tokens of the accepted writes and the refusals met.
+//
+// A read's hook runs after the read: the settle window (see
+// workspace.SettleWindow) is wide here, so that however slow the machine,
+// a change between a read and its hook makes the read unsettled.
+func staleFleet(t *testing.T, p *project, sessions, rounds int, files []string, staleFirst bool) (tokens []string, stale, held int64) {
+	p.env = append(p.env, "AGENTLOCK_SETTLE_WINDOW=10m")
+	var mu sync.Mutex
+	var staleN, heldN atomic.Int64
+	var ready sync.WaitGroup
+	ready.Add(sessions)
+	var wg sync.WaitGroup
+	for s := range sessions {
+		wg.Go(func() {
+			a := claudeAgent{t: t, p: p, id: fmt.Sprintf("s%02d", s)}
+			rng := rand.New(rand.NewPCG(uint64(s), 34))
+			for r := range rounds {
+				file := files[(s+r)%len(files)]
+				token := fmt.Sprintf("token %s round %d\n", a.id, r)
+				base := a.read(file)
+				if staleFirst && r == 0 {
+					// Every session has read before any writes.
+					ready.Done()
+					ready.Wait()
+				}
+				for try := 0; ; try++ {
+					if t.Failed() || try > 500 {
+						t.Errorf("%s gave up round %d of %s", a.id, r, file)
+						return
+					}
+					reason := a.write(file, base+token)
+					if reason == "" {
+						mu.Lock()
+						tokens = append(tokens, token)
+						mu.Unlock()
+						break
+					}
+					switch {
+					case strings.Contains(reason, "read it again"):
+						staleN.Add(1)
+						base = a.read(file)
+					case strings.Contains(reason, "locked by"):
+						heldN.Add(1)
+						// The model works on something else for a moment.
+						time.Sleep(time.Duration(5+rng.IntN(20)) * time.Millisecond)
+					default:
+						t.Errorf("%s: unexpected refusal: %s", a.id, reason)
+						return
+					}
+				}
+				if r := p.run("release", file, "--session", a.session()); r.Code != 0 {
+					t.Errorf("release: %s", r)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return tokens, staleN.Load(), heldN.Load()
+}
+
+// lost counts the tokens missing from the files at the end.
+func lost(p *project, files, tokens []string) int {
+	var all strings.Builder
+	for _, f := range files {
+		all.WriteString(p.read(f))
+	}
+	n := 0
+	for _, tok := range tokens {
+		if !strings.Contains(all.String(), tok) {
+			n++
+		}
+	}
+	return n
+}
+
+// Sessions doing read-modify-write rounds on a few shared files through the
+// hooks lose nothing: every accepted change is in the files at the end
+// (16 sessions × 20 rounds on 4 files; fewer under -short).
+func TestHookStaleFleetLosesNothing(t *testing.T) {
+	sessions, rounds := 16, 20
+	if testing.Short() {
+		sessions, rounds = 6, 4
+	}
+	p := hookProject(t)
+	files := []string{"src/a.go", "src/b.go", "src/c.go", "src/d.go"}
+	for _, f := range files {
+		p.write(f, "start\n")
+	}
+	tokens, stale, held := staleFleet(t, p, sessions, rounds, files, false)
+	require.Len(t, tokens, sessions*rounds, "every round's change was made")
+	n := lost(p, files, tokens)
+	assert.Equal(t, 0, n, "lost updates")
+	t.Logf("%d sessions × %d rounds on %d files: %d writes, %d lost, %d stale refusals, %d held refusals", sessions, rounds, len(files), len(tokens), n, stale, held)
+}
+
+// Sessions that all read one file before any writes it (every view but the
+// first writer's stale) all finish their change, and none is lost: the
+// refusal reserves the file for the refused session, so its re-read and
+// redo cannot go stale again.
+func TestHookStaleReadsAllFinish(t *testing.T) {
+	p := hookProject(t)
+	p.write("src/hot.go", "start\n")
+	tokens, stale, _ := staleFleet(t, p, 8, 1, []string{"src/hot.go"}, true)
+	require.Len(t, tokens, 8)
+	assert.Equal(t, 0, lost(p, []string{"src/hot.go"}, tokens))
+	assert.GreaterOrEqual(t, stale, int64(7), "every session but the first writer read a stale view")
+}
+
+// Bad inputs (issue 34, item 6): a file deleted, replaced by a folder or by
+// a symbolic link to another file, a huge file changed in place, a binary
+// file, a payload that names no file, a damaged version record: each a
+// clear refusal or no check at all, never a crash and never a stale write
+// let through.
+func TestHookStaleBadInputs(t *testing.T) {
+	p := hookProject(t)
+	x, y := claudeAgent{t: t, p: p, id: "x"}, claudeAgent{t: t, p: p, id: "y"}
+	// changeByY changes rel by a command of Y's, holding its lock.
+	changeByY := func(rel string, change func(path string)) {
+		requireExit(t, 0, p.run("acquire", rel, "--session", y.session()))
+		change(filepath.Join(p.dir, rel))
+		requireExit(t, 0, p.run("release", "--all", "--session", y.session()))
+	}
+
+	p.write("src/gone.go", "g\n")
+	x.read("src/gone.go")
+	changeByY("src/gone.go", func(path string) { require.NoError(t, os.Remove(path)) })
+	assert.Contains(t, x.write("src/gone.go", "g\nX\n"), "src/gone.go was deleted since you")
+
+	p.write("src/dir", "d\n")
+	x.read("src/dir")
+	changeByY("src/dir", func(path string) {
+		require.NoError(t, os.Remove(path))
+		require.NoError(t, os.Mkdir(path, 0o755))
+	})
+	assert.Contains(t, x.write("src/dir", "d\nX\n"), "was replaced by a folder since you")
+
+	p.write("src/link.go", "l\n")
+	p.write("src/target.go", "t\n")
+	x.read("src/link.go")
+	changeByY("src/link.go", func(path string) {
+		require.NoError(t, os.Remove(path))
+		require.NoError(t, os.Symlink("target.go", path))
+	})
+	reason := x.write("src/link.go", "l\nX\n")
+	assert.Contains(t, reason, "was replaced by a symbolic link since you", "the file read became a link to another")
+	assert.Equal(t, "t\n", p.read("src/target.go"))
+
+	big := strings.Repeat("0123456789abcdef", 128<<10) // 2 MiB: named by its status
+	p.write("src/big.bin", big)
+	x.read("src/big.bin")
+	changeByY("src/big.bin", func(path string) {
+		require.NoError(t, os.WriteFile(path, []byte("Y"+big[1:]), 0o644)) // same size
+	})
+	assert.Contains(t, x.write("src/big.bin", big+"X"), "src/big.bin changed since you")
+	require.Empty(t, x.write("src/big.bin", x.read("src/big.bin")+"X"), "read again (the file reserved for X): current")
+
+	p.write("src/bin.dat", "\x00\x01\x02binary\xff")
+	x.read("src/bin.dat")
+	changeByY("src/bin.dat", func(path string) { require.NoError(t, os.WriteFile(path, []byte("\x00\x01\x03binary\xff"), 0o644)) })
+	assert.Contains(t, x.write("src/bin.dat", "\x00"), "src/bin.dat changed since you")
+
+	// A Read whose payload names no file records nothing, silently.
+	r := harness(t).Run(t, proctest.Cmd{Args: []string{"hook", "claude", "renew"}, Env: p.env, Dir: p.dir,
+		Stdin: fmt.Sprintf(`{"session_id":"x","cwd":%q,"hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{}}`, p.dir)})
+	requireExit(t, 0, r)
+	assert.Empty(t, r.Stdout)
+	r = harness(t).Run(t, proctest.Cmd{Args: []string{"hook", "claude", "renew"}, Env: p.env, Dir: p.dir,
+		Stdin: fmt.Sprintf(`{"session_id":"x","cwd":%q,"hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":7}}`, p.dir)})
+	requireExit(t, 0, r)
+
+	// A damaged record of the session's read: refused until it reads the
+	// file again, which repairs the record.
+	p.write("src/d.go", "d\n")
+	requireExit(t, 0, p.run("release", "--all", "--session", x.session()))
+	x.read("src/d.go")
+	damageVersion(t, p, x.session(), "src/d.go")
+	assert.Contains(t, x.write("src/d.go", "d\nX\n"), "record of that read is damaged")
+	doctor := p.run("doctor")
+	assert.Contains(t, doctor.Stdout, "damaged version record", "doctor reports it")
+	require.Empty(t, x.write("src/d.go", x.read("src/d.go")+"X\n"), "repaired by the next read")
+}
+
+// A change made between a read and its after-tool hook (another session
+// took the lock, wrote and released it in between) does not pass for what
+// the model read: the hook finds it moments old, records the version as
+// unsettled, and the write is refused once, the file reserved for the
+// reader, whose read again is then settled.
+func TestHookStaleChangeBetweenReadAndItsHook(t *testing.T) {
+	p := hookProject(t)
+	p.write("src/a.go", "C0\n")
+	x, y := claudeAgent{t: t, p: p, id: "x"}, claudeAgent{t: t, p: p, id: "y"}
+	base := p.read("src/a.go") // the Read tool reads...
+	require.Empty(t, y.write("src/a.go", y.read("src/a.go")+"C1\n"))
+	requireExit(t, 0, p.run("release", "src/a.go", "--session", y.session()))
+	// ...then its hook runs. The window is wide here, so that the hook's
+	// start, however slow on a loaded machine, falls within it.
+	r := harness(t).Run(t, proctest.Cmd{Args: []string{"hook", "claude", "renew"}, Env: append(append([]string{}, p.env...), "AGENTLOCK_SETTLE_WINDOW=10m"), Dir: p.dir,
+		Stdin: claudeTool(x.id, p.dir, "PostToolUse", "Read", filepath.Join(p.dir, "src/a.go"), "")})
+	requireExit(t, 0, r)
+	reason := x.write("src/a.go", base+"X\n")
+	assert.Contains(t, reason, "may have changed since you ("+x.session()+") read it: session "+y.session())
+	assert.Contains(t, reason, "read it again")
+	assert.Equal(t, "C0\nC1\n", p.read("src/a.go"))
+	require.Empty(t, x.write("src/a.go", x.read("src/a.go")+"X\n"))
+	assert.Equal(t, "C0\nC1\nX\n", p.read("src/a.go"))
+}
+
+// damageVersionFile damages, in the lock files, session's version record
+// of the project file rel (an edited digest: its checksum no longer
+// matches).
+func damageVersionFile(t *testing.T, p *project, session, rel string) {
+	t.Helper()
+	seen := filepath.Join(p.dir, ".agent-registry", "locks", "versions")
+	entries, err := os.ReadDir(seen)
+	require.NoError(t, err)
+	damaged := 0
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "session-") {
+			continue
+		}
+		file := filepath.Join(seen, e.Name())
+		data, err := os.ReadFile(file)
+		require.NoError(t, err)
+		if strings.Contains(string(data), rel) && strings.Contains(string(data), "xxh64:") {
+			require.NoError(t, os.WriteFile(file, []byte(strings.ReplaceAll(string(data), "xxh64:", "xxh65:")), 0o644))
+			damaged++
+		}
+	}
+	require.Equal(t, 1, damaged, "%s's versions file", session)
+}
+
+// Sub-agents are sessions of their own (issue 35), and so are their
+// versions: a sibling's change refuses a stale sibling's write, naming the
+// sibling, as any other session's does; a read again lets it through.
+func TestHookStaleSiblingSubAgents(t *testing.T) {
+	p := hookProject(t)
+	p.write("src/auth.py", "C0\n")
+	a := claudeAgent{t: t, p: p, id: "parent", sub: "a"}
+	b := claudeAgent{t: t, p: p, id: "parent", sub: "b"}
+	subAgent := func(sub claudeAgent, event, run string) {
+		payload := sub.withSub(fmt.Sprintf(`{"session_id":%q,"transcript_path":"/t.jsonl","cwd":%q,"hook_event_name":%q}`, sub.id, p.dir, event))
+		requireExit(t, 0, harness(t).Run(t, proctest.Cmd{Args: []string{"hook", "claude", run}, Env: p.env, Dir: p.dir, Stdin: payload}))
+	}
+	subAgent(a, "SubagentStart", "session-start")
+	subAgent(b, "SubagentStart", "session-start")
+
+	base := a.read("src/auth.py")
+	require.Empty(t, b.write("src/auth.py", b.read("src/auth.py")+"C1\n"), "b's write")
+	subAgent(b, "SubagentStop", "session-end") // b's lock goes with it
+
+	reason := a.write("src/auth.py", base+"A\n")
+	require.NotEmpty(t, reason, "a's stale write went through")
+	assert.Contains(t, reason, "changed since you (claude-parent/a) read it")
+	assert.Contains(t, reason, "session claude-parent/b", "the sibling that changed it")
+	assert.Equal(t, "C0\nC1\n", p.read("src/auth.py"), "b's change is intact")
+	require.Empty(t, a.write("src/auth.py", a.read("src/auth.py")+"A\n"), "after a read again")
+	assert.Equal(t, "C0\nC1\nA\n", p.read("src/auth.py"))
+}

@@ -1,0 +1,90 @@
+//go:build linux
+
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agentlock/agentlock/e2e/mock"
+)
+
+// staleCase is how the suite drives a CLI's stale case (issue 34,
+// docs/read-versions.md): its read tool and its whole-file write tool.
+type staleCase struct {
+	// read is the step that reads the file at path (absolute).
+	read func(path string) mock.Step
+	// write is the step that writes content over the whole file at path.
+	write func(path, content string) mock.Step
+	// cliGuard, when not "", is what the CLI itself says when it refuses
+	// a write of a file changed since it read it, before any hook (Claude
+	// Code's "modified since read"): the refusal is then the CLI's, and
+	// asserted as such.
+	cliGuard string
+}
+
+// staleWriter is the session that changes the file between the CLI's read
+// and its write.
+const staleWriter = "other-2"
+
+// The stale case: the CLI reads stale.txt; another session takes its lock,
+// changes it and releases it (a shell step of the scripted model, as
+// other-2); the CLI's whole-file write from its read is refused — with
+// agentlock's reason naming other-2 and telling it to read again, or by the
+// CLI itself, asserted as such — and other-2's change is intact; then the
+// CLI reads the file again and its write goes through, other-2's change
+// kept.
+func e2eStale(t *testing.T, a agent, prog string) {
+	r := newE2ERun(t, a)
+	path := r.repo + "/stale.txt"
+	r.write(t, path, "C0\n")
+	change := "AGENTLOCK_SESSION=" + staleWriter + " agentlock acquire stale.txt > change.txt 2>&1 && printf 'C1\\n' >> stale.txt && " +
+		"AGENTLOCK_SESSION=" + staleWriter + " agentlock release stale.txt >> change.txt 2>&1"
+	steps := []mock.Step{
+		a.stale.read(path),
+		shell(change),
+		a.stale.write(path, "C0\nX\n"),
+		a.stale.read(path),
+		a.stale.write(path, "C0\nC1\nX\n"),
+	}
+	r.start(t, steps)
+	r.runCLI(t, a, prog, false)
+
+	refusal := r.told(t, 2)
+	t.Logf("the stale write: the model read %q", refusal)
+	switch {
+	case a.stale.cliGuard != "":
+		if !strings.Contains(refusal, a.stale.cliGuard) {
+			t.Errorf("the stale write: want %s's own refusal (%q), the model read %q", a.cli.name, a.stale.cliGuard, refusal)
+		}
+	default:
+		for _, want := range []string{"stale.txt", staleWriter, "read it again", "reserved for you"} {
+			if !strings.Contains(refusal, want) {
+				t.Errorf("the stale write: agentlock's refusal should say %q; the model read %q", want, refusal)
+			}
+		}
+		for _, m := range misleading {
+			if strings.Contains(refusal, m) {
+				t.Errorf("the stale write: the model read %q: %q", m, refusal)
+			}
+		}
+	}
+	if after := r.told(t, 4); strings.Contains(after, "agentlock:") || a.stale.cliGuard != "" && strings.Contains(after, a.stale.cliGuard) {
+		t.Errorf("the write after a read again was refused: %q", after)
+	}
+	r.fileIs(t, "stale.txt", "C0\nC1\nX\n", "other-2's change is kept, the write after a read again made")
+}
+
+// addFile is a patch in Codex's format that adds the file at path with
+// content (over an existing file, Codex replaces it).
+func addFile(path, content string) string {
+	var b strings.Builder
+	b.WriteString("*** Begin Patch\n*** Add File: " + path + "\n")
+	for _, line := range strings.SplitAfter(content, "\n") {
+		if line != "" {
+			b.WriteString("+" + strings.TrimSuffix(line, "\n") + "\n")
+		}
+	}
+	b.WriteString("*** End Patch")
+	return b.String()
+}

@@ -1,0 +1,534 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/internal/sys/filedigest"
+	"github.com/agentlock/agentlock/store"
+)
+
+// Read versions, the session policy (docs/read-versions.md): what a session
+// read of a file is recorded as a version of it (See); its own edits make
+// the new content its version and are recorded as the file's last change
+// (Wrote); a lock taken by a command is recorded as a change the holder
+// may have made (Held); and before a session writes a file, its view of it
+// is judged (Views): stale when the file differs from its version, when
+// another session held the file's lock as it was read, when the record is
+// damaged, or — for a whole-file write of a file it never read — when
+// another session changed the file since this one began.
+
+// StaleMode is the setting of the stale-write check: what a write based on
+// a stale view gets.
+type StaleMode string
+
+// The stale-write modes.
+const (
+	// StaleDeny refuses the write (the default).
+	StaleDeny StaleMode = "deny"
+	// StaleWarn lets it through with a warning for the model.
+	StaleWarn StaleMode = "warn"
+	// StaleOff checks nothing; versions are still recorded.
+	StaleOff StaleMode = "off"
+)
+
+// StaleFile is the file of a home that records the project's stale-write
+// mode (agentlock init --stale-writes), read when AGENTLOCK_STALE_WRITES
+// is unset.
+const StaleFile = "stale-writes"
+
+// ParseStaleMode reads a stale-write mode; what names where it came from.
+// Empty is "" with no error: not set.
+func ParseStaleMode(what, s string) (StaleMode, error) {
+	switch m := StaleMode(strings.TrimSpace(strings.ToLower(s))); m {
+	case "", StaleDeny, StaleWarn, StaleOff:
+		return m, nil
+	}
+	return "", fmt.Errorf("%s=%q is invalid: want deny, warn or off", what, strings.TrimSpace(s))
+}
+
+// StaleMode returns the stale-write mode of the workspace and where it
+// came from: AGENTLOCK_STALE_WRITES (Settings.StaleWrites), else the
+// project's StaleFile, else the default, deny. A project file that cannot
+// be used is an error, with deny standing in.
+func (w *Workspace) StaleMode() (StaleMode, string, error) {
+	if w.settings.StaleWrites != "" {
+		return w.settings.StaleWrites, "AGENTLOCK_STALE_WRITES", nil
+	}
+	file := filepath.Join(w.Home, StaleFile)
+	data, err := os.ReadFile(file)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return StaleDeny, "default", nil
+	case err != nil:
+		return StaleDeny, file, fmt.Errorf("the project's stale-write mode: %w", err)
+	}
+	m, err := ParseStaleMode(file, string(data))
+	if err != nil || m == "" {
+		return StaleDeny, file, fmt.Errorf("the project's stale-write mode: %s holds %q, not deny, warn or off; deny stands in", file, strings.TrimSpace(string(data)))
+	}
+	return m, file, nil
+}
+
+// SetStaleMode records the project's stale-write mode in its home; it
+// reports whether anything changed.
+func (w *Workspace) SetStaleMode(m StaleMode) (bool, error) {
+	file := filepath.Join(w.Home, StaleFile)
+	content := string(m) + "\n"
+	if old, err := os.ReadFile(file); err == nil && string(old) == content {
+		return false, nil
+	}
+	if err := os.MkdirAll(w.Home, 0o700); err != nil {
+		return false, fmt.Errorf("stale-write mode: %w", err)
+	}
+	if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+		return false, fmt.Errorf("stale-write mode: %w", err)
+	}
+	return true, nil
+}
+
+// versions returns the read versions of the workspace's lock store.
+func (w *Workspace) versions() (store.Versions, error) {
+	return versionsOf(w.lockStore())
+}
+
+func (w *Workspace) now() time.Time {
+	if w.settings.Now != nil {
+		return w.settings.Now()
+	}
+	return time.Now()
+}
+
+// Begin records when session began (its session start), unless known.
+func (w *Workspace) Begin(ctx context.Context, session string) error {
+	v, err := w.versions()
+	if err != nil {
+		return err
+	}
+	return v.See(ctx, session, w.now(), nil)
+}
+
+// DamagedVersions lists the damaged version and change records of the
+// workspace's store (agentlock doctor).
+func (w *Workspace) DamagedVersions(ctx context.Context) ([]*store.DamagedError, error) {
+	v, err := w.versions()
+	if err != nil {
+		return nil, err
+	}
+	return v.Damaged(ctx)
+}
+
+// Forget drops the read versions session keeps in this workspace (its
+// finish).
+func (w *Workspace) Forget(ctx context.Context, session string) error {
+	v, err := w.versions()
+	if errors.Is(err, ErrNoVersions) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return v.Forget(ctx, session)
+}
+
+// Seen is one file as a session saw it: its version, and what could not be
+// read of it.
+type Seen struct {
+	Path    string
+	Version store.Version
+	// Err says why the file could not be digested (nothing recorded).
+	Err error
+}
+
+// SettleWindow is how long, by default (AGENTLOCK_SETTLE_WINDOW sets it),
+// before a read's after-tool hook started a change by another session
+// makes the read unsettled. A CLI reports a read to its hook after the
+// read, so the content the hook digests may be newer than what the model
+// read: a change made in between (another session that took the lock,
+// wrote and released it in those milliseconds) would otherwise pass for
+// what the model saw. Within the window the version is unsettled (the
+// next write is refused once, with the file reserved for the reader, whose
+// read again is then settled); a CLI that runs its after-tool hook later
+// than this after the read could miss such a change
+// (docs/read-versions.md).
+const SettleWindow = time.Second
+
+// See records that session read the files of paths (real paths whose
+// locks live in this workspace), before the time before (when the hook
+// that reports the reads started; zero for now): each file's digest now,
+// and whether the version is unsettled (store.Version.Held) — another
+// session holds its lock, or changed it less than SettleWindow before
+// before, unless session holds the lock itself (then nobody else could
+// change it since it took the lock). A file that cannot be read is not
+// recorded, its Seen saying why.
+func (w *Workspace) See(ctx context.Context, session string, paths []string, before time.Time) ([]Seen, error) {
+	v, err := w.versions()
+	if err != nil {
+		return nil, err
+	}
+	now := w.now()
+	if before.IsZero() {
+		before = now
+	}
+	out := make([]Seen, 0, len(paths))
+	var record []store.Version
+	for _, p := range paths {
+		sum, err := filedigest.Of(p)
+		if err != nil {
+			out = append(out, Seen{Path: p, Err: err})
+			continue
+		}
+		ver := store.Version{Path: p, Digest: sum.Digest, Stat: sum.Stat, At: now}
+		ver.Held, err = w.unsettledBy(ctx, v, session, p, before)
+		if err != nil {
+			// Who may have changed it cannot be told: unsettled, so that
+			// the write is refused until a read that can tell.
+			ver.Held = "(unknown: " + store.Clip(err.Error()) + ")"
+		}
+		out = append(out, Seen{Path: p, Version: ver})
+		record = append(record, ver)
+	}
+	if len(record) == 0 {
+		return out, nil
+	}
+	return out, v.See(ctx, session, now, record)
+}
+
+// unsettledBy names the session that may have changed path between
+// session's read of it and before (see See), "" when none.
+func (w *Workspace) unsettledBy(ctx context.Context, v store.Versions, session, path string, before time.Time) (string, error) {
+	c, err := w.Locker().CheckAndWarn(ctx, path, session)
+	switch {
+	case err != nil:
+		return "", err
+	case !c.OK:
+		return c.State.Owner, nil
+	case c.State.Locked() && c.State.Owner == session:
+		return "", nil
+	}
+	changes, _, err := v.Changed(ctx, []store.Key{{Path: path}})
+	if err != nil {
+		return "", err
+	}
+	window := w.settings.SettleWindow
+	if window <= 0 {
+		window = SettleWindow
+	}
+	for _, ch := range changes {
+		if ch.Session != session && ch.At.After(before.Add(-window)) {
+			return ch.Session, nil
+		}
+	}
+	return "", nil
+}
+
+// Wrote records session's own edit of the files of paths: the content now
+// is its version and the file's last change. A file whose lock another
+// session holds is left alone: agentlock let no edit of it through, so what
+// changed it was not this session's tool.
+func (w *Workspace) Wrote(ctx context.Context, session string, paths []string) ([]Seen, error) {
+	v, err := w.versions()
+	if err != nil {
+		return nil, err
+	}
+	now := w.now()
+	var out []Seen
+	var record []store.Version
+	var changes []store.Change
+	for _, p := range paths {
+		if c, err := w.Locker().CheckAndWarn(ctx, p, session); err == nil && !c.OK {
+			continue
+		}
+		sum, err := filedigest.Of(p)
+		if err != nil {
+			out = append(out, Seen{Path: p, Err: err})
+			continue
+		}
+		ver := store.Version{Path: p, Digest: sum.Digest, Stat: sum.Stat, At: now}
+		out = append(out, Seen{Path: p, Version: ver})
+		record = append(record, ver)
+		changes = append(changes, store.Change{Path: p, Session: session, At: now, Digest: sum.Digest, Kind: store.ChangeEdit})
+	}
+	if len(record) == 0 {
+		return out, nil
+	}
+	if err := v.See(ctx, session, now, record); err != nil {
+		return out, err
+	}
+	return out, v.Change(ctx, changes)
+}
+
+// Held records that session took the locks of leases by a command (not an
+// edit a hook saw): a change it may make by any means while it holds them,
+// with each file's digest as it was taken. Only locks newly taken of
+// files; areas and renewals are not recorded.
+func (w *Workspace) Held(ctx context.Context, session string, leases []core.Lease) error {
+	v, err := w.versions()
+	if errors.Is(err, ErrNoVersions) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	now := w.now()
+	var changes []store.Change
+	for _, l := range leases {
+		if l.Renewed || store.IsArea(l.Path) {
+			continue
+		}
+		sum, err := filedigest.Of(l.Path)
+		digest := sum.Digest
+		if err != nil {
+			digest = ""
+		}
+		changes = append(changes, store.Change{Path: l.Path, Session: session, At: now, Digest: digest, Kind: store.ChangeHold})
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	return v.Change(ctx, changes)
+}
+
+// Freed records that session released the locks of states (the files'
+// holds and edits over), for the reads that follow (see See). Areas and
+// locks another session held are not recorded.
+func (w *Workspace) Freed(ctx context.Context, session string, states []core.State) error {
+	v, err := w.versions()
+	if errors.Is(err, ErrNoVersions) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	now := w.now()
+	var changes []store.Change
+	for _, st := range states {
+		if st.Path == "" || st.Owner != session || store.IsArea(st.Path) {
+			continue
+		}
+		changes = append(changes, store.Change{Path: st.Path, Session: session, At: now, Kind: store.ChangeRelease})
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	return v.Change(ctx, changes)
+}
+
+// Why a view is stale.
+const (
+	// ViewChanged: the file differs from the session's version.
+	ViewChanged = "changed"
+	// ViewUnsettled: another session held the file's lock when the
+	// session read it.
+	ViewUnsettled = "unsettled"
+	// ViewDamaged: the record of the session's version cannot be read.
+	ViewDamaged = "damaged"
+	// ViewOverwrite: a whole-file write of a file the session never
+	// read, which another session changed since this one began.
+	ViewOverwrite = "overwrite"
+)
+
+// View is the verdict on a session's view of one file it is about to
+// write.
+type View struct {
+	// Path is the real path.
+	Path string
+	// Read is the session's version of the file; nil when it has none.
+	Read *store.Version
+	// Now is the file's digest now; "" when it was not needed or could
+	// not be read.
+	Now string
+	// Stale is set when a write based on the session's view would lose
+	// another's change; Why says why (ViewChanged, ...).
+	Stale bool
+	Why   string
+	// By is the change agentlock knows of that the view misses: who made
+	// it or held the file, and when; nil when it knows none (a process
+	// outside agentlock, an agent-registry 0.2 agent, a person's editor).
+	By *store.Change
+	// Damaged is the damaged record of a ViewDamaged verdict.
+	Damaged *store.DamagedError
+	// Err is set when the view could not be judged (the file cannot be
+	// read, the store failed): a write must not go on as if it were fresh.
+	Err error
+}
+
+// Views judges session's views of the files of paths (real paths whose
+// locks live in this workspace) before it writes them; whole lists the
+// paths its tool writes whole (a whole-file write, a patch's Add File or
+// Delete File), for which a file never read is judged too (see
+// ViewOverwrite). A failure to read the session's versions is an error;
+// a file that cannot be digested is the Err of its view.
+func (w *Workspace) Views(ctx context.Context, session string, paths, whole []string) ([]View, error) {
+	v, err := w.versions()
+	if errors.Is(err, ErrNoVersions) {
+		return make([]View, 0), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]store.Key, len(paths))
+	for i, p := range paths {
+		keys[i] = store.Key{Path: p}
+	}
+	view, err := v.Seen(ctx, session, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]View, len(paths))
+	var ask []store.Key
+	for i, p := range paths {
+		out[i] = View{Path: p}
+		ver, read := view.Version(p)
+		if read {
+			out[i].Read = &ver
+		}
+		d := view.DamagedFor(p)
+		isWhole := containsPath(whole, p)
+		if d == nil && !read && !isWhole {
+			continue // never read, and not written whole: nothing to judge
+		}
+		sum, err := filedigest.Of(p)
+		if err != nil {
+			out[i].Err = err
+			continue
+		}
+		out[i].Now = sum.Digest
+		switch {
+		case d != nil:
+			out[i].Stale, out[i].Why, out[i].Damaged = true, ViewDamaged, d
+		case read && ver.Held != "" && ver.Held != session:
+			out[i].Stale, out[i].Why = true, ViewUnsettled
+		case read && ver.Digest != sum.Digest:
+			out[i].Stale, out[i].Why = true, ViewChanged
+		case !read && sum.Digest != filedigest.Absent:
+			out[i].Why = ViewOverwrite // stale only if another session changed it
+		default:
+			continue
+		}
+		ask = append(ask, store.Key{Path: p})
+	}
+	if len(ask) == 0 {
+		return out, nil
+	}
+	changes, damaged, err := v.Changed(ctx, ask)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		o := &out[i]
+		if o.Why == "" || o.Err != nil {
+			continue
+		}
+		mine := changesOf(changes, o.Path)
+		switch o.Why {
+		case ViewOverwrite:
+			since := view.Since
+			o.By = lastOther(mine, session, since, o.Now, true)
+			o.Stale = o.By != nil
+			if !o.Stale && damagedFor(damaged, o.Path) != nil {
+				// What changed the file cannot be read: fail closed.
+				o.Stale, o.Why, o.Damaged = true, ViewDamaged, damagedFor(damaged, o.Path)
+			}
+			if !o.Stale {
+				o.Why = ""
+			}
+		case ViewUnsettled:
+			o.By = lastOther(mine, session, time.Time{}, o.Now, false)
+			if o.By == nil || o.By.Session != o.Read.Held {
+				o.By = &store.Change{Path: o.Path, Session: o.Read.Held, At: o.Read.At, Kind: store.ChangeHold}
+			}
+		case ViewChanged:
+			o.By = lastOther(mine, session, o.Read.At, o.Now, false)
+		}
+	}
+	return out, nil
+}
+
+// lastOther returns, among the changes of one file, the one another
+// session made after since (any time when since is zero) that explains its
+// content now: an edit that left it as it is now, else a hold of the lock
+// during which it changed (its digest at the hold differs), else for
+// ViewChanged any later edit; nil when none.
+func lastOther(cs []store.Change, session string, since time.Time, now string, overwrite bool) *store.Change {
+	var best *store.Change
+	rank := func(c store.Change) int {
+		switch {
+		case c.Kind == store.ChangeEdit && c.Digest == now:
+			return 3
+		case c.Kind == store.ChangeHold && c.Digest != now:
+			return 2
+		case c.Kind == store.ChangeEdit && !overwrite:
+			return 1
+		}
+		return 0
+	}
+	for i := range cs {
+		c := cs[i]
+		if c.Session == session || !since.IsZero() && !c.At.After(since) || rank(c) == 0 {
+			continue
+		}
+		if best == nil || rank(c) > rank(*best) || rank(c) == rank(*best) && c.At.After(best.At) {
+			best = &cs[i]
+		}
+	}
+	return best
+}
+
+func changesOf(cs []store.Change, path string) []store.Change {
+	var out []store.Change
+	for _, c := range cs {
+		if c.Path == path {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func damagedFor(ds []*store.DamagedError, path string) *store.DamagedError {
+	for _, d := range ds {
+		if d.Path == path {
+			return d
+		}
+	}
+	return nil
+}
+
+func containsPath(list []string, p string) bool {
+	for _, x := range list {
+		if x == p {
+			return true
+		}
+	}
+	return false
+}
+
+// Settle records, after a refusal for a stale view, the file's content
+// now as session's version of it: for an agent whose reads agentlock
+// cannot see (Codex reads through its shell), the refusal is the notice
+// that the file changed, and the reservation (the lock, the session's)
+// keeps it as it is until the session writes it.
+func (w *Workspace) Settle(ctx context.Context, session string, views []View) error {
+	v, err := w.versions()
+	if err != nil {
+		return err
+	}
+	now := w.now()
+	var record []store.Version
+	for _, o := range views {
+		if !o.Stale || o.Err != nil || o.Now == "" {
+			continue
+		}
+		record = append(record, store.Version{Path: o.Path, Digest: o.Now, At: now, Told: o.Now})
+	}
+	if len(record) == 0 {
+		return nil
+	}
+	return v.See(ctx, session, time.Time{}, record)
+}
