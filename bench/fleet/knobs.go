@@ -48,10 +48,11 @@ type Knobs struct {
 	// 90 s, which the run's scale shrinks).
 	WaitShare float64       `json:"wait_share"`
 	WaitCap   time.Duration `json:"wait_cap"`
-	// HookIdle and HookWait are the idle bound of the locks hooks take
-	// and the hook's wait for one about to be freed
-	// (AGENTLOCK_HOOK_IDLE, AGENTLOCK_HOOK_WAIT), in every mode with
-	// hooks: agentlock's defaults scaled as the think time is.
+	// HookIdle is the idle bound of the locks hooks take
+	// (AGENTLOCK_HOOK_IDLE) in every mode with hooks, and HookWait the
+	// hook's wait for one about to be freed (AGENTLOCK_HOOK_WAIT) in the
+	// mode turn-wait: agentlock's idle bound (60 s) and a wait of 10 s,
+	// scaled as the think time is.
 	HookIdle time.Duration `json:"hook_idle"`
 	HookWait time.Duration `json:"hook_wait"`
 	// MaxTries is how many refusals one edit takes before the model gives
@@ -121,7 +122,7 @@ func registerKnobs(fs *flag.FlagSet, k *Knobs) {
 	fs.Float64Var(&k.WaitShare, "wait-share", k.WaitShare, "chance that a refused model runs the refusal's `agentlock acquire --wait` command")
 	fs.DurationVar(&k.WaitCap, "wait-cap", k.WaitCap, "longest wait a model asks agentlock for (the refusal suggests 90s)")
 	fs.DurationVar(&k.HookIdle, "hook-idle", k.HookIdle, "idle bound of the locks hooks take, in modes with hooks (AGENTLOCK_HOOK_IDLE; under the turn lifetime)")
-	fs.DurationVar(&k.HookWait, "hook-wait", k.HookWait, "how long a hook waits for a lock its idle bound frees within it, in modes with hooks (AGENTLOCK_HOOK_WAIT; under the turn lifetime)")
+	fs.DurationVar(&k.HookWait, "hook-wait", k.HookWait, "how long a hook waits for a lock its idle bound frees within it, in the mode turn-wait (AGENTLOCK_HOOK_WAIT)")
 	fs.IntVar(&k.MaxTries, "max-tries", k.MaxTries, "refusals one edit takes before the model gives it up (0: never)")
 	fs.BoolVar(&k.Reread, "reread", k.Reread, "a model coming back to a refused write reads the file again first")
 	fs.BoolVar(&k.CLIGuard, "cli-guard", k.CLIGuard, "apply the CLIs' own stale-write checks (Claude Code's read-before-write)")
