@@ -89,7 +89,7 @@ type fleetModel struct {
 // fleetState is where a fleetModel stands after a conversation.
 type fleetState struct {
 	round, tries int
-	phase        string            // "read", "barrier", "write"
+	phase        string            // "read", "barrier", "write", "pause"
 	seen         map[string]string // the last read of each file that showed its content
 	refusals     []string          // what each refused write was told
 	gaveUp       bool
@@ -121,6 +121,8 @@ func (m fleetModel) replay(results []string) fleetState {
 			if s.round == 0 && s.tries == 0 {
 				s.phase = "barrier"
 			}
+		case "pause":
+			s.phase = "read"
 		case "barrier":
 			if !strings.Contains(told, "barrier passed") {
 				s.barrierFailed = told
@@ -131,7 +133,14 @@ func (m fleetModel) replay(results []string) fleetState {
 				s.refusals = append(s.refusals, told)
 				s.tries++
 				s.gaveUp = s.tries >= fleetMaxTries
-				s.phase = "read" // read it again, then redo the change
+				// Read it again, then redo the change; told that another
+				// session is editing it, first give that session a moment
+				// (the refusal says the file frees at its turn's end or
+				// once it leaves it unused a while).
+				s.phase = "read"
+				if strings.Contains(told, "is locked by") {
+					s.phase = "pause"
+				}
 				continue
 			}
 			s.round, s.tries, s.phase = s.round+1, 0, "read"
@@ -161,6 +170,10 @@ func (m fleetModel) next(results []string) (mock.Step, bool) {
 		return m.tools.read(path), true
 	case "barrier":
 		return mock.Step{Shell: m.barrier}, true
+	case "pause":
+		// Each pause its own command: a CLI may stop a model that repeats
+		// one call.
+		return mock.Step{Shell: fmt.Sprintf("sleep 2; echo %s waited for %s, try %d", m.name, file, s.tries)}, true
 	}
 	// The whole file from what it read, plus its own line.
 	lines := []string{fleetHeader(file)}
@@ -279,7 +292,8 @@ exit 1
 			t.Errorf("%s exited %d: %v", mb.model.name, res.Code, res)
 		}
 		if s.round < fleetRounds {
-			t.Errorf("%s made %d of its %d writes (gave up: %t); it was told: %q", mb.model.name, s.round, fleetRounds, s.gaveUp, told)
+			t.Errorf("%s made %d of its %d writes (gave up: %t); it was told: %q\nits output ends: %s", mb.model.name, s.round, fleetRounds, s.gaveUp, told,
+				res.Stdout[max(0, len(res.Stdout)-2000):])
 		}
 	}
 
