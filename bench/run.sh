@@ -52,6 +52,8 @@ if [ "${1:-}" = stale ]; then
   exit 0
 fi
 if [ "${1:-}" = mcp ]; then
+  # agentlock mcp runs the agentlock-mcp beside it.
+  CGO_ENABLED=0 go build -trimpath -o "$out/agentlock-mcp" ./cmd/agentlock-mcp
   go build -o "$out/mcpbench" ./bench/mcp
   echo "machine: $(uname -srm), $(nproc) cores, $(go version | cut -d' ' -f3)"
   "$out/mcpbench" -agentlock "$out/agentlock" -n "${2:-40}"

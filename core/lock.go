@@ -37,6 +37,7 @@ type Locker struct {
 	hookIdle time.Duration
 	clock    func() time.Time
 	cwd      string
+	realPath func(path, cwd string) (string, error)
 }
 
 // Options configure a Locker.
@@ -53,6 +54,10 @@ type Options struct {
 	// Cwd is the folder relative paths are taken from; empty means the
 	// process working directory.
 	Cwd string
+	// RealPath resolves a path as RealPath does; nil means RealPath.
+	// Package workspace gives one that resolves each path once per
+	// command.
+	RealPath func(path, cwd string) (string, error)
 	// HookIdle bounds how long a lock a pre-edit hook took
 	// (store.TakenByHook) stays held once its session stops using it
 	// (issue 36, docs/lock-lifetime.md): a hook lock whose record was last
@@ -74,7 +79,10 @@ func NewLocker(s store.Locks, opts Options) *Locker {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Locker{store: s, timeout: opts.Timeout, hookIdle: max(opts.HookIdle, 0), clock: opts.Now, cwd: opts.Cwd}
+	if opts.RealPath == nil {
+		opts.RealPath = RealPath
+	}
+	return &Locker{store: s, timeout: opts.Timeout, hookIdle: max(opts.HookIdle, 0), clock: opts.Now, cwd: opts.Cwd, realPath: opts.RealPath}
 }
 
 // Timeout is the age after which an unrenewed lock is stale.
@@ -189,7 +197,7 @@ func (l *Locker) now() time.Time { return l.clock().Round(time.Microsecond) }
 // "/" for an area — a path written with a final "/", or an existing
 // folder.
 func (l *Locker) key(path string) (store.Key, error) {
-	real, err := RealPath(path, l.cwd)
+	real, err := l.realPath(path, l.cwd)
 	if err != nil {
 		return store.Key{}, err
 	}

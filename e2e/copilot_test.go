@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,6 +41,15 @@ var copilotAgent = agent{
 		return nil, mock.Step{Tool: "create", Args: map[string]any{"path": filepath.Join(r.repo, "held2.txt"), "file_text": "overwritten\n"}},
 			"create over a held file"
 	},
+	// view, then a whole-file rewrite with apply_patch's Delete File + Add
+	// File, as Copilot's GPT-5 model ids do (create never overwrites).
+	stale: &staleCase{
+		read: func(path string) mock.Step { return mock.Step{Tool: "view", Args: map[string]any{"path": path}} },
+		write: func(path, content string) mock.Step {
+			return mock.Step{Tool: "apply_patch", Input: deleteAddFile(path, content)}
+		},
+		model: "gpt-5.5",
+	},
 }
 
 // copilotEnv is the environment of a Copilot run with model against the
@@ -65,45 +75,78 @@ func e2eCopilotPatchTool(t *testing.T, a agent, prog string) {
 	copilotReadsInstructions(t, r)
 }
 
-// e2eCopilotSubagents is Copilot's task tool: each sub-agent's hooks carry
-// a sessionId of its own, and no sessionStart or sessionEnd, yet its edits
-// are its session's — they must neither refuse the session's own edits nor
-// leave locks behind. The scripted model starts a sub-agent at every level
-// (each new conversation begins at step 0) until Copilot's depth limit;
-// every level then creates sub.txt and the main agent records the locks.
+// copilotDepth is how deep e2eCopilotSubagents nests sub-agents: below
+// Copilot 1.0.102's own limit (its model, told to start a sub-agent at
+// every level, got four levels deep).
+const copilotDepth = 3
+
+// e2eCopilotSubagents is Copilot's task tool nested: each sub-agent's hooks
+// carry a sessionId of its own (its agentId) and no sessionStart or
+// sessionEnd, and each is a child session of the session, at every depth
+// (`copilot-<id>/<agentId>`, parent the session). The scripted session
+// starts a sub-agent (level 1), which starts one (level 2), and so on to
+// copilotDepth; each level, once its own sub-agent returned, creates a
+// file of its own (sub-<level>.txt) and records `agentlock status`, and
+// the session then creates main.txt. A session's own edits and its
+// sub-agents' edits of different files are not refused, each file is
+// locked during the run by the one who created it, and afterwards every
+// sub-agent is Finished with the session and nothing stays locked.
 func e2eCopilotSubagents(t *testing.T, a agent, prog string) {
 	r := newE2ERun(t, a)
-	r.start(t, []mock.Step{
-		{Tool: "task", Args: map[string]any{"name": "writer", "description": "write a file", "prompt": "create sub.txt",
-			"agent_type": "general-purpose"}},
-		{Tool: "create", Args: map[string]any{"path": filepath.Join(r.repo, "sub.txt"), "file_text": "from a sub-agent\n"}},
-		shell("agentlock status --json > status.json 2>&1"),
-	})
+	level := func(n int) string { return fmt.Sprintf("e2e-nested-level-%d", n) }
+	create := func(name string) mock.Step {
+		return mock.Step{Tool: "create", Args: map[string]any{"path": filepath.Join(r.repo, name), "file_text": "from " + name + "\n"}}
+	}
+	steps := func(n int) []mock.Step {
+		var steps []mock.Step
+		if n < copilotDepth {
+			steps = append(steps, copilotSpawn(level(n+1)))
+		}
+		name := "main"
+		if n > 0 {
+			name = fmt.Sprintf("sub-%d", n)
+		}
+		return append(steps, create(name+".txt"), shell("agentlock status --json > status-"+name+".json 2>&1"))
+	}
+	var branches []mock.Branch
+	for n := 1; n <= copilotDepth; n++ {
+		branches = append(branches, mock.Branch{Marker: level(n), Steps: steps(n), Final: level(n) + " done."})
+	}
+	r.startScript(t, mock.Script{Steps: steps(0), Final: "Done.", Branches: branches})
 	r.runCLI(t, a, prog, false)
-	conversations := 0
-	for _, req := range r.server.Requests() {
-		if req.Reply == "tool:0" {
-			conversations++
+
+	results := map[string][]string{"the session": r.server.ToolResults()}
+	for n := 1; n <= copilotDepth; n++ {
+		if results[level(n)] = r.server.BranchToolResults(level(n)); len(results[level(n)]) == 0 {
+			t.Fatalf("the sub-agent of level %d ran no step (Copilot's depth limit?); requests: %d", n, len(r.server.Requests()))
 		}
 	}
-	if conversations < 2 {
-		t.Fatalf("no sub-agent ran (%d conversations began): the case tests nothing", conversations)
+	top, children := r.family(t, a)
+	if len(children) != copilotDepth {
+		t.Errorf("the run registered %d sub-agent sessions under %s, want %d (one per level): %+v", len(children), top.ID, copilotDepth, children)
 	}
-	s := r.harnessSession(t, a)
-	for i, text := range r.server.ToolResults() {
-		if strings.Contains(text, "locked by session") {
-			t.Errorf("tool result %d: a session's sub-agent and the session refused each other: %q", i, text)
+	for who, texts := range results {
+		for i, text := range texts {
+			if strings.Contains(text, "locked by") {
+				t.Errorf("%s's tool result %d: a session and its sub-agents refused each other: %q", who, i, text)
+			}
 		}
 	}
-	if l := r.locksIn(t, "status.json")["sub.txt"]; l.Session != s.ID || l.State != "locked" {
-		t.Errorf("during the run, sub.txt's lock is %+v, want the session's %s (its sub-agents work for it)", l, s.ID)
+	r.fileIs(t, "main.txt", "from main.txt\n", "the session's create")
+	if l := r.locksIn(t, "status-main.json")["main.txt"]; l.Session != top.ID || l.State != "locked" {
+		t.Errorf("during the run, main.txt's lock is %+v, want the session's %s", l, top.ID)
 	}
-	r.finished(t, s.ID)
-	for _, l := range decodeLines[lock](t, "agentlock status", r.agentlock(t, "status", "--json")) {
-		if l.State == "locked" && l.Session != holder {
-			t.Errorf("after the run, %s is still locked by %s", l.Path, l.Session)
+	owners := map[string]bool{}
+	for n := 1; n <= copilotDepth; n++ {
+		name := fmt.Sprintf("sub-%d", n)
+		r.fileIs(t, name+".txt", "from "+name+".txt\n", "the create of the sub-agent of level "+fmt.Sprint(n))
+		l := r.locksIn(t, "status-"+name+".json")[name+".txt"]
+		if l.State != "locked" || !strings.HasPrefix(l.Session, top.ID+"/") || owners[l.Session] {
+			t.Errorf("during the run, %s.txt's lock is %+v, want held by the sub-agent of level %d, a child of %s of its own", name, l, n, top.ID)
 		}
+		owners[l.Session] = true
 	}
+	r.familyFinished(t, top, children)
 }
 
 // e2eCopilotTrust is Copilot's folder trust, run by run, as doctor tells

@@ -37,18 +37,26 @@ var droidAgent = agent{
 		return nil, mock.Step{Tool: "Create", Args: map[string]any{"file_path": filepath.Join(r.repo, "held2.txt"), "content": "overwritten\n"}},
 			"Create of a held file"
 	},
+	stale: &staleCase{
+		read: func(path string) mock.Step { return mock.Step{Tool: "Read", Args: map[string]any{"file_path": path}} },
+		write: func(path, content string) mock.Step {
+			return mock.Step{Tool: "Create", Args: map[string]any{"file_path": path, "content": content}}
+		},
+	},
 }
 
 // TestE2EDroid is TestE2E for Factory Droid: the direct run (a held file
 // denied through Edit and through Create, a free edit locked by Droid's
 // session, whoami through the droid process the session-start hook
-// recorded, session start and end), the wrapper run, and ApplyPatch.
+// recorded, session start and end), the wrapper run, ApplyPatch, and the
+// stale case.
 func TestE2EDroid(t *testing.T) {
 	e2eOnly(t)
 	prog := droidCLI.install(t)
 	t.Run("session", func(t *testing.T) { offline(t); e2eSession(t, droidAgent, prog) })
 	t.Run("wrapper", func(t *testing.T) { offline(t); e2eWrapper(t, droidAgent, prog) })
 	t.Run("ApplyPatch", func(t *testing.T) { offline(t); e2eDroidApplyPatch(t, droidAgent, prog) })
+	t.Run("stale", func(t *testing.T) { offline(t); e2eStale(t, droidAgent, prog) })
 }
 
 // e2eDroidApplyPatch is Droid with a custom model of provider openai

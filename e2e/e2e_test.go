@@ -278,9 +278,15 @@ func newE2ERun(t *testing.T, a agent) *e2eRun {
 // start serves steps (and records where the edits are).
 func (r *e2eRun) start(t *testing.T, steps []mock.Step) {
 	t.Helper()
+	r.startScript(t, mock.Script{Steps: steps, Final: "Done."})
+}
+
+// startScript serves script (a script with branches: sub-agents).
+func (r *e2eRun) startScript(t *testing.T, script mock.Script) {
+	t.Helper()
 	var err error
-	r.steps = steps
-	r.server, err = mock.Start(mock.Script{Steps: steps, Final: "Done."})
+	r.steps = script.Steps
+	r.server, err = mock.Start(script)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,6 +347,8 @@ func (r *e2eRun) holderRenews(t *testing.T) (stop func()) {
 type session struct {
 	ID     string `json:"session_id"`
 	Status string `json:"status"`
+	// Parent is a sub-agent's session (a child session's).
+	Parent string `json:"parent"`
 }
 
 // lock is one lock of `agentlock status --json`.
@@ -365,22 +373,46 @@ func decodeLines[T any](t *testing.T, what, out string) []T {
 }
 
 // harnessSession is the one session, other than the holder's, that the run
-// registered.
+// registered: one identity for hooks and shell, and no sub-agent.
 func (r *e2eRun) harnessSession(t *testing.T, a agent) session {
 	t.Helper()
-	var found []session
-	for _, s := range decodeLines[session](t, "agentlock show", r.agentlock(t, "show", "--json")) {
-		if s.ID != holder {
-			found = append(found, s)
+	top, children := r.family(t, a)
+	if len(children) > 0 {
+		t.Fatalf("the run registered sub-agent sessions %+v under %s, want none (one identity for hooks and shell)", children, top.ID)
+	}
+	return top
+}
+
+// family is the one top-level session, other than the holder's, that the
+// run registered (one identity for hooks and shell), and the sessions of
+// its sub-agents: every other session the run registered, each a child of
+// it (`<top>/<sub-agent id>`, parent the top one).
+func (r *e2eRun) family(t *testing.T, a agent) (top session, children []session) {
+	t.Helper()
+	var tops []session
+	all := decodeLines[session](t, "agentlock show", r.agentlock(t, "show", "--json"))
+	for _, s := range all {
+		if s.ID != holder && s.Parent == "" {
+			tops = append(tops, s)
 		}
 	}
-	if len(found) != 1 {
-		t.Fatalf("the run registered %d sessions, want 1 (one identity for hooks and shell): %+v", len(found), found)
+	if len(tops) != 1 {
+		t.Fatalf("the run registered %d top-level sessions, want 1 (one identity for hooks and shell): %+v", len(tops), all)
 	}
-	if !strings.HasPrefix(found[0].ID, a.cli.name+"-") {
-		t.Errorf("session id %q does not name the agent %s", found[0].ID, a.cli.name)
+	top = tops[0]
+	if !strings.HasPrefix(top.ID, a.cli.name+"-") {
+		t.Errorf("session id %q does not name the agent %s", top.ID, a.cli.name)
 	}
-	return found[0]
+	for _, s := range all {
+		if s.ID == holder || s.ID == top.ID {
+			continue
+		}
+		if s.Parent != top.ID || !strings.HasPrefix(s.ID, top.ID+"/") {
+			t.Errorf("session %s (parent %q) is not a sub-agent of the run's session %s", s.ID, s.Parent, top.ID)
+		}
+		children = append(children, s)
+	}
+	return top, children
 }
 
 // locksIn reads a file the model wrote with `agentlock status --json`.
@@ -504,10 +536,12 @@ func TestE2E(t *testing.T) {
 			if a.cli.name == "copilot" {
 				t.Run("apply_patch-tool", func(t *testing.T) { a.isolate(t); e2eCopilotPatchTool(t, a, prog) })
 				t.Run("subagents", func(t *testing.T) { a.isolate(t); e2eCopilotSubagents(t, a, prog) })
+				t.Run("subagent-race", func(t *testing.T) { a.isolate(t); e2eSubagentRace(t, a, prog, copilotSpawn) })
 				t.Run("trust", func(t *testing.T) { a.isolate(t); e2eCopilotTrust(t, a, prog) })
 			}
 			if a.cli.name == "claude" {
 				t.Run("git-guard", func(t *testing.T) { a.isolate(t); e2eGitGuard(t, a, prog) })
+				t.Run("subagents", func(t *testing.T) { a.isolate(t); e2eSubagentRace(t, a, prog, claudeSpawn) })
 			}
 			if a.stale != nil {
 				t.Run("stale", func(t *testing.T) { a.isolate(t); e2eStale(t, a, prog) })

@@ -19,7 +19,7 @@ import (
 
 var (
 	dumpBin      string // the ancestry-dump program
-	agentlockDir string // a folder holding the agentlock built from this tree (e2e runs only)
+	agentlockDir string // a folder holding the agentlock and agentlock-mcp built from this tree (e2e runs only)
 )
 
 func TestMain(m *testing.M) {
@@ -47,7 +47,9 @@ func testMain(m *testing.M) int {
 		}
 		agentlockDir = dir
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		err := proctest.GoBuild(ctx, filepath.Join(dir, "agentlock"), "github.com/agentlock/agentlock/cmd/agentlock")
+		// agentlock, and agentlock-mcp beside it, which the MCP server
+		// entry init writes runs (agentlock mcp hands over to it).
+		err := proctest.GoBuildAll(ctx, dir, proctest.Programs())
 		cancel()
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "build agentlock for the end-to-end tests: %v\n", err)

@@ -64,6 +64,12 @@ var kimiAgent = agent{
 		return nil, mock.Step{Tool: "Write", Args: map[string]any{"path": "held2.txt", "content": "overwritten\n"}},
 			"Write of a held file (relative path)"
 	},
+	stale: &staleCase{
+		read: func(path string) mock.Step { return mock.Step{Tool: "Read", Args: map[string]any{"path": path}} },
+		write: func(path, content string) mock.Step {
+			return mock.Step{Tool: "Write", Args: map[string]any{"path": path, "content": content}}
+		},
+	},
 }
 
 // kimiProgram is the program the test runs for Kimi Code: a script that
@@ -79,7 +85,8 @@ func kimiProgram(t *testing.T) string {
 // Write, a free edit locked by the CLI's session, whoami, session start
 // and, since kimi -p never runs SessionEnd, the session finished once its
 // agent process exited), the wrapper run, the git guard for writes
-// through Bash, which no edit hook sees, and the missing SessionEnd.
+// through Bash, which no edit hook sees, the missing SessionEnd, and the
+// stale case.
 func TestE2EKimi(t *testing.T) {
 	e2eOnly(t)
 	prog := kimiProgram(t)
@@ -87,6 +94,7 @@ func TestE2EKimi(t *testing.T) {
 	t.Run("wrapper", func(t *testing.T) { kimiAgent.isolate(t); e2eWrapper(t, kimiAgent, prog) })
 	t.Run("git-guard", func(t *testing.T) { kimiAgent.isolate(t); e2eGitGuard(t, kimiAgent, prog) })
 	t.Run("no-session-end", func(t *testing.T) { kimiAgent.isolate(t); e2eKimiNoSessionEnd(t, kimiAgent, prog) })
+	t.Run("stale", func(t *testing.T) { kimiAgent.isolate(t); e2eStale(t, kimiAgent, prog) })
 }
 
 // e2eKimiNoSessionEnd shows the gap and what closes it: kimi -p exits

@@ -83,6 +83,12 @@ func openCodeFamily(t *testing.T, cli agentCLI, env, config, sdk string) agent {
 			return []mock.Step{{Tool: "read", Args: map[string]any{"filePath": path}}},
 				mock.Step{Tool: "write", Args: map[string]any{"filePath": path, "content": "overwritten\n"}}, "write of a held file"
 		},
+		stale: &staleCase{
+			read: func(path string) mock.Step { return mock.Step{Tool: "read", Args: map[string]any{"filePath": path}} },
+			write: func(path, content string) mock.Step {
+				return mock.Step{Tool: "write", Args: map[string]any{"filePath": path, "content": content}}
+			},
+		},
 	}
 }
 
@@ -131,7 +137,8 @@ func seedNPMCache(t *testing.T, pkg string) string {
 // alone: a held file denied through edit and through write, a free edit
 // locked by the CLI's session, whoami from OPENCODE_SESSION_ID, session
 // start, exit finishing the session), the wrapper run, and apply_patch
-// (a model id with "gpt-"): a patch of a free and a held file refused whole.
+// (a model id with "gpt-"): a patch of a free and a held file refused whole;
+// and two task sub-agents racing for one file (e2eSubagentRace).
 func TestE2EOpenCode(t *testing.T) { e2eOpenCodeFamily(t, openCodeCLI, openCodeAgent, "edit", "write") }
 
 // TestE2EKilo is TestE2EOpenCode for Kilo Code CLI, whose gpt- model ids
@@ -146,6 +153,7 @@ func e2eOpenCodeFamily(t *testing.T, cli agentCLI, agentOf func(*testing.T) agen
 	a := agentOf(t)
 	t.Run("session", func(t *testing.T) { offline(t); e2eSession(t, a, prog) })
 	t.Run("wrapper", func(t *testing.T) { offline(t); e2eWrapper(t, a, prog) })
+	t.Run("stale", func(t *testing.T) { offline(t); e2eStale(t, a, prog) })
 	t.Run("apply_patch", func(t *testing.T) {
 		offline(t)
 		r := e2ePatchTool(t, a, prog, func(text string) mock.Step {
@@ -153,6 +161,7 @@ func e2eOpenCodeFamily(t *testing.T, cli agentCLI, agentOf func(*testing.T) agen
 		}, notPatch...)
 		openCodeKeptOutOfGit(t, r, a)
 	})
+	t.Run("subagents", func(t *testing.T) { offline(t); e2eSubagentRace(t, a, prog, openCodeSpawn) })
 }
 
 // openCodeKeptOutOfGit checks that git ignores what the CLI installs into

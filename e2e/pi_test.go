@@ -37,6 +37,12 @@ var piAgent = agent{
 			"write of a held file"
 	},
 	shellVar: "PI_SESSION_ID",
+	stale: &staleCase{
+		read: func(path string) mock.Step { return mock.Step{Tool: "read", Args: map[string]any{"path": path}} },
+		write: func(path, content string) mock.Step {
+			return mock.Step{Tool: "write", Args: map[string]any{"path": path, "content": content}}
+		},
+	},
 }
 
 // piProgram is the program the test runs for Pi: a script that puts a
@@ -48,14 +54,15 @@ func piProgram(t *testing.T) string {
 
 // TestE2EPi is TestE2E for Pi: the direct run (the extension alone: a held
 // file denied through edit and through write, a free edit locked by Pi's
-// session, whoami from PI_SESSION_ID, session start, session_shutdown) and
-// the wrapper run, each offline.
+// session, whoami from PI_SESSION_ID, session start, session_shutdown),
+// the wrapper run, agentlock missing, and the stale case, each offline.
 func TestE2EPi(t *testing.T) {
 	e2eOnly(t)
 	prog := piProgram(t)
 	t.Run("session", func(t *testing.T) { offline(t); e2eSession(t, piAgent, prog) })
 	t.Run("wrapper", func(t *testing.T) { offline(t); e2eWrapper(t, piAgent, prog) })
 	t.Run("no-agentlock", func(t *testing.T) { offline(t); e2ePiNoAgentlock(t, piAgent, prog) })
+	t.Run("stale", func(t *testing.T) { offline(t); e2eStale(t, piAgent, prog) })
 }
 
 // e2ePiNoAgentlock: with no agentlock on Pi's PATH the extension cannot

@@ -47,6 +47,17 @@ var qwenAgent = agent{
 		return nil, mock.Step{Tool: "write_file", Args: map[string]any{"file_path": filepath.Join(r.repo, "held2.txt"), "content": "overwritten\n"}},
 			"write_file of a held file"
 	},
+	// read_file, then write_file; Qwen's own check (by mtime or size) may
+	// refuse it too.
+	stale: &staleCase{
+		read: func(path string) mock.Step {
+			return mock.Step{Tool: "read_file", Args: map[string]any{"file_path": path}}
+		},
+		write: func(path, content string) mock.Step {
+			return mock.Step{Tool: "write_file", Args: map[string]any{"file_path": path, "content": content}}
+		},
+		cliGuard: "modified since you last read it",
+	},
 }
 
 // qwenProgram is the program the test runs for Qwen Code: a script that
@@ -61,7 +72,7 @@ func qwenProgram(t *testing.T) string {
 // held file denied through edit and through write_file, a free edit
 // locked by the CLI's session, whoami, session start; Qwen never runs
 // SessionEnd in -p, so the session is finished once its agent process has
-// exited), the wrapper run, and notebook_edit.
+// exited), the wrapper run, notebook_edit, and the stale case.
 func TestE2EQwen(t *testing.T) {
 	e2eOnly(t)
 	prog := qwenProgram(t)
@@ -72,6 +83,7 @@ func TestE2EQwen(t *testing.T) {
 	t.Run("session", func(t *testing.T) { offline(t); e2eSession(t, qwenAgent, prog) })
 	t.Run("wrapper", func(t *testing.T) { offline(t); e2eWrapper(t, qwenAgent, prog) })
 	t.Run("notebook_edit", func(t *testing.T) { offline(t); e2eQwenNotebook(t, qwenAgent, prog) })
+	t.Run("stale", func(t *testing.T) { offline(t); e2eStale(t, qwenAgent, prog) })
 }
 
 // e2eQwenNotebook: notebook_edit, Qwen's third edit tool, of a notebook

@@ -24,11 +24,12 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 // The npm package name, and the binaries each archive holds (see
-// .goreleaser.yaml: drop agentlock-etcd here if the etcd build goes).
+// .goreleaser.yaml: drop agentlock-etcd here if the etcd build goes;
+// agentlock-mcp is what agentlock mcp runs, found beside agentlock).
 const SCOPE = "@agentlock";
 const BASE = "agentlock";
 const NAME = `${SCOPE}/${BASE}`;
-const BINARIES = ["agentlock", "agentlock-etcd"];
+const BINARIES = ["agentlock", "agentlock-mcp", "agentlock-etcd"];
 const CPU = { amd64: "x64", arm64: "arm64" };
 // npx runs the bin named like the unscoped part of the package name.
 if (!BINARIES.includes(BASE)) {

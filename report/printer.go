@@ -108,6 +108,13 @@ func (p Printer) WarnProblems(problems []error) {
 	}
 }
 
+// Version prints what agentlock version prints about the build v, after
+// a warning per invalid setting (the command runs whatever they are).
+func (p Printer) Version(v Version, problems []error) error {
+	p.WarnProblems(problems)
+	return p.Emit(v, v.Line())
+}
+
 // WarnLegacyHeld warns, on ErrOut, when agent-registry 0.2's default home
 // holds live locks (held) on paths whose locks the workspace keeps
 // elsewhere (see workspace.Workspace.LegacyHeld); nothing when held is

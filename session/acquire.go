@@ -243,7 +243,7 @@ func (s *Service) Acquire(ctx context.Context, req AcquireRequest) (Acquired, er
 		}
 	} else {
 		whole, _ := ws.Coordinated(req.Gate.Whole, s.workDir)
-		if err := out.judge(ctx, req.Gate, whole, aliasesOf(req.Paths, s.workDir)); err != nil {
+		if err := out.judge(ctx, req.Gate, whole, aliasesOf(req.Paths, s.workDir, s.settings.RealPath)); err != nil {
 			return out, err
 		}
 	}
@@ -275,7 +275,7 @@ func (s *Service) group(ctx context.Context, paths []string, real bool) ([]group
 		var ws *workspace.Workspace
 		var err error
 		if !real {
-			if lockPath, err = core.RealPath(p, ""); err != nil {
+			if lockPath, err = s.settings.RealPath(p, ""); err != nil {
 				// The engine refuses it, in its own words, in the
 				// working folder's workspace.
 				unresolved = true

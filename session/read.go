@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -173,6 +175,13 @@ func (a *Acquired) judge(ctx context.Context, gate *Gate, whole, aliases []strin
 				stale = append(stale, v)
 			}
 		}
+		if len(stale) == 0 || mode != workspace.StaleDeny {
+			// The edit goes on: its files are the session's own edit
+			// until its after-tool hook, if the CLI runs one for it,
+			// records the new content. Best effort: without it, the
+			// session's next edit may be refused once.
+			_ = g.ws.Editing(ctx, a.Session, views)
+		}
 		if len(stale) == 0 {
 			continue
 		}
@@ -205,20 +214,27 @@ func (a *Acquired) judge(ctx context.Context, gate *Gate, whole, aliases []strin
 // aliasesOf returns, for the paths of an edit, the absolute path of each
 // whose final component is a symbolic link (its lock is its target's): a
 // session that read the file at that path before it became a link sees it
-// replaced.
-func aliasesOf(paths []string, cwd string) []string {
+// replaced. realPath is core.RealPath, or the command's (each path
+// resolved once: workspace.Settings.RealPath), whose lock call resolved
+// these paths already; a link's folder is resolved only for a link.
+func aliasesOf(paths []string, cwd string, realPath func(path, cwd string) (string, error)) []string {
 	var out []string
 	for _, p := range paths {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(cwd, p)
 		}
 		p = filepath.Clean(p)
-		dir, err := core.RealPath(filepath.Dir(p), "")
+		// Only a path whose last part is a symbolic link can be an alias:
+		// one lstat tells, where resolving its folder walks every part.
+		if info, err := os.Lstat(p); err != nil || info.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		dir, err := realPath(filepath.Dir(p), "")
 		if err != nil {
 			continue
 		}
 		lexical := filepath.Join(dir, filepath.Base(p))
-		if real, err := core.RealPath(p, ""); err == nil && real != lexical && !strings.HasSuffix(p, "/") {
+		if real, err := realPath(p, ""); err == nil && real != lexical && !strings.HasSuffix(p, "/") {
 			out = append(out, lexical)
 		}
 	}

@@ -2,7 +2,9 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -107,6 +109,10 @@ func (w *Workspace) Conflicts(ctx context.Context, paths []string) ([]Conflict, 
 		}
 	}
 	if len(rels) == 0 {
+		return nil, nil
+	}
+	if common := GitCommonDir(w.Project); common == "" || !hasLinkedWorktrees(common) {
+		// One worktree: nothing to compare with, and nothing to read.
 		return nil, nil
 	}
 	list, here, err := w.Worktrees()
@@ -294,4 +300,12 @@ func (w *Workspace) Overlaps(predict bool) ([]Overlap, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Rel < out[j].Rel })
 	return out, nil
+}
+
+// hasLinkedWorktrees reports whether the repository whose common git
+// folder is common may have worktrees besides its main one: git keeps
+// each in common/worktrees/. Only a folder known to be missing says no.
+func hasLinkedWorktrees(common string) bool {
+	_, err := os.Stat(filepath.Join(common, "worktrees"))
+	return !errors.Is(err, fs.ErrNotExist)
 }

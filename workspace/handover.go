@@ -15,7 +15,9 @@ import (
 // command, the default build hands the whole command line over to
 // EtcdProgram, the build with the etcd store: this package decides
 // (NeedsEtcdBuild, EtcdProgramFor); the command line, which alone ends or
-// replaces its process, hands over.
+// replaces its process, hands over. agentlock mcp is handed over the same
+// way, to MCPProgram (MCPProgramFor): no other program links the MCP Go
+// SDK.
 const (
 	// EtcdProgram is the build with the etcd store, found beside this
 	// program, else on PATH.
@@ -27,6 +29,12 @@ const (
 	// over to it, so that the checks of the agentlock on PATH compare that
 	// one, the program hooks run.
 	FrontVar = "AGENTLOCK_FRONT"
+	// MCPProgram serves agentlock mcp, found like EtcdProgram: the one
+	// program that links the MCP Go SDK, whose package initialisation
+	// every start of a program linking it pays (docs/speed.md), so that no
+	// lock call or hook does. agentlock mcp hands its command line over to
+	// it (MCPProgramFor).
+	MCPProgram = "agentlock-mcp"
 )
 
 // SelfProgram is the program that hooks should find on PATH: this one
@@ -74,8 +82,12 @@ func StoreConfigured(p Process) bool {
 		return true
 	}
 	seen := map[string]bool{}
+	// The walks up from the arguments stop where one already went: only
+	// the folders walked are kept (the other facts' maps would cost this
+	// check, which every process makes, more than the stats they save).
+	known := &facts{dirs: map[projectKey]string{}}
 	hasStore := func(path string) bool {
-		project := FindProject(path)
+		project := known.walkProject(path, "", "")
 		if project == "" || seen[project] {
 			return false
 		}
@@ -123,29 +135,60 @@ func (b *Backends) NeedsEtcdBuild() bool { return !EtcdBuild && b.Missing("etcd"
 // EtcdProgramFor returns where the build with the etcd store is for p:
 // EtcdProgram beside this program, else on the PATH of p's environment;
 // "" when there is none.
-func EtcdProgramFor(p Process) string { return etcdProgram(p.Env) }
+func EtcdProgramFor(p Process) string { return programFor(EtcdProgram, p) }
 
 // HaveEtcdBuild reports whether this is the etcd build or a hand-over would
 // find EtcdProgram, on the PATH of env.
-func HaveEtcdBuild(env []string) bool { return EtcdBuild || etcdProgram(env) != "" }
+func HaveEtcdBuild(env []string) bool {
+	return EtcdBuild || programFor(EtcdProgram, Process{Env: env}) != ""
+}
 
-// etcdProgram returns EtcdProgram beside this program, else on the PATH of
-// env; "" when there is none.
-func etcdProgram(env []string) string {
-	if self, err := os.Executable(); err == nil {
-		bin := filepath.Join(filepath.Dir(self), EtcdProgram)
-		if info, err := os.Stat(bin); err == nil && !info.IsDir() {
-			return bin
-		}
+// MCPProgramFor returns where the MCP server is for p (MCPProgram beside
+// this program, else on the PATH of p's environment), to which agentlock
+// mcp hands its command line over; "" when there is none.
+func MCPProgramFor(p Process) string { return programFor(MCPProgram, p) }
+
+// programFor returns where agentlock's program name is for p: beside this
+// program (os.Executable), else on the PATH of p's environment; "" when
+// there is none.
+func programFor(name string, p Process) string {
+	self, err := os.Executable()
+	if err != nil {
+		self = ""
 	}
-	for _, dir := range filepath.SplitList(getenv(env, "PATH")) {
+	return findProgram(name, self, getenv(p.Env, "PATH"))
+}
+
+// findProgram returns the executable file name beside the program self
+// (when self is not ""), else in a folder of the search path path; "" when
+// there is none. agentlock's programs are installed together (release
+// archives, npm, Homebrew, go install ./cmd/...), so the one beside is the
+// same release, whatever PATH says.
+func findProgram(name, self, path string) string {
+	dirs := filepath.SplitList(path)
+	if self != "" {
+		dirs = append([]string{filepath.Dir(self)}, dirs...)
+	}
+	for _, dir := range dirs {
 		if dir == "" {
 			continue
 		}
-		bin := filepath.Join(dir, EtcdProgram)
+		bin := filepath.Join(dir, name)
 		if info, err := os.Stat(bin); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
 			return bin
 		}
 	}
 	return ""
+}
+
+// MCPInstall says how to install MCPProgram for agentlock of version (a
+// release's v1.2.3, else a build from source): the fix named wherever it
+// is missing (agentlock mcp, doctor).
+func MCPInstall(version string) string {
+	at := "latest"
+	if strings.HasPrefix(version, "v") {
+		at = version
+	}
+	return "install it beside agentlock: CGO_ENABLED=0 go install ./cmd/... in agentlock's source tree, or CGO_ENABLED=0 go install github.com/agentlock/agentlock/cmd/...@" +
+		at + " (both programs; the release archives, npm and Homebrew install both)"
 }

@@ -395,7 +395,7 @@ func (w *Workspace) recordAgent(pid int, session, agent string) error {
 // says why, so that the caller can refuse what it could not check.
 func (w *Workspace) Coordinated(paths []string, cwd string) (out []string, unresolved []error) {
 	for _, p := range paths {
-		real, err := core.RealPath(p, cwd)
+		real, err := w.settings.RealPath(p, cwd)
 		if err != nil {
 			unresolved = append(unresolved, err)
 			continue
@@ -415,7 +415,7 @@ func (w *Workspace) Coordinated(paths []string, cwd string) (out []string, unres
 // installed hooks would gate none of its files.
 func (w *Workspace) Gates(realPath string) bool {
 	project := w.settings.FindProject(realPath)
-	return project != "" && ((project == w.Project && w.Enabled()) || HasHome(project))
+	return project != "" && ((project == w.Project && w.Enabled()) || w.settings.hasHome(project))
 }
 
 // Of returns the workspace of a real path under the same settings as w:

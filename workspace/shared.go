@@ -82,12 +82,12 @@ func ShareHome(ctx context.Context, project, dir string, s Settings) (bool, erro
 	}
 	plain := Settings{UserHome: s.UserHome, Timeout: s.Timeout, Now: s.Now} // no variable overrides the homes compared here
 	switch {
-	case current != "" && sameDir(current, dir), current == "" && sameDir(dir, own):
+	case current != "" && SameFolder(current, dir), current == "" && SameFolder(dir, own):
 		return false, nil
 	case current != "":
 		old := &Workspace{Project: project, Home: current, LockDir: filepath.Join(current, "locks"),
 			RegistryPath: filepath.Join(current, "registry.md"), shared: true, settings: plain}
-		if sameDir(dir, own) {
+		if SameFolder(dir, own) {
 			if err := old.Unshare(ctx, false); err != nil {
 				return false, err
 			}
@@ -105,6 +105,7 @@ func ShareHome(ctx context.Context, project, dir string, s Settings) (bool, erro
 			}
 		}
 	}
+	defer s.Cache.facts().forget()
 	if err := os.MkdirAll(own, 0o700); err != nil {
 		return false, fmt.Errorf("create %s: %w", own, err)
 	}
@@ -139,6 +140,7 @@ func (w *Workspace) Unshare(ctx context.Context, dryRun bool) error {
 	if dryRun {
 		return nil
 	}
+	defer w.settings.Cache.facts().forget()
 	return atomicfile.Remove(filepath.Join(w.Project, HomeDirName, SharedHomeFile), w.Project)
 }
 
@@ -173,14 +175,15 @@ func (w *Workspace) SharedWithLegacy() bool {
 		return true
 	}
 	home := filepath.Dir(w.RegistryPath)
-	if w.settings.UserHome != "" && SameFolder(home, filepath.Join(w.settings.UserHome, LegacyHomeDir)) {
+	known := w.settings.Cache.facts()
+	if w.settings.UserHome != "" && known.sameFolder(filepath.Join(w.settings.UserHome, LegacyHomeDir), home) {
 		return true
 	}
 	env := w.settings.EnvHome()
-	if env == "" || !SameFolder(home, env) || w.repo != nil {
+	if env == "" || !known.sameFolder(home, env) || w.repo != nil {
 		return false
 	}
-	return w.Project == "" || !SameFolder(home, filepath.Join(w.Project, HomeDirName))
+	return w.Project == "" || !known.sameFolder(home, filepath.Join(w.Project, HomeDirName))
 }
 
 // EnvHome returns the folder that the configured lock folder and registry
@@ -213,14 +216,7 @@ func (s Settings) EnvHome() string {
 
 // SameFolder reports whether a and b name one folder, through symbolic
 // links too.
-func SameFolder(a, b string) bool {
-	if filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	ra, errA := filepath.EvalSymlinks(a)
-	rb, errB := filepath.EvalSymlinks(b)
-	return errA == nil && errB == nil && ra == rb
-}
+func SameFolder(a, b string) bool { return (*facts)(nil).sameFolder(a, b) }
 
 // LegacyHeld returns agent-registry 0.2's default home and the locks it
 // holds, fresh, on paths (resolved like every lock path) — when the
@@ -236,12 +232,12 @@ func (w *Workspace) LegacyHeld(ctx context.Context, paths []string) (home string
 	st := w.settings.fileLocks(func(string) (string, error) { return legacyLocks, nil }, legacyLocks)
 	legacy := core.NewLocker(st, core.Options{Timeout: w.settings.Timeout, Now: w.settings.Now})
 	for _, p := range paths {
-		real, err := core.RealPath(p, "")
+		real, err := w.settings.RealPath(p, "")
 		if err != nil {
 			continue
 		}
 		dir, err := w.settings.lockDirFor(real)
-		if err != nil || sameDir(dir, legacyLocks) {
+		if err != nil || SameFolder(dir, legacyLocks) {
 			continue
 		}
 		if s, err := legacy.IsLocked(ctx, real); err == nil && s.Locked() {
@@ -260,7 +256,7 @@ func (w *Workspace) LegacyLive(ctx context.Context) (home string, live []core.St
 		return "", nil, nil
 	}
 	legacyLocks := filepath.Join(home, "locks")
-	if sameDir(w.LockDir, legacyLocks) {
+	if SameFolder(w.LockDir, legacyLocks) {
 		return "", nil, nil
 	}
 	st := w.settings.fileLocks(func(string) (string, error) { return legacyLocks, nil }, legacyLocks)
@@ -274,17 +270,6 @@ func (w *Workspace) LegacyLive(ctx context.Context) (home string, live []core.St
 		}
 	}
 	return home, live, nil
-}
-
-// sameDir reports whether a and b name the same folder, through symbolic
-// links when they exist.
-func sameDir(a, b string) bool {
-	if filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	ra, errA := filepath.EvalSymlinks(a)
-	rb, errB := filepath.EvalSymlinks(b)
-	return errA == nil && errB == nil && ra == rb
 }
 
 // inside reports whether path is dir or below it.

@@ -68,9 +68,13 @@ func specFields(s *StoreSpec) []struct {
 
 // storeFileOf is the store file of project: the one of the home every
 // worktree shares in repository scope, else the project's own.
-func storeFileOf(project string) string {
-	if home := repoHome(project); home != "" {
-		return filepath.Join(home, StoreFile)
+func storeFileOf(project string) string { return storeFileIn(project, repoHome(project)) }
+
+// storeFileIn is the store file of project whose repository-scope home is
+// repoHome ("" for none).
+func storeFileIn(project, repoHome string) string {
+	if repoHome != "" {
+		return filepath.Join(repoHome, StoreFile)
 	}
 	return filepath.Join(project, HomeDirName, StoreFile)
 }
@@ -78,11 +82,17 @@ func storeFileOf(project string) string {
 // ReadStoreSpec reads the store file of project (in repository scope, the
 // shared home's: see RepoHome); a zero StoreSpec when it has none.
 func ReadStoreSpec(project string) (StoreSpec, error) {
+	return readStoreSpec(project, repoHome(project))
+}
+
+// readStoreSpec is ReadStoreSpec for a project whose repository-scope home
+// is known to be repoHome ("" for none).
+func readStoreSpec(project, repoHome string) (StoreSpec, error) {
 	var s StoreSpec
 	if project == "" {
 		return s, nil
 	}
-	file := storeFileOf(project)
+	file := storeFileIn(project, repoHome)
 	data, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
@@ -202,7 +212,7 @@ var ErrUnknownScheme = errors.New("unknown store scheme")
 // storeOf resolves the store a workspace of project uses: the project's
 // store file under AGENTLOCK_STORE's settings.
 func (s Settings) storeOf(project string) (StoreSpec, error) {
-	spec, err := ReadStoreSpec(project)
+	spec, err := readStoreSpec(project, s.Cache.facts().repoHome(project))
 	if err != nil {
 		return spec, err
 	}

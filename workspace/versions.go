@@ -98,6 +98,16 @@ func (w *Workspace) versions() (store.Versions, error) {
 	return versionsOf(w.lockStore())
 }
 
+// keptVersions is versions for a record that a store keeping no read
+// versions simply skips: nil and no error for such a store.
+func (w *Workspace) keptVersions() (store.Versions, error) {
+	v, err := w.versions()
+	if errors.Is(err, ErrNoVersions) {
+		return nil, nil
+	}
+	return v, err
+}
+
 func (w *Workspace) now() time.Time {
 	if w.settings.Now != nil {
 		return w.settings.Now()
@@ -127,11 +137,8 @@ func (w *Workspace) DamagedVersions(ctx context.Context) ([]*store.DamagedError,
 // Forget drops the read versions session keeps in this workspace (its
 // finish).
 func (w *Workspace) Forget(ctx context.Context, session string) error {
-	v, err := w.versions()
-	if errors.Is(err, ErrNoVersions) {
-		return nil
-	}
-	if err != nil {
+	v, err := w.keptVersions()
+	if v == nil || err != nil {
 		return err
 	}
 	return v.Forget(ctx, session)
@@ -269,11 +276,8 @@ func (w *Workspace) Wrote(ctx context.Context, session string, paths []string) (
 // with each file's digest as it was taken. Only locks newly taken of
 // files; areas and renewals are not recorded.
 func (w *Workspace) Held(ctx context.Context, session string, leases []core.Lease) error {
-	v, err := w.versions()
-	if errors.Is(err, ErrNoVersions) {
-		return nil
-	}
-	if err != nil {
+	v, err := w.keptVersions()
+	if v == nil || err != nil {
 		return err
 	}
 	now := w.now()
@@ -299,11 +303,8 @@ func (w *Workspace) Held(ctx context.Context, session string, leases []core.Leas
 // holds and edits over), for the reads that follow (see See). Areas and
 // locks another session held are not recorded.
 func (w *Workspace) Freed(ctx context.Context, session string, states []core.State) error {
-	v, err := w.versions()
-	if errors.Is(err, ErrNoVersions) {
-		return nil
-	}
-	if err != nil {
+	v, err := w.keptVersions()
+	if v == nil || err != nil {
 		return err
 	}
 	now := w.now()
@@ -332,6 +333,10 @@ const (
 	// ViewOverwrite: a whole-file write of a file the session never
 	// read, which another session changed since this one began.
 	ViewOverwrite = "overwrite"
+	// viewOwnEdit: a file changed since the session's version, which an
+	// edit of its own was let through after (store.Version.Held is the
+	// session): stale only if another session's change is recorded.
+	viewOwnEdit = "own edit"
 )
 
 // View is the verdict on a session's view of one file it is about to
@@ -405,6 +410,8 @@ func (w *Workspace) Views(ctx context.Context, session string, paths, whole []st
 			out[i].Stale, out[i].Why, out[i].Damaged = true, ViewDamaged, d
 		case read && ver.Held != "" && ver.Held != session:
 			out[i].Stale, out[i].Why = true, ViewUnsettled
+		case read && ver.Held == session && ver.Digest != sum.Digest:
+			out[i].Why = viewOwnEdit
 		case read && ver.Digest != sum.Digest:
 			out[i].Stale, out[i].Why = true, ViewChanged
 		case !read && sum.Digest != filedigest.Absent:
@@ -446,6 +453,17 @@ func (w *Workspace) Views(ctx context.Context, session string, paths, whole []st
 			}
 		case ViewChanged:
 			o.By = lastOther(mine, session, o.Read.At, o.Now, false)
+		case viewOwnEdit:
+			o.By = lastOther(mine, session, o.Read.At, o.Now, false)
+			switch d := damagedFor(damaged, o.Path); {
+			case o.By != nil:
+				o.Stale, o.Why = true, ViewChanged
+			case d != nil:
+				// Who changed it cannot be read: fail closed.
+				o.Stale, o.Why, o.Damaged = true, ViewDamaged, d
+			default:
+				o.Why = ""
+			}
 		}
 	}
 	return out, nil
@@ -507,6 +525,31 @@ func containsPath(list []string, p string) bool {
 		}
 	}
 	return false
+}
+
+// Editing records, after the pre-edit hook judged session's views and let
+// its edit through, that its own tool is about to change each file it has
+// a version of (store.Version.Held is then the session): a change found
+// later is its own unless another session's is recorded. The after-tool
+// hook, where the CLI runs one for the edit, records the new content as
+// usual (Wrote), which ends it.
+func (w *Workspace) Editing(ctx context.Context, session string, views []View) error {
+	v, err := w.keptVersions()
+	if v == nil || err != nil {
+		return err
+	}
+	now := w.now()
+	var record []store.Version
+	for _, o := range views {
+		if o.Stale || o.Err != nil || o.Read == nil || o.Now == "" || o.Read.Held == session && o.Read.Digest == o.Now {
+			continue
+		}
+		record = append(record, store.Version{Path: o.Path, Digest: o.Now, Stat: o.Read.Stat, At: now, Held: session, Told: o.Read.Told})
+	}
+	if len(record) == 0 {
+		return nil
+	}
+	return v.See(ctx, session, time.Time{}, record)
 }
 
 // Settle records, after a refusal for a stale view, the file's content

@@ -150,7 +150,7 @@ func (s Settings) locate(realPath string) (location, error) {
 // its own (not set up), and no home is configured for every path.
 func (s Settings) redirected(loc location) bool {
 	return s.origin != nil && s.Home == "" && loc.project != "" && loc.project != s.origin.project &&
-		!loc.shared && !HasHome(loc.project)
+		!loc.shared && !s.hasHome(loc.project)
 }
 
 // Redirected returns, for a real path of another repository that is not
@@ -171,14 +171,15 @@ func (s Settings) locateOwn(realPath string) (loc location, err error) {
 		loc.home, err = filepath.Abs(s.Home)
 	} else {
 		loc.project = s.projectOf(realPath)
-		rh := repoHome(loc.project)
+		known := s.Cache.facts()
+		rh := known.repoHome(loc.project)
 		switch {
 		case rh != "":
 			loc.home, loc.repo = rh, true
 		case loc.project != "":
 			loc.home = filepath.Join(loc.project, HomeDirName)
 			var shared string
-			if shared, err = sharedHome(loc.project); shared != "" {
+			if shared, err = known.sharedHome(loc.project); shared != "" {
 				loc.home, loc.shared = shared, true
 			}
 		case s.UserHome == "":
@@ -225,16 +226,10 @@ func FindProject(path string) string { return findProject(path, "", "") }
 // that folder is the home of every path outside a project, and taking it
 // for a project's would make every file below the home one project's (init
 // would write into ~/.claude). A .git there still makes it one.
-func (s Settings) FindProject(path string) string {
-	if s.UserHome == "" {
-		return FindProject(path)
-	}
-	real, err := filepath.EvalSymlinks(s.UserHome)
-	if err != nil {
-		real = s.UserHome
-	}
-	return findProject(path, filepath.Clean(s.UserHome), real)
-}
+//
+// The settings' Cache, when it keeps facts, answers each path once and
+// resolves the user's home once.
+func (s Settings) FindProject(path string) string { return s.Cache.facts().project(path, s.UserHome) }
 
 // projectOf is the project of a real path: FindProject's, else
 // NewProject when the path is in it.
@@ -248,36 +243,22 @@ func (s Settings) projectOf(realPath string) string {
 // findProject walks up from path; at userHome (either spelling) only .git
 // marks a project.
 func findProject(path, userHome, realUserHome string) string {
-	dir := path
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		dir = filepath.Dir(dir)
-	}
-	for {
-		for _, marker := range []string{HomeDirName, ".git"} {
-			if marker == HomeDirName && userHome != "" && (dir == userHome || dir == realUserHome) {
-				continue
-			}
-			if _, err := os.Lstat(filepath.Join(dir, marker)); err == nil {
-				return dir
-			}
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
+	return (*facts)(nil).walkProject(path, userHome, realUserHome)
 }
 
 // HasHome reports whether project has its own .agent-registry folder, or
 // its repository a home shared by every worktree (repository scope): the
 // sign that agentlock is set up there.
-func HasHome(project string) bool {
+func HasHome(project string) bool { return Settings{}.hasHome(project) }
+
+// hasHome is HasHome, the repository scope read once per command when the
+// settings' Cache keeps facts.
+func (s Settings) hasHome(project string) bool {
 	if project == "" {
 		return false
 	}
 	info, err := os.Stat(filepath.Join(project, HomeDirName))
-	return err == nil && info.IsDir() || repoHome(project) != ""
+	return err == nil && info.IsDir() || s.Cache.facts().repoHome(project) != ""
 }
 
 // Workspace is where the locks and the registry of one path live.
@@ -327,10 +308,19 @@ type Cache struct {
 	// opened are the workspaces opened, in order: Opened, and the tests
 	// that hold a command to one open per workspace.
 	opened []*Workspace
+	// known are the facts of the file system the command learned (see
+	// facts); nil in the cache Open makes for itself, which keeps none.
+	known *facts
 }
 
-// NewCache returns an empty cache.
-func NewCache() *Cache { return &Cache{open: map[location]*Workspace{}} }
+// NewCache returns an empty cache for one command: it keeps the
+// workspaces the command opens, and what the command learns of the file
+// system while locating paths (see facts).
+func NewCache() *Cache { return &Cache{open: map[location]*Workspace{}, known: newFacts()} }
+
+// openCache is the cache Open makes when the settings give none: it keeps
+// the workspaces opened from there, and no facts.
+func openCache() *Cache { return &Cache{open: map[location]*Workspace{}} }
 
 // Opened returns the workspaces opened through c, in the order opened:
 // each once, however many times Open asked for it.
@@ -398,7 +388,7 @@ func open(ctx context.Context, realPath string, s Settings, connect bool) (*Work
 		loc.project = s.projectOf(realPath)
 	}
 	if s.Cache == nil {
-		s.Cache = NewCache()
+		s.Cache = openCache()
 	}
 	if w := s.Cache.get(loc); w != nil && connect {
 		return w, nil
@@ -470,7 +460,7 @@ func WorkDir() (string, error) {
 // Enabled reports whether agentlock is in use here: the locations are
 // configured, or the project has its own home. Hooks do nothing elsewhere.
 func (w *Workspace) Enabled() bool {
-	return w.settings.Configured() || HasHome(w.Project)
+	return w.settings.Configured() || w.settings.hasHome(w.Project)
 }
 
 // OwnHome reports whether the home is the project's own .agent-registry
@@ -484,7 +474,7 @@ func (w *Workspace) OwnHome() bool {
 // is locked in that project); List, ReleaseSession and RenewSession cover
 // this workspace's lock folder.
 func (w *Workspace) Locker() *core.Locker {
-	return core.NewLocker(w.lockStore(), core.Options{Timeout: w.settings.Timeout, Now: w.settings.Now, HookIdle: w.hookLocks.LockIdle()})
+	return core.NewLocker(w.lockStore(), core.Options{Timeout: w.settings.Timeout, Now: w.settings.Now, RealPath: w.settings.RealPath, HookIdle: w.hookLocks.LockIdle()})
 }
 
 // Registry returns the workspace's registry.
@@ -536,6 +526,7 @@ func (w *Workspace) Missing() bool {
 // block) when they are missing; an existing registry is kept. The registry
 // is written like every other registry write, under its lock.
 func (w *Workspace) Setup(ctx context.Context) error {
+	defer w.settings.Cache.facts().forget()
 	if w.OwnHome() {
 		// The home folder marks the project, wherever its files are.
 		if err := os.MkdirAll(w.Home, 0o700); err != nil {
@@ -573,6 +564,7 @@ func (w *Workspace) ensureOwnHome(target string) error {
 	if !w.OwnHome() || w.doc != nil || !inside(target, w.Home) || exists(w.Home) {
 		return nil
 	}
+	defer w.settings.Cache.facts().forget()
 	if err := os.MkdirAll(w.Home, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", w.Home, err)
 	}
@@ -599,6 +591,7 @@ func (w *Workspace) Teardown(ctx context.Context, dryRun bool) error {
 	if !w.OwnHome() {
 		return &KeptError{Reason: "the home is not the project's own .agent-registry"}
 	}
+	defer w.settings.Cache.facts().forget()
 	check := func() error {
 		if err := w.InUse(ctx); err != nil {
 			return err

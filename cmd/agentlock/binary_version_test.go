@@ -20,17 +20,19 @@ import (
 	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
-// goBuild builds this command into dir/agentlock with extra build flags,
-// the same on every machine (proctest.GoBuild: no VCS stamp, nothing of
-// the developer's go settings): a build step, not a process under test.
+// goBuild builds this command into dir/agentlock, and agentlock-mcp beside
+// it as every install puts it (doctor starts agentlock mcp), with extra
+// build flags, the same on every machine (proctest.GoBuildAll: no VCS
+// stamp, nothing of the developer's go settings): a build step, not a
+// process under test. It returns dir/agentlock.
 func goBuild(t *testing.T, dir string, flags ...string) string {
 	t.Helper()
 	proctest.Need(t, "go", "the two-builds version check did not run")
-	out := filepath.Join(dir, "agentlock")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	require.NoError(t, proctest.GoBuild(ctx, out, ".", flags...))
-	return out
+	require.NoError(t, proctest.GoBuildAll(ctx, dir, proctest.Programs(), flags...))
+	return filepath.Join(dir, "agentlock")
 }
 
 func TestInitAndDoctorTellAnotherBuildOnPath(t *testing.T) {
@@ -102,11 +104,13 @@ func TestUpgradeKeepsTheGateAndSaysWhoWroteTheHooks(t *testing.T) {
 	bin := filepath.Join(root, "bin")
 	require.NoError(t, os.MkdirAll(bin, 0o755))
 	install := func(build string) {
-		data, err := os.ReadFile(build)
-		require.NoError(t, err)
-		tmp := filepath.Join(bin, ".agentlock.tmp")
-		require.NoError(t, os.WriteFile(tmp, data, 0o755))
-		require.NoError(t, os.Rename(tmp, filepath.Join(bin, "agentlock")))
+		for _, name := range []string{"agentlock", "agentlock-mcp"} {
+			data, err := os.ReadFile(filepath.Join(filepath.Dir(build), name))
+			require.NoError(t, err)
+			tmp := filepath.Join(bin, "."+name+".tmp")
+			require.NoError(t, os.WriteFile(tmp, data, 0o755))
+			require.NoError(t, os.Rename(tmp, filepath.Join(bin, name)))
+		}
 	}
 	p := newProject(t)
 	path := "PATH=" + bin + ":/usr/bin:/bin"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -13,9 +12,9 @@ import (
 	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
-// buildChild builds this package as agentlock into a new folder and
-// returns the folder, for the tests' child processes to run instead of
-// this test binary.
+// buildChild builds this package as agentlock, and agentlock-mcp beside it
+// (agentlock mcp runs it), into a new folder and returns the folder, for
+// the tests' child processes to run instead of this test binary.
 //
 // testscript.Main installs the test binary itself as agentlock, and every
 // child then starts a program that links the testing packages, testify and
@@ -56,7 +55,7 @@ func buildChild() (string, error) {
 	// A build that hangs must not hang the tests.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if err := proctest.GoBuild(ctx, filepath.Join(dir, "agentlock"), ".", flags...); err != nil {
+	if err := proctest.GoBuildAll(ctx, dir, proctest.Programs(), flags...); err != nil {
 		os.RemoveAll(dir)
 		return "", err
 	}

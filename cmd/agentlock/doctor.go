@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentlock/agentlock/internal/doctor"
 	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/workspace"
 )
 
 // DoctorOptions are the inputs of agentlock doctor.
@@ -77,7 +78,8 @@ func doctorRun(ctx context.Context, opts *DoctorOptions) error {
 	if err != nil {
 		return err
 	}
-	checks, err := doctor.Run(ctx, doctor.Options{Dir: wd, Settings: c.Settings, SearchPath: c.SearchPath, Self: self, Vars: c.AgentVars,
+	checks, err := doctor.Run(ctx, doctor.Options{Dir: wd, Settings: c.Settings, SearchPath: c.SearchPath, Self: self,
+		MCPServer: workspace.MCPProgramFor(thisProcess(nil)), Vars: c.AgentVars,
 		Environ: os.Environ(), AgentDirs: c.AgentDirs, Writer: thisWriter(),
 		Agents: c.Agents, Problems: c.Problems})
 	if err != nil {

@@ -10,9 +10,14 @@ import (
 
 // handOver cannot run another program in place of this process on this
 // system (agentlock refuses to run here anyway).
-func handOver(p workspace.Process, _ []byte) error {
-	if workspace.EtcdProgramFor(p) == "" {
-		return nil
+func handOver(p workspace.Process, stdin []byte) error {
+	if bin := workspace.EtcdProgramFor(p); bin != "" {
+		return execIn(bin, p, stdin)
 	}
-	return errors.New("handing a command over to " + workspace.EtcdProgram + " is not supported on this system")
+	return nil
+}
+
+// execIn cannot run bin in place of this process on this system.
+func execIn(bin string, _ workspace.Process, _ []byte) error {
+	return errors.New("handing a command over to " + bin + " is not supported on this system")
 }

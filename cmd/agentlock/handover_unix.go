@@ -23,13 +23,21 @@ func handOver(p workspace.Process, stdin []byte) error {
 	if bin == "" {
 		return nil
 	}
+	return execIn(bin, p, stdin)
+}
+
+// execIn runs the program bin in place of this process with p's arguments
+// and environment, workspace.FrontVar added (the program that hooks run:
+// this one, or the one that handed over to it), and, when stdin is not
+// nil, those bytes as its standard input. It returns only an error.
+func execIn(bin string, p workspace.Process, stdin []byte) error {
 	if stdin != nil {
 		if err := replaceStdin(stdin); err != nil {
 			return fmt.Errorf("hand over to %s: %w", bin, err)
 		}
 	}
-	self, _ := os.Executable()
-	env := append(slices.Clip(p.Env), workspace.FrontVar+"="+self)
+	front, _ := workspace.SelfProgram(p.Env, os.Executable)
+	env := append(slices.Clip(p.Env), workspace.FrontVar+"="+front)
 	err := syscall.Exec(bin, append([]string{bin}, p.Args...), env)
 	return fmt.Errorf("run %s: %w", bin, err)
 }

@@ -31,9 +31,34 @@ type HookOptions struct {
 func newCmdHook(f *Factory, runF func(*HookOptions) error) *cobra.Command {
 	opts := &HookOptions{IO: f.IO, Config: f.Lenient, Args: f.Args}
 	cmd := &cobra.Command{
-		Use:   "hook <agent> <event>",
-		Short: "Run one agent hook: the stable command that generated hooks call",
-		Long: `Run a hook for an agent harness (` + strings.Join(all.Names(), ", ") + `). The harness writes its JSON
+		Use:     "hook <agent> <event>",
+		Short:   "Run one agent hook: the stable command that generated hooks call",
+		Example: `  echo '{"cwd":"/repo","session_id":"abc","tool_name":"Edit","tool_input":{"file_path":"/repo/a.go"}}' | agentlock hook claude pre-edit`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			return hookLine(cobra.ExactArgs(2)(cmd, args))
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Agent, opts.Event = args[0], args[1]
+			if runF != nil {
+				return runF(opts)
+			}
+			err := hookRun(cmd.Context(), opts)
+			if errors.Is(err, report.ErrUsage) {
+				// An agent or event nobody knows.
+				err = hookLine(err)
+			}
+			return err
+		},
+	}
+	f.describe(cmd, hookLong)
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return hookLine(cmdutil.FlagError(c, err)) })
+	return cmd
+}
+
+// hookLong is agentlock hook's long description: the agents, and the form
+// in which each one's pre-edit hook denies.
+func hookLong() string {
+	return `Run a hook for an agent harness (` + strings.Join(all.Names(), ", ") + `). The harness writes its JSON
 payload on stdin. Events:
 
   pre-edit       take the locks of the files the tool is about to change, for the
@@ -57,26 +82,7 @@ or the payload names no usable path; it denies an edit it could not check,
 including while a setting is invalid (AGENTLOCK_TIMEOUT=-5, say: the reason
 names the variable and its range). The other events always exit 0 and report
 problems on stderr, an invalid setting included (they run with its default);
-see docs/integrations/README.md for the whole policy.`,
-		Example: `  echo '{"cwd":"/repo","session_id":"abc","tool_name":"Edit","tool_input":{"file_path":"/repo/a.go"}}' | agentlock hook claude pre-edit`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			return hookLine(cobra.ExactArgs(2)(cmd, args))
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Agent, opts.Event = args[0], args[1]
-			if runF != nil {
-				return runF(opts)
-			}
-			err := hookRun(cmd.Context(), opts)
-			if errors.Is(err, report.ErrUsage) {
-				// An agent or event nobody knows.
-				err = hookLine(err)
-			}
-			return err
-		},
-	}
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return hookLine(cmdutil.FlagError(c, err)) })
-	return cmd
+see docs/integrations/README.md for the whole policy.`
 }
 
 // hookLine makes err, a mistake in the hook's command line, a

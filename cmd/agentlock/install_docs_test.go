@@ -15,7 +15,7 @@ import (
 // published release provides: npm, npx, Homebrew, a release archive's
 // download, go install of a version.
 var releaseChannel = regexp.MustCompile(`npm install -g @agentlock/agentlock|npx @agentlock/agentlock|brew install|` +
-	`go install github\.com/agentlock/agentlock/cmd/agentlock@|/releases/download/`)
+	`go install github\.com/agentlock/agentlock/cmd/(agentlock|\.\.\.)@|/releases/download/`)
 
 // docLine is a line of a Markdown text outside its fenced blocks' own
 // headings, with the headings (## and ###) it sits under.
@@ -84,7 +84,7 @@ func TestInstallDocsPromiseNoReleaseChannelToday(t *testing.T) {
 	}
 	readme := setUp["README.md"]
 	require.Len(t, readme, 2, "the README's first commands are its two set-up commands: %q", readme)
-	assert.True(t, strings.HasPrefix(readme[0], "CGO_ENABLED=0 go install ./cmd/agentlock && "), "from source, the main job: %q", readme[0])
+	assert.True(t, strings.HasPrefix(readme[0], "CGO_ENABLED=0 go install ./cmd/... && "), "from source, the main job: %q", readme[0])
 	assert.Equal(t, "go test ./...", readme[1], "from source, the tests")
 	assert.Equal(t, readme, setUp[filepath.Join("docs", "install.md")], "docs/install.md starts with the README's two commands")
 }

@@ -9,8 +9,10 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/agentlock/agentlock/internal/frontend/mcpprogram"
 	"github.com/agentlock/agentlock/internal/testkit/fakeagent"
 	"github.com/agentlock/agentlock/internal/testkit/proctest"
+	"github.com/agentlock/agentlock/workspace"
 )
 
 // TestMain puts agentlock on PATH for the tests to run as real processes —
@@ -25,6 +27,9 @@ func TestMain(m *testing.M) {
 	testscript.Main(withTeamStore(m), map[string]func(){
 		"agentlock": main,
 		"fakeagent": func() { os.Exit(fakeagent.Main()) },
+		// agentlock mcp's server, for AGENTLOCK_TEST_CHILD=test-binary
+		// (else the children's agentlock finds the one built beside it).
+		workspace.MCPProgram: func() { os.Exit(mcpprogram.Main(mcpprogram.FromOS(buildStamp()))) },
 		// A process that hands its command line over, as agentlock does
 		// (TestHandOverRunsTheEtcdBuildInPlaceWithThePayload).
 		handOverProbe: handOverProbeMain,

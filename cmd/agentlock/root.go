@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/frontend/cliconfig"
@@ -27,8 +26,6 @@ when its owner stops renewing it.
 
 Locks are advisory: they protect agents that consult agentlock, not writes of
 programs that ignore it.`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
 		// A bare "agentlock" or an unknown command is a usage error.
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -38,25 +35,14 @@ programs that ignore it.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return nil },
 	}
-	root.Version = moduleVersion()
 	root.SetVersionTemplate("agentlock {{.Version}}\n")
 	root.SuggestionsMinimumDistance = 2
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	root.SetIn(f.IO.In)
-	flags := root.PersistentFlags()
-	flags.Bool("json", false, "print one JSON object per line for machines")
-	flags.String("session", "", "session id (default $AGENTLOCK_SESSION, then the agent's own id; see agentlock whoami)")
-	flags.String("timeout", "", "staleness timeout, in seconds or as a duration like 2m (default $AGENTLOCK_TIMEOUT or 120); never shorter than the project's (.agent-registry/timeout)")
-	// The Python scripts spelled the flag --session-id.
-	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
-		if name == "session-id" {
-			name = "session"
-		}
-		return pflag.NormalizedName(name)
-	})
-	root.SetFlagErrorFunc(cmdutil.FlagError)
+	flags := cmdutil.GlobalFlags(root)
 	f.Config, f.Lenient, f.closeConfig = cliconfig.Lazy(flags, f.Now)
+	f.Settings = func() (*config, error) { return cliconfig.LoadSettings(flags, f.Now) }
 
 	if build := onlyCommand(args); build != nil {
 		// A command line that names its command builds that command
@@ -66,10 +52,14 @@ programs that ignore it.`,
 		// Help, completion, suggestions and the reference see the whole
 		// tree.
 		root.CompletionOptions.DisableDefaultCmd = true
+		f.alone = true
 		root.AddCommand(build(f))
 		cmdutil.UsageArgs(root)
 		return root
 	}
+	// agentlock --version: a flag of the root alone, so only a line that
+	// runs the root has it (the build information is parsed for it).
+	root.Version = moduleVersion()
 	for _, c := range topLevelCommands() {
 		root.AddCommand(c.build(f))
 	}

@@ -28,11 +28,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentlock/agentlock/integrations/all"
-	"github.com/agentlock/agentlock/internal/frontend/cliconfig"
 	"github.com/agentlock/agentlock/internal/frontend/cmdutil"
+	"github.com/agentlock/agentlock/internal/testkit/clienv"
 	"github.com/agentlock/agentlock/report"
-	"github.com/agentlock/agentlock/workspace"
 )
 
 // runfResult is one command line run through a command built with a runF.
@@ -194,33 +192,8 @@ func requireUnknownFlag[O any](t *testing.T, name string, sub []string, build fu
 }
 
 // runfEnv makes the configuration that an in-process command resolves
-// hermetic: a fresh HOME and working directory (outside any project), and
-// none of the variables of agentlock, agent-registry 0.2 or the agent
-// harnesses. It returns the working directory. Tests that use it cannot
-// run in parallel (t.Setenv, t.Chdir).
-func runfEnv(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	require.NoError(t, err)
-	home := filepath.Join(dir, "home")
-	work := filepath.Join(dir, "work")
-	require.NoError(t, os.MkdirAll(home, 0o700))
-	require.NoError(t, os.MkdirAll(work, 0o700))
-	t.Setenv("HOME", home)
-	unset := []string{"XDG_CONFIG_HOME", workspace.FrontVar}
-	for _, b := range cliconfig.EnvBindings {
-		if b[1] != "PATH" {
-			unset = append(unset, b[1])
-		}
-	}
-	unset = append(unset, all.Agents().Variables()...)
-	for _, name := range unset {
-		t.Setenv(name, "")
-		require.NoError(t, os.Unsetenv(name))
-	}
-	t.Chdir(work)
-	return work
-}
+// hermetic (clienv.Hermetic) and returns the working directory.
+func runfEnv(t *testing.T) string { return clienv.Hermetic(t) }
 
 // config resolves the configuration that a captured options struct would
 // run with.

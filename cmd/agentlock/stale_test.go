@@ -473,3 +473,132 @@ func TestHookStaleSiblingSubAgents(t *testing.T) {
 	require.Empty(t, a.write("src/auth.py", a.read("src/auth.py")+"A\n"), "after a read again")
 	assert.Equal(t, "C0\nC1\nA\n", p.read("src/auth.py"))
 }
+
+// readShape is how one CLI's hooks report a read and a whole-file write:
+// the after-tool payload of its read tool and the pre-edit payload of its
+// write tool, both of file, for the session id.
+type readShape struct {
+	agent   string
+	session string // agentlock's session of id "x"
+	read    func(cwd, file string) string
+	write   func(cwd, file, content string) string
+}
+
+// readShapes are the CLIs whose manifest declares read tools (each in its
+// own folder, integrations/<agent>/), beside Claude Code and Gemini CLI.
+func readShapes() []readShape {
+	flat := func(tool, field string) func(cwd, file string) string {
+		return func(cwd, file string) string {
+			return mustJSON(map[string]any{"session_id": "x", "cwd": cwd, "hook_event_name": "PostToolUse", "tool_name": tool,
+				"tool_input": map[string]string{field: file}})
+		}
+	}
+	flatWrite := func(tool, field string) func(cwd, file, content string) string {
+		return func(cwd, file, content string) string {
+			return mustJSON(map[string]any{"session_id": "x", "cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": tool,
+				"tool_input": map[string]string{field: file, "content": content}})
+		}
+	}
+	return []readShape{
+		{agent: "qwen", session: "qwen-x", read: flat("read_file", "file_path"), write: flatWrite("write_file", "file_path")},
+		{agent: "kimi", session: "kimi-x", read: flat("Read", "path"), write: flatWrite("Write", "path")},
+		{agent: "opencode", session: "opencode-x", read: flat("read", "filePath"), write: flatWrite("write", "filePath")},
+		{agent: "kilo", session: "kilo-x", read: flat("read", "filePath"), write: flatWrite("write", "filePath")},
+		{agent: "pi", session: "pi-x", read: flat("read", "path"), write: flatWrite("write", "path")},
+		{agent: "droid", session: "droid-x", read: flat("Read", "file_path"), write: flatWrite("Create", "file_path")},
+		{agent: "copilot", session: "copilot-x",
+			read: func(cwd, file string) string {
+				return mustJSON(map[string]any{"sessionId": "x", "cwd": cwd, "hookEventName": "postToolUse", "toolName": "view",
+					"toolArgs": map[string]string{"path": file}})
+			},
+			// GPT-5 model ids rewrite a file as Delete File + Add File.
+			write: func(cwd, file, content string) string {
+				patch := "*** Begin Patch\n*** Delete File: " + file + "\n*** Add File: " + file + "\n+" + strings.TrimSuffix(content, "\n") + "\n*** End Patch"
+				return mustJSON(map[string]any{"sessionId": "x", "cwd": cwd, "hookEventName": "preToolUse", "toolName": "apply_patch", "toolArgs": patch})
+			}},
+	}
+}
+
+// Each CLI's read tool records what the session read: after another
+// session changed and released the file, the CLI's whole-file write is
+// refused naming that session, and goes through once it read it again. A
+// read is never taken for the session's own edit: a session that began
+// before it, and never read the file, may still write it whole.
+func TestHookStaleReadToolsOfEachCLI(t *testing.T) {
+	for _, s := range readShapes() {
+		t.Run(s.agent, func(t *testing.T) {
+			p := hookProject(t)
+			p.write("src/a.go", "C0\n")
+			p.write("src/b.go", "B0\n")
+			file := filepath.Join(p.dir, "src/a.go")
+			hook := func(run, payload string) proctest.Result {
+				return harness(t).Run(t, proctest.Cmd{Args: []string{"hook", s.agent, run}, Env: p.env, Dir: p.dir, Stdin: payload})
+			}
+			write := func(content string) string {
+				r := hook("pre-edit", s.write(p.dir, file, content))
+				if s.agent == "opencode" || s.agent == "kilo" || s.agent == "pi" {
+					if r.Code == 0 {
+						return ""
+					}
+					requireExit(t, 2, r)
+					return r.Stderr
+				}
+				return deniedReason(t, s.agent, r)
+			}
+			w := claudeAgent{t: t, p: p, id: "w"}
+			requireExit(t, 0, p.runEnv([]string{"AGENTLOCK_SESSION=" + w.session()}, "register", "--working-on", "b"))
+
+			requireExit(t, 0, hook("renew", s.read(p.dir, file)))
+			requireExit(t, 0, hook("renew", s.read(p.dir, filepath.Join(p.dir, "src/b.go"))))
+			require.Empty(t, w.write("src/b.go", "W\n"), "a read is not an edit: nobody changed b.go since w began")
+
+			y := claudeAgent{t: t, p: p, id: "y"}
+			require.Empty(t, y.write("src/a.go", y.read("src/a.go")+"C1\n"))
+			requireExit(t, 0, p.run("release", "--all", "--session", y.session()))
+
+			reason := write("C0\nX\n")
+			assert.Contains(t, reason, "changed since you ("+s.session+") read it", "the stale write")
+			assert.Contains(t, reason, "session "+y.session(), "who changed it")
+			assert.Contains(t, reason, "reserved for you")
+			assert.Equal(t, "C0\nC1\n", p.read("src/a.go"), "y's change is intact")
+
+			requireExit(t, 0, hook("renew", s.read(p.dir, file)))
+			assert.Empty(t, write("C0\nC1\nX\n"), "the write after a read again")
+		})
+	}
+}
+
+// A CLI that runs no after-tool hook for its own edit (Codex 0.171.0 runs
+// none for apply_patch through its shell) never reports the new content:
+// the pre-edit hook that let the edit through marks it the session's own,
+// so its next edit passes; another session's change after it is still
+// caught, naming that session.
+func TestHookStaleOwnEditsWithoutAnAfterToolHook(t *testing.T) {
+	p := hookProject(t)
+	p.write("src/a.go", "C0\n")
+	x := claudeAgent{t: t, p: p, id: "x"}
+	// writeUnreported is Write with its PreToolUse hook alone.
+	writeUnreported := func(content string) string {
+		path := filepath.Join(p.dir, "src/a.go")
+		if reason := deniedReason(t, "claude", x.hook("PreToolUse", "Write", path, content)); reason != "" {
+			return reason
+		}
+		require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+		return ""
+	}
+	content := x.read("src/a.go")
+	for i := range 3 {
+		content += fmt.Sprintf("X%d\n", i)
+		require.Empty(t, writeUnreported(content), "own edit %d, unreported", i)
+	}
+	requireExit(t, 0, p.run("release", "src/a.go", "--session", x.session()))
+
+	y := claudeAgent{t: t, p: p, id: "y"}
+	requireExit(t, 0, p.run("acquire", "src/a.go", "--session", y.session()))
+	p.write("src/a.go", content+"Y\n")
+	requireExit(t, 0, p.run("release", "src/a.go", "--session", y.session()))
+	reason := writeUnreported(content + "X3\n")
+	assert.Contains(t, reason, "changed since you ("+x.session()+") read it")
+	assert.Contains(t, reason, "session "+y.session(), "who changed it")
+	assert.Equal(t, content+"Y\n", p.read("src/a.go"), "y's change is intact")
+}

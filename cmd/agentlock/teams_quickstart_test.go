@@ -23,6 +23,9 @@ import (
 // as a reader copies them.
 type quickStart struct {
 	docker, server, build, init, doctor string
+	// builds are the build lines: agentlock-etcd, and agentlock-mcp with
+	// the same tag (build is the first).
+	builds []string
 }
 
 // readQuickStart finds the quick start's commands in docs/teams.md: the
@@ -43,7 +46,8 @@ func readQuickStart(t *testing.T) quickStart {
 			case strings.HasPrefix(line, "go run -tags etcd ./bench/etcdserver"):
 				qs.server = line
 			case strings.Contains(line, "go build -tags etcd"):
-				qs.build = line
+				qs.builds = append(qs.builds, line)
+				qs.build = qs.builds[0]
 			case strings.HasPrefix(line, "agentlock init --store "):
 				qs.init = line
 			case strings.HasPrefix(line, "agentlock doctor"):
@@ -123,15 +127,18 @@ func TestTeamsQuickStartAsWritten(t *testing.T) {
 	printed := url.FindString(server.Stderr())
 	require.Equal(t, field(t, qs.init, "--store"), printed, "the server prints the URL init names: %s", server.Stderr())
 
-	r := proctest.Run(t, "/bin/sh", sh(repo, qs.build))
-	requireExit(t, 0, r)
+	for _, build := range qs.builds {
+		requireExit(t, 0, proctest.Run(t, "/bin/sh", sh(repo, build)))
+	}
 	require.FileExists(t, filepath.Join(gopath, "bin", "agentlock-etcd"))
+	// agentlock mcp, which doctor starts, runs the one beside agentlock-etcd.
+	require.FileExists(t, filepath.Join(gopath, "bin", "agentlock-mcp"))
 
 	project := filepath.Join(root, "project")
 	for _, args := range [][]string{{"init", "-q", project}, {"-C", project, "remote", "add", "origin", "https://github.com/acme/quickstart.git"}} {
 		requireExit(t, 0, proctest.Run(t, proctest.Need(t, "git", "the quick start's project is a git checkout"), proctest.Cmd{Args: args, Env: env, Dir: root}))
 	}
-	r = proctest.Run(t, "/bin/sh", sh(project, qs.init))
+	r := proctest.Run(t, "/bin/sh", sh(project, qs.init))
 	requireExit(t, 0, r)
 	assert.Contains(t, r.Stdout, ".agent-registry/store: the project's store: "+printed)
 	r = proctest.Run(t, "/bin/sh", sh(project, qs.doctor))

@@ -11,7 +11,7 @@ type VersionOptions struct {
 }
 
 func newCmdVersion(f *Factory, runF func(*VersionOptions) error) *cobra.Command {
-	opts := &VersionOptions{IO: f.IO, Config: f.Lenient}
+	opts := &VersionOptions{IO: f.IO, Config: f.Settings}
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version of agentlock (also: agentlock --version)",
@@ -37,7 +37,5 @@ func versionRun(opts *VersionOptions) error {
 	if err != nil {
 		return err
 	}
-	newPrinter(opts.IO, c).WarnProblems(c.Problems)
-	v := buildStamp()
-	return newPrinter(opts.IO, c).Emit(v, v.Line())
+	return newPrinter(opts.IO, c).Version(buildStamp(), c.Problems)
 }

@@ -106,6 +106,9 @@ type Request struct {
 	Path   string // with its query
 	Body   string
 	Reply  string // what the server decided: "tool:<n>", "text", "unknown"
+	// Branch is the Marker of the branch whose conversation the request
+	// belongs to, "" for the script's own (see Script.Branches).
+	Branch string
 }
 
 // Server is a running mock model server.
@@ -188,7 +191,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	steps, final := s.script.steps(), s.script.Final
 	if b := s.script.branch(doc); b != nil {
 		steps, final = b.Steps, b.Final
-		req.Reply = "branch " + b.Marker + " "
+		req.Reply, req.Branch = "branch "+b.Marker+" ", b.Marker
 	}
 	var step *Step
 	if s.script.Next != nil {
@@ -384,12 +387,19 @@ func stringsIn(v any) []string {
 	return nil
 }
 
-// ToolResults returns the tool results of the longest conversation the
-// server received (see the function ToolResults): what the model was told
-// of each of its steps, in order.
-func (s *Server) ToolResults() []string {
+// ToolResults returns the tool results of the longest conversation of the
+// script's own (not a branch's) that the server received (see the function
+// ToolResults): what the model was told of each of its steps, in order.
+func (s *Server) ToolResults() []string { return s.BranchToolResults("") }
+
+// BranchToolResults returns the tool results of the longest conversation
+// of the branch with marker (a sub-agent's), "" for the script's own.
+func (s *Server) BranchToolResults(marker string) []string {
 	var best []string
 	for _, r := range s.Requests() {
+		if r.Branch != marker {
+			continue
+		}
 		if res := ToolResults(r.Body); len(res) > len(best) {
 			best = res
 		}

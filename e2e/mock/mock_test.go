@@ -376,6 +376,20 @@ func TestBranchesAndParallelCalls(t *testing.T) {
 			t.Fatalf("writer-%s's conversation: want its branch's final text, got %s", w, out)
 		}
 	}
+	// Each conversation's tool results are its own, the longest of each:
+	// now three of the script's, two of writer-B's, still one of writer-A's.
+	told := `{"role":"user","content":[{"type":"tool_result","tool_use_id":"x","content":"told %s"}]}`
+	post(t, s, "/v1/messages", `{`+tools+`,"messages":[{"role":"user","content":"run the script"},{"role":"assistant","content":[]},`+
+		fmt.Sprintf(told, "main 1")+`,`+fmt.Sprintf(told, "main 2")+`,`+fmt.Sprintf(told, "main 3")+`]}`)
+	post(t, s, "/v1/messages", `{`+tools+`,"messages":[{"role":"user","content":"you are writer-B"},{"role":"assistant","content":[]},`+fmt.Sprintf(told, "B 1")+`,`+fmt.Sprintf(told, "B 2")+`]}`)
+	for marker, want := range map[string][]string{"": {"told main 1", "told main 2", "told main 3"}, "writer-B": {"told B 1", "told B 2"}, "writer-A": {""}} {
+		if got := s.BranchToolResults(marker); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("BranchToolResults(%q) = %q, want %q", marker, got, want)
+		}
+	}
+	if got := s.ToolResults(); fmt.Sprint(got) != fmt.Sprint([]string{"told main 1", "told main 2", "told main 3"}) {
+		t.Errorf("ToolResults() = %q, want the script's own conversation's", got)
+	}
 	chat := post(t, s, "/v1/chat/completions", `{"tools":[{"type":"function","function":{"name":"Agent"}}],"messages":[{"role":"user","content":"go"}]}`)
 	var resp struct {
 		Choices []struct {

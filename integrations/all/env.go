@@ -12,12 +12,13 @@ import (
 )
 
 // DefaultSources are the folders of agent manifests of a command: the
-// user's (UserDir) and the one of the working directory's project
-// (.agentlock/agents), where init keeps the manifests given by path.
-func DefaultSources(getenv func(string) string, home string) Sources {
+// user's (UserDir) and the one of the project of workDir, the command's
+// real working directory ("" when unknown: none), where init keeps the
+// manifests given by path (.agentlock/agents).
+func DefaultSources(getenv func(string) string, home, workDir string) Sources {
 	src := Sources{User: UserDir(getenv, home)}
-	if wd, err := workspace.WorkDir(); err == nil {
-		if project := workspace.FindProject(wd); project != "" {
+	if workDir != "" {
+		if project := workspace.FindProject(workDir); project != "" {
 			src.Project = filepath.Join(project, filepath.FromSlash(manifest.ProjectDir))
 		}
 	}

@@ -27,8 +27,7 @@ func TestDefaultSources(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
 	require.NoError(t, os.Mkdir(filepath.Join(root, "sub"), 0o755))
-	t.Chdir(filepath.Join(root, "sub"))
-	src := all.DefaultSources(func(string) string { return "" }, "/home/u")
+	src := all.DefaultSources(func(string) string { return "" }, "/home/u", filepath.Join(root, "sub"))
 	assert.Equal(t, all.Sources{User: "/home/u/.config/agentlock/agents", Project: filepath.Join(root, filepath.FromSlash(manifest.ProjectDir))}, src)
 }
 

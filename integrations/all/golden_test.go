@@ -131,8 +131,8 @@ func TestEveryAgentFolderIsRegistered(t *testing.T) {
 }
 
 // Every built-in agent is its manifest: the value manifestgen generated
-// from <name>.toml is that file, parsed and checked now, and its Go code
-// is the extension the manifest names.
+// from <name>.toml is that file, parsed and checked now (its head
+// included), and its Go code is the extension the manifest names.
 func TestBuiltinManifestsAreGenerated(t *testing.T) {
 	for _, a := range all.Agents() {
 		t.Run(a.Name(), func(t *testing.T) {
@@ -144,6 +144,7 @@ func TestBuiltinManifestsAreGenerated(t *testing.T) {
 			m, err := manifest.Parse(data, source)
 			require.NoError(t, err)
 			assert.Equal(t, m, agent.Manifest(), "%s changed: run go generate ./integrations/%s", source, a.Name())
+			assert.Equal(t, manifest.HeadOf(m), agent.Head(), "%s changed: run go generate ./integrations/%s", source, a.Name())
 			assert.NoError(t, agent.CheckExtension())
 		})
 	}

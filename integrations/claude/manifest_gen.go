@@ -4,111 +4,120 @@ package claude
 
 import "github.com/agentlock/agentlock/integrations/manifest"
 
-// declared is claude.toml, parsed and checked by manifestgen.
-func declared() *manifest.Manifest {
-	return &manifest.Manifest{
-		Name:          "claude",
-		Title:         "Claude Code",
-		Provider:      "anthropic",
-		Command:       "claude",
-		SessionEnv:    "CLAUDE_CODE_SESSION_ID",
-		SessionIDText: "from `CLAUDE_CODE_SESSION_ID`, or from the wrapper script that started you",
-		SubAgents:     "the agent_id of a sub-agent's hook payloads, with SubagentStart and SubagentStop",
-		Instructions: []manifest.Instruction{
-			{
-				Path:     ".claude/rules/agentlock.md",
-				Kind:     "owned",
-				Template: "rule",
-				Purpose:  "instructions Claude Code loads in every session",
-			},
-			{
-				Path:     ".claude/skills/agentlock/SKILL.md",
-				Kind:     "owned",
-				Template: "skill",
-			},
+// declared is claude.toml, parsed and checked by manifestgen: its head, and the
+// whole manifest, built when asked for.
+func declared() manifest.Declared {
+	return manifest.Declared{
+		Head: manifest.Head{
+			Name:       "claude",
+			SessionEnv: "CLAUDE_CODE_SESSION_ID",
 		},
-		Hooks: &manifest.Hooks{
-			Path:    ".claude/settings.json",
-			Format:  "json",
-			Command: "{{.Line}}",
-			Purpose: "hooks: lock before Edit/Write, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
-			Events: []manifest.Event{
-				{
-					Name:    "PreToolUse",
-					Run:     "pre-edit",
-					Matcher: "Edit|Write|MultiEdit|NotebookEdit",
-					Timeout: 30,
+		Manifest: func() *manifest.Manifest {
+			return &manifest.Manifest{
+				Name:          "claude",
+				Title:         "Claude Code",
+				Provider:      "anthropic",
+				Command:       "claude",
+				SessionEnv:    "CLAUDE_CODE_SESSION_ID",
+				SessionIDText: "from `CLAUDE_CODE_SESSION_ID`, or from the wrapper script that started you",
+				SubAgents:     "the agent_id of a sub-agent's hook payloads, with SubagentStart and SubagentStop",
+				Instructions: []manifest.Instruction{
+					{
+						Path:     ".claude/rules/agentlock.md",
+						Kind:     "owned",
+						Template: "rule",
+						Purpose:  "instructions Claude Code loads in every session",
+					},
+					{
+						Path:     ".claude/skills/agentlock/SKILL.md",
+						Kind:     "owned",
+						Template: "skill",
+					},
 				},
-				{
-					Name:    "PostToolUse",
-					Run:     "renew",
-					Timeout: 30,
+				Hooks: &manifest.Hooks{
+					Path:    ".claude/settings.json",
+					Format:  "json",
+					Command: "{{.Line}}",
+					Purpose: "hooks: lock before Edit/Write, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
+					Events: []manifest.Event{
+						{
+							Name:    "PreToolUse",
+							Run:     "pre-edit",
+							Matcher: "Edit|Write|MultiEdit|NotebookEdit",
+							Timeout: 30,
+						},
+						{
+							Name:    "PostToolUse",
+							Run:     "renew",
+							Timeout: 30,
+						},
+						{
+							Name:    "Stop",
+							Run:     "turn-end",
+							Timeout: 10,
+						},
+						{
+							Name:    "StopFailure",
+							Run:     "turn-end",
+							Timeout: 10,
+						},
+						{
+							Name:    "SessionStart",
+							Run:     "session-start",
+							Timeout: 30,
+						},
+						{
+							Name:    "SessionEnd",
+							Run:     "session-end",
+							Timeout: 10,
+						},
+						{
+							Name:    "SubagentStart",
+							Run:     "session-start",
+							Timeout: 30,
+						},
+						{
+							Name:    "SubagentStop",
+							Run:     "session-end",
+							Timeout: 10,
+						},
+					},
 				},
-				{
-					Name:    "Stop",
-					Run:     "turn-end",
-					Timeout: 10,
+				Payload: manifest.Payload{
+					SubAgent: "agent_id",
+					Paths: []string{
+						"tool_input.file_path",
+						"tool_input.notebook_path",
+					},
+					ReadPaths: []string{
+						"tool_input.file_path",
+					},
 				},
-				{
-					Name:    "StopFailure",
-					Run:     "turn-end",
-					Timeout: 10,
+				EditTools: []string{
+					"Edit",
+					"Write",
+					"MultiEdit",
+					"NotebookEdit",
 				},
-				{
-					Name:    "SessionStart",
-					Run:     "session-start",
-					Timeout: 30,
+				WriteTools: []string{
+					"Write",
 				},
-				{
-					Name:    "SessionEnd",
-					Run:     "session-end",
-					Timeout: 10,
+				ReadTools: []string{
+					"Read",
 				},
-				{
-					Name:    "SubagentStart",
-					Run:     "session-start",
-					Timeout: 30,
+				Deny: manifest.Deny{
+					Form: "claude-json",
 				},
-				{
-					Name:    "SubagentStop",
-					Run:     "session-end",
-					Timeout: 10,
+				SessionContext: manifest.SessionContext{
+					Form:  "hook-specific",
+					Event: "SessionStart",
 				},
-			},
-		},
-		Payload: manifest.Payload{
-			SubAgent: "agent_id",
-			Paths: []string{
-				"tool_input.file_path",
-				"tool_input.notebook_path",
-			},
-			ReadPaths: []string{
-				"tool_input.file_path",
-			},
-		},
-		EditTools: []string{
-			"Edit",
-			"Write",
-			"MultiEdit",
-			"NotebookEdit",
-		},
-		WriteTools: []string{
-			"Write",
-		},
-		ReadTools: []string{
-			"Read",
-		},
-		Deny: manifest.Deny{
-			Form: "claude-json",
-		},
-		SessionContext: manifest.SessionContext{
-			Form:  "hook-specific",
-			Event: "SessionStart",
-		},
-		MCP: &manifest.MCP{
-			Path:   ".mcp.json",
-			Format: "json",
-			Trust:  "Claude Code asks once to approve the project's servers",
+				MCP: &manifest.MCP{
+					Path:   ".mcp.json",
+					Format: "json",
+					Trust:  "Claude Code asks once to approve the project's servers",
+				},
+			}
 		},
 	}
 }

@@ -4,38 +4,46 @@ package cline
 
 import "github.com/agentlock/agentlock/integrations/manifest"
 
-// declared is cline.toml, parsed and checked by manifestgen.
-func declared() *manifest.Manifest {
-	return &manifest.Manifest{
-		Name:          "cline",
-		Title:         "Cline CLI",
-		Provider:      "cline",
-		Command:       "cline",
-		SessionIDText: "from the hooks, which record the Cline process you run under, or from the wrapper script that started you",
-		Notes: []string{
-			"Cline stops the whole task when agentlock refuses an edit (a hook file cannot make it skip one tool): restart it on other files, or after the holder finishes.",
+// declared is cline.toml, parsed and checked by manifestgen: its head, and the
+// whole manifest, built when asked for.
+func declared() manifest.Declared {
+	return manifest.Declared{
+		Head: manifest.Head{
+			Name: "cline",
 		},
-		Extensions: []string{
-			"hook_files",
-			"payload",
-			"edited_paths",
-			"checks",
-		},
-		Instructions: []manifest.Instruction{
-			{
-				Path:     ".clinerules/agentlock.md",
-				Kind:     "owned",
-				Template: "rule",
-				Purpose:  "instructions: a Cline rule",
-			},
-		},
-		Deny: manifest.Deny{
-			Form:     "template",
-			Template: "{\"cancel\":true,\"errorMessage\":{{json .Reason}}}\n",
-		},
-		SessionContext: manifest.SessionContext{
-			Form:     "template",
-			Template: "{\"contextModification\":{{json .Text}}}\n",
+		Manifest: func() *manifest.Manifest {
+			return &manifest.Manifest{
+				Name:          "cline",
+				Title:         "Cline CLI",
+				Provider:      "cline",
+				Command:       "cline",
+				SessionIDText: "from the hooks, which record the Cline process you run under, or from the wrapper script that started you",
+				Notes: []string{
+					"Cline stops the whole task when agentlock refuses an edit (a hook file cannot make it skip one tool): restart it on other files, or after the holder finishes.",
+				},
+				Extensions: []string{
+					"hook_files",
+					"payload",
+					"edited_paths",
+					"checks",
+				},
+				Instructions: []manifest.Instruction{
+					{
+						Path:     ".clinerules/agentlock.md",
+						Kind:     "owned",
+						Template: "rule",
+						Purpose:  "instructions: a Cline rule",
+					},
+				},
+				Deny: manifest.Deny{
+					Form:     "template",
+					Template: "{\"cancel\":true,\"errorMessage\":{{json .Reason}}}\n",
+				},
+				SessionContext: manifest.SessionContext{
+					Form:     "template",
+					Template: "{\"contextModification\":{{json .Text}}}\n",
+				},
+			}
 		},
 	}
 }

@@ -4,105 +4,118 @@ package codex
 
 import "github.com/agentlock/agentlock/integrations/manifest"
 
-// declared is codex.toml, parsed and checked by manifestgen.
-func declared() *manifest.Manifest {
-	return &manifest.Manifest{
-		Name:           "codex",
-		Title:          "Codex CLI",
-		Provider:       "openai",
-		Command:        "codex",
-		SessionEnv:     "CODEX_THREAD_ID",
-		RootSessionEnv: "CODEX_SESSION_ID",
-		SessionIDText:  "from `CODEX_THREAD_ID`, or from the wrapper script that started you",
-		SubAgents:      "the agent_id of a sub-agent's hook payloads (its thread id, CODEX_THREAD_ID in its shell), with SubagentStart and SubagentStop",
-		Notes: []string{
-			"Codex runs these hooks only once you trust them, and `codex exec` skips untrusted hooks silently:",
-			"  interactive: start `codex` in this project, trust the project when asked, open /hooks and trust agentlock's 7 hooks (once per checkout; upgrades keep them trusted);",
-			"  automation: run `codex exec --dangerously-bypass-hook-trust ...` (the project must be trusted: [projects.\"<path>\"] trust_level = \"trusted\" in ~/.codex/config.toml), or trust the hooks once in /hooks.",
-		},
-		Extensions: []string{
-			"edited_paths",
-			"checks",
-			"whole_paths",
-		},
-		EnvVars: []string{
-			"CODEX_HOME",
-		},
-		Instructions: []manifest.Instruction{
-			{
-				Path:      "AGENTS.md",
-				Kind:      "block",
-				Placement: "top",
-				Purpose:   "instructions, in a managed block at the top of AGENTS.md",
-			},
-			{
-				Path:     ".agents/skills/agentlock/SKILL.md",
-				Kind:     "owned",
-				Template: "skill",
+// declared is codex.toml, parsed and checked by manifestgen: its head, and the
+// whole manifest, built when asked for.
+func declared() manifest.Declared {
+	return manifest.Declared{
+		Head: manifest.Head{
+			Name:           "codex",
+			SessionEnv:     "CODEX_THREAD_ID",
+			RootSessionEnv: "CODEX_SESSION_ID",
+			EnvVars: []string{
+				"CODEX_HOME",
 			},
 		},
-		Hooks: &manifest.Hooks{
-			Path:    ".codex/hooks.json",
-			Format:  "json",
-			Command: "{{.Shell}}",
-			Purpose: "hooks: lock before apply_patch (also run through the shell), register at start, renew after each tool, free the turn's locks at its end, finish at the end",
-			Events: []manifest.Event{
-				{
-					Name:          "PreToolUse",
-					Run:           "pre-edit",
-					Matcher:       "apply_patch|Edit|Write|Bash",
-					Timeout:       30,
-					StatusMessage: "agentlock: checking file locks",
+		Manifest: func() *manifest.Manifest {
+			return &manifest.Manifest{
+				Name:           "codex",
+				Title:          "Codex CLI",
+				Provider:       "openai",
+				Command:        "codex",
+				SessionEnv:     "CODEX_THREAD_ID",
+				RootSessionEnv: "CODEX_SESSION_ID",
+				SessionIDText:  "from `CODEX_THREAD_ID`, or from the wrapper script that started you",
+				SubAgents:      "the agent_id of a sub-agent's hook payloads (its thread id, CODEX_THREAD_ID in its shell), with SubagentStart and SubagentStop",
+				Notes: []string{
+					"Codex runs these hooks only once you trust them, and `codex exec` skips untrusted hooks silently:",
+					"  interactive: start `codex` in this project, trust the project when asked, open /hooks and trust agentlock's 7 hooks (once per checkout; upgrades keep them trusted);",
+					"  automation: run `codex exec --dangerously-bypass-hook-trust ...` (the project must be trusted: [projects.\"<path>\"] trust_level = \"trusted\" in ~/.codex/config.toml), or trust the hooks once in /hooks.",
 				},
-				{
-					Name:    "PostToolUse",
-					Run:     "renew",
-					Timeout: 30,
+				Extensions: []string{
+					"edited_paths",
+					"checks",
+					"whole_paths",
 				},
-				{
-					Name:    "Stop",
-					Run:     "turn-end",
-					Timeout: 10,
+				EnvVars: []string{
+					"CODEX_HOME",
 				},
-				{
-					Name:    "SessionStart",
-					Run:     "session-start",
-					Timeout: 30,
+				Instructions: []manifest.Instruction{
+					{
+						Path:      "AGENTS.md",
+						Kind:      "block",
+						Placement: "top",
+						Purpose:   "instructions, in a managed block at the top of AGENTS.md",
+					},
+					{
+						Path:     ".agents/skills/agentlock/SKILL.md",
+						Kind:     "owned",
+						Template: "skill",
+					},
 				},
-				{
-					Name:    "SessionEnd",
-					Run:     "session-end",
-					Timeout: 3,
+				Hooks: &manifest.Hooks{
+					Path:    ".codex/hooks.json",
+					Format:  "json",
+					Command: "{{.Shell}}",
+					Purpose: "hooks: lock before apply_patch (also run through the shell), register at start, renew after each tool, free the turn's locks at its end, finish at the end",
+					Events: []manifest.Event{
+						{
+							Name:          "PreToolUse",
+							Run:           "pre-edit",
+							Matcher:       "apply_patch|Edit|Write|Bash",
+							Timeout:       30,
+							StatusMessage: "agentlock: checking file locks",
+						},
+						{
+							Name:    "PostToolUse",
+							Run:     "renew",
+							Timeout: 30,
+						},
+						{
+							Name:    "Stop",
+							Run:     "turn-end",
+							Timeout: 10,
+						},
+						{
+							Name:    "SessionStart",
+							Run:     "session-start",
+							Timeout: 30,
+						},
+						{
+							Name:    "SessionEnd",
+							Run:     "session-end",
+							Timeout: 3,
+						},
+						{
+							Name:    "SubagentStart",
+							Run:     "session-start",
+							Timeout: 30,
+						},
+						{
+							Name:    "SubagentStop",
+							Run:     "session-end",
+							Timeout: 10,
+						},
+					},
 				},
-				{
-					Name:    "SubagentStart",
-					Run:     "session-start",
-					Timeout: 30,
+				Payload: manifest.Payload{
+					SubAgent: "agent_id",
 				},
-				{
-					Name:    "SubagentStop",
-					Run:     "session-end",
-					Timeout: 10,
+				Deny: manifest.Deny{
+					Form: "claude-json",
 				},
-			},
-		},
-		Payload: manifest.Payload{
-			SubAgent: "agent_id",
-		},
-		Deny: manifest.Deny{
-			Form: "claude-json",
-		},
-		EditContext: manifest.EditContext{
-			Form: "stderr",
-		},
-		SessionContext: manifest.SessionContext{
-			Form:  "hook-specific",
-			Event: "SessionStart",
-		},
-		MCP: &manifest.MCP{
-			Path:   ".codex/config.toml",
-			Format: "toml",
-			Trust:  "Codex reads it in trusted projects only",
+				EditContext: manifest.EditContext{
+					Form: "stderr",
+				},
+				SessionContext: manifest.SessionContext{
+					Form:  "hook-specific",
+					Event: "SessionStart",
+				},
+				MCP: &manifest.MCP{
+					Path:   ".codex/config.toml",
+					Format: "toml",
+					Trust:  "Codex reads it in trusted projects only",
+				},
+			}
 		},
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/manifest"
@@ -21,7 +23,7 @@ var templateFiles embed.FS
 // Agent returns the GitHub Copilot CLI: copilot.toml, its hook file's
 // template and its Go extension.
 func Agent() *manifest.Agent {
-	return manifest.Builtin(declared(), templateFiles, manifest.Extension{DecodePayload: decodePayload, EditedPaths: editedPaths, Checks: checks})
+	return manifest.Builtin(declared(), templateFiles, manifest.Extension{DecodePayload: decodePayload, EditedPaths: editedPaths, ReadPaths: readPaths, WholePaths: wholePaths, Checks: checks})
 }
 
 // payload is a camelCase hook payload of Copilot CLI.
@@ -119,6 +121,55 @@ func editedPaths(in integrations.HookInput) ([]string, error) {
 		return nil, fmt.Errorf("%w: the apply_patch call carries no patch text the hook can read", integrations.ErrUncheckable)
 	}
 	return nil, nil
+}
+
+// readPaths implements the extension's ReadPaths: view's file, in
+// toolArgs.path as edit's (an object, or a JSON string holding one). A
+// folder view names no file read: recorded as nothing
+// (docs/read-versions.md).
+func readPaths(in integrations.HookInput) ([]string, error) {
+	if in.ToolName != "view" {
+		return nil, nil
+	}
+	args, _ := toolArgs(in.ToolInput)
+	if p := integrations.StringField(args, "path"); p != "" {
+		abs := p
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(in.Cwd, p)
+		}
+		if info, err := os.Stat(abs); err == nil && info.IsDir() {
+			return nil, nil
+		}
+		return []string{p}, nil
+	}
+	return nil, nil
+}
+
+// wholePaths implements the extension's WholePaths: create writes its
+// file whole, and apply_patch's Add File and Delete File (Copilot's GPT-5
+// model ids rewrite a file as Delete File + Add File) do too.
+func wholePaths(in integrations.HookInput) []string {
+	if !integrations.EditCall(in.ToolName, editTools...) {
+		return nil
+	}
+	args, text := toolArgs(in.ToolInput)
+	if in.ToolName == "create" {
+		if p := integrations.StringField(args, "path"); p != "" {
+			return []string{p}
+		}
+		return nil
+	}
+	if text == "" {
+		for _, field := range []string{"input", "patch", "command"} {
+			if text = integrations.StringField(args, field); text != "" {
+				break
+			}
+		}
+	}
+	if text == "" {
+		return nil
+	}
+	return integrations.PatchWholePaths([]string{text})
 }
 
 // toolArgs returns the tool's arguments as a JSON object, when they are

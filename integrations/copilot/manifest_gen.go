@@ -4,55 +4,73 @@ package copilot
 
 import "github.com/agentlock/agentlock/integrations/manifest"
 
-// declared is copilot.toml, parsed and checked by manifestgen.
-func declared() *manifest.Manifest {
-	return &manifest.Manifest{
-		Name:          "copilot",
-		Title:         "GitHub Copilot CLI",
-		Provider:      "github",
-		Command:       "copilot",
-		SessionEnv:    "COPILOT_AGENT_SESSION_ID",
-		SessionIDText: "from `COPILOT_AGENT_SESSION_ID`, or from the wrapper script that started you",
-		SubAgents:     "the agentId of a sub-agent's hook payloads (the task tool, at every depth), with subagentStart and subagentStop",
-		Notes: []string{
-			"Copilot CLI runs .github/hooks/agentlock.json only in a trusted folder, and skips it silently elsewhere:",
-			"  interactive: start `copilot` in this project and trust the folder when asked (it is saved in trustedFolders of ~/.copilot/config.json);",
-			"  automation: run `copilot --trust-folder -p ...` (trusts the working folder for that session only), or set COPILOT_ALLOW_ALL=true (exactly \"true\": it also allows every tool).",
-		},
-		Extensions: []string{
-			"payload",
-			"edited_paths",
-			"checks",
-		},
-		EnvVars: []string{
-			"COPILOT_HOME",
-			"COPILOT_ALLOW_ALL",
-		},
-		Instructions: []manifest.Instruction{
-			{
-				Path:      ".github/copilot-instructions.md",
-				Kind:      "block",
-				Placement: "top",
-				Purpose:   "instructions, in a managed block at the top of .github/copilot-instructions.md",
+// declared is copilot.toml, parsed and checked by manifestgen: its head, and the
+// whole manifest, built when asked for.
+func declared() manifest.Declared {
+	return manifest.Declared{
+		Head: manifest.Head{
+			Name:       "copilot",
+			SessionEnv: "COPILOT_AGENT_SESSION_ID",
+			EnvVars: []string{
+				"COPILOT_HOME",
+				"COPILOT_ALLOW_ALL",
 			},
 		},
-		Hooks: &manifest.Hooks{
-			Path:     ".github/hooks/agentlock.json",
-			Format:   "json",
-			Purpose:  "hooks: lock before edit/create/apply_patch, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
-			Template: "hooks.json.tmpl",
-			Kind:     "owned",
-		},
-		Deny: manifest.Deny{
-			Form: "top-level-json",
-		},
-		SessionContext: manifest.SessionContext{
-			Form: "top-level",
-		},
-		MCP: &manifest.MCP{
-			Path:   ".mcp.json",
-			Format: "json",
-			Trust:  "Copilot CLI loads it once the folder is trusted",
+		Manifest: func() *manifest.Manifest {
+			return &manifest.Manifest{
+				Name:          "copilot",
+				Title:         "GitHub Copilot CLI",
+				Provider:      "github",
+				Command:       "copilot",
+				SessionEnv:    "COPILOT_AGENT_SESSION_ID",
+				SessionIDText: "from `COPILOT_AGENT_SESSION_ID`, or from the wrapper script that started you",
+				SubAgents:     "the agentId of a sub-agent's hook payloads (the task tool, at every depth), with subagentStart and subagentStop",
+				Notes: []string{
+					"Copilot CLI runs .github/hooks/agentlock.json only in a trusted folder, and skips it silently elsewhere:",
+					"  interactive: start `copilot` in this project and trust the folder when asked (it is saved in trustedFolders of ~/.copilot/config.json);",
+					"  automation: run `copilot --trust-folder -p ...` (trusts the working folder for that session only), or set COPILOT_ALLOW_ALL=true (exactly \"true\": it also allows every tool).",
+				},
+				Extensions: []string{
+					"payload",
+					"edited_paths",
+					"checks",
+					"read_paths",
+					"whole_paths",
+				},
+				EnvVars: []string{
+					"COPILOT_HOME",
+					"COPILOT_ALLOW_ALL",
+				},
+				Instructions: []manifest.Instruction{
+					{
+						Path:      ".github/copilot-instructions.md",
+						Kind:      "block",
+						Placement: "top",
+						Purpose:   "instructions, in a managed block at the top of .github/copilot-instructions.md",
+					},
+				},
+				Hooks: &manifest.Hooks{
+					Path:     ".github/hooks/agentlock.json",
+					Format:   "json",
+					Purpose:  "hooks: lock before edit/create/apply_patch, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
+					Template: "hooks.json.tmpl",
+					Kind:     "owned",
+				},
+				ReadTools: []string{
+					"view",
+				},
+				Deny: manifest.Deny{
+					Form: "top-level-json",
+				},
+				SessionContext: manifest.SessionContext{
+					Form: "top-level",
+				},
+				MCP: &manifest.MCP{
+					Path:   ".mcp.json",
+					Format: "json",
+					Trust:  "Copilot CLI loads it once the folder is trusted",
+				},
+			}
 		},
 	}
 }

@@ -4,60 +4,68 @@ package crush
 
 import "github.com/agentlock/agentlock/integrations/manifest"
 
-// declared is crush.toml, parsed and checked by manifestgen.
-func declared() *manifest.Manifest {
-	return &manifest.Manifest{
-		Name:          "crush",
-		Title:         "Crush",
-		Provider:      "charm",
-		Command:       "crush",
-		SessionIDText: "from the wrapper script that started you (scripts/agentlock-crush); without it pass --session",
-		Notes: []string{
-			"Crush has no session start or end hook and gives its shell no session id: run it through scripts/agentlock-crush, which registers the session, renews its locks and finishes it. Tool calls of its sub-agents (agent, agentic_fetch) are not hooked (docs/integrations/crush.md).",
+// declared is crush.toml, parsed and checked by manifestgen: its head, and the
+// whole manifest, built when asked for.
+func declared() manifest.Declared {
+	return manifest.Declared{
+		Head: manifest.Head{
+			Name: "crush",
 		},
-		Extensions: []string{
-			"checks",
-		},
-		Instructions: []manifest.Instruction{
-			{
-				Path:      "CRUSH.md",
-				Kind:      "block",
-				Placement: "top",
-				Purpose:   "instructions, in a managed block at the top of CRUSH.md",
-			},
-		},
-		Hooks: &manifest.Hooks{
-			Path:    ".crush.json",
-			Format:  "json",
-			Layout:  "flat",
-			Command: "{{.Line}}",
-			Purpose: "hooks: lock before edit/multiedit/write/download",
-			Events: []manifest.Event{
-				{
-					Name:    "PreToolUse",
-					Run:     "pre-edit",
-					Matcher: "^(edit|multiedit|write|download)$",
-					Timeout: 30,
-					Label:   "agentlock",
+		Manifest: func() *manifest.Manifest {
+			return &manifest.Manifest{
+				Name:          "crush",
+				Title:         "Crush",
+				Provider:      "charm",
+				Command:       "crush",
+				SessionIDText: "from the wrapper script that started you (scripts/agentlock-crush); without it pass --session",
+				Notes: []string{
+					"Crush has no session start or end hook and gives its shell no session id: run it through scripts/agentlock-crush, which registers the session, renews its locks and finishes it. Tool calls of its sub-agents (agent, agentic_fetch) are not hooked (docs/integrations/crush.md).",
 				},
-			},
-		},
-		Payload: manifest.Payload{
-			SessionID: "session_id",
-			Cwd:       "cwd",
-			ToolName:  "tool_name",
-			Paths: []string{
-				"tool_input.file_path",
-			},
-		},
-		EditTools: []string{
-			"edit",
-			"multiedit",
-			"write",
-			"download",
-		},
-		Deny: manifest.Deny{
-			Form: "exit2",
+				Extensions: []string{
+					"checks",
+				},
+				Instructions: []manifest.Instruction{
+					{
+						Path:      "CRUSH.md",
+						Kind:      "block",
+						Placement: "top",
+						Purpose:   "instructions, in a managed block at the top of CRUSH.md",
+					},
+				},
+				Hooks: &manifest.Hooks{
+					Path:    ".crush.json",
+					Format:  "json",
+					Layout:  "flat",
+					Command: "{{.Line}}",
+					Purpose: "hooks: lock before edit/multiedit/write/download",
+					Events: []manifest.Event{
+						{
+							Name:    "PreToolUse",
+							Run:     "pre-edit",
+							Matcher: "^(edit|multiedit|write|download)$",
+							Timeout: 30,
+							Label:   "agentlock",
+						},
+					},
+				},
+				Payload: manifest.Payload{
+					SessionID: "session_id",
+					Cwd:       "cwd",
+					ToolName:  "tool_name",
+					Paths: []string{
+						"tool_input.file_path",
+					},
+				},
+				EditTools: []string{
+					"edit",
+					"multiedit",
+					"write",
+					"download",
+				},
+				Deny: manifest.Deny{
+					Form: "exit2",
+				},
+			}
 		},
 	}
 }

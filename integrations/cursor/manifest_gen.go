@@ -4,43 +4,51 @@ package cursor
 
 import "github.com/agentlock/agentlock/integrations/manifest"
 
-// declared is cursor.toml, parsed and checked by manifestgen.
-func declared() *manifest.Manifest {
-	return &manifest.Manifest{
-		Name:          "cursor",
-		Title:         "Cursor CLI",
-		Provider:      "cursor",
-		Command:       "cursor-agent",
-		SessionIDText: "from the hooks, which record the Cursor process you run under, or from the wrapper script that started you",
-		Notes: []string{
-			"Cursor CLI was not run by agentlock's tests (not on npm, no custom model endpoint): its hooks follow Cursor's documented contract; check them once by hand (docs/integrations/cursor.md).",
+// declared is cursor.toml, parsed and checked by manifestgen: its head, and the
+// whole manifest, built when asked for.
+func declared() manifest.Declared {
+	return manifest.Declared{
+		Head: manifest.Head{
+			Name: "cursor",
 		},
-		Extensions: []string{
-			"payload",
-			"edited_paths",
-		},
-		Instructions: []manifest.Instruction{
-			{
-				Path:     ".cursor/rules/agentlock.mdc",
-				Kind:     "owned",
-				Template: "rule.mdc.tmpl",
-				Purpose:  "instructions: an always-applied Cursor rule",
-			},
-		},
-		Hooks: &manifest.Hooks{
-			Path:     ".cursor/hooks.json",
-			Format:   "json",
-			Purpose:  "hooks: lock before Write/StrReplace/Edit/MultiEdit/Delete, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
-			Template: "hooks.json.tmpl",
-		},
-		Deny: manifest.Deny{
-			Form:     "template",
-			Template: "{\"agent_message\":{{json .Reason}},\"permission\":\"deny\",\"user_message\":{{json .Reason}}}\n",
-			Exit:     2,
-		},
-		SessionContext: manifest.SessionContext{
-			Form:     "template",
-			Template: "{\"additional_context\":{{json .Text}}}\n",
+		Manifest: func() *manifest.Manifest {
+			return &manifest.Manifest{
+				Name:          "cursor",
+				Title:         "Cursor CLI",
+				Provider:      "cursor",
+				Command:       "cursor-agent",
+				SessionIDText: "from the hooks, which record the Cursor process you run under, or from the wrapper script that started you",
+				Notes: []string{
+					"Cursor CLI was not run by agentlock's tests (not on npm, no custom model endpoint): its hooks follow Cursor's documented contract; check them once by hand (docs/integrations/cursor.md).",
+				},
+				Extensions: []string{
+					"payload",
+					"edited_paths",
+				},
+				Instructions: []manifest.Instruction{
+					{
+						Path:     ".cursor/rules/agentlock.mdc",
+						Kind:     "owned",
+						Template: "rule.mdc.tmpl",
+						Purpose:  "instructions: an always-applied Cursor rule",
+					},
+				},
+				Hooks: &manifest.Hooks{
+					Path:     ".cursor/hooks.json",
+					Format:   "json",
+					Purpose:  "hooks: lock before Write/StrReplace/Edit/MultiEdit/Delete, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
+					Template: "hooks.json.tmpl",
+				},
+				Deny: manifest.Deny{
+					Form:     "template",
+					Template: "{\"agent_message\":{{json .Reason}},\"permission\":\"deny\",\"user_message\":{{json .Reason}}}\n",
+					Exit:     2,
+				},
+				SessionContext: manifest.SessionContext{
+					Form:     "template",
+					Template: "{\"additional_context\":{{json .Text}}}\n",
+				},
+			}
 		},
 	}
 }

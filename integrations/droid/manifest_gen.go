@@ -4,84 +4,101 @@ package droid
 
 import "github.com/agentlock/agentlock/integrations/manifest"
 
-// declared is droid.toml, parsed and checked by manifestgen.
-func declared() *manifest.Manifest {
-	return &manifest.Manifest{
-		Name:          "droid",
-		Title:         "Factory Droid",
-		Provider:      "factory",
-		Command:       "droid",
-		SessionIDText: "from the session the session-start hook recorded for the droid process you run under, or from the wrapper script that started you",
-		Notes: []string{
-			"Factory Droid runs the project's hooks in .factory/settings.json; its Execute tool (the shell) is not gated: run headless sessions through scripts/agentlock-droid (docs/integrations/droid.md).",
+// declared is droid.toml, parsed and checked by manifestgen: its head, and the
+// whole manifest, built when asked for.
+func declared() manifest.Declared {
+	return manifest.Declared{
+		Head: manifest.Head{
+			Name: "droid",
 		},
-		Extensions: []string{
-			"checks",
-		},
-		Instructions: []manifest.Instruction{
-			{
-				Path:      ".factory/AGENTS.md",
-				Kind:      "block",
-				Placement: "top",
-				Purpose:   "instructions, in a managed block at the top of .factory/AGENTS.md",
-			},
-		},
-		Hooks: &manifest.Hooks{
-			Path:    ".factory/settings.json",
-			Format:  "json",
-			Command: "{{.Line}}",
-			Purpose: "hooks: lock before Create/Edit/ApplyPatch, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
-			Events: []manifest.Event{
-				{
-					Name:    "PreToolUse",
-					Run:     "pre-edit",
-					Matcher: "^(Create|Edit|ApplyPatch)$",
-					Timeout: 30,
+		Manifest: func() *manifest.Manifest {
+			return &manifest.Manifest{
+				Name:          "droid",
+				Title:         "Factory Droid",
+				Provider:      "factory",
+				Command:       "droid",
+				SessionIDText: "from the session the session-start hook recorded for the droid process you run under, or from the wrapper script that started you",
+				Notes: []string{
+					"Factory Droid runs the project's hooks in .factory/settings.json; its Execute tool (the shell) is not gated: run headless sessions through scripts/agentlock-droid (docs/integrations/droid.md).",
 				},
-				{
-					Name:    "PostToolUse",
-					Run:     "renew",
-					Timeout: 30,
+				Extensions: []string{
+					"checks",
 				},
-				{
-					Name:    "Stop",
-					Run:     "turn-end",
-					Timeout: 10,
+				Instructions: []manifest.Instruction{
+					{
+						Path:      ".factory/AGENTS.md",
+						Kind:      "block",
+						Placement: "top",
+						Purpose:   "instructions, in a managed block at the top of .factory/AGENTS.md",
+					},
 				},
-				{
-					Name:    "SessionStart",
-					Run:     "session-start",
-					Timeout: 30,
+				Hooks: &manifest.Hooks{
+					Path:    ".factory/settings.json",
+					Format:  "json",
+					Command: "{{.Line}}",
+					Purpose: "hooks: lock before Create/Edit/ApplyPatch, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
+					Events: []manifest.Event{
+						{
+							Name:    "PreToolUse",
+							Run:     "pre-edit",
+							Matcher: "^(Create|Edit|ApplyPatch)$",
+							Timeout: 30,
+						},
+						{
+							Name:    "PostToolUse",
+							Run:     "renew",
+							Timeout: 30,
+						},
+						{
+							Name:    "Stop",
+							Run:     "turn-end",
+							Timeout: 10,
+						},
+						{
+							Name:    "SessionStart",
+							Run:     "session-start",
+							Timeout: 30,
+						},
+						{
+							Name:    "SessionEnd",
+							Run:     "session-end",
+							Timeout: 10,
+						},
+					},
 				},
-				{
-					Name:    "SessionEnd",
-					Run:     "session-end",
-					Timeout: 10,
+				Payload: manifest.Payload{
+					SessionID: "session_id",
+					Cwd:       "cwd",
+					ToolName:  "tool_name",
+					Paths: []string{
+						"tool_input.file_path",
+					},
+					ReadPaths: []string{
+						"tool_input.file_path",
+					},
+					Patches: []string{
+						"tool_input.input",
+					},
 				},
-			},
-		},
-		Payload: manifest.Payload{
-			SessionID: "session_id",
-			Cwd:       "cwd",
-			ToolName:  "tool_name",
-			Paths: []string{
-				"tool_input.file_path",
-			},
-			Patches: []string{
-				"tool_input.input",
-			},
-		},
-		EditTools: []string{
-			"Create",
-			"Edit",
-			"ApplyPatch",
-		},
-		Deny: manifest.Deny{
-			Form: "claude-json",
-		},
-		SessionContext: manifest.SessionContext{
-			Form:  "hook-specific",
-			Event: "SessionStart",
+				EditTools: []string{
+					"Create",
+					"Edit",
+					"ApplyPatch",
+				},
+				WriteTools: []string{
+					"Create",
+				},
+				ReadTools: []string{
+					"Read",
+				},
+				Deny: manifest.Deny{
+					Form: "claude-json",
+				},
+				SessionContext: manifest.SessionContext{
+					Form:  "hook-specific",
+					Event: "SessionStart",
+				},
+			}
 		},
 	}
 }

@@ -4,94 +4,103 @@ package gemini
 
 import "github.com/agentlock/agentlock/integrations/manifest"
 
-// declared is gemini.toml, parsed and checked by manifestgen.
-func declared() *manifest.Manifest {
-	return &manifest.Manifest{
-		Name:          "gemini",
-		Title:         "Gemini CLI",
-		Provider:      "google",
-		Command:       "gemini",
-		SessionEnv:    "GEMINI_SESSION_ID",
-		SessionIDText: "from the Gemini CLI process your commands run under, which the session-start hook\n  recorded, or from the wrapper script that started you",
-		Notes: []string{
-			"Gemini CLI ignores .gemini/settings.json in an untrusted folder; trust the project for the hooks to run.",
+// declared is gemini.toml, parsed and checked by manifestgen: its head, and the
+// whole manifest, built when asked for.
+func declared() manifest.Declared {
+	return manifest.Declared{
+		Head: manifest.Head{
+			Name:       "gemini",
+			SessionEnv: "GEMINI_SESSION_ID",
 		},
-		Extensions: []string{
-			"edited_paths",
-			"checks",
-			"read_paths",
-		},
-		Instructions: []manifest.Instruction{
-			{
-				Path:      "GEMINI.md",
-				Kind:      "block",
-				Placement: "top",
-				Purpose:   "instructions, in a managed block at the top of GEMINI.md",
-			},
-		},
-		Hooks: &manifest.Hooks{
-			Path:    ".gemini/settings.json",
-			Format:  "json",
-			Command: "{{.Line}}",
-			Purpose: "hooks: lock before write_file/replace, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
-			Events: []manifest.Event{
-				{
-					Name:        "BeforeTool",
-					Run:         "pre-edit",
-					Matcher:     "write_file|replace",
-					Timeout:     30000,
-					Label:       "agentlock",
-					Description: "agentlock: take the lock of the file before it is written",
+		Manifest: func() *manifest.Manifest {
+			return &manifest.Manifest{
+				Name:          "gemini",
+				Title:         "Gemini CLI",
+				Provider:      "google",
+				Command:       "gemini",
+				SessionEnv:    "GEMINI_SESSION_ID",
+				SessionIDText: "from the Gemini CLI process your commands run under, which the session-start hook\n  recorded, or from the wrapper script that started you",
+				Notes: []string{
+					"Gemini CLI ignores .gemini/settings.json in an untrusted folder; trust the project for the hooks to run.",
 				},
-				{
-					Name:    "AfterTool",
-					Run:     "renew",
-					Matcher: ".*",
-					Timeout: 30000,
-					Label:   "agentlock-renew",
+				Extensions: []string{
+					"edited_paths",
+					"checks",
+					"read_paths",
 				},
-				{
-					Name:    "AfterAgent",
-					Run:     "turn-end",
-					Timeout: 10000,
-					Label:   "agentlock-turn-end",
+				Instructions: []manifest.Instruction{
+					{
+						Path:      "GEMINI.md",
+						Kind:      "block",
+						Placement: "top",
+						Purpose:   "instructions, in a managed block at the top of GEMINI.md",
+					},
 				},
-				{
-					Name:    "SessionStart",
-					Run:     "session-start",
-					Timeout: 30000,
-					Label:   "agentlock-session-start",
+				Hooks: &manifest.Hooks{
+					Path:    ".gemini/settings.json",
+					Format:  "json",
+					Command: "{{.Line}}",
+					Purpose: "hooks: lock before write_file/replace, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
+					Events: []manifest.Event{
+						{
+							Name:        "BeforeTool",
+							Run:         "pre-edit",
+							Matcher:     "write_file|replace",
+							Timeout:     30000,
+							Label:       "agentlock",
+							Description: "agentlock: take the lock of the file before it is written",
+						},
+						{
+							Name:    "AfterTool",
+							Run:     "renew",
+							Matcher: ".*",
+							Timeout: 30000,
+							Label:   "agentlock-renew",
+						},
+						{
+							Name:    "AfterAgent",
+							Run:     "turn-end",
+							Timeout: 10000,
+							Label:   "agentlock-turn-end",
+						},
+						{
+							Name:    "SessionStart",
+							Run:     "session-start",
+							Timeout: 30000,
+							Label:   "agentlock-session-start",
+						},
+						{
+							Name:    "SessionEnd",
+							Run:     "session-end",
+							Timeout: 10000,
+							Label:   "agentlock-session-end",
+						},
+					},
 				},
-				{
-					Name:    "SessionEnd",
-					Run:     "session-end",
-					Timeout: 10000,
-					Label:   "agentlock-session-end",
+				EditTools: []string{
+					"write_file",
+					"replace",
 				},
-			},
-		},
-		EditTools: []string{
-			"write_file",
-			"replace",
-		},
-		WriteTools: []string{
-			"write_file",
-		},
-		ReadTools: []string{
-			"read_file",
-			"read_many_files",
-		},
-		Deny: manifest.Deny{
-			Form: "gemini-json",
-		},
-		SessionContext: manifest.SessionContext{
-			Form:  "hook-specific",
-			Event: "SessionStart",
-		},
-		MCP: &manifest.MCP{
-			Path:   ".gemini/settings.json",
-			Format: "json",
-			Trust:  "Gemini CLI asks before each call of an untrusted server's tools",
+				WriteTools: []string{
+					"write_file",
+				},
+				ReadTools: []string{
+					"read_file",
+					"read_many_files",
+				},
+				Deny: manifest.Deny{
+					Form: "gemini-json",
+				},
+				SessionContext: manifest.SessionContext{
+					Form:  "hook-specific",
+					Event: "SessionStart",
+				},
+				MCP: &manifest.MCP{
+					Path:   ".gemini/settings.json",
+					Format: "json",
+					Trust:  "Gemini CLI asks before each call of an untrusted server's tools",
+				},
+			}
 		},
 	}
 }

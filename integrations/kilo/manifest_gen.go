@@ -4,61 +4,84 @@ package kilo
 
 import "github.com/agentlock/agentlock/integrations/manifest"
 
-// declared is kilo.toml, parsed and checked by manifestgen.
-func declared() *manifest.Manifest {
-	return &manifest.Manifest{
-		Name:           "kilo",
-		Title:          "Kilo Code CLI",
-		Provider:       "kilocode",
-		Command:        "kilo",
-		SessionEnv:     "KILO_SESSION_ID",
-		RootSessionEnv: "KILO_ROOT_SESSION_ID",
-		SessionIDText:  "from `KILO_SESSION_ID`, which agentlock's Kilo plugin sets in your shell, or from the wrapper script that started you",
-		SubAgents:      "their child sessions of Kilo's own (the task tool), whose root session the plugin asks Kilo for",
-		Notes: []string{
-			"Kilo Code CLI loads .kilo/plugins/agentlock.js at every start, with no trust step; `kilo --pure` (or KILO_PURE=1) loads no plugin and gates nothing.",
-		},
-		Extensions: []string{
-			"edited_paths",
-			"checks",
-		},
-		EnvVars: []string{
-			"KILO_PURE",
-			"KILO_DISABLE_PROJECT_CONFIG",
-		},
-		Instructions: []manifest.Instruction{
-			{
-				Path:     ".kilo/skills/agentlock/SKILL.md",
-				Kind:     "owned",
-				Template: "skill",
+// declared is kilo.toml, parsed and checked by manifestgen: its head, and the
+// whole manifest, built when asked for.
+func declared() manifest.Declared {
+	return manifest.Declared{
+		Head: manifest.Head{
+			Name:           "kilo",
+			SessionEnv:     "KILO_SESSION_ID",
+			RootSessionEnv: "KILO_ROOT_SESSION_ID",
+			EnvVars: []string{
+				"KILO_PURE",
+				"KILO_DISABLE_PROJECT_CONFIG",
 			},
 		},
-		Files: []manifest.File{
-			{
-				Path:     ".kilo/plugins/agentlock.js",
-				Kind:     "owned",
-				Template: "plugin.js.tmpl",
-				Purpose:  "plugin: lock before edit/write/apply_patch, register at start, session id in the shell, renew after each tool, free the turn's locks at its end, finish at exit",
-				Hooks:    true,
-			},
-			{
-				Path:      ".kilo/.gitignore",
-				Kind:      "block",
-				Template:  "gitignore.tmpl",
-				Comment:   "#",
-				Placement: "bottom",
-				Purpose:   "keeps what Kilo Code CLI installs into .kilo/ (node_modules, package.json, lockfiles) out of git",
-			},
-		},
-		Payload: manifest.Payload{
-			SubAgent: "sub_agent",
-		},
-		Deny: manifest.Deny{
-			Form: "exit2",
-		},
-		SessionContext: manifest.SessionContext{
-			Form:     "template",
-			Template: "{{.Text}}\n",
+		Manifest: func() *manifest.Manifest {
+			return &manifest.Manifest{
+				Name:           "kilo",
+				Title:          "Kilo Code CLI",
+				Provider:       "kilocode",
+				Command:        "kilo",
+				SessionEnv:     "KILO_SESSION_ID",
+				RootSessionEnv: "KILO_ROOT_SESSION_ID",
+				SessionIDText:  "from `KILO_SESSION_ID`, which agentlock's Kilo plugin sets in your shell, or from the wrapper script that started you",
+				SubAgents:      "their child sessions of Kilo's own (the task tool), whose root session the plugin asks Kilo for",
+				Notes: []string{
+					"Kilo Code CLI loads .kilo/plugins/agentlock.js at every start, with no trust step; `kilo --pure` (or KILO_PURE=1) loads no plugin and gates nothing.",
+				},
+				Extensions: []string{
+					"edited_paths",
+					"checks",
+				},
+				EnvVars: []string{
+					"KILO_PURE",
+					"KILO_DISABLE_PROJECT_CONFIG",
+				},
+				Instructions: []manifest.Instruction{
+					{
+						Path:     ".kilo/skills/agentlock/SKILL.md",
+						Kind:     "owned",
+						Template: "skill",
+					},
+				},
+				Files: []manifest.File{
+					{
+						Path:     ".kilo/plugins/agentlock.js",
+						Kind:     "owned",
+						Template: "plugin.js.tmpl",
+						Purpose:  "plugin: lock before edit/write/apply_patch, register at start, session id in the shell, renew after each tool, free the turn's locks at its end, finish at exit",
+						Hooks:    true,
+					},
+					{
+						Path:      ".kilo/.gitignore",
+						Kind:      "block",
+						Template:  "gitignore.tmpl",
+						Comment:   "#",
+						Placement: "bottom",
+						Purpose:   "keeps what Kilo Code CLI installs into .kilo/ (node_modules, package.json, lockfiles) out of git",
+					},
+				},
+				Payload: manifest.Payload{
+					SubAgent: "sub_agent",
+					ReadPaths: []string{
+						"tool_input.filePath",
+					},
+				},
+				WriteTools: []string{
+					"write",
+				},
+				ReadTools: []string{
+					"read",
+				},
+				Deny: manifest.Deny{
+					Form: "exit2",
+				},
+				SessionContext: manifest.SessionContext{
+					Form:     "template",
+					Template: "{{.Text}}\n",
+				},
+			}
 		},
 	}
 }

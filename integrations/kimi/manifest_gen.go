@@ -4,35 +4,58 @@ package kimi
 
 import "github.com/agentlock/agentlock/integrations/manifest"
 
-// declared is kimi.toml, parsed and checked by manifestgen.
-func declared() *manifest.Manifest {
-	return &manifest.Manifest{
-		Name:          "kimi",
-		Title:         "Kimi Code CLI",
-		Provider:      "moonshot",
-		Command:       "kimi",
-		SessionIDText: "from the Kimi process your commands run under, which the session-start hook recorded,\n  or from the wrapper script that started you",
-		Extensions: []string{
-			"plan",
-			"edited_paths",
-			"checks",
-			"legacy",
+// declared is kimi.toml, parsed and checked by manifestgen: its head, and the
+// whole manifest, built when asked for.
+func declared() manifest.Declared {
+	return manifest.Declared{
+		Head: manifest.Head{
+			Name: "kimi",
+			DirVars: []string{
+				"KIMI_CODE_HOME",
+				"KIMI_SHARE_DIR",
+			},
 		},
-		DirVars: []string{
-			"KIMI_CODE_HOME",
-			"KIMI_SHARE_DIR",
-		},
-		Deny: manifest.Deny{
-			Form: "exit2",
-		},
-		SessionContext: manifest.SessionContext{
-			Form:     "template",
-			Template: "{{.Text}}\n",
-		},
-		MCP: &manifest.MCP{
-			Path:   ".kimi-code/mcp.json",
-			Format: "json",
-			Trust:  "Kimi Code reads it beside ~/.kimi-code/mcp.json",
+		Manifest: func() *manifest.Manifest {
+			return &manifest.Manifest{
+				Name:          "kimi",
+				Title:         "Kimi Code CLI",
+				Provider:      "moonshot",
+				Command:       "kimi",
+				SessionIDText: "from the Kimi process your commands run under, which the session-start hook recorded,\n  or from the wrapper script that started you",
+				Extensions: []string{
+					"plan",
+					"edited_paths",
+					"checks",
+					"legacy",
+				},
+				DirVars: []string{
+					"KIMI_CODE_HOME",
+					"KIMI_SHARE_DIR",
+				},
+				Payload: manifest.Payload{
+					ReadPaths: []string{
+						"tool_input.path",
+					},
+				},
+				WriteTools: []string{
+					"Write",
+				},
+				ReadTools: []string{
+					"Read",
+				},
+				Deny: manifest.Deny{
+					Form: "exit2",
+				},
+				SessionContext: manifest.SessionContext{
+					Form:     "template",
+					Template: "{{.Text}}\n",
+				},
+				MCP: &manifest.MCP{
+					Path:   ".kimi-code/mcp.json",
+					Format: "json",
+					Trust:  "Kimi Code reads it beside ~/.kimi-code/mcp.json",
+				},
+			}
 		},
 	}
 }

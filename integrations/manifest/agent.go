@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/agentlock/agentlock/integrations"
@@ -17,7 +18,10 @@ import (
 // the Go extension of its folder when it is built in. It implements
 // integrations.Agent and its optional interfaces.
 type Agent struct {
-	m *Manifest
+	// head is what every command reads of the agent (Head); m returns its
+	// whole manifest, built on first use for a built-in agent.
+	head Head
+	m    func() *Manifest
 	// templates are the agent's own templates; nil for a user's manifest.
 	templates fs.FS
 	ext       Extension
@@ -86,20 +90,49 @@ func (e Extension) names() []string {
 	return names
 }
 
-// Builtin returns a built-in agent: its manifest m (generated from its
-// folder's TOML by manifestgen, checked then), the templates of its folder
-// (nil for none) and its Go extension. No manifest is parsed.
-func Builtin(m *Manifest, templates fs.FS, ext Extension) *Agent {
-	return &Agent{m: m, templates: templates, ext: ext}
+// Head is what every command reads of every agent, whatever it does: the
+// agent's name and the variables of its harness and CLI (the session's,
+// the root session's, the folders' and the others': the session of a
+// command is resolved from them). A built-in agent's is generated beside
+// its manifest (Declared), so that a command builds only the manifests
+// of the agents it works with (building the thirteen cost every lock call
+// and hook 0.03 ms: docs/speed.md).
+type Head struct {
+	Name           string
+	SessionEnv     string
+	RootSessionEnv string
+	DirVars        []string
+	EnvVars        []string
+}
+
+// HeadOf returns m's head.
+func HeadOf(m *Manifest) Head {
+	return Head{Name: m.Name, SessionEnv: m.SessionEnv, RootSessionEnv: m.RootSessionEnv, DirVars: m.DirVars, EnvVars: m.EnvVars}
+}
+
+// Declared is a built-in agent's manifest as manifestgen generates it from
+// its folder's TOML (checked then): its head, and a function that builds
+// the whole manifest.
+type Declared struct {
+	Head     Head
+	Manifest func() *Manifest
+}
+
+// Builtin returns a built-in agent: its manifest d, the templates of its
+// folder (nil for none) and its Go extension. No manifest is parsed, and
+// the manifest is built the first time something other than its head is
+// asked for, once.
+func Builtin(d Declared, templates fs.FS, ext Extension) *Agent {
+	return &Agent{head: d.Head, m: sync.OnceValue(d.Manifest), templates: templates, ext: ext}
 }
 
 // CheckExtension reports a built-in agent whose Go extension is not the
 // one its manifest names (a test checks every built-in agent).
 func (a *Agent) CheckExtension() error {
-	want := slices.Clone(a.m.Extensions)
+	want := slices.Clone(a.m().Extensions)
 	slices.SortFunc(want, func(x, y string) int { return slices.Index(extensionNames(), x) - slices.Index(extensionNames(), y) })
 	if got := a.ext.names(); !slices.Equal(got, want) {
-		return fmt.Errorf("agent %s: its manifest names the extensions %v, its Go code has %v", a.m.Name, want, got)
+		return fmt.Errorf("agent %s: its manifest names the extensions %v, its Go code has %v", a.m().Name, want, got)
 	}
 	return nil
 }
@@ -117,7 +150,7 @@ func Load(data []byte, source string) (*Agent, error) {
 	if fields := m.templateFiles(); len(fields) > 0 {
 		return nil, &FieldError{Source: source, Field: fields[0], Reason: "only an agent built into agentlock has templates of its own: use instructions, rule or skill, and hooks.events"}
 	}
-	return &Agent{m: m}, nil
+	return &Agent{head: HeadOf(m), m: func() *Manifest { return m }}, nil
 }
 
 // ProjectDir is the folder of a project where the manifests of agents
@@ -141,37 +174,40 @@ func (a *Agent) WithCopy(data []byte) *Agent {
 }
 
 // Manifest returns the agent's manifest.
-func (a *Agent) Manifest() *Manifest { return a.m }
+func (a *Agent) Manifest() *Manifest { return a.m() }
+
+// Head returns the agent's head (Head).
+func (a *Agent) Head() Head { return a.head }
 
 // Name implements integrations.Agent.
-func (a *Agent) Name() string { return a.m.Name }
+func (a *Agent) Name() string { return a.head.Name }
 
 // Title implements integrations.Agent.
-func (a *Agent) Title() string { return a.m.Title }
+func (a *Agent) Title() string { return a.m().Title }
 
 // Provider implements integrations.Agent.
-func (a *Agent) Provider() string { return a.m.Provider }
+func (a *Agent) Provider() string { return a.m().Provider }
 
 // SessionEnvVar implements integrations.Agent.
-func (a *Agent) SessionEnvVar() string { return a.m.SessionEnv }
+func (a *Agent) SessionEnvVar() string { return a.head.SessionEnv }
 
 // RootSessionEnvVar implements integrations.RootSessionVar: the
 // manifest's root_session_env.
-func (a *Agent) RootSessionEnvVar() string { return a.m.RootSessionEnv }
+func (a *Agent) RootSessionEnvVar() string { return a.head.RootSessionEnv }
 
 // SubAgents implements integrations.SubAgentTeller: the manifest's
 // sub_agents.
-func (a *Agent) SubAgents() string { return a.m.SubAgents }
+func (a *Agent) SubAgents() string { return a.m().SubAgents }
 
 // DirVars implements integrations.Variables.
-func (a *Agent) DirVars() []string { return slices.Clone(a.m.DirVars) }
+func (a *Agent) DirVars() []string { return slices.Clone(a.head.DirVars) }
 
 // EnvVars implements integrations.Variables.
-func (a *Agent) EnvVars() []string { return slices.Clone(a.m.EnvVars) }
+func (a *Agent) EnvVars() []string { return slices.Clone(a.head.EnvVars) }
 
 // MCPFile implements integrations.MCPRegistrar: the manifest's [mcp].
 func (a *Agent) MCPFile(integrations.Env) (integrations.MCPFile, bool) {
-	mc := a.m.MCP
+	mc := a.m().MCP
 	if mc == nil {
 		return integrations.MCPFile{}, false
 	}
@@ -182,7 +218,7 @@ func (a *Agent) MCPFile(integrations.Env) (integrations.MCPFile, bool) {
 // run env.Bin, its wrapper script is at integrations.WrapperPath, and its
 // own templates come with it.
 func (a *Agent) Data(env integrations.Env) templates.AgentData {
-	m := a.m
+	m := a.m()
 	return templates.AgentData{Bin: env.Bin, Agent: m.Name, Title: m.Title, Command: m.Command, Provider: m.Provider,
 		Wrapper: integrations.WrapperPath(m.Name), PreEditHook: m.gates(env.Global),
 		SessionVar: m.SessionEnv, RootSessionVar: m.RootSessionEnv, SessionIDText: m.SessionIDText, Templates: a.templates}
@@ -195,7 +231,7 @@ func (a *Agent) Plan(env integrations.Env) ([]integrations.Artifact, []string, e
 	if a.ext.Plan != nil {
 		return a.ext.Plan(a, env)
 	}
-	m := a.m
+	m := a.m()
 	d := a.Data(env)
 	var p integrations.Plan
 	for _, in := range m.Instructions {
@@ -311,7 +347,7 @@ func (m *Manifest) hookCommand(event, bin string) (string, error) {
 // hooksArtifact renders the hook configuration: from the agent's
 // template, or generated from the events.
 func (a *Agent) hooksArtifact(d templates.AgentData) (integrations.Artifact, error) {
-	h := a.m.Hooks
+	h := a.m().Hooks
 	scope := integrations.Project
 	if h.Scope == "user" {
 		scope = integrations.User
@@ -370,17 +406,17 @@ type flatEntry struct {
 func (a *Agent) jsonHooks(bin string) ([]byte, error) {
 	var order []string
 	groups := map[string][]any{}
-	for _, e := range a.m.Hooks.Events {
-		cmd, err := a.m.hookCommand(e.Run, bin)
+	for _, e := range a.m().Hooks.Events {
+		cmd, err := a.m().hookCommand(e.Run, bin)
 		if err != nil {
-			return nil, fmt.Errorf("hooks of %s: %w", a.m.Name, err)
+			return nil, fmt.Errorf("hooks of %s: %w", a.m().Name, err)
 		}
 		if _, ok := groups[e.Name]; !ok {
 			order = append(order, e.Name)
 		}
 		var g any = jsonGroup{Matcher: e.Matcher,
 			Hooks: []jsonEntry{{Name: e.Label, Type: "command", Command: cmd, Timeout: e.Timeout, Description: e.Description, StatusMessage: e.StatusMessage}}}
-		if a.m.Hooks.Layout == "flat" {
+		if a.m().Hooks.Layout == "flat" {
 			g = flatEntry{Name: e.Label, Matcher: e.Matcher, Command: cmd, Timeout: e.Timeout}
 		}
 		groups[e.Name] = append(groups[e.Name], g)
@@ -409,11 +445,11 @@ func (a *Agent) jsonHooks(bin string) ([]byte, error) {
 // tomlHooks is the block of [[hooks]] tables, Kimi's layout.
 func (a *Agent) tomlHooks(bin string) ([]byte, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# agentlock's hooks for %s. They do nothing where agentlock is not set up\n# (no .agent-registry folder).\n", a.m.Title)
-	for i, e := range a.m.Hooks.Events {
-		cmd, err := a.m.hookCommand(e.Run, bin)
+	fmt.Fprintf(&b, "# agentlock's hooks for %s. They do nothing where agentlock is not set up\n# (no .agent-registry folder).\n", a.m().Title)
+	for i, e := range a.m().Hooks.Events {
+		cmd, err := a.m().hookCommand(e.Run, bin)
 		if err != nil {
-			return nil, fmt.Errorf("hooks of %s: %w", a.m.Name, err)
+			return nil, fmt.Errorf("hooks of %s: %w", a.m().Name, err)
 		}
 		if i > 0 {
 			b.WriteString("\n")
@@ -435,15 +471,19 @@ func (a *Agent) tomlHooks(bin string) ([]byte, error) {
 // tool, see integrations.EditCall), the extension's paths, or the first of
 // the payload's path fields that holds a path.
 func (a *Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
-	if len(a.m.EditTools) > 0 && !integrations.EditCall(in.ToolName, a.m.EditTools...) {
+	if len(a.m().EditTools) > 0 && !integrations.EditCall(in.ToolName, a.m().EditTools...) {
 		return nil, nil
 	}
 	if a.ext.EditedPaths != nil {
 		return a.ext.EditedPaths(in)
 	}
-	for _, field := range a.m.Payload.Patches {
+	if len(a.m().Payload.Patches) == 0 && len(a.m().Payload.Paths) == 0 {
+		return nil, nil
+	}
+	top, _ := members(in.Raw) // decoded once: a Write's payload holds the file's whole text
+	for _, field := range a.m().Payload.Patches {
 		var text string
-		if v, ok := lookup(in.Raw, field); !ok || json.Unmarshal(v, &text) != nil || text == "" {
+		if v, ok := lookup(top, field); !ok || json.Unmarshal(v, &text) != nil || text == "" {
 			continue
 		}
 		paths := integrations.PatchPaths([]string{text})
@@ -452,11 +492,11 @@ func (a *Agent) EditedPaths(in integrations.HookInput) ([]string, error) {
 		}
 		return paths, nil
 	}
-	return pathsAt(in.Raw, a.m.Payload.Paths), nil
+	return pathsAt(top, a.m().Payload.Paths), nil
 }
 
 // ReadTools implements integrations.Reader: the manifest's read_tools.
-func (a *Agent) ReadTools() []string { return slices.Clone(a.m.ReadTools) }
+func (a *Agent) ReadTools() []string { return slices.Clone(a.m().ReadTools) }
 
 // ReadPaths implements integrations.Reader: for one of the manifest's
 // read tools, the first of payload.read_paths that holds a path (or
@@ -465,10 +505,11 @@ func (a *Agent) ReadPaths(in integrations.HookInput) ([]string, error) {
 	if a.ext.ReadPaths != nil {
 		return a.ext.ReadPaths(in)
 	}
-	if !slices.Contains(a.m.ReadTools, in.ToolName) {
+	if !slices.Contains(a.m().ReadTools, in.ToolName) || len(a.m().Payload.ReadPaths) == 0 {
 		return nil, nil
 	}
-	return pathsAt(in.Raw, a.m.Payload.ReadPaths), nil
+	top, _ := members(in.Raw)
+	return pathsAt(top, a.m().Payload.ReadPaths), nil
 }
 
 // WholePaths implements integrations.Reader: the paths a whole-file write
@@ -478,23 +519,27 @@ func (a *Agent) WholePaths(in integrations.HookInput) []string {
 	if a.ext.WholePaths != nil {
 		return a.ext.WholePaths(in)
 	}
-	for _, field := range a.m.Payload.Patches {
-		var text string
-		if v, ok := lookup(in.Raw, field); ok && json.Unmarshal(v, &text) == nil && text != "" {
-			return integrations.PatchWholePaths([]string{text})
+	if len(a.m().Payload.Patches) > 0 {
+		top, _ := members(in.Raw)
+		for _, field := range a.m().Payload.Patches {
+			var text string
+			if v, ok := lookup(top, field); ok && json.Unmarshal(v, &text) == nil && text != "" {
+				return integrations.PatchWholePaths([]string{text})
+			}
 		}
 	}
-	if in.ToolName != "" && slices.Contains(a.m.WriteTools, in.ToolName) {
+	if in.ToolName != "" && slices.Contains(a.m().WriteTools, in.ToolName) {
 		paths, _ := a.EditedPaths(in)
 		return paths
 	}
 	return nil
 }
 
-// pathsAt is the first of fields that holds a path, or an array of paths.
-func pathsAt(raw []byte, fields []string) []string {
+// pathsAt is the first of fields, read from top (lookup), that holds a
+// path, or an array of paths.
+func pathsAt(top map[string]json.RawMessage, fields []string) []string {
 	for _, field := range fields {
-		v, ok := lookup(raw, field)
+		v, ok := lookup(top, field)
 		if !ok {
 			continue
 		}
@@ -523,15 +568,15 @@ func (a *Agent) DecodePayload(data []byte) (integrations.HookInput, error) {
 	if err := json.Unmarshal(data, &top); err != nil {
 		return in, fmt.Errorf("the payload is not JSON: %w", err)
 	}
-	p := a.m.Payload
-	in.SessionID = stringAt(data, or(p.SessionID, "session_id"))
+	p := a.m().Payload
+	in.SessionID = stringAt(top, or(p.SessionID, "session_id"))
 	if p.SubAgent != "" {
-		in.SubAgent = stringAt(data, p.SubAgent)
+		in.SubAgent = stringAt(top, p.SubAgent)
 	}
-	in.Cwd = stringAt(data, or(p.Cwd, "cwd"))
-	in.ToolName = stringAt(data, or(p.ToolName, "tool_name"))
-	in.Event = stringAt(data, "hook_event_name")
-	if v, ok := lookup(data, or(p.Model, "model")); ok {
+	in.Cwd = stringAt(top, or(p.Cwd, "cwd"))
+	in.ToolName = stringAt(top, or(p.ToolName, "tool_name"))
+	in.Event = stringAt(top, "hook_event_name")
+	if v, ok := lookup(top, or(p.Model, "model")); ok {
 		in.Model = v
 	}
 	if v, ok := top["tool_input"]; ok {
@@ -547,9 +592,10 @@ func or(s, def string) string {
 	return s
 }
 
-// stringAt is the string at a dotted path, "" when there is none.
-func stringAt(data []byte, path string) string {
-	v, ok := lookup(data, path)
+// stringAt is the string at a dotted path from top (lookup), "" when
+// there is none.
+func stringAt(top map[string]json.RawMessage, path string) string {
+	v, ok := lookup(top, path)
 	if !ok {
 		return ""
 	}
@@ -560,32 +606,47 @@ func stringAt(data []byte, path string) string {
 	return s
 }
 
-// lookup walks a dotted path through JSON objects. A step that meets a
-// JSON string holding an object decodes that string and goes on.
-func lookup(data []byte, path string) (json.RawMessage, bool) {
-	cur := json.RawMessage(data)
-	for _, step := range strings.Split(path, ".") {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(cur, &obj) != nil {
-			var s string
-			if json.Unmarshal(cur, &s) != nil || json.Unmarshal([]byte(s), &obj) != nil {
-				return nil, false
-			}
-		}
+// lookup walks a dotted path through JSON objects, from top, the members
+// of the payload (members): each member is decoded only when the path
+// goes through it, and the payload, which can hold a whole file's text,
+// is decoded once for every field read. A step that meets a JSON string
+// holding an object decodes that string and goes on.
+func lookup(top map[string]json.RawMessage, path string) (json.RawMessage, bool) {
+	obj := top
+	steps := strings.Split(path, ".")
+	for i, step := range steps {
 		v, ok := obj[step]
 		if !ok {
 			return nil, false
 		}
-		cur = v
+		if i == len(steps)-1 {
+			return v, true
+		}
+		if obj, ok = members(v); !ok {
+			return nil, false
+		}
 	}
-	return cur, true
+	return nil, false
+}
+
+// members decodes the members of a JSON object, or of a JSON string
+// holding one; false when v is neither.
+func members(v json.RawMessage) (map[string]json.RawMessage, bool) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(v, &obj) != nil {
+		var s string
+		if json.Unmarshal(v, &s) != nil || json.Unmarshal([]byte(s), &obj) != nil {
+			return nil, false
+		}
+	}
+	return obj, true
 }
 
 // DenyOutput implements integrations.Denier. For the exit2 form it
 // returns integrations.ErrExitDeny: the caller writes the reason on stderr
 // and exits 2; for a template with exit 2, the output and
 // integrations.ErrExitDenyWithOutput.
-func (a *Agent) DenyOutput(reason string) ([]byte, error) { return a.m.denyOutput(reason) }
+func (a *Agent) DenyOutput(reason string) ([]byte, error) { return a.m().denyOutput(reason) }
 
 func (m *Manifest) denyOutput(reason string) ([]byte, error) {
 	switch m.Deny.Form {
@@ -608,7 +669,7 @@ func (m *Manifest) denyOutput(reason string) ([]byte, error) {
 // DenyForm implements integrations.DenyFormer: the denial's exit code and
 // output, with "..." for the reason.
 func (a *Agent) DenyForm() string {
-	d := a.m.Deny
+	d := a.m().Deny
 	switch d.Form {
 	case "claude-json":
 		return `exit 0 and {"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":...}} on stdout`
@@ -630,8 +691,8 @@ func (a *Agent) DenyForm() string {
 // PreToolUse additionalContext on an allowed call (by default with its
 // denial form); the other forms have none (integrations.ErrNoEditContext).
 func (a *Agent) EditContext(text string) ([]byte, error) {
-	form := a.m.EditContext.Form
-	if form == "" && a.m.Deny.Form == "claude-json" {
+	form := a.m().EditContext.Form
+	if form == "" && a.m().Deny.Form == "claude-json" {
 		form = "hook-specific"
 	}
 	if form == "hook-specific" {
@@ -641,7 +702,7 @@ func (a *Agent) EditContext(text string) ([]byte, error) {
 }
 
 // SessionContext implements integrations.Agent.
-func (a *Agent) SessionContext(text string) ([]byte, error) { return a.m.sessionContext(text) }
+func (a *Agent) SessionContext(text string) ([]byte, error) { return a.m().sessionContext(text) }
 
 func (m *Manifest) sessionContext(text string) ([]byte, error) {
 	switch m.SessionContext.Form {

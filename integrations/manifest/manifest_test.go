@@ -34,7 +34,7 @@ matcher = "edit"
 paths = ["args.path", "args.paths"]
 `
 
-func mini(t *testing.T, extra string) *Agent {
+func mini(t testing.TB, extra string) *Agent {
 	t.Helper()
 	a, err := Load([]byte(minimal+extra), "mini.toml")
 	require.NoError(t, err)
@@ -69,7 +69,7 @@ func TestPayloadFieldsAreDecodedEitherWay(t *testing.T) {
 // edit_tools limits the tools whose paths are edits.
 func TestEditToolsLimitTheGate(t *testing.T) {
 	a := mini(t, "")
-	a.m.EditTools = []string{"edit"}
+	a.m().EditTools = []string{"edit"}
 	in, err := a.DecodePayload([]byte(`{"tool_name":"read","args":{"path":"a.go"}}`))
 	require.NoError(t, err)
 	paths, err := a.EditedPaths(in)
@@ -112,7 +112,7 @@ func TestSessionContextForms(t *testing.T) {
 // TOML hooks are a valid TOML block holding each command exactly.
 func TestTOMLHooksAreValidTOML(t *testing.T) {
 	a := mini(t, "")
-	a.m.Hooks.Format, a.m.Hooks.Command = "toml", "{{.Shell}}"
+	a.m().Hooks.Format, a.m().Hooks.Command = "toml", "{{.Shell}}"
 	arts, _, err := a.Plan(integrations.Env{Bin: "agentlock"})
 	require.NoError(t, err)
 	var hooks []integrations.Artifact
@@ -175,7 +175,7 @@ func TestMalformedManifestsNameTheField(t *testing.T) {
 // without it init says so, and the instructions do not claim a gate.
 func TestUserScopeHooksNeedConsent(t *testing.T) {
 	a := mini(t, "")
-	a.m.Hooks.Scope = "user"
+	a.m().Hooks.Scope = "user"
 	arts, notes, err := a.Plan(integrations.Env{Bin: "agentlock"})
 	require.NoError(t, err)
 	for _, art := range arts {
@@ -260,8 +260,8 @@ func TestPatchFieldsNameEveryFile(t *testing.T) {
 // The flat layout writes each hook straight into its event's array.
 func TestFlatHookLayout(t *testing.T) {
 	a := mini(t, "")
-	a.m.Hooks.Layout = "flat"
-	a.m.Hooks.Events[0].Label = "agentlock"
+	a.m().Hooks.Layout = "flat"
+	a.m().Hooks.Events[0].Label = "agentlock"
 	data, err := a.jsonHooks("agentlock")
 	require.NoError(t, err)
 	var doc struct {
@@ -353,7 +353,28 @@ func TestCheckExtension(t *testing.T) {
 	m, err := Parse([]byte(strings.Replace(minimal, `command = "mini"`, "command = \"mini\"\nextensions = [\"checks\"]", 1)), "mini.toml")
 	require.NoError(t, err)
 	checks := func(*Agent, integrations.DoctorEnv) []integrations.Check { return nil }
-	assert.NoError(t, Builtin(m, nil, Extension{Checks: checks}).CheckExtension())
-	assert.Error(t, Builtin(m, nil, Extension{}).CheckExtension())
-	assert.Error(t, Builtin(m, nil, Extension{Checks: checks, EditedPaths: func(integrations.HookInput) ([]string, error) { return nil, nil }}).CheckExtension())
+	d := Declared{Head: HeadOf(m), Manifest: func() *Manifest { return m }}
+	assert.NoError(t, Builtin(d, nil, Extension{Checks: checks}).CheckExtension())
+	assert.Error(t, Builtin(d, nil, Extension{}).CheckExtension())
+	assert.Error(t, Builtin(d, nil, Extension{Checks: checks, EditedPaths: func(integrations.HookInput) ([]string, error) { return nil, nil }}).CheckExtension())
+}
+
+// BenchmarkWritePayload reads a pre-edit hook's fields from a Write of a
+// 64 KB file, the size of payload a hook is given for every new file: the
+// payload is decoded once for all the fields read (docs/speed.md).
+func BenchmarkWritePayload(b *testing.B) {
+	a := mini(b, "")
+	data, err := json.Marshal(map[string]any{"session_id": "s", "cwd": "/r", "hook_event_name": "PreToolUse", "tool_name": "edit",
+		"args": map[string]any{"path": "a.go", "content": strings.Repeat("func f() { return \"x\" }\n", 64<<10/25)}})
+	require.NoError(b, err)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		in, err := a.DecodePayload(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if paths, err := a.EditedPaths(in); err != nil || len(paths) != 1 {
+			b.Fatal(paths, err)
+		}
+	}
 }

@@ -4,61 +4,84 @@ package opencode
 
 import "github.com/agentlock/agentlock/integrations/manifest"
 
-// declared is opencode.toml, parsed and checked by manifestgen.
-func declared() *manifest.Manifest {
-	return &manifest.Manifest{
-		Name:           "opencode",
-		Title:          "OpenCode",
-		Provider:       "opencode",
-		Command:        "opencode",
-		SessionEnv:     "OPENCODE_SESSION_ID",
-		RootSessionEnv: "OPENCODE_ROOT_SESSION_ID",
-		SessionIDText:  "from `OPENCODE_SESSION_ID`, which agentlock's OpenCode plugin sets in your shell, or from the wrapper script that started you",
-		SubAgents:      "their child sessions of OpenCode's own (the task tool), whose root session the plugin asks OpenCode for",
-		Notes: []string{
-			"OpenCode loads .opencode/plugins/agentlock.js at every start, with no trust step; `opencode --pure` (or OPENCODE_PURE=1) loads no plugin and gates nothing.",
-		},
-		Extensions: []string{
-			"edited_paths",
-			"checks",
-		},
-		EnvVars: []string{
-			"OPENCODE_PURE",
-			"OPENCODE_DISABLE_PROJECT_CONFIG",
-		},
-		Instructions: []manifest.Instruction{
-			{
-				Path:     ".opencode/skills/agentlock/SKILL.md",
-				Kind:     "owned",
-				Template: "skill",
+// declared is opencode.toml, parsed and checked by manifestgen: its head, and the
+// whole manifest, built when asked for.
+func declared() manifest.Declared {
+	return manifest.Declared{
+		Head: manifest.Head{
+			Name:           "opencode",
+			SessionEnv:     "OPENCODE_SESSION_ID",
+			RootSessionEnv: "OPENCODE_ROOT_SESSION_ID",
+			EnvVars: []string{
+				"OPENCODE_PURE",
+				"OPENCODE_DISABLE_PROJECT_CONFIG",
 			},
 		},
-		Files: []manifest.File{
-			{
-				Path:     ".opencode/plugins/agentlock.js",
-				Kind:     "owned",
-				Template: "plugin.js.tmpl",
-				Purpose:  "plugin: lock before edit/write/apply_patch, register at start, session id in the shell, renew after each tool, free the turn's locks at its end, finish at exit",
-				Hooks:    true,
-			},
-			{
-				Path:      ".opencode/.gitignore",
-				Kind:      "block",
-				Template:  "gitignore.tmpl",
-				Comment:   "#",
-				Placement: "bottom",
-				Purpose:   "keeps what OpenCode installs into .opencode/ (node_modules, package.json, lockfiles) out of git",
-			},
-		},
-		Payload: manifest.Payload{
-			SubAgent: "sub_agent",
-		},
-		Deny: manifest.Deny{
-			Form: "exit2",
-		},
-		SessionContext: manifest.SessionContext{
-			Form:     "template",
-			Template: "{{.Text}}\n",
+		Manifest: func() *manifest.Manifest {
+			return &manifest.Manifest{
+				Name:           "opencode",
+				Title:          "OpenCode",
+				Provider:       "opencode",
+				Command:        "opencode",
+				SessionEnv:     "OPENCODE_SESSION_ID",
+				RootSessionEnv: "OPENCODE_ROOT_SESSION_ID",
+				SessionIDText:  "from `OPENCODE_SESSION_ID`, which agentlock's OpenCode plugin sets in your shell, or from the wrapper script that started you",
+				SubAgents:      "their child sessions of OpenCode's own (the task tool), whose root session the plugin asks OpenCode for",
+				Notes: []string{
+					"OpenCode loads .opencode/plugins/agentlock.js at every start, with no trust step; `opencode --pure` (or OPENCODE_PURE=1) loads no plugin and gates nothing.",
+				},
+				Extensions: []string{
+					"edited_paths",
+					"checks",
+				},
+				EnvVars: []string{
+					"OPENCODE_PURE",
+					"OPENCODE_DISABLE_PROJECT_CONFIG",
+				},
+				Instructions: []manifest.Instruction{
+					{
+						Path:     ".opencode/skills/agentlock/SKILL.md",
+						Kind:     "owned",
+						Template: "skill",
+					},
+				},
+				Files: []manifest.File{
+					{
+						Path:     ".opencode/plugins/agentlock.js",
+						Kind:     "owned",
+						Template: "plugin.js.tmpl",
+						Purpose:  "plugin: lock before edit/write/apply_patch, register at start, session id in the shell, renew after each tool, free the turn's locks at its end, finish at exit",
+						Hooks:    true,
+					},
+					{
+						Path:      ".opencode/.gitignore",
+						Kind:      "block",
+						Template:  "gitignore.tmpl",
+						Comment:   "#",
+						Placement: "bottom",
+						Purpose:   "keeps what OpenCode installs into .opencode/ (node_modules, package.json, lockfiles) out of git",
+					},
+				},
+				Payload: manifest.Payload{
+					SubAgent: "sub_agent",
+					ReadPaths: []string{
+						"tool_input.filePath",
+					},
+				},
+				WriteTools: []string{
+					"write",
+				},
+				ReadTools: []string{
+					"read",
+				},
+				Deny: manifest.Deny{
+					Form: "exit2",
+				},
+				SessionContext: manifest.SessionContext{
+					Form:     "template",
+					Template: "{{.Text}}\n",
+				},
+			}
 		},
 	}
 }

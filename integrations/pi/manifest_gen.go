@@ -4,50 +4,73 @@ package pi
 
 import "github.com/agentlock/agentlock/integrations/manifest"
 
-// declared is pi.toml, parsed and checked by manifestgen.
-func declared() *manifest.Manifest {
-	return &manifest.Manifest{
-		Name:          "pi",
-		Title:         "Pi",
-		Provider:      "earendil",
-		Command:       "pi",
-		SessionEnv:    "PI_SESSION_ID",
-		SessionIDText: "from `PI_SESSION_ID`, which Pi sets in your bash tool, or from the wrapper script that started you",
-		Notes: []string{
-			"Pi loads .pi/extensions/agentlock.ts and .pi/APPEND_SYSTEM.md only in a trusted project:",
-			"  interactive: start `pi` here and trust the project when asked (or run /trust);",
-			"  automation: `pi --approve -p ...` trusts it for that run (print mode never asks, and skips the extension otherwise).",
-		},
-		Extensions: []string{
-			"edited_paths",
-			"checks",
-		},
-		DirVars: []string{
-			"PI_CODING_AGENT_DIR",
-		},
-		Instructions: []manifest.Instruction{
-			{
-				Path:      ".pi/APPEND_SYSTEM.md",
-				Kind:      "block",
-				Placement: "top",
-				Purpose:   "instructions, in a managed block at the top of .pi/APPEND_SYSTEM.md",
+// declared is pi.toml, parsed and checked by manifestgen: its head, and the
+// whole manifest, built when asked for.
+func declared() manifest.Declared {
+	return manifest.Declared{
+		Head: manifest.Head{
+			Name:       "pi",
+			SessionEnv: "PI_SESSION_ID",
+			DirVars: []string{
+				"PI_CODING_AGENT_DIR",
 			},
 		},
-		Files: []manifest.File{
-			{
-				Path:     ".pi/extensions/agentlock.ts",
-				Kind:     "owned",
-				Template: "extension.ts.tmpl",
-				Purpose:  "extension: lock before edit/write, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
-				Hooks:    true,
-			},
-		},
-		Deny: manifest.Deny{
-			Form: "exit2",
-		},
-		SessionContext: manifest.SessionContext{
-			Form:     "template",
-			Template: "{{.Text}}\n",
+		Manifest: func() *manifest.Manifest {
+			return &manifest.Manifest{
+				Name:          "pi",
+				Title:         "Pi",
+				Provider:      "earendil",
+				Command:       "pi",
+				SessionEnv:    "PI_SESSION_ID",
+				SessionIDText: "from `PI_SESSION_ID`, which Pi sets in your bash tool, or from the wrapper script that started you",
+				Notes: []string{
+					"Pi loads .pi/extensions/agentlock.ts and .pi/APPEND_SYSTEM.md only in a trusted project:",
+					"  interactive: start `pi` here and trust the project when asked (or run /trust);",
+					"  automation: `pi --approve -p ...` trusts it for that run (print mode never asks, and skips the extension otherwise).",
+				},
+				Extensions: []string{
+					"edited_paths",
+					"checks",
+				},
+				DirVars: []string{
+					"PI_CODING_AGENT_DIR",
+				},
+				Instructions: []manifest.Instruction{
+					{
+						Path:      ".pi/APPEND_SYSTEM.md",
+						Kind:      "block",
+						Placement: "top",
+						Purpose:   "instructions, in a managed block at the top of .pi/APPEND_SYSTEM.md",
+					},
+				},
+				Files: []manifest.File{
+					{
+						Path:     ".pi/extensions/agentlock.ts",
+						Kind:     "owned",
+						Template: "extension.ts.tmpl",
+						Purpose:  "extension: lock before edit/write, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
+						Hooks:    true,
+					},
+				},
+				Payload: manifest.Payload{
+					ReadPaths: []string{
+						"tool_input.path",
+					},
+				},
+				WriteTools: []string{
+					"write",
+				},
+				ReadTools: []string{
+					"read",
+				},
+				Deny: manifest.Deny{
+					Form: "exit2",
+				},
+				SessionContext: manifest.SessionContext{
+					Form:     "template",
+					Template: "{{.Text}}\n",
+				},
+			}
 		},
 	}
 }

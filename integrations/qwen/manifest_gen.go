@@ -4,93 +4,111 @@ package qwen
 
 import "github.com/agentlock/agentlock/integrations/manifest"
 
-// declared is qwen.toml, parsed and checked by manifestgen.
-func declared() *manifest.Manifest {
-	return &manifest.Manifest{
-		Name:          "qwen",
-		Title:         "Qwen Code",
-		Provider:      "alibaba",
-		Command:       "qwen",
-		SessionEnv:    "QWEN_CODE_SESSION_ID",
-		SessionIDText: "from `QWEN_CODE_SESSION_ID`, or from the wrapper script that started you",
-		Notes: []string{
-			"Qwen Code runs no hook under --bare, --safe-mode or a tools.executionSandbox policy, nor in an untrusted folder when security.folderTrust is on; and it never runs SessionEnd in headless -p runs: run headless sessions through scripts/agentlock-qwen (docs/integrations/qwen.md).",
+// declared is qwen.toml, parsed and checked by manifestgen: its head, and the
+// whole manifest, built when asked for.
+func declared() manifest.Declared {
+	return manifest.Declared{
+		Head: manifest.Head{
+			Name:       "qwen",
+			SessionEnv: "QWEN_CODE_SESSION_ID",
 		},
-		Extensions: []string{
-			"checks",
-		},
-		Instructions: []manifest.Instruction{
-			{
-				Path:      "QWEN.md",
-				Kind:      "block",
-				Placement: "top",
-				Purpose:   "instructions, in a managed block at the top of QWEN.md",
-			},
-		},
-		Hooks: &manifest.Hooks{
-			Path:    ".qwen/settings.json",
-			Format:  "json",
-			Command: "{{.Line}}",
-			Purpose: "hooks: lock before write_file/edit/notebook_edit, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
-			Events: []manifest.Event{
-				{
-					Name:    "PreToolUse",
-					Run:     "pre-edit",
-					Matcher: "^(write_file|edit|notebook_edit)$",
-					Timeout: 30,
+		Manifest: func() *manifest.Manifest {
+			return &manifest.Manifest{
+				Name:          "qwen",
+				Title:         "Qwen Code",
+				Provider:      "alibaba",
+				Command:       "qwen",
+				SessionEnv:    "QWEN_CODE_SESSION_ID",
+				SessionIDText: "from `QWEN_CODE_SESSION_ID`, or from the wrapper script that started you",
+				Notes: []string{
+					"Qwen Code runs no hook under --bare, --safe-mode or a tools.executionSandbox policy, nor in an untrusted folder when security.folderTrust is on; and it never runs SessionEnd in headless -p runs: run headless sessions through scripts/agentlock-qwen (docs/integrations/qwen.md).",
 				},
-				{
-					Name:    "PostToolUse",
-					Run:     "renew",
-					Timeout: 30,
+				Extensions: []string{
+					"checks",
 				},
-				{
-					Name:    "Stop",
-					Run:     "turn-end",
-					Timeout: 10,
+				Instructions: []manifest.Instruction{
+					{
+						Path:      "QWEN.md",
+						Kind:      "block",
+						Placement: "top",
+						Purpose:   "instructions, in a managed block at the top of QWEN.md",
+					},
 				},
-				{
-					Name:    "StopFailure",
-					Run:     "turn-end",
-					Timeout: 10,
+				Hooks: &manifest.Hooks{
+					Path:    ".qwen/settings.json",
+					Format:  "json",
+					Command: "{{.Line}}",
+					Purpose: "hooks: lock before write_file/edit/notebook_edit, register at start, renew after each tool, free the turn's locks at its end, finish at the end",
+					Events: []manifest.Event{
+						{
+							Name:    "PreToolUse",
+							Run:     "pre-edit",
+							Matcher: "^(write_file|edit|notebook_edit)$",
+							Timeout: 30,
+						},
+						{
+							Name:    "PostToolUse",
+							Run:     "renew",
+							Timeout: 30,
+						},
+						{
+							Name:    "Stop",
+							Run:     "turn-end",
+							Timeout: 10,
+						},
+						{
+							Name:    "StopFailure",
+							Run:     "turn-end",
+							Timeout: 10,
+						},
+						{
+							Name:    "SessionStart",
+							Run:     "session-start",
+							Timeout: 30,
+						},
+						{
+							Name:    "SessionEnd",
+							Run:     "session-end",
+							Timeout: 10,
+						},
+					},
 				},
-				{
-					Name:    "SessionStart",
-					Run:     "session-start",
-					Timeout: 30,
+				Payload: manifest.Payload{
+					SessionID: "session_id",
+					Cwd:       "cwd",
+					ToolName:  "tool_name",
+					Paths: []string{
+						"tool_input.file_path",
+						"tool_input.notebook_path",
+					},
+					ReadPaths: []string{
+						"tool_input.file_path",
+					},
 				},
-				{
-					Name:    "SessionEnd",
-					Run:     "session-end",
-					Timeout: 10,
+				EditTools: []string{
+					"write_file",
+					"edit",
+					"notebook_edit",
 				},
-			},
-		},
-		Payload: manifest.Payload{
-			SessionID: "session_id",
-			Cwd:       "cwd",
-			ToolName:  "tool_name",
-			Paths: []string{
-				"tool_input.file_path",
-				"tool_input.notebook_path",
-			},
-		},
-		EditTools: []string{
-			"write_file",
-			"edit",
-			"notebook_edit",
-		},
-		Deny: manifest.Deny{
-			Form: "claude-json",
-		},
-		SessionContext: manifest.SessionContext{
-			Form:  "hook-specific",
-			Event: "SessionStart",
-		},
-		MCP: &manifest.MCP{
-			Path:   ".qwen/settings.json",
-			Format: "json",
-			Trust:  "Qwen Code loads it in trusted folders",
+				WriteTools: []string{
+					"write_file",
+				},
+				ReadTools: []string{
+					"read_file",
+				},
+				Deny: manifest.Deny{
+					Form: "claude-json",
+				},
+				SessionContext: manifest.SessionContext{
+					Form:  "hook-specific",
+					Event: "SessionStart",
+				},
+				MCP: &manifest.MCP{
+					Path:   ".qwen/settings.json",
+					Format: "json",
+					Trust:  "Qwen Code loads it in trusted folders",
+				},
+			}
 		},
 	}
 }

@@ -47,6 +47,9 @@ type Options struct {
 	SearchPath string
 	// Self is the running program's file, compared with Bin on PATH.
 	Self string
+	// MCPServer is the program that agentlock mcp runs in its place
+	// (workspace.MCPProgramFor, in this process); "" when there is none.
+	MCPServer string
 	// Bin is the command generated files run; empty means "agentlock".
 	Bin string
 	// Vars are the values of the variables the agents read for their
@@ -129,7 +132,7 @@ func Run(ctx context.Context, opts Options) ([]Check, error) {
 	checks = append(checks, storeChecks...)
 	checks = append(checks, d.binary())
 	checks = append(checks, d.integrations()...)
-	checks = append(checks, d.mcpServer())
+	checks = append(checks, d.mcpServer(ctx))
 	checks = append(checks, d.legacy(ctx))
 	checks = append(checks, d.worktrees()...)
 	lockChecks := d.lockFolder(ctx)

@@ -77,10 +77,10 @@ func (b Binary) Problem() string {
 func (b Binary) Fix() string {
 	switch b.State {
 	case BinaryMissing:
-		return "install it where PATH finds it: go install ./cmd/agentlock (in the agentlock repository) puts it in $(go env GOBIN), " +
+		return "install it where PATH finds it: go install ./cmd/... (in the agentlock repository, with agentlock-mcp) puts it in $(go env GOBIN), " +
 			"else $(go env GOPATH)/bin; add that folder to PATH. Without Go: npm install -g " + npmPackage + ", or a release archive (docs/install.md)"
 	case BinaryOther:
-		return "install this build there (go install ./cmd/agentlock, or the channel you installed it from: docs/install.md), or use the " + b.Name + " on PATH"
+		return "install this build there (go install ./cmd/..., or the channel you installed it from: docs/install.md), or use the " + b.Name + " on PATH"
 	case BinaryTemporary:
 		return "install it for good: npm install -g " + npmPackage + " (docs/install.md)"
 	}

@@ -2,8 +2,9 @@
 // binaries of the platform package (@agentlock/agentlock-<os>-<cpu>, an
 // optional dependency; the scope because the bare name agentlock on the npm
 // registry is another publisher's package) in place
-// of bin/agentlock and bin/agentlock-etcd, the shell launchers npm links
-// onto PATH. Hooks then run the native agentlock itself: no Node and no
+// of bin/agentlock, bin/agentlock-mcp and bin/agentlock-etcd, the shell
+// launchers npm links onto PATH (agentlock mcp runs the agentlock-mcp beside
+// agentlock: both are native, or both launchers). Hooks then run the native agentlock itself: no Node and no
 // shell between an agent's edit and the lock check. When this script does
 // not run (npm --ignore-scripts, install scripts not allowed), the
 // launchers stay and still run the native binary, through one sh exec.
@@ -30,7 +31,7 @@ function main() {
     console.error(`agentlock: the package ${platform} is not installed (optional dependencies omitted?): bin/agentlock will say so when run`);
     return;
   }
-  for (const name of ["agentlock", "agentlock-etcd"]) {
+  for (const name of ["agentlock", "agentlock-mcp", "agentlock-etcd"]) {
     const native = path.join(dir, "bin", name);
     const launcher = path.join(__dirname, "bin", name);
     if (!fs.existsSync(native)) {

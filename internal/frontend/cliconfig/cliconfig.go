@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -59,6 +58,11 @@ type Config struct {
 	// Problems are the settings whose values are invalid, each naming the
 	// variable (or flag) and its allowed range; their defaults stand in.
 	Problems []error
+	// WorkDir is the real path of the working directory, resolved once
+	// for the command (the project's agent manifests, the session
+	// service's working folder); "" when it cannot be, which the session
+	// service then reports.
+	WorkDir string
 
 	// service is the session service of this invocation (Service).
 	service *session.Service
@@ -89,6 +93,25 @@ var EnvBindings = [][2]string{
 // the environment, with a new viper instance:
 // flag > environment > default.
 func Load(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
+	c, err := LoadSettings(flags, now)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.loadAgents(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// LoadSettings is Load without the agents: the settings, --json, the
+// session given by --session or AGENTLOCK_SESSION, and the problems of
+// their values, for a command that reads nothing else (version). Its
+// Agents, AgentErrors, Harness, AgentVars and AgentDirs are empty, its
+// WorkDir is "" and its Identity has no harness session: building the
+// agent list and reading the folders of agent manifests cost every start
+// of agentlock version more than the rest of its configuration
+// (docs/speed.md). It opens nothing.
+func LoadSettings(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 	v := viper.New()
 	for _, b := range EnvBindings {
 		if err := v.BindEnv(b[0], b[1]); err != nil {
@@ -99,14 +122,6 @@ func Load(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 		if err := v.BindPFlag(name, flags.Lookup(name)); err != nil {
 			return nil, fmt.Errorf("configuration: %w", err)
 		}
-	}
-	// getenv reads any other variable through viper too.
-	getenv := func(name string) string {
-		key := "env_" + strings.ToLower(name)
-		if err := v.BindEnv(key, name); err != nil {
-			return ""
-		}
-		return v.GetString(key)
 	}
 	c := &Config{
 		Settings: workspace.Settings{
@@ -123,10 +138,6 @@ func Load(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 	if home, err := os.UserHomeDir(); err == nil {
 		c.Settings.UserHome = home
 	}
-	c.Agents, c.AgentErrors = all.Load(all.DefaultSources(os.Getenv, c.Settings.UserHome))
-	c.Harness = c.Agents.HarnessSessions(getenv)
-	harnessSubs := c.Agents.HarnessSubAgents(getenv)
-	c.AgentVars = c.Agents.EnvVars(getenv)
 	// A bad value is a problem of the configuration, not a crash: the
 	// default stands in, and each command decides (see Lazy).
 	timeoutVar := "AGENTLOCK_TIMEOUT"
@@ -157,10 +168,30 @@ func Load(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 	if err := c.Settings.Absolute(); err != nil {
 		return nil, err
 	}
-	if c.AgentDirs, err = c.Agents.AgentDirs(getenv); err != nil {
-		return nil, err
-	}
 	c.Identity = identityInputs(flags.Changed("session"), v.GetString("session"), v.GetString("session_env"))
+	return c, nil
+}
+
+// loadAgents completes LoadSettings' configuration: the working
+// directory, the agents (built-in, and those of the manifests of the
+// user's and the project's folders) and what they read from the
+// environment, their harness's session among it.
+func (c *Config) loadAgents() error {
+	// The agents' variables (harness sessions, user folders, doctor's
+	// variables: some forty names) have no flag and no default, so viper
+	// would give os.Getenv's answer (an empty variable counts as unset
+	// either way) after binding and looking up a key for each, which every
+	// lock call and hook paid (docs/speed.md).
+	getenv := os.Getenv
+	c.WorkDir, _ = workspace.WorkDir()
+	c.Agents, c.AgentErrors = all.Load(all.DefaultSources(getenv, c.Settings.UserHome, c.WorkDir))
+	c.Harness = c.Agents.HarnessSessions(getenv)
+	harnessSubs := c.Agents.HarnessSubAgents(getenv)
+	c.AgentVars = c.Agents.EnvVars(getenv)
+	var err error
+	if c.AgentDirs, err = c.Agents.AgentDirs(getenv); err != nil {
+		return err
+	}
 	c.Identity.Harness, c.Identity.HarnessVar = c.Agents.SessionFromHarness(c.Harness)
 	// A sub-agent's shell, where its harness says so (Codex): the command
 	// acts for the sub-agent's child session, as its hooks do.
@@ -169,7 +200,7 @@ func Load(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 	if rootVar != "" {
 		c.Identity.HarnessVar = rootVar // the session came from the root's variable
 	}
-	return c, nil
+	return nil
 }
 
 // hookLockSettings reads the process's own policy on the locks hooks take
@@ -213,7 +244,7 @@ func (c *Config) Service() *session.Service {
 // NewService returns a new session service on this configuration, for one
 // command of a front end that runs many (an MCP server's tool call).
 func (c *Config) NewService() *session.Service {
-	return session.New(session.Config{Settings: c.Settings, Identity: c.Identity})
+	return session.New(session.Config{Settings: c.Settings, Identity: c.Identity, WorkDir: c.WorkDir})
 }
 
 // Lazy returns a front end's configuration functions, resolved from flags

@@ -200,3 +200,35 @@ func TestHookRequest(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "s-2", c.HookRequest(claude, "renew", nil).Session)
 }
+
+// LoadSettings is Load's configuration less the agents: the same
+// settings, --json, session inputs and problems, and no agent, harness
+// session or working directory.
+func TestLoadSettingsIsLoadWithoutTheAgents(t *testing.T) {
+	clean(t)
+	t.Setenv("AGENTLOCK_SESSION", "env-1")
+	t.Setenv("AGENTLOCK_LOCK_WAIT", "soon")
+	t.Setenv("CLAUDE_CODE_SESSION_ID", "abc")
+	fs := flags(t, "--timeout", "45", "--json")
+	full, err := Load(fs, time.Now)
+	require.NoError(t, err)
+	settings, err := LoadSettings(fs, time.Now)
+	require.NoError(t, err)
+
+	assert.NotEmpty(t, full.Agents)
+	assert.Equal(t, "claude-abc", full.Identity.Harness)
+	assert.NotEmpty(t, full.WorkDir)
+	assert.Empty(t, settings.Agents)
+	assert.Empty(t, settings.Harness)
+	assert.Empty(t, settings.Identity.Harness)
+	assert.Empty(t, settings.WorkDir)
+
+	assert.Equal(t, full.JSON, settings.JSON)
+	assert.Equal(t, full.SearchPath, settings.SearchPath)
+	assert.Equal(t, full.Problems, settings.Problems)
+	assert.Equal(t, full.Identity.Env, settings.Identity.Env)
+	assert.Equal(t, full.Identity.Flag, settings.Identity.Flag)
+	full.Settings.Now, settings.Settings.Now = nil, nil
+	full.Settings.Backends, settings.Settings.Backends = nil, nil
+	assert.Equal(t, full.Settings, settings.Settings)
+}

@@ -167,3 +167,27 @@ func AskedBool(args []string, name string) bool {
 	}
 	return false
 }
+
+// GlobalFlags gives root the flags of every agentlock command line
+// (--json, --session, --timeout; --session-id, the Python scripts'
+// spelling, is --session), silences cobra's own usage and error printing
+// (Fail prints them), makes a flag error a usage error (FlagError), and
+// returns the flags for the configuration to read (cliconfig.Lazy). Every
+// program of agentlock builds its root with it, so that a command line
+// handed over from one to another parses the same.
+func GlobalFlags(root *cobra.Command) *pflag.FlagSet {
+	root.SilenceUsage = true
+	root.SilenceErrors = true
+	flags := root.PersistentFlags()
+	flags.Bool("json", false, "print one JSON object per line for machines")
+	flags.String("session", "", "session id (default $AGENTLOCK_SESSION, then the agent's own id; see agentlock whoami)")
+	flags.String("timeout", "", "staleness timeout, in seconds or as a duration like 2m (default $AGENTLOCK_TIMEOUT or 120); never shorter than the project's (.agent-registry/timeout)")
+	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "session-id" {
+			name = "session"
+		}
+		return pflag.NormalizedName(name)
+	})
+	root.SetFlagErrorFunc(FlagError)
+	return flags
+}

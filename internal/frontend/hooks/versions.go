@@ -3,6 +3,7 @@ package hooks
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/agentlock/agentlock/integrations"
@@ -25,6 +26,12 @@ func (h run) recordVersions(ctx context.Context) {
 		}
 		if len(reads) > 0 {
 			h.warnSeen(h.svc.Read(ctx, session.ReadRequest{Paths: reads, Session: h.session, Before: h.started}))
+		}
+		// A read tool changed nothing, though its payload may name its
+		// file where an edit's does (Kimi Code's Read and Write both
+		// carry tool_input.path).
+		if h.in.ToolName != "" && slices.Contains(r.ReadTools(), h.in.ToolName) {
+			return
 		}
 	}
 	// An edit tool's payload names the files it changed, as it did for

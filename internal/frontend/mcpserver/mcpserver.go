@@ -25,6 +25,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentlock/agentlock/internal/frontend/mcpcmd"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/session"
 )
@@ -52,8 +53,9 @@ type Config struct {
 // (Claude Code) or agentlock.acquire (Codex).
 const ServerName = "agentlock"
 
-// RegistryURI is the URI of the registry resource.
-const RegistryURI = "agentlock://registry"
+// RegistryURI is the URI of the registry resource (the command's help
+// names it).
+const RegistryURI = mcpcmd.RegistryURI
 
 // New returns a server whose tools call cfg's session services.
 func New(cfg Config) *mcp.Server {

@@ -55,6 +55,14 @@ func WithoutGo(env []string) []string {
 	})
 }
 
+// Programs are agentlock's programs, as an install puts them side by side
+// (go install ./cmd/...): agentlock, and agentlock-mcp, which agentlock
+// mcp runs in its place. A test whose children may run agentlock mcp, or
+// doctor (which starts it), builds both into one folder (GoBuildAll).
+func Programs() []string {
+	return []string{"github.com/agentlock/agentlock/cmd/agentlock", "github.com/agentlock/agentlock/cmd/agentlock-mcp"}
+}
+
 // GoBuild builds the Go package pkg (an import path, or a folder relative
 // to the working directory) into the file out, as a program for tests to
 // run. What it builds depends on the source and flags alone, never on the
@@ -65,6 +73,18 @@ func WithoutGo(env []string) []string {
 // files init records). flags go before pkg (-race, -tags …, -ldflags …,
 // -trimpath: which drops -ldflags from the binary's build information).
 func GoBuild(ctx context.Context, out, pkg string, flags ...string) error {
+	return goBuild(ctx, out, []string{pkg}, flags)
+}
+
+// GoBuildAll builds the main packages pkgs as GoBuild does, in one go
+// build, into the folder dir, each program named after its package's
+// folder (cmd/agentlock-mcp: dir/agentlock-mcp).
+func GoBuildAll(ctx context.Context, dir string, pkgs []string, flags ...string) error {
+	return goBuild(ctx, dir+string(os.PathSeparator), pkgs, flags)
+}
+
+// goBuild runs go build -o out flags pkgs (see GoBuild).
+func goBuild(ctx context.Context, out string, pkgs, flags []string) error {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		return fmt.Errorf("find the go command: %w", err)
@@ -77,7 +97,7 @@ func GoBuild(ctx context.Context, out, pkg string, flags ...string) error {
 	if slices.Contains(flags, "-race") {
 		cgo = "CGO_ENABLED=1"
 	}
-	args := append(append([]string{"build", "-buildvcs=false", "-o", out}, flags...), pkg)
+	args := append(append([]string{"build", "-buildvcs=false", "-o", out}, flags...), pkgs...)
 	cmd := exec.CommandContext(ctx, goBin, args...)
 	cmd.Env = append(append(WithoutGo(os.Environ()), goEnv...), cgo)
 	if out, err := cmd.CombinedOutput(); err != nil {

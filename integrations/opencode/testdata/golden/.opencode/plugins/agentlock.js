@@ -61,8 +61,10 @@ export const AgentlockPlugin = async ({ directory, client }) => {
       const why = r.error ? r.error.message : r.status === null ? "stopped by " + r.signal : "exit " + r.status;
       throw new Error((r.stderr || "").trim() || `agentlock: could not check this edit (${bin} hook: ${why}): do not make it now; ask a person to run \`${bin} doctor\`.`);
     },
+    // After each tool: renew the session's locks, and record what a read tool read and what the
+    // session's own edit wrote (its tool and args), so that a later write from a stale read is refused.
     "tool.execute.after": async (input) => {
-      if (started.has(input.sessionID)) hook("renew", started.get(input.sessionID)[1]);
+      if (started.has(input.sessionID)) hook("renew", { ...started.get(input.sessionID)[1], tool_name: input.tool, tool_input: input.args });
     },
     // The end of a turn: the session is idle again. The locks its edits took are released.
     event: async ({ event }) => {

@@ -36,8 +36,10 @@ export default function (pi: any) {
 			return { block: true, reason: `agentlock could not check this edit (${r.error?.message ?? why ?? "exit " + r.status}): install agentlock where PATH finds it, then retry.` };
 		}
 	});
-	pi.on("tool_result", (_event: any, ctx: any) => {
-		hook("renew", ctx);
+	// After each tool: renew the session's locks, and record what a read read and what the
+	// session's own edit wrote (a failed call changed and showed nothing).
+	pi.on("tool_result", (event: any, ctx: any) => {
+		hook("renew", ctx, event?.isError ? {} : { tool_name: event?.toolName, tool_input: event?.input });
 	});
 	// The end of a turn: the run settled, no more work queued. The locks its edits took are released.
 	pi.on("agent_settled", (_event: any, ctx: any) => {

@@ -1,0 +1,35 @@
+//go:build !etcd
+
+package mcpprogram
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentlock/agentlock/report"
+	"github.com/agentlock/agentlock/workspace"
+)
+
+// An agentlock-mcp built without the etcd store (go install ./cmd/...)
+// refuses to serve a project on etcd, naming the build that can: every
+// tool call would fail, naming agentlock-etcd, which serves no MCP.
+func TestEtcdProjectNeedsTheEtcdBuild(t *testing.T) {
+	dir := hermetic(t)
+	for _, d := range []string{".git", workspace.HomeDirName} {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, d), 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, workspace.HomeDirName, workspace.StoreFile),
+		[]byte("store=etcd://127.0.0.1:1/team\n"), 0o644))
+	opts, out, errOut := options(dir, "mcp")
+	require.Equal(t, report.ExitEnv, Main(opts))
+	require.Empty(t, out.String(), "nothing on the protocol's stream")
+	require.Regexp(t, `^agentlock: the project keeps its locks in an etcd store, and this agentlock-mcp was built without it .*go build -tags etcd -o \S+ ./cmd/agentlock-mcp .*\n$`, errOut.String())
+
+	// The project on lock files is served.
+	require.NoError(t, os.Remove(filepath.Join(dir, workspace.HomeDirName, workspace.StoreFile)))
+	opts, _, errOut = options(dir, "mcp")
+	require.Equal(t, 0, Main(opts), errOut.String())
+}
