@@ -55,35 +55,14 @@ var fleetToken = regexp.MustCompile(`T:[a-z0-9-]+`)
 // it from any other tool result.
 func fleetHeader(file string) string { return "# shared file " + file }
 
-// fleetTools are a CLI's read and whole-file write tools.
-type fleetTools struct {
-	read  func(path string) mock.Step
-	write func(path, content string) mock.Step
-}
-
-var fleetToolsOf = map[string]fleetTools{
-	"claude": {
-		read: func(path string) mock.Step { return mock.Step{Tool: "Read", Args: map[string]any{"file_path": path}} },
-		write: func(path, content string) mock.Step {
-			return mock.Step{Tool: "Write", Args: map[string]any{"file_path": path, "content": content}}
-		},
-	},
-	"gemini": {
-		read: func(path string) mock.Step {
-			return mock.Step{Tool: "read_file", Args: map[string]any{"file_path": path}}
-		},
-		write: func(path, content string) mock.Step {
-			return mock.Step{Tool: "write_file", Args: map[string]any{"file_path": path, "content": content}}
-		},
-	},
-}
-
 // fleetModel is one session's scripted model.
 type fleetModel struct {
 	name    string // the session's name in its tokens: claude-1, …
 	repo    string
 	barrier string // command that waits until every session has read
-	tools   fleetTools
+	// tools are the CLI's read and whole-file write tools (its stale
+	// case's).
+	tools *staleCase
 }
 
 // fleetState is where a fleetModel stands after a conversation.
@@ -192,8 +171,8 @@ func TestE2EFleet(t *testing.T) {
 	byName := map[string]agent{}
 	for _, name := range fleetCLIs {
 		i := slices.IndexFunc(agents, func(a agent) bool { return a.cli.name == name })
-		if i < 0 {
-			t.Fatalf("no agent %s in the suite", name)
+		if i < 0 || agents[i].stale == nil {
+			t.Fatalf("no agent %s with read and whole-file write tools in the suite", name)
 		}
 		byName[name], progs[name] = agents[i], agents[i].cli.install(t)
 	}
@@ -258,7 +237,7 @@ exit 1
 			// for every session's (a script: Gemini CLI refuses a command
 			// substitution in its shell tool's command).
 			barrier := "sh " + wait + " " + id
-			m := fleetModel{name: id, repo: repo, barrier: barrier, tools: fleetToolsOf[name]}
+			m := fleetModel{name: id, repo: repo, barrier: barrier, tools: byName[name].stale}
 			if r.server, err = mock.Start(mock.Script{Next: m.next, Final: "Done."}); err != nil {
 				t.Fatal(err)
 			}
