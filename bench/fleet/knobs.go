@@ -48,6 +48,13 @@ type Knobs struct {
 	// 90 s, which the run's scale shrinks).
 	WaitShare float64       `json:"wait_share"`
 	WaitCap   time.Duration `json:"wait_cap"`
+	// HookIdle is the idle bound of the locks hooks take
+	// (AGENTLOCK_HOOK_IDLE) in every mode with hooks, and HookWait the
+	// hook's wait for one about to be freed (AGENTLOCK_HOOK_WAIT) in the
+	// mode turn-wait: agentlock's idle bound (60 s) and a wait of 10 s,
+	// scaled as the think time is.
+	HookIdle time.Duration `json:"hook_idle"`
+	HookWait time.Duration `json:"hook_wait"`
 	// MaxTries is how many refusals one edit takes before the model gives
 	// it up (0: never).
 	MaxTries int `json:"max_tries"`
@@ -89,6 +96,7 @@ func Defaults() Knobs {
 		Sessions: 4, Turns: 1, Edits: 3,
 		Think: 600 * time.Millisecond, Step: 150 * time.Millisecond, Jitter: 0.5,
 		WaitShare: 0, WaitCap: 3 * time.Second, MaxTries: 20,
+		HookIdle: 1200 * time.Millisecond, HookWait: 200 * time.Millisecond,
 		Seed: 1, Sample: 100 * time.Millisecond, Deadline: 5 * time.Minute,
 	}
 }
@@ -113,6 +121,8 @@ func registerKnobs(fs *flag.FlagSet, k *Knobs) {
 	fs.Float64Var(&k.Jitter, "jitter", k.Jitter, "times are drawn uniformly within ±jitter of their mean")
 	fs.Float64Var(&k.WaitShare, "wait-share", k.WaitShare, "chance that a refused model runs the refusal's `agentlock acquire --wait` command")
 	fs.DurationVar(&k.WaitCap, "wait-cap", k.WaitCap, "longest wait a model asks agentlock for (the refusal suggests 90s)")
+	fs.DurationVar(&k.HookIdle, "hook-idle", k.HookIdle, "idle bound of the locks hooks take, in modes with hooks (AGENTLOCK_HOOK_IDLE; under the turn lifetime)")
+	fs.DurationVar(&k.HookWait, "hook-wait", k.HookWait, "how long a hook waits for a lock its idle bound frees within it, in the mode turn-wait (AGENTLOCK_HOOK_WAIT)")
 	fs.IntVar(&k.MaxTries, "max-tries", k.MaxTries, "refusals one edit takes before the model gives it up (0: never)")
 	fs.BoolVar(&k.Reread, "reread", k.Reread, "a model coming back to a refused write reads the file again first")
 	fs.BoolVar(&k.CLIGuard, "cli-guard", k.CLIGuard, "apply the CLIs' own stale-write checks (Claude Code's read-before-write)")
@@ -146,6 +156,8 @@ func (k Knobs) Validate() error {
 		return errors.New("-wait-share must be between 0 and 1")
 	case k.MaxTries < 0 || k.InjectOverwrite < 0 || k.Sample < 0 || k.Subagents < 0:
 		return errors.New("-max-tries, -inject-overwrite, -sample and -subagents must not be negative")
+	case k.HookIdle < 0 || k.HookWait < 0:
+		return errors.New("-hook-idle and -hook-wait must not be negative")
 	case k.Deadline <= 0:
 		return errors.New("-deadline must be positive")
 	}

@@ -75,7 +75,7 @@ func knobLine(k Knobs) string {
 		fmt.Sprintf("-files %d", k.Files), fmt.Sprintf("-hot %d", k.Hot), fmt.Sprintf("-hot-share %g", k.HotShare),
 		fmt.Sprintf("-bytes %d", k.Bytes), fmt.Sprintf("-sessions %d", k.Sessions), fmt.Sprintf("-turns %d", k.Turns),
 		fmt.Sprintf("-edits %d", k.Edits), "-think " + k.Think.String(), "-step " + k.Step.String(),
-		fmt.Sprintf("-jitter %g", k.Jitter), fmt.Sprintf("-wait-share %g", k.WaitShare), "-wait-cap " + k.WaitCap.String(),
+		fmt.Sprintf("-jitter %g", k.Jitter), fmt.Sprintf("-wait-share %g", k.WaitShare), "-wait-cap " + k.WaitCap.String(), "-hook-idle " + k.HookIdle.String(), "-hook-wait " + k.HookWait.String(),
 		fmt.Sprintf("-max-tries %d", k.MaxTries), fmt.Sprintf("-reread=%t", k.Reread), fmt.Sprintf("-cli-guard=%t", k.CLIGuard),
 		fmt.Sprintf("-seed %d", k.Seed), "-sample " + k.Sample.String(), "-deadline " + k.Deadline.String(),
 	}

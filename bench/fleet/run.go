@@ -116,7 +116,7 @@ func (f *fleetRun) setUp(ctx context.Context) error {
 	f.env = append([]string{"PATH=" + bin + ":/usr/local/bin:/usr/bin:/bin", "HOME=" + f.home, "TMPDIR=" + tmp, "LANG=C", "SHELL=/bin/sh",
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=fleet", "GIT_AUTHOR_EMAIL=fleet@example.invalid",
 		"GIT_COMMITTER_NAME=fleet", "GIT_COMMITTER_EMAIL=fleet@example.invalid"}, f.r.env...)
-	f.env = append(f.env, f.mode.Env...)
+	f.env = append(append(f.env, f.mode.Env...), f.mode.hookEnv(f.k)...)
 	for i := range f.k.Files {
 		rel := filepath.Join("src", fmt.Sprintf("f%02d.txt", i))
 		f.files = append(f.files, rel)

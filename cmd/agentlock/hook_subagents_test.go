@@ -239,7 +239,11 @@ func TestSubAgentWithoutAnEndHoldsNothingPastTheTimeout(t *testing.T) {
 	for _, s := range subAgentShapes() {
 		t.Run(s.agent, func(t *testing.T) {
 			p := hookProject(t)
-			p.env = append(p.env, "AGENTLOCK_TIMEOUT=2s")
+			// Under the session lifetime of hook locks, which the session's
+			// renewals renew (under the turn lifetime a hook's lock goes
+			// once unused for its idle bound or the timeout, renewed or
+			// not: TestHookLockLivesAsLongAsItsUse).
+			p.env = append(p.env, "AGENTLOCK_TIMEOUT=2s", "AGENTLOCK_HOOK_LOCKS=session")
 			p.write(".agent-registry/timeout", "2s\n") // the project's floor, set up for short locks
 			require.Empty(t, s.hook(t, p, "pre-edit", s.edit("", p.dir, filepath.Join(p.dir, "src/a.go"))))
 			require.Empty(t, s.hook(t, p, "pre-edit", s.edit("gone", p.dir, filepath.Join(p.dir, "src/b.go"))))

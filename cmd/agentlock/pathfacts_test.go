@@ -65,9 +65,9 @@ func count(calls []fileCall, match func(fileCall) bool) int {
 // the user's home, the project of each path, the repository-scope and
 // shared-home records of the project, the real path of the path it is
 // given. A lock call used to ask each of them two to eight times (215 file
-// system calls for one acquire, 97 at 3c11506: docs/speed.md). Counted
-// with strace in a real acquire, release and pre-edit hook, whose home is
-// several folders deep as everywhere: counts, never times.
+// system calls for one acquire, 97 at 3c11506, by the count of that time).
+// Counted with strace in a real acquire, release and pre-edit hook, whose
+// home is several folders deep as everywhere: counts, never times.
 func TestPathFactsOncePerCommand(t *testing.T) {
 	p := newProject(t)
 	requireExit(t, 0, p.run("init", "--agent", "claude"))

@@ -42,6 +42,13 @@ type Script struct {
 	// tool the request offers among Bash, run_shell_command, bash, shell
 	// exec_command and Execute (else "Bash"). Its argument is {"command": …}.
 	ShellTool string
+	// Next, when set, is a model that reacts to what it is told: given the
+	// text of every tool result of the conversation so far (ToolResults,
+	// in order), it returns its next tool call, or false once it is done
+	// (it then answers Final). Steps, Commands and Branches are ignored.
+	// It must be a function of results alone: a CLI may send the same
+	// conversation again, and conversations are served concurrently.
+	Next func(results []string) (Step, bool)
 	// Branches script other conversations (a sub-agent's): a request
 	// whose opening — the user's messages before the model's first
 	// answer — holds a branch's Marker follows that branch's Steps and
@@ -187,7 +194,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		req.Reply, req.Branch = "branch "+b.Marker+" ", b.Marker
 	}
 	var step *Step
-	if i, ok := stepAt(steps, n); hasTools && ok {
+	if s.script.Next != nil {
+		if next, ok := s.script.Next(ToolResults(req.Body)); hasTools && ok {
+			step = &next
+			req.Reply = fmt.Sprintf("tool:%d", n)
+		} else {
+			req.Reply = "text"
+		}
+	} else if i, ok := stepAt(steps, n); hasTools && ok {
 		step = &steps[i]
 		req.Reply += fmt.Sprintf("tool:%d", i)
 	} else {

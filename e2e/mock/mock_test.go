@@ -402,3 +402,35 @@ func TestBranchesAndParallelCalls(t *testing.T) {
 		t.Fatalf("Chat Completions: want two tool calls in one message, got %s (%v)", chat, err)
 	}
 }
+
+// A reacting model (Script.Next) is given what it was told so far, and
+// answers with its next call, then the final text.
+func TestNextReactsToResults(t *testing.T) {
+	s, err := mock.Start(mock.Script{Final: "Done.", Next: func(results []string) (mock.Step, bool) {
+		switch {
+		case len(results) == 0:
+			return mock.Step{Shell: "cat a.txt"}, true
+		case strings.Contains(results[len(results)-1], "refused"):
+			return mock.Step{Shell: "cat a.txt again"}, true
+		case len(results) < 3:
+			return mock.Step{Shell: "echo " + results[len(results)-1]}, true
+		}
+		return mock.Step{}, false
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const tools = `"tools":[{"name":"Bash"}]`
+	for _, tc := range []struct{ body, want string }{
+		{`{` + tools + `,"messages":[{"role":"user","content":"go"}]}`, `cat a.txt`},
+		{`{` + tools + `,"messages":[{"role":"user","content":[{"type":"tool_result","content":"refused"}]}]}`, `cat a.txt again`},
+		{`{` + tools + `,"messages":[{"role":"user","content":[{"type":"tool_result","content":"T:1"}]}]}`, `echo T:1`},
+		{`{` + tools + `,"messages":[{"role":"user","content":[{"type":"tool_result","content":"x"},{"type":"tool_result","content":"y"},{"type":"tool_result","content":"z"}]}]}`, `Done.`},
+		{`{"messages":[{"role":"user","content":"title?"}]}`, `Done.`},
+	} {
+		if got := post(t, s, "/v1/messages", tc.body); !strings.Contains(got, tc.want) {
+			t.Errorf("%s: got %s, want %q", tc.body, got, tc.want)
+		}
+	}
+}

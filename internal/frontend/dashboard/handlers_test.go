@@ -586,7 +586,7 @@ func TestWhyALockIsHeldShown(t *testing.T) {
 
 	page := strings.ReplaceAll(f.get(t, "/").Body.String(), "<wbr>", "")
 	assert.Equal(t, 1, strings.Count(page, `class="badge held-as"`), "only the hook's lock is marked")
-	assert.Regexp(t, `(?s)hooked\.go</code>.*?<span class="badge held-as"[^>]*>editing</span>`, page)
+	assert.Regexp(t, `(?s)hooked\.go</code>.*?<span class="badge held-as"[^>]*>editing \(last edit [0-9.hms]+ ago\)</span>`, page, "the turn lifetime says since when it is unused")
 	held := map[string]any{}
 	for _, rec := range lines(t, f.get(t, "/api/locks").Body.Bytes()) {
 		held[filepath.Base(rec["path"].(string))] = rec["held_as"]

@@ -405,9 +405,12 @@ func (h run) refuse(err error, got session.Acquired) {
 		h.res.Deny = fmt.Sprintf("agentlock: %s, so you (%s) must not edit it now. "+
 			"Do not work around this: work on another file, wait your turn with `%s`, or ask %s.",
 			report.QueuedFor(held.Path, "session "+held.Owner+got.Places[held.Owner], held.Age), h.session, report.WaitCommand(held.Path), held.Owner)
-	case errors.As(err, &held) && held.Taken == store.TakenByHook && held.Via == "" && h.ws.HookLocks().Lifetime == workspace.LifetimeTurn:
+	case errors.As(err, &held) && held.Taken == store.TakenByHook && held.Via == "" && h.ws.HookLocks().Lifetime == workspace.LifetimeTurn &&
+		(held.Relation == core.Unrelated || held.Relation == core.Sibling):
 		// A lock that lives as long as its holder's work: say when it
 		// frees, and offer no explicit lock (one would outlive the turn).
+		// A sub-agent of this session holds its locks until it stops
+		// (heldDenial says so).
 		frees := "when " + held.Owner + "'s turn ends"
 		if idle := h.ws.HookLocks().Idle; idle > 0 {
 			frees += fmt.Sprintf(", or once %s leaves it unused for %s more", held.Owner, report.Human(max(held.Left, 0)))
@@ -418,7 +421,7 @@ func (h run) refuse(err error, got session.Acquired) {
 		}
 		h.res.Deny = fmt.Sprintf("agentlock: %s, who is editing it now (last edit %s ago), so you (%s) must not edit it now%s. "+
 			"It frees %s: work on another file and try this one again after that. Do not work around this; ask %s if it cannot wait.",
-			core.HeldBy(held.Path, "", "session "+held.Owner+got.Places[held.Owner]), report.Human(held.Unused), h.session, waited, frees, held.Owner)
+			core.HeldBy(held.Path, "", "session "+core.Holder(held.Owner, held.Relation)+got.Places[held.Owner]), report.Human(held.Unused), h.session, waited, frees, held.Owner)
 	case errors.As(err, &held):
 		h.res.Deny = h.heldDenial(held, got)
 	case errors.As(err, &corrupt):
