@@ -8,9 +8,10 @@
 // throwaway repositories set up with the real `agentlock init`. TestE2E
 // and the TestE2E<CLI> tests are the end-to-end suite of the generated
 // integrations (edit gate, denial text, identity, session start and end,
-// wrappers, known bypasses, MCP); the *HarnessAncestry tests check which
-// process runs the hooks and the model's commands. Everything here runs
-// only with AGENTLOCK_E2E=1 and not under -short:
+// wrappers, known bypasses, MCP, sub-agents as child sessions); the
+// *HarnessAncestry tests check which process runs the hooks and the
+// model's commands. Everything here runs only with AGENTLOCK_E2E=1 and not
+// under -short:
 //
 //	AGENTLOCK_E2E=1 go test -v ./e2e
 //

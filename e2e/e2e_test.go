@@ -532,16 +532,17 @@ func TestE2E(t *testing.T) {
 			t.Run("wrapper", func(t *testing.T) { a.isolate(t); e2eWrapper(t, a, prog) })
 			if a.cli.name == "codex" {
 				t.Run("apply_patch-tool", func(t *testing.T) { a.isolate(t); e2eCodexPatchTool(t, a, prog) })
+				t.Run("subagents", func(t *testing.T) { a.isolate(t); e2eSubagentRace(t, codexMultiAgent(a), prog, codexSubagents) })
 			}
 			if a.cli.name == "copilot" {
 				t.Run("apply_patch-tool", func(t *testing.T) { a.isolate(t); e2eCopilotPatchTool(t, a, prog) })
 				t.Run("subagents", func(t *testing.T) { a.isolate(t); e2eCopilotSubagents(t, a, prog) })
-				t.Run("subagent-race", func(t *testing.T) { a.isolate(t); e2eSubagentRace(t, a, prog, copilotSpawn) })
+				t.Run("subagent-race", func(t *testing.T) { a.isolate(t); e2eSubagentRace(t, a, prog, copilotSubagents) })
 				t.Run("trust", func(t *testing.T) { a.isolate(t); e2eCopilotTrust(t, a, prog) })
 			}
 			if a.cli.name == "claude" {
 				t.Run("git-guard", func(t *testing.T) { a.isolate(t); e2eGitGuard(t, a, prog) })
-				t.Run("subagents", func(t *testing.T) { a.isolate(t); e2eSubagentRace(t, a, prog, claudeSpawn) })
+				t.Run("subagents", func(t *testing.T) { a.isolate(t); e2eSubagentRace(t, a, prog, claudeSubagents) })
 			}
 			if a.stale != nil {
 				t.Run("stale", func(t *testing.T) { a.isolate(t); e2eStale(t, a, prog) })
@@ -651,6 +652,24 @@ func e2eWrapper(t *testing.T, a agent, prog string) {
 	}
 	r.fileIs(t, "free.txt", "edited\n", "edit of a free file")
 	r.freeLockedThenFinished(t, s.ID)
+}
+
+// codexMultiAgent is a with Codex's sub-agent tools on: [features]
+// multi_agent in config.toml (the multi_agent_v1 namespace: spawn_agent,
+// wait_agent, ...).
+func codexMultiAgent(a agent) agent {
+	configure := a.configure
+	a.configure = func(t *testing.T, r *e2eRun, prompt string) ([]string, []string) {
+		args, env := configure(t, r, prompt)
+		config := filepath.Join(r.home, ".codex", "config.toml")
+		data, err := os.ReadFile(config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.write(t, config, string(data)+"[features]\nmulti_agent = true\n")
+		return args, env
+	}
+	return a
 }
 
 // e2eCodexPatchTool is Codex with a model of its catalog, which gets the

@@ -161,7 +161,7 @@ func e2eOpenCodeFamily(t *testing.T, cli agentCLI, agentOf func(*testing.T) agen
 		}, notPatch...)
 		openCodeKeptOutOfGit(t, r, a)
 	})
-	t.Run("subagents", func(t *testing.T) { offline(t); e2eSubagentRace(t, a, prog, openCodeSpawn) })
+	t.Run("subagents", func(t *testing.T) { offline(t); e2eSubagentRace(t, a, prog, openCodeSubagents) })
 }
 
 // openCodeKeptOutOfGit checks that git ignores what the CLI installs into

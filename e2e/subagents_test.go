@@ -31,26 +31,58 @@ const sharedText = "line a\nline b\n"
 // barriers.
 const barrierDir = ".e2e-barrier"
 
-// barrier is a shell command: the sub-agent marker arrives at the barrier
-// name and waits (at most about 100 s, under the 120 s a command of
-// Claude Code's Bash may take) until every writer has arrived. On the
-// deadline it leaves <name>-<marker>.timeout, which fails the test: the
+// barrier is a shell command: who (a writer's marker, or "" for the
+// session, which only waits) arrives at the barrier name and waits, at
+// most about n/10 s, until every writer has arrived. With last, the
+// deadline leaves <name>-<who>.timeout, which fails the test: the
 // sub-agents did not run at once.
-func barrier(name, marker string) string {
+func barrier(name, who string, n int, last bool) string {
 	var all []string
 	for _, w := range writers {
 		all = append(all, "[ -e "+barrierDir+"/"+name+"-"+w.marker+" ]")
 	}
-	return fmt.Sprintf("touch %[1]s/%[2]s-%[3]s; n=0; until %[4]s; do n=$((n+1)); "+
-		"if [ $n -gt 1000 ]; then touch %[1]s/%[2]s-%[3]s.timeout; break; fi; sleep 0.1; done",
-		barrierDir, name, marker, strings.Join(all, " && "))
+	arrive, timeout := "", ":"
+	if who != "" {
+		arrive = "touch " + barrierDir + "/" + name + "-" + who + "; "
+	} else {
+		who = "session"
+	}
+	if last {
+		timeout = "touch " + barrierDir + "/" + name + "-" + who + ".timeout"
+	}
+	return fmt.Sprintf("%sn=0; until %s; do n=$((n+1)); if [ $n -gt %d ]; then %s; break; fi; sleep 0.1; done",
+		arrive, strings.Join(all, " && "), n, timeout)
 }
 
-// e2eSubagentRace is two sub-agents of one session, started in one answer
-// of the scripted model (spawn is the CLI's call that starts a sub-agent
-// with a prompt), racing to edit the same file: exactly one edit is
-// applied, and the other sub-agent is told agentlock's refusal, naming its
-// sibling as "another sub-agent of your session".
+// subagentCalls is how the scripted model drives a CLI's sub-agents.
+type subagentCalls struct {
+	// spawn is the call that starts a sub-agent whose prompt holds marker.
+	spawn func(marker string) mock.Step
+	// background: the CLI runs a sub-agent in the background of the
+	// session and takes one such call an answer (Codex's spawn_agent), so
+	// the session starts them in two answers, then waits at the
+	// sub-agents' last barrier. Else the session's one answer starts both
+	// and the CLI returns when both are done.
+	background bool
+	// barrier is the steps of a barrier (see barrier); nil for one shell
+	// command that waits up to 100 s, under the 120 s a command of Claude
+	// Code's Bash may take.
+	barrier func(name, who string) []mock.Step
+}
+
+// steps is the steps of the barrier name for who.
+func (c subagentCalls) steps(name, who string) []mock.Step {
+	if c.barrier != nil {
+		return c.barrier(name, who)
+	}
+	return []mock.Step{shell(barrier(name, who, 1000, true))}
+}
+
+// e2eSubagentRace is two sub-agents of one session, started by the
+// scripted model at once (see subagentCalls), racing to edit the same
+// file: exactly one edit is applied, and the other sub-agent is told
+// agentlock's refusal, naming its sibling as "another sub-agent of your
+// session".
 //
 // Each sub-agent's conversation (a branch of the script, by the marker in
 // its prompt) waits at a barrier until both run, records `agentlock show
@@ -58,15 +90,16 @@ func barrier(name, marker string) string {
 // own line of shared.txt twice (with what the CLI's edit needs first: a
 // loser that read the file before the winner's edit landed may fail its
 // first edit in the CLI's own "modified since read" check, which Claude
-// Code makes before any hook; its second, after a fresh read,
-// reaches agentlock, which refuses it, since the winner holds the file
-// until it stops; the winner's second edit finds its line gone), records `agentlock status --json`, and waits at a second
-// barrier until both have edited, so that the winner holds its lock while
-// the loser tries. The barriers order the steps; no step waits for time.
+// Code makes before any hook; its second, after a fresh read, reaches
+// agentlock, which refuses it, since the winner holds the file until it
+// stops; the winner's second edit finds its line gone), records `agentlock
+// status --json`, and waits at a second barrier until both have edited, so
+// that the winner holds its lock while the loser tries. The barriers order
+// the steps; no step waits for time.
 //
 // After the run: one top-level session, both sub-agents its children, all
 // Finished and nothing of theirs locked.
-func e2eSubagentRace(t *testing.T, a agent, prog string, spawn func(marker string) mock.Step) {
+func e2eSubagentRace(t *testing.T, a agent, prog string, calls subagentCalls) {
 	r := newE2ERun(t, a)
 	r.write(t, filepath.Join(r.repo, "shared.txt"), sharedText)
 	if err := os.MkdirAll(filepath.Join(r.repo, barrierDir), 0o755); err != nil {
@@ -75,17 +108,25 @@ func e2eSubagentRace(t *testing.T, a agent, prog string, spawn func(marker strin
 	shared := filepath.Join(r.repo, "shared.txt")
 	var branches []mock.Branch
 	for _, w := range writers {
-		steps := []mock.Step{shell(barrier("started", w.marker) + "; agentlock show --json > show-" + w.marker + ".json 2>&1")}
+		steps := calls.steps("started", w.marker)
+		steps = append(steps, shell("agentlock show --json > show-"+w.marker+".json 2>&1"))
 		for range 2 {
 			pre, edit := a.edit(shared, w.old, w.new)
 			steps = append(append(steps, pre...), edit)
 		}
-		steps = append(steps, shell("agentlock status --json > status-"+w.marker+".json 2>&1; "+barrier("edited", w.marker)))
+		steps = append(steps, shell("agentlock status --json > status-"+w.marker+".json 2>&1"))
+		steps = append(steps, calls.steps("edited", w.marker)...)
 		branches = append(branches, mock.Branch{Marker: w.marker, Steps: steps, Final: w.marker + " done."})
 	}
-	both := spawn(writers[0].marker)
-	both.Also = []mock.Step{spawn(writers[1].marker)}
-	r.startScript(t, mock.Script{Steps: []mock.Step{both}, Final: "Done.", Branches: branches})
+	var steps []mock.Step
+	if calls.background {
+		steps = append([]mock.Step{calls.spawn(writers[0].marker), calls.spawn(writers[1].marker)}, calls.steps("edited", "")...)
+	} else {
+		both := calls.spawn(writers[0].marker)
+		both.Also = []mock.Step{calls.spawn(writers[1].marker)}
+		steps = []mock.Step{both}
+	}
+	r.startScript(t, mock.Script{Steps: steps, Final: "Done.", Branches: branches})
 
 	r.runCLI(t, a, prog, false)
 	for _, w := range writers {
@@ -186,23 +227,48 @@ func (r *e2eRun) familyFinished(t *testing.T, top session, children []session) {
 	}
 }
 
-// claudeSpawn is Claude Code's Agent tool starting a general-purpose
-// sub-agent whose prompt holds marker.
-func claudeSpawn(marker string) mock.Step {
+// claudeSubagents is Claude Code's Agent tool starting general-purpose
+// sub-agents.
+var claudeSubagents = subagentCalls{spawn: func(marker string) mock.Step {
 	return mock.Step{Tool: "Agent", Args: map[string]any{"description": "edit shared.txt", "subagent_type": "general-purpose",
 		"prompt": "You are " + marker + ": do the scripted work."}}
-}
+}}
 
-// copilotSpawn is Copilot CLI's task tool starting a general-purpose
-// sub-agent whose prompt holds marker.
+// copilotSubagents is Copilot CLI's task tool starting general-purpose
+// sub-agents.
+var copilotSubagents = subagentCalls{spawn: copilotSpawn}
+
+// copilotSpawn is Copilot CLI's task call of a general-purpose sub-agent
+// whose prompt holds marker.
 func copilotSpawn(marker string) mock.Step {
 	return mock.Step{Tool: "task", Args: map[string]any{"name": strings.ToLower(marker), "description": "edit shared.txt",
 		"prompt": "You are " + marker + ": do the scripted work.", "agent_type": "general-purpose"}}
 }
 
-// openCodeSpawn is the task tool of OpenCode (and Kilo) starting a general
-// sub-agent whose prompt holds marker.
-func openCodeSpawn(marker string) mock.Step {
+// openCodeSubagents is the task tool of OpenCode (and Kilo) starting
+// general sub-agents.
+var openCodeSubagents = subagentCalls{spawn: func(marker string) mock.Step {
 	return mock.Step{Tool: "task", Args: map[string]any{"description": "edit shared.txt", "subagent_type": "general",
 		"prompt": "You are " + marker + ": do the scripted work."}}
+}}
+
+// codexSubagents is Codex's spawn_agent (the multi_agent_v1 tools, on with
+// [features] multi_agent): it returns at once, the sub-agent running in the
+// background, and answers one call at a time (Responses). Codex's
+// exec_command gives a command at most 30 s before it returns with the
+// command still running (yield_time_ms): a barrier is four commands that
+// each wait at most 25 s.
+var codexSubagents = subagentCalls{
+	spawn: func(marker string) mock.Step {
+		return mock.Step{Tool: "spawn_agent", Namespace: "multi_agent_v1",
+			Args: map[string]any{"message": "You are " + marker + ": do the scripted work.", "fork_context": false}}
+	},
+	background: true,
+	barrier: func(name, who string) []mock.Step {
+		var steps []mock.Step
+		for i := range 4 {
+			steps = append(steps, mock.Step{Tool: "exec_command", Args: map[string]any{"cmd": barrier(name, who, 250, i == 3), "yield_time_ms": 30000}})
+		}
+		return steps
+	},
 }
