@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -103,4 +104,64 @@ func conformHookLifetime(t *testing.T, b backend) {
 	assert.Equal(t, "claude-s2", c.holder("src/d.go"))
 	denied(pre("s1", "src/d.go", "AGENTLOCK_HOOK_IDLE=1h", "AGENTLOCK_HOOK_WAIT=10s"))
 	assert.Equal(t, "claude-s2", c.holder("src/d.go"))
+}
+
+// turnEnd runs a's harness's turn-end hook (Claude Code's Stop).
+func (a claudeAgent) turnEnd() {
+	a.t.Helper()
+	payload := fmt.Sprintf(`{"session_id":%q,"cwd":%q,"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"done"}`, a.id, a.p.dir)
+	r := harness(a.t).Run(a.t, proctest.Cmd{Args: []string{"hook", "claude", "turn-end"}, Env: a.p.env, Dir: a.p.dir, Stdin: payload})
+	requireExit(a.t, 0, r)
+	require.Empty(a.t, r.Stdout, "the turn-end hook says nothing to the model")
+}
+
+// A hook's lock freed early — at its holder's turn end, or once unused for
+// the idle bound — frees no stale write: X read the file, Y changed it
+// under its hook's lock, and once that lock is free X's write from its
+// old read is refused by the read-version check, naming Y; a lock Y took
+// on purpose stays through its turn's end.
+func TestHookLockFreedEarlyStaleWriteRefused(t *testing.T) {
+	for _, freed := range []string{"turn end", "idle bound"} {
+		t.Run(freed, func(t *testing.T) {
+			p := hookProject(t)
+			if freed == "idle bound" {
+				if testing.Short() {
+					t.Skip("waits for the idle bound in real time")
+				}
+				p.env = append(p.env, "AGENTLOCK_HOOK_IDLE=1s")
+			}
+			p.write("src/auth.py", "C0\n")
+			x, y := claudeAgent{t: t, p: p, id: "x"}, claudeAgent{t: t, p: p, id: "y"}
+			base := x.read("src/auth.py")
+			require.Empty(t, y.write("src/auth.py", y.read("src/auth.py")+"C1\n"))
+			requireExit(t, 0, p.run("acquire", "src/b.go", "--session", y.session()))
+			require.Equal(t, y.session(), p.owner("src/auth.py"))
+
+			switch freed {
+			case "turn end":
+				y.turnEnd()
+				assert.Empty(t, p.owner("src/auth.py"), "Y's turn ended: its hook's lock is free")
+			default:
+				deadline := time.Now().Add(30 * time.Second)
+				for {
+					rec := jsonLines(t, p.run("check", "src/auth.py", "--json", "--session", "probe"))[0]
+					if rec["state"] == "stale" {
+						break
+					}
+					require.True(t, time.Now().Before(deadline), "Y's hook lock never went idle: %v", rec)
+					time.Sleep(200 * time.Millisecond)
+				}
+			}
+			assert.Equal(t, y.session(), p.owner("src/b.go"), "the lock Y took on purpose stays")
+
+			reason := x.write("src/auth.py", base+"X\n")
+			require.NotEmpty(t, reason, "the stale write went through")
+			assert.Contains(t, reason, "changed since you ("+x.session()+") read it")
+			assert.Contains(t, reason, "session "+y.session(), "who changed it")
+			assert.Equal(t, "C0\nC1\n", p.read("src/auth.py"), "Y's change is intact")
+			// X does what it is told: its write after a read again keeps Y's.
+			require.Empty(t, x.write("src/auth.py", x.read("src/auth.py")+"X\n"))
+			assert.Equal(t, "C0\nC1\nX\n", p.read("src/auth.py"))
+		})
+	}
 }
