@@ -68,14 +68,18 @@ func runStale(bin string, n int) error {
 		if err != nil {
 			return err
 		}
-		// The session read the file once (its version); each round frees
-		// the lock its last edit took, untimed, so that every timed run
-		// takes the lock anew.
-		if err := b.do(r.env, payload(r.session, "PostToolUse", "Read", p), bin, "hook", "claude", "renew"); err != nil {
+		// Each round, untimed, frees the lock the last edit took (so that
+		// every timed run takes the lock anew) and reads the file again
+		// (its version fresh, so that the timed pre-edit hook also marks
+		// the edit it lets through as the session's own: a write of the
+		// session's versions, as in an agent's read-then-write).
+		read := payload(r.session, "PostToolUse", "Read", p)
+		if err := b.do(r.env, read, bin, "hook", "claude", "renew"); err != nil {
 			return err
 		}
 		scenarios = append(scenarios, scenario{name: r.name, env: r.env,
-			setup: [][]string{{bin, "release", "--all", "--session", "claude-" + r.session}},
+			setup: [][]string{{bin, "release", "--all", "--session", "claude-" + r.session},
+				{"sh", "-c", "printf '%s' \"$1\" | \"$2\" hook claude renew", "sh", read, bin}},
 			cmd:   []string{bin, "hook", "claude", "pre-edit"}, stdin: payload(r.session, "PreToolUse", "Write", p)})
 	}
 	read1m, err := file("read-1m", 1<<20)
