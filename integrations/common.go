@@ -49,8 +49,8 @@ func Gitignore(bin string) (Artifact, error) {
 	return a, err
 }
 
-// AdditionalContext is the session-start hook output that Claude Code,
-// Codex and Gemini CLI add to the model's context.
+// AdditionalContext is the session-start (or after-tool) hook output that
+// Claude Code, Codex and Gemini CLI add to the model's context.
 func AdditionalContext(event, text string) ([]byte, error) {
 	out := map[string]any{"hookSpecificOutput": map[string]string{"hookEventName": event, "additionalContext": text}}
 	data, err := json.Marshal(out)
@@ -164,6 +164,20 @@ type Contexter interface {
 // ErrNoEditContext is returned by a Contexter whose agent has no form for
 // text on an allowed edit: the caller writes it on stderr.
 var ErrNoEditContext = errors.New("no pre-edit context form")
+
+// AfterToolContexter is implemented by an Agent whose harness passes an
+// after-tool hook's text to the model (Claude Code's PostToolUse
+// additionalContext, Gemini CLI's AfterTool): the renew hook tells the
+// model there that a file it read was changed since by another session.
+type AfterToolContexter interface {
+	// AfterToolContext returns the stdout of an after-tool hook that gives
+	// the model text, or ErrNoAfterToolContext when its harness has none.
+	AfterToolContext(text string) ([]byte, error)
+}
+
+// ErrNoAfterToolContext is returned by an AfterToolContexter whose agent
+// declares no form for text after a tool: the model is not told early.
+var ErrNoAfterToolContext = errors.New("no after-tool context form")
 
 // PermissionContext is the PreToolUse output that allows the tool call and
 // adds text to the model's context (Claude Code's additionalContext).

@@ -249,3 +249,20 @@ func slicesContain(list []string, s string) bool {
 	}
 	return false
 }
+
+// Untold returns the files session has read that another session (or a
+// process outside agentlock) changed since, which it was not told of yet,
+// and records them as told (workspace.Workspace.Untold): the after-tool
+// hook tells the model once, at its next tool call. Session "" is the
+// command's own.
+func (s *Service) Untold(ctx context.Context, session string) ([]workspace.View, error) {
+	ws, err := s.Workspace(ctx)
+	if err != nil {
+		return nil, err
+	}
+	session = s.session(ctx, session)
+	if session == "" || !ws.Enabled() {
+		return nil, nil
+	}
+	return ws.Untold(ctx, session)
+}

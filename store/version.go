@@ -133,7 +133,9 @@ type Versions interface {
 	// the store already knows it.
 	See(ctx context.Context, session string, since time.Time, vs []Version) error
 	// Seen returns session's view of the paths of keys: its versions of
-	// them, when it began, and the damaged records met.
+	// them, when it began, and the damaged records met. With no keys it
+	// returns every version of session kept in the store's own lock space
+	// (the after-tool hook's notice of files changed since they were read).
 	Seen(ctx context.Context, session string, keys []Key) (View, error)
 	// Forget drops every version of session kept in the store's own lock
 	// space (a session's finish).

@@ -575,3 +575,57 @@ func (w *Workspace) Settle(ctx context.Context, session string, views []View) er
 	}
 	return v.See(ctx, session, time.Time{}, record)
 }
+
+// Untold returns the files session has read whose content changed since,
+// by another session or a process outside agentlock, and that it was not
+// told of yet (store.Version.Told), each as the pre-edit hook would judge
+// a write of it (Views: ViewChanged, or an unsettled read whose file now
+// differs from it, reported as ViewChanged); and records each change as told, so
+// that the session is told of it once (the after-tool hook's notice,
+// docs/read-versions.md). A read again, or its own edit, makes a new
+// version: a later change is told again. Only the versions kept in the
+// workspace's own lock space are looked at.
+func (w *Workspace) Untold(ctx context.Context, session string) ([]View, error) {
+	v, err := w.versions()
+	if errors.Is(err, ErrNoVersions) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	all, err := v.Seen(ctx, session, nil)
+	if err != nil || len(all.Versions) == 0 {
+		return nil, err
+	}
+	paths := make([]string, len(all.Versions))
+	for i, x := range all.Versions {
+		paths[i] = x.Path
+	}
+	views, err := w.Views(ctx, session, paths, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []View
+	var record []store.Version
+	for _, o := range views {
+		if !o.Stale || o.Err != nil || o.Read == nil || o.Now == "" || o.Read.Told == o.Now || o.Read.Digest == o.Now {
+			continue
+		}
+		if o.Why == ViewUnsettled {
+			// Read as another session held or changed it, and changed
+			// since: a change all the same.
+			o.Why = ViewChanged
+		}
+		if o.Why != ViewChanged {
+			continue
+		}
+		out = append(out, o)
+		told := *o.Read
+		told.Told = o.Now
+		record = append(record, told)
+	}
+	if len(record) == 0 {
+		return out, nil
+	}
+	return out, v.See(ctx, session, time.Time{}, record)
+}

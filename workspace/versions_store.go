@@ -91,6 +91,14 @@ func (r *router) See(ctx context.Context, session string, since time.Time, vs []
 // session began at the earliest start any of them knows.
 func (r *router) Seen(ctx context.Context, session string, keys []store.Key) (store.View, error) {
 	var view store.View
+	if len(keys) == 0 {
+		// Every version of the session: the workspace's own store's.
+		own, err := versionsOf(r.own)
+		if err != nil {
+			return view, err
+		}
+		return own.Seen(ctx, session, nil)
+	}
 	order, by, err := r.byStore(ctx, keys)
 	if err != nil {
 		return view, err

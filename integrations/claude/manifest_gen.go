@@ -112,6 +112,10 @@ func declared() manifest.Declared {
 					Form:  "hook-specific",
 					Event: "SessionStart",
 				},
+				AfterToolContext: manifest.AfterToolContext{
+					Form:  "hook-specific",
+					Event: "PostToolUse",
+				},
 				MCP: &manifest.MCP{
 					Path:   ".mcp.json",
 					Format: "json",

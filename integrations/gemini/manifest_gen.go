@@ -95,6 +95,10 @@ func declared() manifest.Declared {
 					Form:  "hook-specific",
 					Event: "SessionStart",
 				},
+				AfterToolContext: manifest.AfterToolContext{
+					Form:  "hook-specific",
+					Event: "AfterTool",
+				},
 				MCP: &manifest.MCP{
 					Path:   ".gemini/settings.json",
 					Format: "json",

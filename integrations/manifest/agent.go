@@ -701,6 +701,17 @@ func (a *Agent) EditContext(text string) ([]byte, error) {
 	return nil, integrations.ErrNoEditContext
 }
 
+// AfterToolContext implements integrations.AfterToolContexter: the
+// manifest's after_tool_context form, or integrations.ErrNoAfterToolContext
+// when it declares none.
+func (a *Agent) AfterToolContext(text string) ([]byte, error) {
+	c := a.m().AfterToolContext
+	if c.Form != "hook-specific" {
+		return nil, integrations.ErrNoAfterToolContext
+	}
+	return integrations.AdditionalContext(c.Event, text)
+}
+
 // SessionContext implements integrations.Agent.
 func (a *Agent) SessionContext(text string) ([]byte, error) { return a.m().sessionContext(text) }
 

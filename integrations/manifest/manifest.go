@@ -91,6 +91,10 @@ type Manifest struct {
 	Deny           Deny           `toml:"deny"`
 	EditContext    EditContext    `toml:"edit_context"`
 	SessionContext SessionContext `toml:"session_context"`
+	// AfterToolContext is how the after-tool (renew) hook gives the model
+	// text at its next tool call: that a file it read was changed by
+	// another session since (docs/read-versions.md). None by default.
+	AfterToolContext AfterToolContext `toml:"after_tool_context"`
 	// MCP is the project file where the CLI reads MCP servers, for the
 	// entry of agentlock mcp that init writes; nil when it reads none.
 	MCP *MCP `toml:"mcp"`
@@ -270,6 +274,17 @@ type SessionContext struct {
 	Event string `toml:"event"`
 	// Template is the stdout of the "template" form; .Text is the text.
 	Template string `toml:"template"`
+}
+
+// AfterToolContext is how the after-tool hook gives the model text.
+type AfterToolContext struct {
+	// Form is "hook-specific" ({"hookSpecificOutput":{"hookEventName":
+	// Event,"additionalContext":…}} on stdout: Claude Code's PostToolUse,
+	// Gemini CLI's AfterTool, Qwen Code's PostToolUse), or "" for none:
+	// the harness shows the model nothing of an after-tool hook.
+	Form string `toml:"form"`
+	// Event is the hookEventName of the hook-specific form (required).
+	Event string `toml:"event"`
 }
 
 // FieldError is a manifest refused for one field: the message names the
@@ -689,6 +704,18 @@ func (m *Manifest) checkOutputs() *FieldError {
 	}
 	if !slices.Contains([]string{"", "hook-specific", "stderr"}, m.EditContext.Form) {
 		return fieldErr("edit_context.form", "%q: want hook-specific or stderr", m.EditContext.Form)
+	}
+	switch m.AfterToolContext.Form {
+	case "":
+		if m.AfterToolContext.Event != "" {
+			return fieldErr("after_tool_context.event", "only with form = \"hook-specific\"")
+		}
+	case "hook-specific":
+		if m.AfterToolContext.Event == "" {
+			return fieldErr("after_tool_context.event", "required with form = \"hook-specific\"")
+		}
+	default:
+		return fieldErr("after_tool_context.form", "%q: want hook-specific", m.AfterToolContext.Form)
 	}
 	switch m.SessionContext.Form {
 	case "", "hook-specific", "top-level", "plain":

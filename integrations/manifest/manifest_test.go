@@ -312,6 +312,24 @@ func TestEditContextForms(t *testing.T) {
 	assert.ErrorIs(t, err, integrations.ErrNoEditContext)
 }
 
+// The after-tool context is none unless declared; the hook-specific form
+// names its event, which it requires.
+func TestAfterToolContextForms(t *testing.T) {
+	out, err := mini(t, "[after_tool_context]\nform = \"hook-specific\"\nevent = \"AfterTool\"\n").AfterToolContext("note")
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"hookSpecificOutput":{"hookEventName":"AfterTool","additionalContext":"note"}}`, string(out))
+	_, err = mini(t, "[deny]\nform = \"claude-json\"\n").AfterToolContext("note")
+	assert.ErrorIs(t, err, integrations.ErrNoAfterToolContext)
+	for extra, field := range map[string]string{
+		"[after_tool_context]\nform = \"hook-specific\"\n": "after_tool_context.event",
+		"[after_tool_context]\nevent = \"PostToolUse\"\n":  "after_tool_context.event",
+		"[after_tool_context]\nform = \"stderr\"\n":        "after_tool_context.form",
+	} {
+		_, err := Parse([]byte(minimal+extra), "mini.toml")
+		assert.ErrorContains(t, err, "field "+field, extra)
+	}
+}
+
 // A member of the wrong type reads as absent, the others are read; the
 // tool's input is tool_input, for a Go extension to read.
 func TestPayloadMembersOfTheWrongType(t *testing.T) {

@@ -103,6 +103,10 @@ func declared() manifest.Declared {
 					Form:  "hook-specific",
 					Event: "SessionStart",
 				},
+				AfterToolContext: manifest.AfterToolContext{
+					Form:  "hook-specific",
+					Event: "PostToolUse",
+				},
 				MCP: &manifest.MCP{
 					Path:   ".qwen/settings.json",
 					Format: "json",

@@ -190,13 +190,17 @@ func (s *Locks) See(ctx context.Context, session string, since time.Time, vs []s
 }
 
 // Seen implements store.Versions: the versions file of session in each
-// key's versions folder, read under a shared flock. A missing file is no
-// version.
+// key's versions folder (with no keys, ScanDir's), read under a shared
+// flock. A missing file is no version.
 func (s *Locks) Seen(ctx context.Context, session string, keys []store.Key) (store.View, error) {
 	var view store.View
 	dirs, by, err := s.byVersionsDir(keyPaths(keys))
 	if err != nil {
 		return view, err
+	}
+	all := len(keys) == 0
+	if all {
+		dirs = []string{filepath.Join(s.ScanDir, VersionsDirName)}
 	}
 	for _, dir := range dirs {
 		ref := filepath.Join(dir, VersionsFileName(session))
@@ -209,12 +213,12 @@ func (s *Locks) Seen(ctx context.Context, session string, keys []store.Key) (sto
 			view.Since = f.since
 		}
 		for _, v := range f.versions {
-			if slices.Contains(by[dir], v.Path) {
+			if all || slices.Contains(by[dir], v.Path) {
 				view.Versions = append(view.Versions, v)
 			}
 		}
 		for _, d := range f.damaged {
-			if d.err.Path == "" || slices.Contains(by[dir], d.err.Path) {
+			if all || d.err.Path == "" || slices.Contains(by[dir], d.err.Path) {
 				view.Damaged = append(view.Damaged, d.err)
 			}
 		}

@@ -529,6 +529,7 @@ func (h run) renew(ctx context.Context) {
 		}
 	}
 	h.recordVersions(ctx)
+	h.tellUntold(ctx)
 }
 
 // turnEnd ends a turn of the session (session.Service.EndTurn): where the

@@ -2,11 +2,13 @@ package hooks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/agentlock/agentlock/integrations"
+	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/session"
 	"github.com/agentlock/agentlock/workspace"
 )
@@ -41,6 +43,48 @@ func (h run) recordVersions(ctx context.Context) {
 	if err == nil && len(edits) > 0 {
 		h.warnSeen(h.svc.Wrote(ctx, session.ReadRequest{Paths: edits, Session: h.session}))
 	}
+}
+
+// tellUntold tells the model, where its harness passes an after-tool
+// hook's text to it (integrations.AfterToolContexter), of the files it
+// read that were changed since by another session, each once
+// (session.Service.Untold): which file, who changed it, and to read it
+// again before it edits it. Nothing is told with the check off.
+func (h run) tellUntold(ctx context.Context) {
+	c, ok := h.req.Agent.(integrations.AfterToolContexter)
+	if !ok {
+		return
+	}
+	if _, err := c.AfterToolContext(""); errors.Is(err, integrations.ErrNoAfterToolContext) {
+		return
+	}
+	if mode, _, err := h.ws.StaleMode(); err == nil && mode == workspace.StaleOff {
+		return
+	}
+	name := h.req.Agent.Name()
+	views, err := h.svc.Untold(ctx, h.session)
+	if err != nil {
+		h.res.warnf("%s renew hook: could not look for files changed since this session read them: %v", name, err)
+	}
+	if len(views) == 0 {
+		return
+	}
+	lines := make([]string, len(views))
+	for i, v := range views {
+		lines[i] = h.untoldNotice(v)
+	}
+	out, err := c.AfterToolContext(report.Escape(strings.Join(lines, "\n")))
+	if err != nil {
+		h.res.warnf("%s renew hook: %v", name, err)
+		return
+	}
+	h.res.Output = append(h.res.Output, out...)
+}
+
+// untoldNotice words one file of tellUntold.
+func (h run) untoldNotice(v workspace.View) string {
+	return fmt.Sprintf("agentlock: %s %s since you (%s) read it: changed by %s. Your view of it is stale: %s before you edit it (a write based on what you read would be refused).",
+		v.Path, session.StaleWhat(v), h.session, session.StaleBy(v), h.readHint())
 }
 
 // warnSeen warns of what Read or Wrote could not record.
