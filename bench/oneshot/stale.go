@@ -80,7 +80,7 @@ func runStale(bin string, n int) error {
 		scenarios = append(scenarios, scenario{name: r.name, env: r.env,
 			setup: [][]string{{bin, "release", "--all", "--session", "claude-" + r.session},
 				{"sh", "-c", "printf '%s' \"$1\" | \"$2\" hook claude renew", "sh", read, bin}},
-			cmd:   []string{bin, "hook", "claude", "pre-edit"}, stdin: payload(r.session, "PreToolUse", "Write", p)})
+			cmd: []string{bin, "hook", "claude", "pre-edit"}, stdin: payload(r.session, "PreToolUse", "Write", p)})
 	}
 	read1m, err := file("read-1m", 1<<20)
 	if err != nil {

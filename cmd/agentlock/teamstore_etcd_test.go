@@ -65,6 +65,10 @@ func conformanceBackends(t *testing.T) []backend {
 	etcd := backend{
 		name: "etcd",
 		open: func(t *testing.T, root, dir, timeout string) []string {
+			// The project's home, as init --store makes it: without one,
+			// a pre-edit hook gates none of the checkout's files (the
+			// store variable alone sets up no project).
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, ".agent-registry"), 0o700))
 			url[dir] = cluster.URL(prefix())
 			return hermeticEnv(t, root, "AGENTLOCK_STORE="+url[dir]+"?repo=conform", "AGENTLOCK_TIMEOUT="+timeout)
 		},
