@@ -235,6 +235,10 @@ func (p Printer) Listing(l session.Listing, all bool) error {
 	} else {
 		MarkConflicts(records, l.Conflicts)
 	}
+	if l.StaleViewsErr != nil {
+		fmt.Fprintln(p.ErrOut, Linef("agentlock: warning: whether the holders' views of their files are stale could not be judged: %v", l.StaleViewsErr))
+	}
+	MarkStaleViews(records, l.StaleViews)
 	// One write for the whole listing, not one per cell: among 10,000
 	// locks the unbuffered table took 100,000 write calls.
 	buf := bufio.NewWriterSize(p.Out, 64<<10)

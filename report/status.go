@@ -39,6 +39,12 @@ type Status struct {
 	// Unused is, for a hook's lock under an idle bound, the seconds since
 	// its last use (the last edit its hooks let through).
 	Unused *float64 `json:"unused,omitempty"`
+	// StaleView says that the holder's view of the file is stale (read
+	// versions: "changed", "unsettled", "damaged"): it must read the file
+	// again before it writes it; ChangedBy is who changed it, when
+	// agentlock knows (docs/read-versions.md). The same fields as check's.
+	StaleView string `json:"stale_view,omitempty"`
+	ChangedBy string `json:"changed_by,omitempty"`
 }
 
 // HeldAs words why the lock of s is held (Status.HeldAs): "" when free.
@@ -103,6 +109,18 @@ func heldAsCell(r Status) string {
 	return HeldAsWords(r.HeldAs, r.Unused)
 }
 
+// staleViewCell words a record's stale view for people: "changed by
+// claude-y", "changed", "unsettled", "damaged"; "-" for none.
+func staleViewCell(r Status) string {
+	switch {
+	case r.StaleView == "":
+		return "-"
+	case r.ChangedBy != "":
+		return Shorten(Escape(r.StaleView+" by "+r.ChangedBy), maxIDWidth+11)
+	}
+	return Escape(r.StaleView)
+}
+
 // UnusedSeconds is Status.Unused of s: the seconds since the last use of a
 // hook's lock under an idle bound; nil otherwise.
 func UnusedSeconds(s core.State) *float64 {
@@ -135,11 +153,15 @@ func WriteStatusTable(w io.Writer, records []Status, root string) error {
 	// say in it: why a hook's lock is held, changes in other worktrees.
 	heldAs := slices.ContainsFunc(records, func(r Status) bool { return r.HeldAs == "editing" || r.HeldAs == "idle" })
 	also := slices.ContainsFunc(records, func(r Status) bool { return len(r.AlsoChangedIn) > 0 })
+	staleView := slices.ContainsFunc(records, func(r Status) bool { return r.StaleView != "" })
 	if heldAs {
 		header = append(header, "HELD AS")
 	}
 	if also {
 		header = append(header, "ALSO CHANGED IN")
+	}
+	if staleView {
+		header = append(header, "STALE VIEW")
 	}
 	columns := len(header)
 	// Every row's cells in one allocation: a listing may have 10,000 rows.
@@ -179,6 +201,9 @@ func WriteStatusTable(w io.Writer, records []Status, root string) error {
 				cell = Escape(strings.Join(r.AlsoChangedIn, ", "))
 			}
 			cells = append(cells, cell)
+		}
+		if staleView {
+			cells = append(cells, staleViewCell(r))
 		}
 		rows = append(rows, cells[len(cells)-columns:len(cells):len(cells)])
 	}

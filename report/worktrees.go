@@ -53,6 +53,25 @@ func MarkConflicts(records []Status, found []workspace.Conflict) {
 	}
 }
 
+// MarkStaleViews fills the StaleView and ChangedBy of the records of held
+// locks whose holder's view of the file is stale (views, by real path:
+// session.Listing.StaleViews).
+func MarkStaleViews(records []Status, views map[string]workspace.View) {
+	if len(views) == 0 {
+		return
+	}
+	for i := range records {
+		v, ok := views[records[i].Path]
+		if !ok || records[i].SessionID == "" {
+			continue
+		}
+		records[i].StaleView = v.Why
+		if v.By != nil {
+			records[i].ChangedBy = v.By.Session
+		}
+	}
+}
+
 // AuditLine is an entry of the audit log for people (not escaped): when
 // (local time), what, on which path, by whom, the previous owner, and for
 // a finish the locks it released.

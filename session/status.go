@@ -91,6 +91,9 @@ type StatusRequest struct {
 	// Conflicts looks for the listed files that another worktree of the
 	// repository changed too.
 	Conflicts bool
+	// StaleViews judges each holder's view of the file it holds
+	// (workspace.Workspace.HeldViews).
+	StaleViews bool
 }
 
 // Listing is the outcome of Status.
@@ -109,6 +112,11 @@ type Listing struct {
 	// looked for.
 	Conflicts    []workspace.Conflict
 	ConflictsErr error
+	// StaleViews are, with StatusRequest.StaleViews, the held files whose
+	// holder's view is stale (it must read the file again before it writes
+	// it), by real path; StaleViewsErr says why some could not be judged.
+	StaleViews    map[string]workspace.View
+	StaleViewsErr error
 	// Where names the lock store: the lock folder, or a distributed
 	// store's lock space (Remote).
 	Where  string
@@ -147,6 +155,9 @@ func (s *Service) Status(ctx context.Context, req StatusRequest) (Listing, error
 	}
 	if req.Conflicts {
 		out.Conflicts, out.ConflictsErr = ws.Conflicts(ctx, workspace.ListedPaths(out.States, req.All))
+	}
+	if req.StaleViews {
+		out.StaleViews, out.StaleViewsErr = ws.HeldViews(ctx, out.States)
 	}
 	return out, nil
 }

@@ -629,3 +629,43 @@ func (w *Workspace) Untold(ctx context.Context, session string) ([]View, error) 
 	}
 	return out, v.See(ctx, session, time.Time{}, record)
 }
+
+// HeldViews judges, for each lock of states held by a session (not an
+// area, not stale), its holder's view of the file (Views, as a write of it
+// would be judged, not written whole): the stale ones, by real path — a
+// session that holds a file it must read again before it writes it (the
+// reservation after a refusal, or a change by a process outside agentlock
+// since it read it). A view that could not be judged is left out; the
+// error of a holder's versions is returned with the others found.
+func (w *Workspace) HeldViews(ctx context.Context, states []core.State) (map[string]View, error) {
+	byOwner := map[string][]string{}
+	var owners []string
+	for _, st := range states {
+		if st.Owner == "" || st.Stale || st.Path == "" || st.Area() {
+			continue
+		}
+		if _, ok := byOwner[st.Owner]; !ok {
+			owners = append(owners, st.Owner)
+		}
+		byOwner[st.Owner] = append(byOwner[st.Owner], st.Path)
+	}
+	var out map[string]View
+	var errs []error
+	for _, owner := range owners {
+		views, err := w.Views(ctx, owner, byOwner[owner], nil)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s's views: %w", owner, err))
+			continue
+		}
+		for _, v := range views {
+			if !v.Stale || v.Err != nil {
+				continue
+			}
+			if out == nil {
+				out = make(map[string]View)
+			}
+			out[v.Path] = v
+		}
+	}
+	return out, errors.Join(errs...)
+}

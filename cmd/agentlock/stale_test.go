@@ -768,3 +768,55 @@ func TestHookTellsAStaleReadOnce(t *testing.T) {
 		})
 	}
 }
+
+// status marks, for people and in --json, a held file whose holder's view
+// is stale: X's stale write was refused and the file reserved for it, so
+// X holds a file it must read again before it writes it; the marker names
+// who changed it, and goes once X reads it again. A holder whose view is
+// current, or who never read its file, is not marked.
+func TestStatusShowsAStaleView(t *testing.T) {
+	p := hookProject(t)
+	p.write("src/a.go", "C0\n")
+	x, y := claudeAgent{t: t, p: p, id: "x"}, claudeAgent{t: t, p: p, id: "y"}
+	base := x.read("src/a.go")
+	require.Empty(t, y.write("src/a.go", y.read("src/a.go")+"C1\n"))
+	requireExit(t, 0, p.run("release", "--all", "--session", y.session()))
+	require.NotEmpty(t, x.write("src/a.go", base+"X\n"), "the stale write is refused, the file reserved for x")
+	require.Empty(t, y.write("src/b.go", y.read("src/b.go")+"Y\n"), "y holds b.go, its view current")
+	requireExit(t, 0, p.run("acquire", "src/c.go", "--session", "claude-z"))
+
+	records := func() map[string]map[string]any {
+		r := p.run("status", "--json")
+		requireExit(t, 0, r)
+		out := map[string]map[string]any{}
+		for _, line := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
+			var rec map[string]any
+			require.NoError(t, json.Unmarshal([]byte(line), &rec), line)
+			out[filepath.Base(rec["path"].(string))] = rec
+		}
+		return out
+	}
+	recs := records()
+	require.Contains(t, recs, "a.go")
+	assert.Equal(t, x.session(), recs["a.go"]["session_id"])
+	assert.Equal(t, "changed", recs["a.go"]["stale_view"])
+	assert.Equal(t, y.session(), recs["a.go"]["changed_by"])
+	for _, f := range []string{"b.go", "c.go"} {
+		require.Contains(t, recs, f)
+		assert.NotContains(t, recs[f], "stale_view", "%s: its holder's view is current, or it never read it", f)
+		assert.NotContains(t, recs[f], "changed_by", f)
+	}
+
+	r := p.run("status")
+	requireExit(t, 0, r)
+	assert.Contains(t, r.Stdout, "STALE VIEW")
+	assert.Regexp(t, `(?m)^src/a\.go .*changed by `+y.session()+`\s*$`, r.Stdout)
+	assert.Regexp(t, `(?m)^src/b\.go .* -\s*$`, r.Stdout)
+
+	x.read("src/a.go")
+	recs = records()
+	assert.NotContains(t, recs["a.go"], "stale_view", "x read it again")
+	r = p.run("status")
+	requireExit(t, 0, r)
+	assert.NotContains(t, r.Stdout, "STALE VIEW", "no column when nobody's view is stale")
+}

@@ -65,7 +65,7 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 		}
 		return statusWatch(ctx, opts, svc)
 	}
-	listing, err := svc.Status(ctx, session.StatusRequest{All: opts.All, Orphans: true, Conflicts: true})
+	listing, err := svc.Status(ctx, session.StatusRequest{All: opts.All, Orphans: true, Conflicts: true, StaleViews: true})
 	if err != nil {
 		return err
 	}

@@ -55,14 +55,16 @@ func statusWatch(ctx context.Context, opts *StatusOptions, svc *session.Service)
 }
 
 // watchFrame renders one screen: a heading line, then status's table,
-// every line within report.TableWidth columns, orphaned locks marked.
+// every line within report.TableWidth columns, orphaned locks and stale
+// views marked.
 func watchFrame(ctx context.Context, svc *session.Service, all bool) ([]byte, error) {
-	l, err := svc.Status(ctx, session.StatusRequest{All: all, Orphans: true})
+	l, err := svc.Status(ctx, session.StatusRequest{All: all, Orphans: true, StaleViews: true})
 	if err != nil {
 		return nil, err
 	}
 	records := report.Statuses(l.States, l.Problems, all)
 	// No warning on every frame when the registry cannot be read.
 	_ = report.MarkOrphans(records, l.States, func() (func(core.State) bool, error) { return l.Orphaned, l.OwnersErr })
+	report.MarkStaleViews(records, l.StaleViews)
 	return report.WatchFrame(records, l.Workspace.LockDir, l.Workspace.Project)
 }

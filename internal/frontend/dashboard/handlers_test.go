@@ -593,3 +593,35 @@ func TestWhyALockIsHeldShown(t *testing.T) {
 	}
 	assert.Equal(t, map[string]any{"edited.go": "explicit", "hooked.go": "editing"}, held, "edited: %s", edited)
 }
+
+// The page and /api/locks mark a held file whose holder's view is stale
+// (it read the file, which changed since: it must read it again before it
+// writes it), beside the file, as they mark an edit in progress; a file
+// whose holder's view is current, or that it never read, is not marked.
+func TestStaleViewShown(t *testing.T) {
+	f := newFixture(t, Options{})
+	f.register(t, "s1", "edits")
+	stale, fresh := filepath.Join(f.root, "src", "stale.go"), filepath.Join(f.root, "src", "fresh.go")
+	for _, p := range []string{stale, fresh, filepath.Join(f.root, "src", "unread.go")} {
+		require.NoError(t, os.WriteFile(p, []byte("C0\n"), 0o644))
+	}
+	_, err := f.ws.See(t.Context(), "s1", []string{stale, fresh}, time.Time{})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(stale, []byte("C1 by an editor\n"), 0o644))
+	for _, rel := range []string{"src/stale.go", "src/fresh.go", "src/unread.go"} {
+		f.lock(t, rel, "s1", 0)
+	}
+
+	page := strings.ReplaceAll(f.get(t, "/").Body.String(), "<wbr>", "")
+	assert.Equal(t, 1, strings.Count(page, `class="badge stale-view"`), "only the stale view is marked")
+	assert.Regexp(t, `(?s)stale\.go</code>.*?<span class="badge stale-view"[^>]*>stale view: changed</span>`, page)
+	marked := map[string]any{}
+	for _, rec := range lines(t, f.get(t, "/api/locks").Body.Bytes()) {
+		marked[filepath.Base(rec["path"].(string))] = rec["stale_view"]
+	}
+	assert.Equal(t, map[string]any{"stale.go": "changed", "fresh.go": nil, "unread.go": nil}, marked)
+
+	_, err = f.ws.See(t.Context(), "s1", []string{stale}, time.Time{})
+	require.NoError(t, err)
+	assert.NotContains(t, f.get(t, "/").Body.String(), `class="badge stale-view"`, "read again: current")
+}

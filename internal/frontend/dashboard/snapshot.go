@@ -30,6 +30,10 @@ type Snapshot struct {
 	// Changed are the same as found (workspace.Workspace.Conflicts).
 	Conflicts map[string]string
 	Changed   []workspace.Conflict
+	// StaleViews are, by real path, the held files whose holder's view is
+	// stale: it must read the file again before it writes it
+	// (workspace.Workspace.HeldViews).
+	StaleViews map[string]workspace.View
 	// History is the end of the audit log, oldest first.
 	History []audit.Entry
 }
@@ -60,6 +64,8 @@ func (s *Server) take(ctx context.Context) (*Snapshot, error) {
 	}
 	snap.Idle = s.ws.IdleAmong(snap.Sessions, snap.Locks)
 	snap.Changed, snap.Conflicts = conflictsOf(ctx, s, snap.Locks)
+	// For people: views that cannot be judged are not marked.
+	snap.StaleViews, _ = s.ws.HeldViews(ctx, snap.Locks)
 	// The history is for people: a log that cannot be read shows empty.
 	snap.History, _ = s.ws.Audit().Tail(maxHistory)
 	return snap, nil
@@ -308,6 +314,7 @@ func (snap *Snapshot) lockRecords(withFree bool) []report.Status {
 		_ = report.MarkOrphans(records, snap.Locks, func() (func(core.State) bool, error) { return snap.owners().Orphaned, nil })
 	}
 	report.MarkConflicts(records, snap.Changed)
+	report.MarkStaleViews(records, snap.StaleViews)
 	return records
 }
 

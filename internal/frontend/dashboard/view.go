@@ -88,6 +88,10 @@ type lockView struct {
 	// (report.HeldAsWords: "editing (last edit 3s ago)", "idle for 1m5s");
 	// empty for a lock taken on purpose, the common case, left unmarked.
 	HeldAs string
+	// StaleView, when set, says that the holder's view of the file is
+	// stale ("changed by claude-y"): it must read the file again before it
+	// writes it (docs/read-versions.md).
+	StaleView string
 }
 
 // maxEvents is how many recent events the server keeps and the page shows.
@@ -142,6 +146,12 @@ func (s *Server) buildView(snap *Snapshot, events []Event) view {
 		lv.Renewing = !l.Stale && !owners.Finished(l.Owner) && !owners.Working(l.Owner)
 		if heldAs := report.HeldAs(l); heldAs != "explicit" {
 			lv.HeldAs = report.HeldAsWords(heldAs, report.UnusedSeconds(l))
+		}
+		if sv, ok := snap.StaleViews[l.Path]; ok {
+			lv.StaleView = sv.Why
+			if sv.By != nil {
+				lv.StaleView += " by " + report.Escape(sv.By.Session)
+			}
 		}
 		if lv.Area && !strings.HasSuffix(lv.Path, "/") {
 			lv.Path += "/" // report.Rel cleans the area's trailing slash away

@@ -194,7 +194,7 @@ func tools(h handlers) []tool {
 		newTool(h, "status", "status", "List the locks held in this project: path, holder, age, expiry. Same records as agentlock status --json.", false,
 			func(StatusIn) string { return "" }, nil, func(StatusIn) error { return nil },
 			func(ctx context.Context, c *toolRun, in StatusIn) error {
-				listing, err := c.svc.Status(ctx, session.StatusRequest{All: in.All, Orphans: true, Conflicts: true})
+				listing, err := c.svc.Status(ctx, session.StatusRequest{All: in.All, Orphans: true, Conflicts: true, StaleViews: true})
 				if err != nil {
 					return err
 				}
