@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 	"time"
 
 	"github.com/agentlock/agentlock/core"
@@ -53,6 +55,14 @@ func (p Printer) Acquisition(got session.Acquired, err error, wait time.Duration
 	}
 	for _, c := range got.Conflicts {
 		fmt.Fprintln(p.ErrOut, Linef("agentlock: warning: %s", c.Message()))
+	}
+	for _, v := range got.Stale {
+		// Warn mode (docs/read-versions.md): taken, the holder told.
+		if v.Err != nil {
+			fmt.Fprintln(p.ErrOut, Linef("agentlock: warning: cannot check whether %s changed since you read it (%v)", v.Path, v.Err))
+			continue
+		}
+		fmt.Fprintln(p.ErrOut, Linef("agentlock: warning: %s %s since you read it, by %s: read it again before you change it", v.Path, session.StaleWhat(v), session.StaleBy(v)))
 	}
 	return nil
 }
@@ -206,17 +216,57 @@ func (p Printer) Registry(s session.Shown) error {
 			if !e.IsSession() {
 				continue
 			}
-			if err := p.Record(Shown(e, s.RegistryPath, s.Idle[e.SessionID])); err != nil {
+			rec := Shown(e, s.RegistryPath, s.Idle[e.SessionID])
+			if views := s.StaleViews[e.SessionID]; len(views) > 0 {
+				rec.StaleViews = StaleViewsOf(views)
+			}
+			if err := p.Record(rec); err != nil {
 				return err
 			}
 		}
+		p.warnStaleViews(s.StaleViewsErr)
 		return nil
 	}
 	if len(s.Sessions) == 0 {
 		_, err := fmt.Fprintf(p.Out, "no sessions in %s\n", Escape(s.Registry))
 		return err
 	}
-	return WriteSessionTable(p.Out, s.Sessions, s.Idle, s.Project)
+	if err := WriteSessionTable(p.Out, s.Sessions, s.Idle, s.Project); err != nil {
+		return err
+	}
+	p.warnStaleViews(s.StaleViewsErr)
+	return WriteStaleViews(p.Out, s.Sessions, s.StaleViews, s.Project)
+}
+
+func (p Printer) warnStaleViews(err error) {
+	if err != nil {
+		fmt.Fprintln(p.ErrOut, Linef("agentlock: warning: whether the sessions' views of the files they read are stale could not be judged: %v", err))
+	}
+}
+
+// WriteStaleViews prints, after show's table, the sessions' stale views
+// (session.Shown.StaleViews) for people: per session, each file it must
+// read again before it writes it and who changed it; nothing when none.
+func WriteStaleViews(w io.Writer, sessions []core.Session, views map[string][]workspace.View, root string) error {
+	if len(views) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("\nstale views (read the file again before changing it):\n")
+	for _, n := range Nest(sessions) {
+		id := sessions[n.Index].SessionID
+		for _, v := range views[id] {
+			line := fmt.Sprintf("  %s  %s  %s", Escape(id), Escape(Rel(root, v.Path)), v.Why)
+			if v.By != nil {
+				line += " by " + Escape(v.By.Session)
+			} else if v.Why == workspace.ViewChanged {
+				line += " outside agentlock"
+			}
+			b.WriteString(line + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // Listing prints status (session.Service.Status, all: free lock files

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/store"
+	"github.com/agentlock/agentlock/workspace"
 )
 
 // Status is the record of one lock in a status listing.
@@ -333,6 +334,32 @@ type Session struct {
 	core.Session
 	Registry string `json:"registry"`
 	Idle     bool   `json:"idle"`
+	// StaleViews are, in show, the files the session read that changed
+	// since: it must read them again before it writes them
+	// (docs/read-versions.md).
+	StaleViews []StaleView `json:"stale_views,omitempty"`
+}
+
+// StaleView is a session's stale view of a file it read: the file, why
+// (check's stale_view: "changed", "unsettled", "damaged") and who changed
+// it when agentlock knows.
+type StaleView struct {
+	Path      string `json:"path"`
+	StaleView string `json:"stale_view"`
+	ChangedBy string `json:"changed_by,omitempty"`
+}
+
+// StaleViewsOf are the records of a session's stale views.
+func StaleViewsOf(views []workspace.View) []StaleView {
+	out := make([]StaleView, 0, len(views))
+	for _, v := range views {
+		sv := StaleView{Path: v.Path, StaleView: v.Why}
+		if v.By != nil {
+			sv.ChangedBy = v.By.Session
+		}
+		out = append(out, sv)
+	}
+	return out
 }
 
 // sessionRecord is the record of s, kept in reg.

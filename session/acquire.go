@@ -32,6 +32,12 @@ type AcquireRequest struct {
 	// Gate makes it the pre-edit hook's acquisition, with the gate's
 	// policy (see Gate); nil for a command's.
 	Gate *Gate
+	// JudgeViews, for a command's acquisition (no Gate), judges the
+	// session's views of the files taken as the gate does: a stale view is a StaleError in deny mode (the
+	// locks, taken, stay: the file is reserved for its read again),
+	// Acquired.Stale in warn mode. The MCP server's acquire sets it: the
+	// model locks a file before it changes it by any means.
+	JudgeViews bool
 }
 
 // Gate is the policy of the pre-edit hook, which acquires the paths an
@@ -238,8 +244,27 @@ func (s *Service) Acquire(ctx context.Context, req AcquireRequest) (Acquired, er
 		out.Leases = append(out.Leases, g.leases...)
 	}
 	if req.Gate == nil {
+		var stale error
+		if req.JudgeViews {
+			// The files taken, by real path (a command's paths are as
+			// given); areas have no version. Judged before the holds are
+			// recorded: a file keeps one hold record, which names the
+			// session that changed it.
+			for i := range out.groups {
+				out.groups[i].paths = nil
+				for _, l := range out.groups[i].leases {
+					if !store.IsArea(l.Path) {
+						out.groups[i].paths = append(out.groups[i].paths, l.Path)
+					}
+				}
+			}
+			stale = out.judge(ctx, &Gate{}, nil, nil)
+		}
 		for _, g := range out.groups {
 			out.VersionsErr = errors.Join(out.VersionsErr, g.ws.Held(ctx, out.Session, g.leases))
+		}
+		if stale != nil {
+			return out, stale
 		}
 	} else {
 		whole, _ := ws.Coordinated(req.Gate.Whole, s.workDir)

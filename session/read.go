@@ -156,7 +156,7 @@ func (a *Acquired) judge(ctx context.Context, gate *Gate, whole, aliases []strin
 	var refused []workspace.View
 	for _, g := range a.groups {
 		mode, _, modeErr := g.ws.StaleMode()
-		if mode == workspace.StaleOff && modeErr == nil {
+		if mode == workspace.StaleOff && modeErr == nil || len(g.paths) == 0 {
 			continue
 		}
 		paths := append([]string{}, g.paths...)

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/workspace"
@@ -197,6 +198,12 @@ type Shown struct {
 	// Registry names the registry, for people; RegistryPath is its file
 	// and Project the project it belongs to.
 	Registry, RegistryPath, Project string
+	// StaleViews are, by session, the working sessions' stale views of
+	// the files they read (workspace.Workspace.StaleViews): what each must
+	// read again before it writes it. StaleViewsErr says why some could not
+	// be judged.
+	StaleViews    map[string][]workspace.View
+	StaleViewsErr error
 }
 
 // Show reads the working folder's registry: who works on what.
@@ -210,5 +217,23 @@ func (s *Service) Show(ctx context.Context) (Shown, error) {
 	if err != nil {
 		return Shown{}, err
 	}
-	return Shown{Sessions: doc.Agents, Idle: ws.Idle(ctx, doc.Agents), Registry: reg.Where(), RegistryPath: ws.RegistryPath, Project: ws.Project}, nil
+	out := Shown{Sessions: doc.Agents, Idle: ws.Idle(ctx, doc.Agents), Registry: reg.Where(), RegistryPath: ws.RegistryPath, Project: ws.Project}
+	var errs []error
+	for _, a := range doc.Agents {
+		if !a.IsSession() || a.Status != core.StatusWorking {
+			continue
+		}
+		views, err := ws.StaleViews(ctx, a.SessionID)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", a.SessionID, err))
+		}
+		if len(views) > 0 {
+			if out.StaleViews == nil {
+				out.StaleViews = map[string][]workspace.View{}
+			}
+			out.StaleViews[a.SessionID] = views
+		}
+	}
+	out.StaleViewsErr = errors.Join(errs...)
+	return out, nil
 }

@@ -580,28 +580,13 @@ func (w *Workspace) Settle(ctx context.Context, session string, views []View) er
 // by another session or a process outside agentlock, and that it was not
 // told of yet (store.Version.Told), each as the pre-edit hook would judge
 // a write of it (Views: ViewChanged, or an unsettled read whose file now
-// differs from it, reported as ViewChanged); and records each change as told, so
-// that the session is told of it once (the after-tool hook's notice,
+// differs from it, reported as ViewChanged); and records each change as
+// told, so that the session is told of it once (the after-tool hook's notice,
 // docs/read-versions.md). A read again, or its own edit, makes a new
 // version: a later change is told again. Only the versions kept in the
 // workspace's own lock space are looked at.
 func (w *Workspace) Untold(ctx context.Context, session string) ([]View, error) {
-	v, err := w.versions()
-	if errors.Is(err, ErrNoVersions) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	all, err := v.Seen(ctx, session, nil)
-	if err != nil || len(all.Versions) == 0 {
-		return nil, err
-	}
-	paths := make([]string, len(all.Versions))
-	for i, x := range all.Versions {
-		paths[i] = x.Path
-	}
-	views, err := w.Views(ctx, session, paths, nil)
+	v, views, err := w.readViews(ctx, session)
 	if err != nil {
 		return nil, err
 	}
@@ -668,4 +653,45 @@ func (w *Workspace) HeldViews(ctx context.Context, states []core.State) (map[str
 		}
 	}
 	return out, errors.Join(errs...)
+}
+
+// readViews judges session's views of every file it read whose version
+// the workspace's own store keeps (Views, not written whole), and returns
+// that store's versions; none, and no error, for a store that keeps none.
+func (w *Workspace) readViews(ctx context.Context, session string) (store.Versions, []View, error) {
+	v, err := w.versions()
+	if errors.Is(err, ErrNoVersions) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	all, err := v.Seen(ctx, session, nil)
+	if err != nil || len(all.Versions) == 0 {
+		return v, nil, err
+	}
+	paths := make([]string, len(all.Versions))
+	for i, x := range all.Versions {
+		paths[i] = x.Path
+	}
+	views, err := w.Views(ctx, session, paths, nil)
+	return v, views, err
+}
+
+// StaleViews returns session's stale views of the files it read (those
+// whose version the workspace's own store keeps), as a write of each would
+// be judged: the files it must read again before it writes them (agentlock
+// show). A view that could not be judged is left out.
+func (w *Workspace) StaleViews(ctx context.Context, session string) ([]View, error) {
+	_, views, err := w.readViews(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	var out []View
+	for _, o := range views {
+		if o.Stale && o.Err == nil {
+			out = append(out, o)
+		}
+	}
+	return out, nil
 }

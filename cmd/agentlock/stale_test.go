@@ -820,3 +820,49 @@ func TestStatusShowsAStaleView(t *testing.T) {
 	requireExit(t, 0, r)
 	assert.NotContains(t, r.Stdout, "STALE VIEW", "no column when nobody's view is stale")
 }
+
+// show marks, for people and in --json, each working session's stale
+// views: the files it read that another session changed since, with who
+// changed them; they go once it reads the file again. A session whose
+// views are current shows none.
+func TestShowShowsStaleViews(t *testing.T) {
+	p := hookProject(t)
+	p.write("src/a.go", "C0\n")
+	x, y := claudeAgent{t: t, p: p, id: "x"}, claudeAgent{t: t, p: p, id: "y"}
+	for _, a := range []claudeAgent{x, y} {
+		requireExit(t, 0, p.runEnv([]string{"AGENTLOCK_SESSION=" + a.session()}, "register", "--working-on", "a"))
+	}
+	x.read("src/a.go")
+	x.read("src/b.go")
+	require.Empty(t, y.write("src/a.go", y.read("src/a.go")+"C1\n"))
+	requireExit(t, 0, p.run("release", "--all", "--session", y.session()))
+
+	views := func() map[string]any {
+		r := p.run("show", "--json")
+		requireExit(t, 0, r)
+		out := map[string]any{}
+		for _, line := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
+			var rec map[string]any
+			require.NoError(t, json.Unmarshal([]byte(line), &rec), line)
+			out[rec["session_id"].(string)] = rec["stale_views"]
+		}
+		return out
+	}
+	got := views()
+	assert.Equal(t, []any{map[string]any{"path": filepath.Join(p.dir, "src/a.go"), "stale_view": "changed", "changed_by": y.session()}}, got[x.session()])
+	assert.Nil(t, got[y.session()], "y's views are current")
+	r := p.run("show")
+	requireExit(t, 0, r)
+	assert.Contains(t, r.Stdout, "stale views (read the file again before changing it):")
+	assert.Regexp(t, `(?m)^  `+x.session()+`  src/a\.go  changed by `+y.session()+`$`, r.Stdout)
+	assert.NotContains(t, r.Stdout, "src/b.go  changed")
+
+	// Read again while x holds it: settled, whatever the timing (a read
+	// within the settle window of y's change would show as unsettled).
+	requireExit(t, 0, p.run("acquire", "src/a.go", "--session", x.session()))
+	x.read("src/a.go")
+	assert.Nil(t, views()[x.session()], "read again")
+	r = p.run("show")
+	requireExit(t, 0, r)
+	assert.NotContains(t, r.Stdout, "stale views")
+}

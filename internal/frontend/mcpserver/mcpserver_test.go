@@ -260,3 +260,56 @@ func TestToolsAreAnnotated(t *testing.T) {
 		require.False(t, *tl.Annotations.DestructiveHint, tl.Name)
 	}
 }
+
+// The MCP server's acquire takes part in read versions as the pre-edit
+// hook does: a file the session read, which another session changed and
+// released since, is refused — naming that session, the file reserved for
+// the session (its lock is the session's), the refusal in the audit log —
+// and taken once the session read it again. A file it never read, or one
+// nobody changed, is taken as always.
+func TestAcquireOfAStaleFileRefused(t *testing.T) {
+	root := project(t)
+	a, b := filepath.Join(root, "src", "a.go"), filepath.Join(root, "src", "b.go")
+	for _, p := range []string{a, b} {
+		require.NoError(t, os.WriteFile(p, []byte("C0\n"), 0o644))
+	}
+	x := services("claude-1")("")
+	_, err := x.Read(t.Context(), session.ReadRequest{Paths: []string{a, b}})
+	require.NoError(t, err)
+	y := services("codex-2")("")
+	_, err = y.Acquire(t.Context(), sessionAcquire(a))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(a, []byte("C0\nC1\n"), 0o644))
+	_, err = y.Release(t.Context(), session.ReleaseRequest{Paths: []string{a}})
+	require.NoError(t, err)
+
+	cs := connect(t, "claude-1", nil)
+	res, text, _ := call(t, cs, &mcp.CallToolParams{Name: "acquire", Arguments: map[string]any{"paths": []string{"src/b.go"}}})
+	require.False(t, res.IsError, "nobody changed b.go: %s", text)
+	res, text, _ = call(t, cs, &mcp.CallToolParams{Name: "acquire", Arguments: map[string]any{"paths": []string{"src/a.go"}}})
+	require.True(t, res.IsError, "the acquisition of a stale file went through: %s", text)
+	assert.Contains(t, text, a+" changed since claude-1 read it, by session codex-2")
+	assert.Contains(t, text, "reserved for you")
+	assert.Contains(t, text, "read it again, then redo your change on the current content")
+	assert.Equal(t, "claude-1", owner(t, a), "the file is reserved for the refused session")
+	data, err := os.ReadFile(a)
+	require.NoError(t, err)
+	assert.Equal(t, "C0\nC1\n", string(data))
+
+	ws, err := x.Workspace(t.Context())
+	require.NoError(t, err)
+	entries, err := ws.Audit().Tail(50)
+	require.NoError(t, err)
+	var refusals []string
+	for _, e := range entries {
+		if e.Action == "stale write" {
+			refusals = append(refusals, e.Path+" "+e.SessionID+" "+e.PreviousOwner)
+		}
+	}
+	assert.Equal(t, []string{a + " claude-1 codex-2"}, refusals, "the refusal is in the audit log")
+
+	_, err = x.Read(t.Context(), session.ReadRequest{Paths: []string{a}})
+	require.NoError(t, err)
+	res, text, _ = call(t, cs, &mcp.CallToolParams{Name: "acquire", Arguments: map[string]any{"paths": []string{"src/a.go"}}})
+	require.False(t, res.IsError, "after a read again: %s", text)
+}

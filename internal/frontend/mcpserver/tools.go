@@ -140,13 +140,19 @@ func tools(h handlers) []tool {
 				}
 				wait := time.Duration(in.WaitSeconds) * time.Second
 				waited := false
-				got, err := c.svc.Acquire(ctx, session.AcquireRequest{Paths: paths, Session: id, Wait: wait, OnWait: func(w session.Waiting) {
+				got, err := c.svc.Acquire(ctx, session.AcquireRequest{Paths: paths, Session: id, Wait: wait, JudgeViews: true, OnWait: func(w session.Waiting) {
 					waited = true
 					c.out.Waits(w)
 					if c.wait != nil && w.Held != nil {
 						c.wait.set(report.Waiting(w.Held, w.Wait))
 					}
 				}})
+				if stale := (*session.StaleError)(nil); errors.As(err, &stale) {
+					// The session read the file before another changed it:
+					// refused as the pre-edit hook refuses a stale write,
+					// the file reserved for it (docs/read-versions.md).
+					err = staleRefusal(err, stale)
+				}
 				if err := c.out.Acquisition(got, err, wait, waited); err != nil {
 					return err
 				}
@@ -438,6 +444,18 @@ func fieldsOf(rec any) fields {
 		return fields{path: r.Path, state: r.State, sessionID: r.SessionID, err: r.Error, age: r.Age, expiresIn: r.ExpiresIn}
 	}
 	return fields{}
+}
+
+// staleRefusal words the refusal of an acquisition for a stale view: what
+// changed, who changed it, and to read the file again, the lock being the
+// session's meanwhile.
+func staleRefusal(err error, stale *session.StaleError) error {
+	by := ""
+	if v := stale.Views[0]; v.Err == nil {
+		by = ", by " + session.StaleBy(v)
+	}
+	return fmt.Errorf("%w%s: a change based on what you read would overwrite that change. The file is reserved for you "+
+		"(agentlock took its lock for %s), so nobody else can change it meanwhile: read it again, then redo your change on the current content", err, by, stale.Session)
 }
 
 // refusalText is the text of a tool error: each refused path with its
