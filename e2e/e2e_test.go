@@ -139,7 +139,8 @@ var agents = []agent{
 			write: func(path, content string) mock.Step {
 				return mock.Step{Tool: "Write", Args: map[string]any{"file_path": path, "content": content}}
 			},
-			cliGuard: "modified since read",
+			cliGuard:  "modified since read",
+			toldEarly: true,
 		},
 	},
 	{
@@ -201,6 +202,7 @@ var agents = []agent{
 			write: func(path, content string) mock.Step {
 				return mock.Step{Tool: "write_file", Args: map[string]any{"file_path": path, "content": content}}
 			},
+			toldEarly: true,
 		},
 	},
 	copilotAgent,

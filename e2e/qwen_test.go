@@ -56,7 +56,8 @@ var qwenAgent = agent{
 		write: func(path, content string) mock.Step {
 			return mock.Step{Tool: "write_file", Args: map[string]any{"file_path": path, "content": content}}
 		},
-		cliGuard: "modified since you last read it",
+		cliGuard:  "modified since you last read it",
+		toldEarly: true,
 	},
 }
 

@@ -25,6 +25,11 @@ type staleCase struct {
 	// model is the model id the case asks for ("" for the agent's own):
 	// Copilot CLI offers apply_patch only to GPT-5 ids.
 	model string
+	// toldEarly is set for a CLI that passes the after-tool hook's context
+	// to the model (its manifest's after_tool_context): after the other
+	// session's change, the next tool's hook tells the model the file it
+	// read changed, naming who (docs/read-versions.md).
+	toldEarly bool
 }
 
 // staleWriter is the session that changes the file between the CLI's read
@@ -60,6 +65,22 @@ func e2eStale(t *testing.T, a agent, prog string) {
 	r.model = a.stale.model
 	r.runCLI(t, a, prog, false)
 
+	if a.stale.toldEarly {
+		// The shell step's after-tool hook ran after other-2's change.
+		notice := ""
+		for _, q := range r.server.Requests() {
+			if strings.Contains(q.Body, "Your view of it is stale") {
+				notice = q.Body
+				break
+			}
+		}
+		switch {
+		case notice == "":
+			t.Errorf("the model was not told early that stale.txt changed since it read it")
+		case !strings.Contains(notice, "changed by session "+staleWriter):
+			t.Errorf("the early notice does not name %s", staleWriter)
+		}
+	}
 	refusal := r.told(t, 2)
 	t.Logf("the stale write: the model read %q", refusal)
 	switch {
