@@ -48,7 +48,8 @@ var copilotAgent = agent{
 		write: func(path, content string) mock.Step {
 			return mock.Step{Tool: "apply_patch", Input: deleteAddFile(path, content)}
 		},
-		model: "gpt-5.5",
+		model:     "gpt-5.5",
+		toldEarly: true,
 	},
 }
 

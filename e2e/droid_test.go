@@ -42,6 +42,7 @@ var droidAgent = agent{
 		write: func(path, content string) mock.Step {
 			return mock.Step{Tool: "Create", Args: map[string]any{"file_path": path, "content": content}}
 		},
+		toldEarly: true,
 	},
 }
 

@@ -65,6 +65,9 @@ func declared() manifest.Declared {
 				SessionContext: manifest.SessionContext{
 					Form: "top-level",
 				},
+				AfterToolContext: manifest.AfterToolContext{
+					Form: "top-level",
+				},
 				MCP: &manifest.MCP{
 					Path:   ".mcp.json",
 					Format: "json",

@@ -98,6 +98,10 @@ func declared() manifest.Declared {
 					Form:  "hook-specific",
 					Event: "SessionStart",
 				},
+				AfterToolContext: manifest.AfterToolContext{
+					Form:  "hook-specific",
+					Event: "PostToolUse",
+				},
 			}
 		},
 	}

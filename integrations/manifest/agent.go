@@ -705,11 +705,13 @@ func (a *Agent) EditContext(text string) ([]byte, error) {
 // manifest's after_tool_context form, or integrations.ErrNoAfterToolContext
 // when it declares none.
 func (a *Agent) AfterToolContext(text string) ([]byte, error) {
-	c := a.m().AfterToolContext
-	if c.Form != "hook-specific" {
-		return nil, integrations.ErrNoAfterToolContext
+	switch c := a.m().AfterToolContext; c.Form {
+	case "hook-specific":
+		return integrations.AdditionalContext(c.Event, text)
+	case "top-level":
+		return integrations.MarshalLine(map[string]string{"additionalContext": text}, "after-tool context")
 	}
-	return integrations.AdditionalContext(c.Event, text)
+	return nil, integrations.ErrNoAfterToolContext
 }
 
 // SessionContext implements integrations.Agent.

@@ -280,8 +280,10 @@ type SessionContext struct {
 type AfterToolContext struct {
 	// Form is "hook-specific" ({"hookSpecificOutput":{"hookEventName":
 	// Event,"additionalContext":…}} on stdout: Claude Code's PostToolUse,
-	// Gemini CLI's AfterTool, Qwen Code's PostToolUse), or "" for none:
-	// the harness shows the model nothing of an after-tool hook.
+	// Gemini CLI's AfterTool, Qwen Code's and Factory Droid's
+	// PostToolUse), "top-level" ({"additionalContext":…}: Copilot CLI's
+	// postToolUse), or "" for none: the harness shows the model nothing of
+	// an after-tool hook.
 	Form string `toml:"form"`
 	// Event is the hookEventName of the hook-specific form (required).
 	Event string `toml:"event"`
@@ -714,8 +716,12 @@ func (m *Manifest) checkOutputs() *FieldError {
 		if m.AfterToolContext.Event == "" {
 			return fieldErr("after_tool_context.event", "required with form = \"hook-specific\"")
 		}
+	case "top-level":
+		if m.AfterToolContext.Event != "" {
+			return fieldErr("after_tool_context.event", "only with form = \"hook-specific\"")
+		}
 	default:
-		return fieldErr("after_tool_context.form", "%q: want hook-specific", m.AfterToolContext.Form)
+		return fieldErr("after_tool_context.form", "%q: want hook-specific or top-level", m.AfterToolContext.Form)
 	}
 	switch m.SessionContext.Form {
 	case "", "hook-specific", "top-level", "plain":

@@ -313,17 +313,21 @@ func TestEditContextForms(t *testing.T) {
 }
 
 // The after-tool context is none unless declared; the hook-specific form
-// names its event, which it requires.
+// names its event, which it requires; the top-level form has none.
 func TestAfterToolContextForms(t *testing.T) {
 	out, err := mini(t, "[after_tool_context]\nform = \"hook-specific\"\nevent = \"AfterTool\"\n").AfterToolContext("note")
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"hookSpecificOutput":{"hookEventName":"AfterTool","additionalContext":"note"}}`, string(out))
+	out, err = mini(t, "[after_tool_context]\nform = \"top-level\"\n").AfterToolContext("note")
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"additionalContext":"note"}`, string(out))
 	_, err = mini(t, "[deny]\nform = \"claude-json\"\n").AfterToolContext("note")
 	assert.ErrorIs(t, err, integrations.ErrNoAfterToolContext)
 	for extra, field := range map[string]string{
-		"[after_tool_context]\nform = \"hook-specific\"\n": "after_tool_context.event",
-		"[after_tool_context]\nevent = \"PostToolUse\"\n":  "after_tool_context.event",
-		"[after_tool_context]\nform = \"stderr\"\n":        "after_tool_context.form",
+		"[after_tool_context]\nform = \"hook-specific\"\n":            "after_tool_context.event",
+		"[after_tool_context]\nevent = \"PostToolUse\"\n":             "after_tool_context.event",
+		"[after_tool_context]\nform = \"stderr\"\n":                   "after_tool_context.form",
+		"[after_tool_context]\nform = \"top-level\"\nevent = \"X\"\n": "after_tool_context.event",
 	} {
 		_, err := Parse([]byte(minimal+extra), "mini.toml")
 		assert.ErrorContains(t, err, "field "+field, extra)
