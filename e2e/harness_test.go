@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -229,6 +230,14 @@ func TestClaudeHarnessAncestry(t *testing.T) {
 	bin := claudeCLI.install(t)
 	offline(t)
 	r := newRun(t)
+	// A repository of its own: Claude Code takes the nearest folder with a
+	// .git as the workspace whose trust and settings apply, and a Codex
+	// run's sandbox leaves an empty /tmp/.git behind at times (its mount
+	// point for the read-only .git of a writable root), which would make
+	// that /tmp, an untrusted workspace.
+	if out, err := exec.Command("git", "-C", r.repo, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
 	settings := r.hooksJSON(map[string]string{"SessionStart": "", "PreToolUse": "*", "PostToolUse": "*", "SessionEnd": ""}, nil)
 	settings["permissions"] = map[string]any{"allow": []string{"Bash"}}
 	r.write(t, filepath.Join(r.repo, ".claude", "settings.json"), mustJSON(settings))
