@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -161,7 +162,7 @@ func (a *Acquired) judge(ctx context.Context, gate *Gate, whole, aliases []strin
 		}
 		paths := append([]string{}, g.paths...)
 		for _, al := range aliases {
-			if real, err := core.RealPath(al, ""); err == nil && slicesContain(g.paths, real) {
+			if real, err := core.RealPath(al, ""); err == nil && slices.Contains(g.paths, real) {
 				paths = append(paths, al)
 			}
 		}
@@ -239,15 +240,6 @@ func aliasesOf(paths []string, cwd string, realPath func(path, cwd string) (stri
 		}
 	}
 	return out
-}
-
-func slicesContain(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Untold returns the files session has read that another session (or a
