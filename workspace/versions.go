@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -395,7 +396,7 @@ func (w *Workspace) Views(ctx context.Context, session string, paths, whole []st
 			out[i].Read = &ver
 		}
 		d := view.DamagedFor(p)
-		isWhole := containsPath(whole, p)
+		isWhole := slices.Contains(whole, p)
 		if d == nil && !read && !isWhole {
 			continue // never read, and not written whole: nothing to judge
 		}
@@ -516,15 +517,6 @@ func damagedFor(ds []*store.DamagedError, path string) *store.DamagedError {
 		}
 	}
 	return nil
-}
-
-func containsPath(list []string, p string) bool {
-	for _, x := range list {
-		if x == p {
-			return true
-		}
-	}
-	return false
 }
 
 // Editing records, after the pre-edit hook judged session's views and let
