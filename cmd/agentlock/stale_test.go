@@ -526,11 +526,13 @@ func readShapes() []readShape {
 		{agent: "kilo", session: "kilo-x", read: flat("read", "filePath"), write: flatWrite("write", "filePath")},
 		{agent: "pi", session: "pi-x", read: flat("read", "path"), write: flatWrite("write", "path")},
 		{agent: "droid", session: "droid-x", read: flat("Read", "file_path"), write: flatWrite("Create", "file_path")},
-		// Cline 3.0.65's schema gives every hook tool_call {id, name, input}.
+		// Cline 3.0.65 gives PreToolUse tool_call {id, name, input} and
+		// PostToolUse tool_result {id, name, input, output}.
 		{agent: "cline", session: "cline-x",
 			read: func(cwd, file string) string {
-				return mustJSON(map[string]any{"taskId": "x", "hookName": "PostToolUse", "workspaceRoots": []string{cwd},
-					"tool_call": map[string]any{"id": "c1", "name": "read_files", "input": map[string]any{"files": []any{map[string]string{"path": file}}}}})
+				return mustJSON(map[string]any{"taskId": "x", "hookName": "tool_result", "workspaceRoots": []string{cwd},
+					"tool_result": map[string]any{"id": "c1", "name": "read_files", "input": map[string]any{"files": []any{map[string]string{"path": file}}},
+						"output": []any{map[string]any{"query": file, "result": "1 | C0", "success": true}}}})
 			},
 			write: func(cwd, file, content string) string {
 				return mustJSON(map[string]any{"taskId": "x", "hookName": "PreToolUse", "workspaceRoots": []string{cwd},

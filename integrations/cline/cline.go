@@ -7,7 +7,9 @@
 //
 // Cline 3.x (its @cline/core) sends every hook the base payload — taskId,
 // workspaceRoots, hookName — and PreToolUse adds tool_call {id, name,
-// input} and preToolUse {toolName, parameters} (every parameter a string).
+// input} and preToolUse {toolName, parameters} (every parameter a string);
+// PostToolUse adds tool_result {id, name, input, output} and postToolUse
+// {toolName, parameters, result}.
 // Its edit tools are editor (input.path) and apply_patch (input.input, a
 // patch in Codex's format). It reads a control JSON on stdout:
 // {"cancel": true, "errorMessage": …} cancels — it stops the whole task
@@ -80,6 +82,12 @@ type payload struct {
 		Name  string          `json:"name"`
 		Input json.RawMessage `json:"input"`
 	} `json:"tool_call"`
+	// ToolResult is PostToolUse's tool (hookName "tool_result"): the call
+	// as tool_call gives it, with its output.
+	ToolResult *struct {
+		Name  string          `json:"name"`
+		Input json.RawMessage `json:"input"`
+	} `json:"tool_result"`
 	PreToolUse *struct {
 		ToolName   string            `json:"toolName"`
 		Parameters map[string]string `json:"parameters"`
@@ -88,7 +96,8 @@ type payload struct {
 
 // decodePayload implements integrations.PayloadDecoder: the task is the
 // session, the first workspace root the working folder, and the tool's
-// input tool_call.input (else preToolUse.parameters).
+// input tool_call.input (PreToolUse), tool_result.input (PostToolUse), else
+// preToolUse.parameters.
 func decodePayload(data []byte) (integrations.HookInput, error) {
 	var in integrations.HookInput
 	var p payload
@@ -102,6 +111,8 @@ func decodePayload(data []byte) (integrations.HookInput, error) {
 	switch {
 	case p.ToolCall != nil:
 		in.ToolName, in.ToolInput = p.ToolCall.Name, p.ToolCall.Input
+	case p.ToolResult != nil:
+		in.ToolName, in.ToolInput = p.ToolResult.Name, p.ToolResult.Input
 	case p.PreToolUse != nil:
 		in.ToolName = p.PreToolUse.ToolName
 		params, err := json.Marshal(p.PreToolUse.Parameters)
@@ -114,8 +125,8 @@ func decodePayload(data []byte) (integrations.HookInput, error) {
 }
 
 // readPaths implements the extension's ReadPaths: the files of a
-// read_files call (tool_call.input of the PostToolUse payload, as Cline
-// 3.0.65's schema gives it to every hook): its files, each a path or an
+// read_files call (tool_result.input of the PostToolUse payload, as Cline
+// 3.0.65 sends it): its files, each a path or an
 // entry with one, or file_paths, or paths. A ranged read (start_line,
 // end_line) is a read of the file as any other: the version is the file's.
 func readPaths(in integrations.HookInput) ([]string, error) {

@@ -34,6 +34,23 @@ func TestDecodePayloadReadsTheTaskAndTheTool(t *testing.T) {
 	assert.Equal(t, []string{"/r/b.txt"}, paths)
 }
 
+// A PostToolUse payload in Cline 3.0.65's shape (as the real CLI sent it
+// in the end-to-end run): the tool in tool_result, with its output; a
+// read_files call's files are what the session read.
+func TestDecodePayloadReadsThePostToolUseTool(t *testing.T) {
+	data := `{"clineVersion":"","hookName":"tool_result","taskId":"conv_1","workspaceRoots":["/repo"],"iteration":1,` +
+		`"tool_result":{"id":"call_0","name":"read_files","input":{"files":[{"path":"/repo/a.txt"}]},` +
+		`"output":[{"query":"/repo/a.txt","result":"1 | C0","success":true}],"durationMs":23},` +
+		`"postToolUse":{"toolName":"read_files","parameters":{"files":"[{\"path\":\"/repo/a.txt\"}]"},"result":"[]","success":true}}`
+	in, err := Agent().DecodePayload([]byte(data))
+	require.NoError(t, err)
+	assert.Equal(t, "conv_1", in.SessionID)
+	assert.Equal(t, "read_files", in.ToolName)
+	paths, err := Agent().ReadPaths(in)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"/repo/a.txt"}, paths)
+}
+
 func TestEditedPaths(t *testing.T) {
 	patch := "*** Begin Patch\n*** Update File: a.txt\n@@\n-x\n+y\n*** Add File: b/c.txt\n+z\n*** End Patch"
 	input := func(v any) json.RawMessage { data, _ := json.Marshal(v); return data }
