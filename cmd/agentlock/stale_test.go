@@ -695,34 +695,70 @@ func TestCheckShowsAStaleView(t *testing.T) {
 // and the write is still refused until X reads the file again. A session
 // that never read the file is told nothing; after a read again, a new
 // change is told again. Claude Code's, Gemini CLI's and Qwen Code's
-// payload shapes.
+// payload shapes (additionalContext); OpenCode's, Kilo's and Pi's (the
+// text itself on stdout, one line, which their plugin or extension adds
+// to the tool's result); Cline's (its contextModification).
 func TestHookTellsAStaleReadOnce(t *testing.T) {
 	for _, c := range []struct {
 		agent, event, read, other, field string
+		// form is how the hook's stdout carries the notice:
+		// "hook-specific", "text" or "cline".
+		form string
 	}{
-		{agent: "claude", event: "PostToolUse", read: "Read", other: "Bash", field: "file_path"},
-		{agent: "gemini", event: "AfterTool", read: "read_file", other: "run_shell_command", field: "file_path"},
-		{agent: "qwen", event: "PostToolUse", read: "read_file", other: "run_shell_command", field: "file_path"},
+		{agent: "claude", event: "PostToolUse", read: "Read", other: "Bash", field: "file_path", form: "hook-specific"},
+		{agent: "gemini", event: "AfterTool", read: "read_file", other: "run_shell_command", field: "file_path", form: "hook-specific"},
+		{agent: "qwen", event: "PostToolUse", read: "read_file", other: "run_shell_command", field: "file_path", form: "hook-specific"},
+		{agent: "opencode", read: "read", other: "bash", field: "filePath", form: "text"},
+		{agent: "kilo", read: "read", other: "bash", field: "filePath", form: "text"},
+		{agent: "pi", event: "renew", read: "read", other: "bash", field: "path", form: "text"},
+		{agent: "cline", read: "read_files", other: "execute_command", form: "cline"},
 	} {
 		t.Run(c.agent, func(t *testing.T) {
 			p := hookProject(t)
 			p.write("src/a.go", "C0\n")
 			file := filepath.Join(p.dir, "src/a.go")
-			after := func(id, tool string, input map[string]string) proctest.Result {
-				payload := mustJSON(map[string]any{"session_id": id, "cwd": p.dir, "hook_event_name": c.event, "tool_name": tool,
-					"tool_input": input, "tool_response": map[string]string{"output": "ok"}})
-				r := harness(t).Run(t, proctest.Cmd{Args: []string{"hook", c.agent, "renew"}, Env: p.env, Dir: p.dir, Stdin: payload})
+			after := func(id, tool string, input any) proctest.Result {
+				// The payload as the harness, or agentlock's plugin or
+				// extension, sends it.
+				fields := map[string]any{"session_id": id, "cwd": p.dir, "tool_name": tool, "tool_input": input}
+				switch {
+				case c.form == "cline":
+					fields = map[string]any{"taskId": id, "hookName": "tool_result", "workspaceRoots": []string{p.dir},
+						"tool_result": map[string]any{"id": "c1", "name": tool, "input": input, "output": []any{}}}
+				case c.form == "hook-specific":
+					fields["tool_response"] = map[string]string{"output": "ok"}
+					fallthrough
+				case c.event != "":
+					fields["hook_event_name"] = c.event
+				}
+				r := harness(t).Run(t, proctest.Cmd{Args: []string{"hook", c.agent, "renew"}, Env: p.env, Dir: p.dir, Stdin: mustJSON(fields)})
 				requireExit(t, 0, r)
 				return r
 			}
-			read := func(id string) proctest.Result { return after(id, c.read, map[string]string{c.field: file}) }
+			read := func(id string) proctest.Result {
+				if c.form == "cline" {
+					return after(id, c.read, map[string]any{"files": []any{map[string]string{"path": file}}})
+				}
+				return after(id, c.read, map[string]string{c.field: file})
+			}
 			other := func(id string) proctest.Result { return after(id, c.other, map[string]string{"command": "ls"}) }
 			// told returns the notice of an after-tool hook's answer, ""
-			// for none; the answer is the harness's additionalContext.
+			// for none: the harness's additionalContext, the text itself,
+			// or Cline's contextModification.
 			told := func(r proctest.Result) string {
 				t.Helper()
 				if r.Stdout == "" {
 					return ""
+				}
+				switch c.form {
+				case "text":
+					require.True(t, strings.HasSuffix(r.Stdout, "\n"), "one line: %q", r.Stdout)
+					return strings.TrimSuffix(r.Stdout, "\n")
+				case "cline":
+					var out map[string]string
+					require.NoError(t, json.Unmarshal([]byte(r.Stdout), &out), r.Stdout)
+					assert.Len(t, out, 1, "only contextModification: %s", r.Stdout)
+					return out["contextModification"]
 				}
 				var out struct {
 					Specific map[string]string `json:"hookSpecificOutput"`
@@ -769,6 +805,29 @@ func TestHookTellsAStaleReadOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The agents whose harness passes no after-tool hook's text to the model
+// (no after_tool_context: Kimi Code ignores a PostToolUse hook's output)
+// keep the renew hook's stdout empty, a stale read or not.
+func TestHookTellsNothingWithoutAfterToolContext(t *testing.T) {
+	p := hookProject(t)
+	p.write("src/a.go", "C0\n")
+	file := filepath.Join(p.dir, "src/a.go")
+	after := func(tool string, input map[string]string) proctest.Result {
+		payload := mustJSON(map[string]any{"session_id": "x", "cwd": p.dir, "hook_event_name": "PostToolUse", "tool_name": tool, "tool_input": input})
+		r := harness(t).Run(t, proctest.Cmd{Args: []string{"hook", "kimi", "renew"}, Env: p.env, Dir: p.dir, Stdin: payload})
+		requireExit(t, 0, r)
+		return r
+	}
+	assert.Empty(t, after("Read", map[string]string{"path": file}).Stdout)
+	y := claudeAgent{t: t, p: p, id: "y"}
+	require.Empty(t, y.write("src/a.go", y.read("src/a.go")+"C1\n"))
+	requireExit(t, 0, p.run("release", "--all", "--session", y.session()))
+	assert.Empty(t, after("Shell", map[string]string{"command": "ls"}).Stdout, "kimi's renew hook prints nothing")
+	r := p.run("check", "--json", "src/a.go", "--session", "kimi-x")
+	requireExit(t, 0, r)
+	assert.Contains(t, r.Stdout, `"stale_view":"changed"`, "the view is stale all the same: %s", r.Stdout)
 }
 
 // status marks, for people and in --json, a held file whose holder's view

@@ -48,6 +48,10 @@ func declared() manifest.Declared {
 					Form:     "template",
 					Template: "{\"contextModification\":{{json .Text}}}\n",
 				},
+				AfterToolContext: manifest.AfterToolContext{
+					Form:     "template",
+					Template: "{\"contextModification\":{{json .Text}}}\n",
+				},
 			}
 		},
 	}

@@ -710,6 +710,8 @@ func (a *Agent) AfterToolContext(text string) ([]byte, error) {
 		return integrations.AdditionalContext(c.Event, text)
 	case "top-level":
 		return integrations.MarshalLine(map[string]string{"additionalContext": text}, "after-tool context")
+	case "template":
+		return execTemplate("after_tool_context.template", c.Template, map[string]string{"Text": text})
 	}
 	return nil, integrations.ErrNoAfterToolContext
 }

@@ -282,11 +282,17 @@ type AfterToolContext struct {
 	// Event,"additionalContext":…}} on stdout: Claude Code's PostToolUse,
 	// Gemini CLI's AfterTool, Qwen Code's and Factory Droid's
 	// PostToolUse), "top-level" ({"additionalContext":…}: Copilot CLI's
-	// postToolUse), or "" for none: the harness shows the model nothing of
-	// an after-tool hook.
+	// postToolUse), "template" (Template: the text itself, one line, for
+	// the OpenCode and Kilo plugin and the Pi extension, which add it to
+	// the tool's result; Cline's {"contextModification":…}), or "" for
+	// none: the harness shows the model nothing of an after-tool hook.
+	// Whatever the form, the hook prints nothing when there is nothing to
+	// tell.
 	Form string `toml:"form"`
 	// Event is the hookEventName of the hook-specific form (required).
 	Event string `toml:"event"`
+	// Template is the stdout of the "template" form; .Text is the text.
+	Template string `toml:"template"`
 }
 
 // FieldError is a manifest refused for one field: the message names the
@@ -707,21 +713,21 @@ func (m *Manifest) checkOutputs() *FieldError {
 	if !slices.Contains([]string{"", "hook-specific", "stderr"}, m.EditContext.Form) {
 		return fieldErr("edit_context.form", "%q: want hook-specific or stderr", m.EditContext.Form)
 	}
-	switch m.AfterToolContext.Form {
-	case "":
-		if m.AfterToolContext.Event != "" {
-			return fieldErr("after_tool_context.event", "only with form = \"hook-specific\"")
+	switch c := m.AfterToolContext; {
+	case !slices.Contains([]string{"", "hook-specific", "top-level", "template"}, c.Form):
+		return fieldErr("after_tool_context.form", "%q: want hook-specific, top-level or template", c.Form)
+	case c.Form == "hook-specific" && c.Event == "":
+		return fieldErr("after_tool_context.event", "required with form = \"hook-specific\"")
+	case c.Form != "hook-specific" && c.Event != "":
+		return fieldErr("after_tool_context.event", "only with form = \"hook-specific\"")
+	case c.Form != "template" && c.Template != "":
+		return fieldErr("after_tool_context.template", "only with form = \"template\"")
+	case c.Form == "template" && c.Template == "":
+		return fieldErr("after_tool_context.template", "required with form = \"template\"")
+	case c.Form == "template":
+		if _, err := execTemplate("after_tool_context.template", c.Template, map[string]string{"Text": "text"}); err != nil {
+			return fieldErr("after_tool_context.template", "%v", err)
 		}
-	case "hook-specific":
-		if m.AfterToolContext.Event == "" {
-			return fieldErr("after_tool_context.event", "required with form = \"hook-specific\"")
-		}
-	case "top-level":
-		if m.AfterToolContext.Event != "" {
-			return fieldErr("after_tool_context.event", "only with form = \"hook-specific\"")
-		}
-	default:
-		return fieldErr("after_tool_context.form", "%q: want hook-specific or top-level", m.AfterToolContext.Form)
 	}
 	switch m.SessionContext.Form {
 	case "", "hook-specific", "top-level", "plain":

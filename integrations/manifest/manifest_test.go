@@ -313,7 +313,9 @@ func TestEditContextForms(t *testing.T) {
 }
 
 // The after-tool context is none unless declared; the hook-specific form
-// names its event, which it requires; the top-level form has none.
+// names its event, which it requires; the top-level form has none; the
+// template form is its template with .Text (the text itself for the
+// OpenCode plugin, Cline's control JSON), and requires one that runs.
 func TestAfterToolContextForms(t *testing.T) {
 	out, err := mini(t, "[after_tool_context]\nform = \"hook-specific\"\nevent = \"AfterTool\"\n").AfterToolContext("note")
 	require.NoError(t, err)
@@ -321,13 +323,24 @@ func TestAfterToolContextForms(t *testing.T) {
 	out, err = mini(t, "[after_tool_context]\nform = \"top-level\"\n").AfterToolContext("note")
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"additionalContext":"note"}`, string(out))
+	out, err = mini(t, "[after_tool_context]\nform = \"template\"\ntemplate = \"{{.Text}}\\n\"\n").AfterToolContext("a \"note\"")
+	require.NoError(t, err)
+	assert.Equal(t, "a \"note\"\n", string(out))
+	out, err = mini(t, "[after_tool_context]\nform = \"template\"\ntemplate = '{\"contextModification\":{{json .Text}}}'\n").AfterToolContext("a \"note\"")
+	require.NoError(t, err)
+	assert.Equal(t, `{"contextModification":"a \"note\""}`, string(out))
 	_, err = mini(t, "[deny]\nform = \"claude-json\"\n").AfterToolContext("note")
 	assert.ErrorIs(t, err, integrations.ErrNoAfterToolContext)
 	for extra, field := range map[string]string{
-		"[after_tool_context]\nform = \"hook-specific\"\n":            "after_tool_context.event",
-		"[after_tool_context]\nevent = \"PostToolUse\"\n":             "after_tool_context.event",
-		"[after_tool_context]\nform = \"stderr\"\n":                   "after_tool_context.form",
-		"[after_tool_context]\nform = \"top-level\"\nevent = \"X\"\n": "after_tool_context.event",
+		"[after_tool_context]\nform = \"template\"\n":                                  "after_tool_context.template",
+		"[after_tool_context]\nform = \"template\"\ntemplate = \"{{.Nope}}\"\n":        "after_tool_context.template",
+		"[after_tool_context]\nform = \"template\"\ntemplate = \"{{\"\n":               "after_tool_context.template",
+		"[after_tool_context]\nform = \"top-level\"\ntemplate = \"x\"\n":               "after_tool_context.template",
+		"[after_tool_context]\nform = \"template\"\ntemplate = \"x\"\nevent = \"E\"\n": "after_tool_context.event",
+		"[after_tool_context]\nform = \"hook-specific\"\n":                             "after_tool_context.event",
+		"[after_tool_context]\nevent = \"PostToolUse\"\n":                              "after_tool_context.event",
+		"[after_tool_context]\nform = \"stderr\"\n":                                    "after_tool_context.form",
+		"[after_tool_context]\nform = \"top-level\"\nevent = \"X\"\n":                  "after_tool_context.event",
 	} {
 		_, err := Parse([]byte(minimal+extra), "mini.toml")
 		assert.ErrorContains(t, err, "field "+field, extra)

@@ -81,6 +81,10 @@ func declared() manifest.Declared {
 					Form:     "template",
 					Template: "{{.Text}}\n",
 				},
+				AfterToolContext: manifest.AfterToolContext{
+					Form:     "template",
+					Template: "{{.Text}}\n",
+				},
 			}
 		},
 	}

@@ -70,6 +70,10 @@ func declared() manifest.Declared {
 					Form:     "template",
 					Template: "{{.Text}}\n",
 				},
+				AfterToolContext: manifest.AfterToolContext{
+					Form:     "template",
+					Template: "{{.Text}}\n",
+				},
 			}
 		},
 	}

@@ -63,8 +63,13 @@ export const AgentlockPlugin = async ({ directory, client }) => {
     },
     // After each tool: renew the session's locks, and record what a read tool read and what the
     // session's own edit wrote (its tool and args), so that a later write from a stale read is refused.
-    "tool.execute.after": async (input) => {
-      if (started.has(input.sessionID)) hook("renew", { ...started.get(input.sessionID)[1], tool_name: input.tool, tool_input: input.args });
+    // What the hook prints is for the model (a file it read was changed since by another session,
+    // told once): it is appended to the tool's output, which the model reads next.
+    "tool.execute.after": async (input, output) => {
+      if (!started.has(input.sessionID)) return;
+      const r = hook("renew", { ...started.get(input.sessionID)[1], tool_name: input.tool, tool_input: input.args });
+      const told = r.status === 0 ? (r.stdout || "").trim() : "";
+      if (told && typeof output?.output === "string") output.output = output.output ? output.output + "\n\n" + told : told;
     },
     // The end of a turn: the session is idle again. The locks its edits took are released.
     event: async ({ event }) => {

@@ -37,9 +37,13 @@ export default function (pi: any) {
 		}
 	});
 	// After each tool: renew the session's locks, and record what a read read and what the
-	// session's own edit wrote (a failed call changed and showed nothing).
+	// session's own edit wrote (a failed call changed and showed nothing). What the hook prints is
+	// for the model (a file it read was changed since by another session, told once): it is added
+	// to the tool's result as a text part, which the model reads next.
 	pi.on("tool_result", (event: any, ctx: any) => {
-		hook("renew", ctx, event?.isError ? {} : { tool_name: event?.toolName, tool_input: event?.input });
+		const r = hook("renew", ctx, event?.isError ? {} : { tool_name: event?.toolName, tool_input: event?.input });
+		const told = r.status === 0 ? (r.stdout ?? "").trim() : "";
+		if (told) return { content: [...(event?.content ?? []), { type: "text", text: told }], structuredContent: event?.structuredContent };
 	});
 	// The end of a turn: the run settled, no more work queued. The locks its edits took are released.
 	pi.on("agent_settled", (_event: any, ctx: any) => {
