@@ -60,13 +60,45 @@ var clineProgramPath string
 // edit is each run's last step: "session" (whoami, a new file and a free
 // edit through editor, locked by Cline's task, then editor of a held
 // file), "apply_patch" (a patch of a held file, then of a free one in a
-// second run), and the wrapper run.
+// second run), the wrapper run, and the early notice of a stale read
+// ("told-early").
 func TestE2ECline(t *testing.T) {
 	e2eOnly(t)
 	prog := clineProgram(t)
 	t.Run("session", func(t *testing.T) { offline(t); e2eClineSession(t, clineAgent, prog) })
 	t.Run("apply_patch", func(t *testing.T) { offline(t); e2eClinePatch(t, clineAgent, prog) })
 	t.Run("wrapper", func(t *testing.T) { offline(t); e2eWrapper(t, clineAgent, prog) })
+	t.Run("told-early", func(t *testing.T) { offline(t); e2eClineToldEarly(t, clineAgent, prog) })
+}
+
+// e2eClineToldEarly is the early notice of the stale case (e2eStale), for
+// Cline, whose refusal of the stale write would stop the whole task: the
+// model reads stale.txt with read_files; other-2 takes its lock, changes
+// it and releases it (a shell step); the PostToolUse hook of that step
+// tells the model, in its next request, that stale.txt changed since it
+// read it, naming other-2, once (toldOnce: one more shell step follows).
+// The file is other-2's.
+func e2eClineToldEarly(t *testing.T, a agent, prog string) {
+	r := newE2ERun(t, a)
+	path := r.repo + "/stale.txt"
+	r.write(t, path, "C0\n")
+	change := "AGENTLOCK_SESSION=" + staleWriter + " agentlock acquire stale.txt > change.txt 2>&1 && printf 'C1\\n' >> stale.txt && " +
+		"AGENTLOCK_SESSION=" + staleWriter + " agentlock release stale.txt >> change.txt 2>&1"
+	r.start(t, []mock.Step{
+		{Tool: "read_files", Args: map[string]any{"files": []any{map[string]any{"path": path}}}},
+		shell(change),
+		shell("true"),
+	})
+	args, env := a.configure(t, r, "do the scripted work")
+	res := proctest.Run(t, prog, proctest.Cmd{Args: args, Env: proctest.Env(r.home, r.tmp, append(env, "PATH="+r.bin+":"+systemPath)...), Dir: r.repo})
+	if res.Code != 0 {
+		t.Fatalf("cline failed: %v", res)
+	}
+	if got := r.told(t, 0); !strings.Contains(got, "C0") {
+		t.Fatalf("read_files did not read stale.txt: the model read %q", got)
+	}
+	toldOnce(t, r.server.Requests())
+	r.fileIs(t, "stale.txt", "C0\nC1\n", "other-2's change")
 }
 
 // runCancelled runs Cline once, expecting the last step to be refused:

@@ -83,11 +83,13 @@ func openCodeFamily(t *testing.T, cli agentCLI, env, config, sdk string) agent {
 			return []mock.Step{{Tool: "read", Args: map[string]any{"filePath": path}}},
 				mock.Step{Tool: "write", Args: map[string]any{"filePath": path, "content": "overwritten\n"}}, "write of a held file"
 		},
+		// The plugin appends the renew hook's notice to the tool's output.
 		stale: &staleCase{
 			read: func(path string) mock.Step { return mock.Step{Tool: "read", Args: map[string]any{"filePath": path}} },
 			write: func(path, content string) mock.Step {
 				return mock.Step{Tool: "write", Args: map[string]any{"filePath": path, "content": content}}
 			},
+			toldEarly: true,
 		},
 	}
 }

@@ -37,11 +37,13 @@ var piAgent = agent{
 			"write of a held file"
 	},
 	shellVar: "PI_SESSION_ID",
+	// The extension adds the renew hook's notice to the tool's result.
 	stale: &staleCase{
 		read: func(path string) mock.Step { return mock.Step{Tool: "read", Args: map[string]any{"path": path}} },
 		write: func(path, content string) mock.Step {
 			return mock.Step{Tool: "write", Args: map[string]any{"path": path, "content": content}}
 		},
+		toldEarly: true,
 	},
 }
 

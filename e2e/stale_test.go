@@ -28,7 +28,7 @@ type staleCase struct {
 	// toldEarly is set for a CLI that passes the after-tool hook's context
 	// to the model (its manifest's after_tool_context): after the other
 	// session's change, the next tool's hook tells the model the file it
-	// read changed, naming who (docs/read-versions.md).
+	// read changed, naming who, once (docs/read-versions.md): toldOnce.
 	toldEarly bool
 }
 
@@ -66,20 +66,7 @@ func e2eStale(t *testing.T, a agent, prog string) {
 	r.runCLI(t, a, prog, false)
 
 	if a.stale.toldEarly {
-		// The shell step's after-tool hook ran after other-2's change.
-		notice := ""
-		for _, q := range r.server.Requests() {
-			if strings.Contains(q.Body, "Your view of it is stale") {
-				notice = q.Body
-				break
-			}
-		}
-		switch {
-		case notice == "":
-			t.Errorf("the model was not told early that stale.txt changed since it read it")
-		case !strings.Contains(notice, "changed by session "+staleWriter):
-			t.Errorf("the early notice does not name %s", staleWriter)
-		}
+		toldOnce(t, r.server.Requests())
 	}
 	refusal := r.told(t, 2)
 	t.Logf("the stale write: the model read %q", refusal)
@@ -121,6 +108,51 @@ func e2eStale(t *testing.T, a agent, prog string) {
 		t.Errorf("the write after a read again, the file reserved, was refused: %q", after)
 	}
 	r.fileIs(t, "stale.txt", "C0\nC1\nX\n", "other-2's change is kept, the write after a read again made")
+}
+
+// staleNotice is what only agentlock's early notice says
+// (docs/read-versions.md, Telling the model early).
+const staleNotice = "Your view of it is stale"
+
+// toldOnce checks the early notice in the requests the mock received: none
+// before other-2's change; the request that carries the result of the
+// shell step that made it (the read's and its: 2 tool results), the model's
+// next, carries the notice, naming stale.txt and other-2; it occurs exactly
+// once in that request and in every one after it (each carries the
+// conversation so far: the notice is never told again).
+func toldOnce(t *testing.T, requests []mock.Request) {
+	t.Helper()
+	next := -1
+	for i, q := range requests {
+		n, results := strings.Count(q.Body, staleNotice), len(mock.ToolResults(q.Body))
+		switch {
+		case results < 2 && n > 0:
+			t.Errorf("request %d (%d tool results, before %s's change was made) carries the early notice", i, results, staleWriter)
+		case results < 2:
+		case next < 0 && results != 2:
+			t.Errorf("request %d carries %d tool results: no request carried the result of the shell step alone", i, results)
+			next = i
+		case next < 0:
+			next = i
+			if n != 1 {
+				t.Errorf("the model's next request after %s's change (request %d) carries the early notice %d times, want once", staleWriter, i, n)
+				break
+			}
+			at := strings.Index(q.Body, staleNotice)
+			notice := q.Body[max(0, at-300):at]
+			for _, want := range []string{"stale.txt changed since you", "changed by session " + staleWriter} {
+				if !strings.Contains(notice, want) {
+					t.Errorf("the early notice should say %q; the request carries %q", want, notice)
+				}
+			}
+			t.Logf("the early notice, in the model's next request: %q", notice+staleNotice)
+		case n != 1:
+			t.Errorf("request %d carries the early notice %d times, want once (told once, carried in the conversation)", i, n)
+		}
+	}
+	if next < 0 {
+		t.Errorf("no request carried the result of the shell step that changed stale.txt")
+	}
 }
 
 // deleteAddFile is a patch in Codex's format that deletes the file at path
