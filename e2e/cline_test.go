@@ -79,14 +79,10 @@ func TestE2ECline(t *testing.T) {
 // read it, naming other-2, once (toldOnce: one more shell step follows).
 // The file is other-2's.
 func e2eClineToldEarly(t *testing.T, a agent, prog string) {
-	r := newE2ERun(t, a)
-	path := r.repo + "/stale.txt"
-	r.write(t, path, "C0\n")
-	change := "AGENTLOCK_SESSION=" + staleWriter + " agentlock acquire stale.txt > change.txt 2>&1 && printf 'C1\\n' >> stale.txt && " +
-		"AGENTLOCK_SESSION=" + staleWriter + " agentlock release stale.txt >> change.txt 2>&1"
+	r, path, change := newStaleRun(t, a)
 	r.start(t, []mock.Step{
 		{Tool: "read_files", Args: map[string]any{"files": []any{map[string]any{"path": path}}}},
-		shell(change),
+		change,
 		shell("true"),
 	})
 	args, env := a.configure(t, r, "do the scripted work")

@@ -45,14 +45,10 @@ const staleWriter = "other-2"
 // kept (a second read and write, of the same content, cover a read again
 // that agentlock could not tell from one made before other-2's change).
 func e2eStale(t *testing.T, a agent, prog string) {
-	r := newE2ERun(t, a)
-	path := r.repo + "/stale.txt"
-	r.write(t, path, "C0\n")
-	change := "AGENTLOCK_SESSION=" + staleWriter + " agentlock acquire stale.txt > change.txt 2>&1 && printf 'C1\\n' >> stale.txt && " +
-		"AGENTLOCK_SESSION=" + staleWriter + " agentlock release stale.txt >> change.txt 2>&1"
+	r, path, change := newStaleRun(t, a)
 	steps := []mock.Step{
 		a.stale.read(path),
-		shell(change),
+		change,
 		a.stale.write(path, "C0\nX\n"),
 		a.stale.read(path),
 		a.stale.write(path, "C0\nC1\nX\n"),
@@ -108,6 +104,17 @@ func e2eStale(t *testing.T, a agent, prog string) {
 		t.Errorf("the write after a read again, the file reserved, was refused: %q", after)
 	}
 	r.fileIs(t, "stale.txt", "C0\nC1\nX\n", "other-2's change is kept, the write after a read again made")
+}
+
+// newStaleRun is the run of a stale case: stale.txt holds "C0\n"; path is
+// its absolute path, change the shell step by which other-2 takes its
+// lock, appends "C1\n" and releases it.
+func newStaleRun(t *testing.T, a agent) (r *e2eRun, path string, change mock.Step) {
+	r = newE2ERun(t, a)
+	path = r.repo + "/stale.txt"
+	r.write(t, path, "C0\n")
+	return r, path, shell("AGENTLOCK_SESSION=" + staleWriter + " agentlock acquire stale.txt > change.txt 2>&1 && printf 'C1\\n' >> stale.txt && " +
+		"AGENTLOCK_SESSION=" + staleWriter + " agentlock release stale.txt >> change.txt 2>&1")
 }
 
 // staleNotice is what only agentlock's early notice says
