@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/sys/filedigest"
+	"github.com/agentlock/agentlock/internal/sys/plainfile"
 	"github.com/agentlock/agentlock/store"
 )
 
@@ -63,7 +64,7 @@ func (w *Workspace) StaleMode() (StaleMode, string, error) {
 		return w.settings.StaleWrites, "AGENTLOCK_STALE_WRITES", nil
 	}
 	file := filepath.Join(w.Home, StaleFile)
-	data, err := os.ReadFile(file)
+	data, err := plainfile.ReadFile(file)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return StaleDeny, "default", nil
@@ -82,7 +83,7 @@ func (w *Workspace) StaleMode() (StaleMode, string, error) {
 func (w *Workspace) SetStaleMode(m StaleMode) (bool, error) {
 	file := filepath.Join(w.Home, StaleFile)
 	content := string(m) + "\n"
-	if old, err := os.ReadFile(file); err == nil && string(old) == content {
+	if old, err := plainfile.ReadFile(file); err == nil && string(old) == content {
 		return false, nil
 	}
 	if err := os.MkdirAll(w.Home, 0o700); err != nil {

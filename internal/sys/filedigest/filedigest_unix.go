@@ -7,6 +7,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentlock/agentlock/internal/sys/plainfile"
 )
 
 // errNotDir is what Lstat says of a path below a file.
@@ -14,9 +16,9 @@ var errNotDir = syscall.ENOTDIR
 
 // openNoFollow opens a file for reading without following a final
 // symbolic link and without blocking (a FIFO swapped in after the status
-// must not hang the caller).
-func openNoFollow(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+// must not hang the caller), and reports whether it is a regular file.
+func openNoFollow(path string) (f *os.File, regular bool, err error) {
+	return plainfile.OpenRegular(path, unix.O_NOFOLLOW)
 }
 
 // inode is a file's inode number.
