@@ -61,9 +61,10 @@ func parseBuilds(spec string) ([]build, error) {
 }
 
 // runCompare times the builds side by side: `agentlock version`, an
-// acquire and a release of one file, and the pre-edit hook that init
-// --agent claude registers, run as Claude Code runs it (`agentlock hook
-// claude pre-edit`, a payload on stdin). Every timed run is paired with a
+// acquire and a release of one file, the pre-edit hook that init --agent
+// claude registers, run as Claude Code runs it (`agentlock hook claude
+// pre-edit`, a payload on stdin), and the after-tool hook of a session
+// that read 1, 50 and 200 files (readViews). Every timed run is paired with a
 // flock(1) run next to it (which of the two goes first alternates by
 // round), the pairs of a round run in a shuffled order, and each row gives
 // the median and 90th percentile of the paired ratios: the ratio of a pair
