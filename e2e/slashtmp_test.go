@@ -57,8 +57,8 @@ func guardSlashTmp(t *testing.T, dir string) {
 			return
 		}
 		for _, name := range newLitter(before, after) {
-			t.Errorf("the case left %s behind: a run wrote to %s (remove it; any folder made under %s later takes it as its project)",
-				filepath.Join(dir, name), dir, dir)
+			t.Errorf("the case left %s behind: a run wrote to %s (remove it: a folder made under %s later may take %s as its project)",
+				filepath.Join(dir, name), dir, dir, dir)
 		}
 	})
 }
