@@ -254,11 +254,7 @@ func (r *e2eRun) agentlock(t *testing.T, args ...string) string {
 // the files, and other-1's locks on held.txt and held2.txt.
 func newE2ERun(t *testing.T, a agent) *e2eRun {
 	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	latest.watch(t)
+	root := caseRoot(t)
 	r := &e2eRun{home: filepath.Join(root, "home"), tmp: filepath.Join(root, "tmp"), repo: filepath.Join(root, "repo"), bin: agentlockDir}
 	for _, d := range []string{r.home, r.tmp, r.repo} {
 		if err := os.MkdirAll(d, 0o755); err != nil {

@@ -180,11 +180,7 @@ func TestE2EFleet(t *testing.T) {
 	// are started from this goroutine, in its network namespace.
 	offline(t)
 
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	latest.watch(t)
+	root := caseRoot(t)
 	repo, ready := filepath.Join(root, "repo"), filepath.Join(root, "ready")
 	base := &e2eRun{home: filepath.Join(root, "home"), tmp: filepath.Join(root, "tmp"), repo: repo, bin: agentlockDir}
 	for _, d := range []string{base.home, base.tmp, repo, ready} {
@@ -238,6 +234,7 @@ exit 1
 			// substitution in its shell tool's command).
 			barrier := "sh " + wait + " " + id
 			m := fleetModel{name: id, repo: repo, barrier: barrier, tools: byName[name].stale}
+			var err error
 			if r.server, err = mock.Start(mock.Script{Next: m.next, Final: "Done."}); err != nil {
 				t.Fatal(err)
 			}

@@ -71,11 +71,7 @@ type run struct {
 
 func newRun(t *testing.T) *run {
 	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	latest.watch(t)
+	root := caseRoot(t)
 	r := &run{home: filepath.Join(root, "home"), tmp: filepath.Join(root, "tmp"), repo: filepath.Join(root, "repo"),
 		hooks: filepath.Join(root, "hooks.jsonl")}
 	r.shells = filepath.Join(r.repo, "shell.jsonl")
@@ -86,6 +82,7 @@ func newRun(t *testing.T) *run {
 	}
 	// Two commands, so that two tool calls must share the harness. The
 	// first keeps its shell alive ("; true"); bash exec's the second.
+	var err error
 	r.server, err = mock.Start(mock.Script{Commands: []string{
 		dumpBin + " " + r.shells + " shell-1; true",
 		dumpBin + " " + r.shells + " shell-2",
@@ -232,7 +229,8 @@ func TestClaudeHarnessAncestry(t *testing.T) {
 	r := newRun(t)
 	// A repository of its own: Claude Code takes the nearest folder with a
 	// .git as the workspace whose trust and settings apply, and a Codex
-	// run's sandbox leaves an empty /tmp/.git behind at times (its mount
+	// sandbox that counts /tmp among its writable roots (not this suite's:
+	// codexConfig) leaves an empty /tmp/.git behind at times (its mount
 	// point for the read-only .git of a writable root), which would make
 	// that /tmp, an untrusted workspace.
 	if out, err := exec.Command("git", "-C", r.repo, "init", "-q").CombinedOutput(); err != nil {
@@ -330,7 +328,19 @@ func TestCodexSandboxHidesTheHarness(t *testing.T) {
 
 // codexConfig is Codex's config.toml for a run against the mock: the model
 // "mock-model" (outside Codex's catalog) served at baseURL through the
-// Responses API, no approvals, and repo trusted.
+// Responses API, no approvals, repo trusted, and /tmp out of the sandbox.
+//
+// Codex 0.171.0's workspace-write sandbox makes every writable root
+// writable except its protected names (.git, .agents, .codex, .aws), which
+// it mounts read-only, creating an empty mount point for each one missing.
+// By default the writable roots are the working folder, $TMPDIR and /tmp:
+// the mount points land directly in /tmp, shared by every process of the
+// machine, and are at times left there, where they make /tmp the project
+// (git toplevel, settings) of every folder made under it later.
+// exclude_slash_tmp takes /tmp out of the writable roots. $TMPDIR stays
+// one (exclude_tmpdir_env_var = false): a run's TMPDIR is a folder of its
+// own (proctest.Env), removed with the test, and the model's shell keeps a
+// writable temporary folder there.
 func codexConfig(baseURL, repo string) string {
 	return fmt.Sprintf(`model = "mock-model"
 model_provider = "mock"
@@ -342,5 +352,8 @@ wire_api = "responses"
 env_key = "MOCK_API_KEY"
 [projects.%q]
 trust_level = "trusted"
+[sandbox_workspace_write]
+exclude_slash_tmp = true
+exclude_tmpdir_env_var = false
 `, baseURL, repo)
 }

@@ -31,8 +31,12 @@ type Version struct {
 	// Digest names the content seen (package filedigest's forms:
 	// "sha256:…", "stat:…", "absent", …); the store keeps it as it is.
 	Digest string
-	// Stat is the file's status when recorded (package filedigest's
-	// Sum.Stat), a cheap hint that it did not change; "" when unknown.
+	// Stat is the file's status when its content was last digested, kept
+	// as it is: a status that proves the content while it stays the same
+	// (filedigest's Sum.Key, not racy), prefixed "told:" when that content
+	// was Told's, or a hint that proves nothing ("<size>:<mtime_ns>:<inode>",
+	// filedigest's Sum.Stat); "" when unknown. Only the after-tool hook's
+	// notice uses it, never the check (docs/read-versions.md).
 	Stat string
 	// At is when it was recorded.
 	At time.Time

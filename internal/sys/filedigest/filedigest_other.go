@@ -5,6 +5,7 @@ package filedigest
 import (
 	"errors"
 	"os"
+	"time"
 
 	"github.com/agentlock/agentlock/internal/sys/plainfile"
 )
@@ -21,3 +22,9 @@ func openNoFollow(path string) (f *os.File, regular bool, err error) {
 
 // inode is 0: this system gives none.
 func inode(os.FileInfo) uint64 { return 0 }
+
+// status gives nothing here: a Key needs the status change time, which
+// agentlock reads only on Linux and macOS, so every Sum is racy.
+func status(os.FileInfo) (ino uint64, ctime time.Time, dev uint64, ok bool) {
+	return 0, time.Time{}, 0, false
+}

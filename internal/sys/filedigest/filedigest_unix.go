@@ -5,6 +5,7 @@ package filedigest
 import (
 	"os"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -27,4 +28,18 @@ func inode(info os.FileInfo) uint64 {
 		return uint64(st.Ino)
 	}
 	return 0
+}
+
+// status returns a file's inode, status change time and device; false
+// where the system's status gives no status change time agentlock reads.
+func status(info os.FileInfo) (ino uint64, ctime time.Time, dev uint64, ok bool) {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, time.Time{}, 0, false
+	}
+	c, ok := ctimeOf(st)
+	if !ok {
+		return 0, time.Time{}, 0, false
+	}
+	return uint64(st.Ino), time.Unix(c.Unix()), uint64(st.Dev), true
 }
