@@ -16,7 +16,8 @@
 #        bench/run.sh compare COMMIT[,COMMIT...] [rounds]: this tree and each
 #        commit (built from a temporary git worktree of it, the same way)
 #        side by side (issue 33): agentlock version, an acquire and a release
-#        of one file, and the pre-edit hook of init --agent claude, each run
+#        of one file, the pre-edit hook of init --agent claude, and the
+#        after-tool hook of a session that read 1, 50 and 200 files, each run
 #        paired with flock(1) (median and 90th percentile of the paired
 #        ratios), and two floors (a Go hello-world, one linking cobra and
 #        viper); then each build's size and Go init time (inittrace).

@@ -43,9 +43,26 @@ func TestRealPath(t *testing.T) {
 		got, err := RealPath(tt.in, root)
 		require.NoError(t, err, tt.in)
 		assert.Equal(t, filepath.Join(root, tt.want), got, tt.in)
+		// From a real folder, not resolved again: the same path.
+		in, err := RealPathIn(tt.in, root)
+		require.NoError(t, err, tt.in)
+		assert.Equal(t, got, in, tt.in)
+	}
+	// Up and out of the folder, and through a link from below it.
+	sub := filepath.Join(root, "a/b")
+	for _, rel := range []string{"../f.go", "../../link/f.go", "../../link/../x", "/abs/olute", strings.Repeat("../", 20) + "f"} {
+		want, err := RealPath(rel, sub)
+		require.NoError(t, err, rel)
+		got, err := RealPathIn(rel, sub)
+		require.NoError(t, err, rel)
+		assert.Equal(t, want, got, rel)
 	}
 	_, err = RealPath("", root)
 	assert.Error(t, err)
+	_, err = RealPathIn("", root)
+	assert.Error(t, err)
+	_, err = RealPathIn(strings.Repeat("x", MaxPathLen), root)
+	assert.ErrorIs(t, err, ErrInvalidPath, "the folder and the path together are too long")
 }
 
 func TestHeldErrorMatchesSentinel(t *testing.T) {

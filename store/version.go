@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -32,8 +31,12 @@ type Version struct {
 	// Digest names the content seen (package filedigest's forms:
 	// "sha256:…", "stat:…", "absent", …); the store keeps it as it is.
 	Digest string
-	// Stat is the file's status when recorded (package filedigest's
-	// Sum.Stat), a cheap hint that it did not change; "" when unknown.
+	// Stat is the file's status when its content was last digested, kept
+	// as it is: a status that proves the content while it stays the same
+	// (filedigest's Sum.Key, not racy), prefixed "told:" when that content
+	// was Told's, or a hint that proves nothing ("<size>:<mtime_ns>:<inode>",
+	// filedigest's Sum.Stat); "" when unknown. Only the after-tool hook's
+	// notice uses it, never the check (docs/read-versions.md).
 	Stat string
 	// At is when it was recorded.
 	At time.Time
@@ -192,33 +195,10 @@ func (k ChangeKind) String() string {
 	return "unknown"
 }
 
-// crcTable is the table of the checksum of a version record: CRC-32C,
-// enough to tell a torn or edited line from a whole one. It is made on
-// first use, and by hand: crc32.MakeTable(crc32.Castagnoli) also makes the
-// tables of the processor's CRC instruction, 0.15-0.2 ms of work, which
-// made at package initialisation cost every agentlock process's start, and
-// which a record of a hundred bytes does not need (crc32.Checksum with a
-// table of our own computes the same sum from the table alone).
-var crcTable = sync.OnceValue(func() *crc32.Table {
-	t := new(crc32.Table)
-	for i := range t {
-		crc := uint32(i)
-		for range 8 {
-			if crc&1 == 1 {
-				crc = crc>>1 ^ crc32.Castagnoli
-			} else {
-				crc >>= 1
-			}
-		}
-		t[i] = crc
-	}
-	return t
-})
-
 // seal appends "|<crc>" to a record's fields.
 func seal(fields ...string) []byte {
 	line := strings.Join(fields, "|")
-	return []byte(line + "|" + strconv.FormatUint(uint64(crc32.Checksum([]byte(line), crcTable())), 16))
+	return []byte(line + "|" + strconv.FormatUint(uint64(crc32.Checksum([]byte(line), &crcTable)), 16))
 }
 
 // unseal checks a line's checksum and splits its fields: want before the
@@ -237,7 +217,7 @@ func unseal(line string, want int) (fields []string, path string, err error) {
 		// about even when the checksum does not match.
 		path, _ = strconv.Unquote(fields[want])
 	}
-	if perr != nil || uint32(got) != crc32.Checksum([]byte(body), crcTable()) {
+	if perr != nil || uint32(got) != crc32.Checksum([]byte(body), &crcTable) {
 		return nil, path, errors.New("checksum mismatch (a torn or edited record)")
 	}
 	if len(fields) != want+1 {

@@ -13,6 +13,7 @@ import (
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/gitwt"
 	"github.com/agentlock/agentlock/internal/sys/atomicfile"
+	"github.com/agentlock/agentlock/internal/sys/plainfile"
 )
 
 // Conflict warnings (in both scopes): a file about to be locked or edited
@@ -189,7 +190,7 @@ func (w *Workspace) DenyConflicts() bool {
 	if common == "" {
 		return false
 	}
-	data, err := os.ReadFile(filepath.Join(common, RepoHomeDir, ConflictsFile))
+	data, err := plainfile.ReadFile(filepath.Join(common, RepoHomeDir, ConflictsFile))
 	return err == nil && strings.Contains(string(data), "deny-conflicts=true")
 }
 
@@ -197,7 +198,7 @@ func (w *Workspace) DenyConflicts() bool {
 // common git folder is common; it reports whether anything changed.
 func SetDenyConflicts(common string, deny bool) (bool, error) {
 	file := filepath.Join(common, RepoHomeDir, ConflictsFile)
-	old, _ := os.ReadFile(file)
+	old, _ := plainfile.ReadFile(file)
 	content := fmt.Sprintf("# agentlock: edits of files changed in another worktree (agentlock init --deny-conflicts)\ndeny-conflicts=%t\n", deny)
 	if string(old) == content || old == nil && !deny {
 		return false, nil

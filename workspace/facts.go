@@ -33,6 +33,10 @@ type facts struct {
 	projects map[projectKey]string
 	repo     map[string]string
 	shared   map[string]resolved
+	// wd is WorkDir's answer, once found (wdFound): no write of
+	// agentlock's moves the working directory, so forget keeps it.
+	wd      resolved
+	wdFound bool
 }
 
 // resolved is a path found, or the error of looking for it.
@@ -92,6 +96,14 @@ func (f *facts) realPath(path, cwd string) (string, error) {
 		cwd = ""
 	}
 	r := remember(f, func(f *facts) map[[2]string]resolved { return f.paths }, [2]string{path, cwd}, func() resolved {
+		if cwd == "" && !filepath.IsAbs(path) {
+			// Relative to the working directory, whose real path the
+			// command found once: not resolved again.
+			if wd, err := f.workDir(); err == nil {
+				real, err := core.RealPathIn(path, wd)
+				return resolved{real, err}
+			}
+		}
 		real, err := core.RealPath(path, cwd)
 		return resolved{real, err}
 	})
@@ -101,6 +113,20 @@ func (f *facts) realPath(path, cwd string) (string, error) {
 		f.mu.Unlock()
 	}
 	return r.path, r.err
+}
+
+// workDir is WorkDir(), once (every time for a nil f).
+func (f *facts) workDir() (string, error) {
+	if f == nil {
+		return WorkDir()
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.wdFound {
+		f.wd.path, f.wd.err = WorkDir()
+		f.wdFound = true
+	}
+	return f.wd.path, f.wd.err
 }
 
 // evalSymlinks is filepath.EvalSymlinks(path), once per path. A path

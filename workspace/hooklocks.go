@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/internal/sys/plainfile"
 	"github.com/agentlock/agentlock/store"
 )
 
@@ -198,7 +199,7 @@ func (s Settings) hookLocks(home string) (HookLocks, error) {
 // when there is none.
 func readHookLocksFile(home string) (HookLockSettings, error) {
 	file := filepath.Join(home, HookLocksFile)
-	data, err := os.ReadFile(file)
+	data, err := plainfile.ReadFile(file)
 	if errors.Is(err, os.ErrNotExist) {
 		return HookLockSettings{}, nil
 	}

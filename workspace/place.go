@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentlock/agentlock/gitwt"
 	"github.com/agentlock/agentlock/internal/sys/atomicfile"
+	"github.com/agentlock/agentlock/internal/sys/plainfile"
 )
 
 // In repository scope every worktree of a repository shares one lock space,
@@ -84,7 +85,7 @@ func (w *Workspace) recordPlace(session string) error {
 // readPlace reads the record of session; ok is false when there is none
 // (or it names another session: a hash collision).
 func (w *Workspace) readPlace(session string) (place, bool) {
-	data, err := os.ReadFile(w.placeFile(session))
+	data, err := plainfile.ReadFile(w.placeFile(session))
 	if err != nil {
 		return place{}, false
 	}

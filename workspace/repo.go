@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentlock/agentlock/internal/sys/atomicfile"
+	"github.com/agentlock/agentlock/internal/sys/plainfile"
 	"github.com/agentlock/agentlock/store"
 )
 
@@ -52,7 +53,7 @@ func GitCommonDir(root string) string {
 	if info.IsDir() {
 		return dotgit
 	}
-	data, err := os.ReadFile(dotgit)
+	data, err := plainfile.ReadFile(dotgit)
 	if err != nil {
 		return ""
 	}
@@ -65,7 +66,7 @@ func GitCommonDir(root string) string {
 		gitdir = filepath.Join(root, gitdir)
 	}
 	common := gitdir
-	if c, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {
+	if c, err := plainfile.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {
 		common = strings.TrimSpace(string(c))
 		if !filepath.IsAbs(common) {
 			common = filepath.Join(gitdir, common)
@@ -104,7 +105,7 @@ func repoHome(project string) string {
 		return ""
 	}
 	home := filepath.Join(common, RepoHomeDir)
-	data, err := os.ReadFile(filepath.Join(home, StoreFile))
+	data, err := plainfile.ReadFile(filepath.Join(home, StoreFile))
 	if err != nil || !hasScopeLine(data) {
 		return ""
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/sys/atomicfile"
+	"github.com/agentlock/agentlock/internal/sys/plainfile"
 )
 
 // A project may keep its registry and locks in a home it shares with other
@@ -36,7 +37,7 @@ const LegacyHomeDir = "Desktop/agent-registry"
 // the same file.
 func sharedHome(project string) (string, error) {
 	file := filepath.Join(project, HomeDirName, SharedHomeFile)
-	data, err := os.ReadFile(file)
+	data, err := plainfile.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/sys/atomicfile"
+	"github.com/agentlock/agentlock/internal/sys/plainfile"
 	"github.com/agentlock/agentlock/store"
 	"github.com/agentlock/agentlock/store/filestore"
 )
@@ -93,7 +94,7 @@ func readStoreSpec(project, repoHome string) (StoreSpec, error) {
 		return s, nil
 	}
 	file := storeFileIn(project, repoHome)
-	data, err := os.ReadFile(file)
+	data, err := plainfile.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
 	}
@@ -138,7 +139,7 @@ func WriteStoreSpec(project string, spec StoreSpec) (bool, error) {
 		// The shared home's file keeps the scope whatever store is set.
 		spec.Scope = ScopeRepository
 	}
-	old, _ := os.ReadFile(file)
+	old, _ := plainfile.ReadFile(file)
 	if !spec.Set() && spec.Scope == "" {
 		if old == nil {
 			return false, nil

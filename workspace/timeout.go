@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/internal/sys/plainfile"
 )
 
 // TimeoutFile is the file of a home that records the project's staleness
@@ -29,7 +30,7 @@ const TimeoutFile = "timeout"
 // error naming the file.
 func ProjectTimeout(home string) (time.Duration, error) {
 	file := filepath.Join(home, TimeoutFile)
-	data, err := os.ReadFile(file)
+	data, err := plainfile.ReadFile(file)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, nil
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentlock/agentlock/core"
 	"github.com/agentlock/agentlock/internal/sys/filedigest"
+	"github.com/agentlock/agentlock/internal/sys/plainfile"
 	"github.com/agentlock/agentlock/store"
 )
 
@@ -63,7 +64,7 @@ func (w *Workspace) StaleMode() (StaleMode, string, error) {
 		return w.settings.StaleWrites, "AGENTLOCK_STALE_WRITES", nil
 	}
 	file := filepath.Join(w.Home, StaleFile)
-	data, err := os.ReadFile(file)
+	data, err := plainfile.ReadFile(file)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return StaleDeny, "default", nil
@@ -82,7 +83,7 @@ func (w *Workspace) StaleMode() (StaleMode, string, error) {
 func (w *Workspace) SetStaleMode(m StaleMode) (bool, error) {
 	file := filepath.Join(w.Home, StaleFile)
 	content := string(m) + "\n"
-	if old, err := os.ReadFile(file); err == nil && string(old) == content {
+	if old, err := plainfile.ReadFile(file); err == nil && string(old) == content {
 		return false, nil
 	}
 	if err := os.MkdirAll(w.Home, 0o700); err != nil {
@@ -192,7 +193,7 @@ func (w *Workspace) See(ctx context.Context, session string, paths []string, bef
 			out = append(out, Seen{Path: p, Err: err})
 			continue
 		}
-		ver := store.Version{Path: p, Digest: sum.Digest, Stat: sum.Stat, At: now}
+		ver := store.Version{Path: p, Digest: sum.Digest, Stat: statField(sum, now), At: now}
 		ver.Held, err = w.unsettledBy(ctx, v, session, p, before)
 		if err != nil {
 			// Who may have changed it cannot be told: unsettled, so that
@@ -258,7 +259,7 @@ func (w *Workspace) Wrote(ctx context.Context, session string, paths []string) (
 			out = append(out, Seen{Path: p, Err: err})
 			continue
 		}
-		ver := store.Version{Path: p, Digest: sum.Digest, Stat: sum.Stat, At: now}
+		ver := store.Version{Path: p, Digest: sum.Digest, Stat: statField(sum, now), At: now}
 		out = append(out, Seen{Path: p, Version: ver})
 		record = append(record, ver)
 		changes = append(changes, store.Change{Path: p, Session: session, At: now, Digest: sum.Digest, Kind: store.ChangeEdit})
@@ -363,6 +364,8 @@ type View struct {
 	// Err is set when the view could not be judged (the file cannot be
 	// read, the store failed): a write must not go on as if it were fresh.
 	Err error
+	// stat is the status field of a version of Now (statField).
+	stat string
 }
 
 // Views judges session's views of the files of paths (real paths whose
@@ -387,6 +390,14 @@ func (w *Workspace) Views(ctx context.Context, session string, paths, whole []st
 	if err != nil {
 		return nil, err
 	}
+	return w.judge(ctx, v, session, view, paths, whole)
+}
+
+// judge is Views on the session's view of paths as v, their store, gave
+// it: each file is digested (its content, never only its status: the
+// check's verdict is content-based).
+func (w *Workspace) judge(ctx context.Context, v store.Versions, session string, view store.View, paths, whole []string) ([]View, error) {
+	before := w.now()
 	out := make([]View, len(paths))
 	var ask []store.Key
 	for i, p := range paths {
@@ -405,7 +416,7 @@ func (w *Workspace) Views(ctx context.Context, session string, paths, whole []st
 			out[i].Err = err
 			continue
 		}
-		out[i].Now = sum.Digest
+		out[i].Now, out[i].stat = sum.Digest, statField(sum, before)
 		switch {
 		case d != nil:
 			out[i].Stale, out[i].Why, out[i].Damaged = true, ViewDamaged, d
@@ -536,7 +547,7 @@ func (w *Workspace) Editing(ctx context.Context, session string, views []View) e
 		if o.Stale || o.Err != nil || o.Read == nil || o.Now == "" || o.Read.Held == session && o.Read.Digest == o.Now {
 			continue
 		}
-		record = append(record, store.Version{Path: o.Path, Digest: o.Now, Stat: o.Read.Stat, At: now, Held: session, Told: o.Read.Told})
+		record = append(record, store.Version{Path: o.Path, Digest: o.Now, Stat: o.stat, At: now, Held: session, Told: o.Read.Told})
 	}
 	if len(record) == 0 {
 		return nil
@@ -560,7 +571,7 @@ func (w *Workspace) Settle(ctx context.Context, session string, views []View) er
 		if !o.Stale || o.Err != nil || o.Now == "" {
 			continue
 		}
-		record = append(record, store.Version{Path: o.Path, Digest: o.Now, At: now, Told: o.Now})
+		record = append(record, store.Version{Path: o.Path, Digest: o.Now, Stat: o.stat, At: now, Told: o.Now})
 	}
 	if len(record) == 0 {
 		return nil
@@ -577,15 +588,33 @@ func (w *Workspace) Settle(ctx context.Context, session string, views []View) er
 // docs/read-versions.md). A read again, or its own edit, makes a new
 // version: a later change is told again. Only the versions kept in the
 // workspace's own lock space are looked at.
+//
+// A file whose status is still the one recorded with the content it was
+// last digested as (statUnchanged) has nothing to tell and is not
+// digested again: a session that read many files pays a status of each
+// per tool call, a digest only of those whose status changed. A file
+// digested here whose content is still its version's (or the one it was
+// told about) gets its status recorded, when it is one that can prove it
+// (filedigest.Sum.Racy), so that the next hooks need not digest it. The
+// pre-edit check (Views) always digests.
 func (w *Workspace) Untold(ctx context.Context, session string) ([]View, error) {
-	v, views, err := w.readViews(ctx, session)
+	v, views, err := w.readViews(ctx, session, func(ver store.Version) bool { return !statUnchanged(ver) })
 	if err != nil {
 		return nil, err
 	}
 	var out []View
 	var record []store.Version
 	for _, o := range views {
-		if !o.Stale || o.Err != nil || o.Read == nil || o.Now == "" || o.Read.Told == o.Now || o.Read.Digest == o.Now {
+		if o.Err != nil || o.Read == nil || o.Now == "" {
+			continue
+		}
+		if o.Read.Digest == o.Now || o.Read.Told == o.Now {
+			if ver, ok := restat(*o.Read, o); ok {
+				record = append(record, ver)
+			}
+			continue
+		}
+		if !o.Stale {
 			continue
 		}
 		if o.Why == ViewUnsettled {
@@ -598,7 +627,7 @@ func (w *Workspace) Untold(ctx context.Context, session string) ([]View, error) 
 		}
 		out = append(out, o)
 		told := *o.Read
-		told.Told = o.Now
+		told.Told, told.Stat = o.Now, toldStat(o.stat)
 		record = append(record, told)
 	}
 	if len(record) == 0 {
@@ -647,10 +676,13 @@ func (w *Workspace) HeldViews(ctx context.Context, states []core.State) (map[str
 	return out, errors.Join(errs...)
 }
 
-// readViews judges session's views of every file it read whose version
-// the workspace's own store keeps (Views, not written whole), and returns
-// that store's versions; none, and no error, for a store that keeps none.
-func (w *Workspace) readViews(ctx context.Context, session string) (store.Versions, []View, error) {
+// readViews judges session's views of the files it read whose version
+// the workspace's own store keeps (as Views, not written whole), those of
+// the versions that judged says to (every one when it is nil), and
+// returns that store's versions; none, and no error, for a store that
+// keeps none. The versions are read once, all of them: the view judged is
+// the one read.
+func (w *Workspace) readViews(ctx context.Context, session string, judged func(store.Version) bool) (store.Versions, []View, error) {
 	v, err := w.versions()
 	if errors.Is(err, ErrNoVersions) {
 		return nil, nil, nil
@@ -662,12 +694,79 @@ func (w *Workspace) readViews(ctx context.Context, session string) (store.Versio
 	if err != nil || len(all.Versions) == 0 {
 		return v, nil, err
 	}
-	paths := make([]string, len(all.Versions))
-	for i, x := range all.Versions {
-		paths[i] = x.Path
+	paths := make([]string, 0, len(all.Versions))
+	for _, x := range all.Versions {
+		if judged == nil || judged(x) {
+			paths = append(paths, x.Path)
+		}
 	}
-	views, err := w.Views(ctx, session, paths, nil)
+	if len(paths) == 0 {
+		return v, nil, nil
+	}
+	views, err := w.judge(ctx, v, session, all, paths, nil)
 	return v, views, err
+}
+
+// The status field of a version (store.Version.Stat) says, in the form of
+// filedigest.Sum.Key, the status of the file when its content was last
+// digested, when that status can prove the content unchanged while it
+// stays (filedigest.Sum.Racy): with no prefix when that content was the
+// version's (Digest), with toldPrefix when it was the one the session was
+// told about (Told). Any other form — "<size>:<mtime_ns>:<inode>", which
+// agentlock wrote before and still writes for a racy status, or "" — is a
+// hint that proves nothing: the file is digested.
+const toldPrefix = "told:"
+
+// statField is the status field of a version whose content sum names,
+// digested after before: its Key when not racy, else the older hint.
+func statField(sum filedigest.Sum, before time.Time) string {
+	if sum.Racy(before) {
+		return sum.Stat
+	}
+	return sum.Key
+}
+
+// isKey reports whether a status field is a Key of filedigest (not racy:
+// statField), with no prefix.
+func isKey(stat string) bool {
+	return strings.Count(stat, ":") == 4 && !strings.HasPrefix(stat, toldPrefix)
+}
+
+// toldStat is the status field of a version whose Told content was last
+// digested with status field stat.
+func toldStat(stat string) string {
+	if isKey(stat) {
+		return toldPrefix + stat
+	}
+	return stat
+}
+
+// statUnchanged reports whether ver's file still has the status recorded
+// with the content it was last digested as (its Digest or its Told): its
+// content is then that one still, and there is nothing to tell of it.
+func statUnchanged(ver store.Version) bool {
+	key := strings.TrimPrefix(ver.Stat, toldPrefix)
+	if !isKey(key) {
+		return false
+	}
+	now, err := filedigest.StatKey(ver.Path)
+	return err == nil && now == key
+}
+
+// restat returns ver with the status of o, its view just digested, when
+// o's content is ver's Digest or Told and its status can prove it
+// (isKey) where ver's field does not already say it; false when there is
+// nothing new to record.
+func restat(ver store.Version, o View) (store.Version, bool) {
+	want := o.stat
+	if o.Now != ver.Digest {
+		want = toldStat(o.stat)
+	}
+	if !isKey(o.stat) || ver.Stat == want {
+		return ver, false
+	}
+	ver.Stat = want
+	return ver, true
 }
 
 // StaleViews returns session's stale views of the files it read (those
@@ -675,7 +774,7 @@ func (w *Workspace) readViews(ctx context.Context, session string) (store.Versio
 // be judged: the files it must read again before it writes them (agentlock
 // show). A view that could not be judged is left out.
 func (w *Workspace) StaleViews(ctx context.Context, session string) ([]View, error) {
-	_, views, err := w.readViews(ctx, session)
+	_, views, err := w.readViews(ctx, session, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -318,6 +318,18 @@ type Cache struct {
 // system while locating paths (see facts).
 func NewCache() *Cache { return &Cache{open: map[location]*Workspace{}, known: newFacts()} }
 
+// NewCacheIn is NewCache for a process whose working directory's real
+// path, WorkDir's answer, its caller found already (workDir, "" for not
+// found): a relative path the command resolves (RealPath with no folder)
+// starts from it, not from the root.
+func NewCacheIn(workDir string) *Cache {
+	c := NewCache()
+	if workDir != "" {
+		c.known.wd, c.known.wdFound = resolved{path: workDir}, true
+	}
+	return c
+}
+
 // openCache is the cache Open makes when the settings give none: it keeps
 // the workspaces opened from there, and no facts.
 func openCache() *Cache { return &Cache{open: map[location]*Workspace{}} }

@@ -15,7 +15,7 @@ import (
 )
 
 // newProject returns a set-up project (a git root with its home).
-func newProject(t *testing.T) (string, *Workspace) {
+func newProject(t testing.TB) (string, *Workspace) {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)

@@ -61,9 +61,10 @@ func parseBuilds(spec string) ([]build, error) {
 }
 
 // runCompare times the builds side by side: `agentlock version`, an
-// acquire and a release of one file, and the pre-edit hook that init
-// --agent claude registers, run as Claude Code runs it (`agentlock hook
-// claude pre-edit`, a payload on stdin). Every timed run is paired with a
+// acquire and a release of one file, the pre-edit hook that init --agent
+// claude registers, run as Claude Code runs it (`agentlock hook claude
+// pre-edit`, a payload on stdin), and the after-tool hook of a session
+// that read 1, 50 and 200 files (readViews). Every timed run is paired with a
 // flock(1) run next to it (which of the two goes first alternates by
 // round), the pairs of a round run in a shuffled order, and each row gives
 // the median and 90th percentile of the paired ratios: the ratio of a pair
@@ -106,6 +107,16 @@ func runCompare(spec, floors string, n int) error {
 		{name: "hook claude pre-edit",
 			cmd:   func(b build) []string { return []string{b.bin, "hook", "claude", "pre-edit"} },
 			stdin: func(b build) string { return claudePayload(b.proj, "PreToolUse", edited(b)) }},
+	}
+	// The after-tool hook of a session that read n files (issue 34's
+	// notice looks at every one of them after every tool call).
+	for _, n := range viewCounts {
+		ops = append(ops, compareOp{name: fmt.Sprintf("after-tool, %d read", n),
+			cmd:   func(b build) []string { return []string{b.bin, "hook", "claude", "renew"} },
+			stdin: func(b build) string { return afterToolPayload(b.proj, viewsSession(n), "Bash", "") }})
+	}
+	if err := readViews(builds); err != nil {
+		return err
 	}
 	// Floors: what any Go program, and any linking the design card's
 	// command-line libraries, costs to start, to read the rows against.
@@ -200,6 +211,65 @@ func runCompare(spec, floors string, n int) error {
 		" cpu and faults: the median process's user+system time and minor page faults; flock(1): %s cpu, %d faults)\n\n",
 		n, ms(median(cpuOf(flocks[0][0]))), int64(pct(faultsOf(flocks[0][0]), 50)))
 	return compareInit(builds, n)
+}
+
+// viewCounts are the numbers of files read by the sessions of the
+// after-tool rows, each file of viewSize bytes.
+var viewCounts = []int{1, 50, 200}
+
+const viewSize = 64 << 10
+
+// viewsSession is the Claude session of the after-tool row of n files.
+func viewsSession(n int) string { return fmt.Sprintf("7f3a9c2e-views%d", n) }
+
+// readViews writes, in each build's project, the files of the after-tool
+// rows and has each row's session read them (Claude's Read, through the
+// build's own after-tool hook). The files are written first and read once
+// they are older than two seconds: a session's steady state, in which a
+// build that records a file's status with its read version can trust it
+// (filedigest.RacyMargin).
+func readViews(builds []build) error {
+	data := make([]byte, viewSize)
+	for i := range data {
+		data[i] = byte('a' + i%26)
+	}
+	file := func(b build, n, i int) string {
+		return filepath.Join(b.proj, "src", fmt.Sprintf("views%d", n), fmt.Sprintf("f%03d.go", i))
+	}
+	for _, b := range builds {
+		for _, n := range viewCounts {
+			for i := range n {
+				if err := os.MkdirAll(filepath.Dir(file(b, n, i)), 0o755); err != nil {
+					return err
+				}
+				if err := os.WriteFile(file(b, n, i), data, 0o644); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	time.Sleep(2100 * time.Millisecond)
+	for _, b := range builds {
+		for _, n := range viewCounts {
+			for i := range n {
+				if err := b.run(afterToolPayload(b.proj, viewsSession(n), "Read", file(b, n, i)), b.bin, "hook", "claude", "renew"); err != nil {
+					return fmt.Errorf("%s: %w", b.name, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// afterToolPayload is Claude Code's PostToolUse hook input of tool (on
+// file, when not "") for session.
+func afterToolPayload(proj, session, tool, file string) string {
+	input := `{"command":"ls"}`
+	if file != "" {
+		input = fmt.Sprintf(`{"file_path":%q}`, file)
+	}
+	return fmt.Sprintf(`{"session_id":%q,"cwd":%q,"hook_event_name":"PostToolUse","tool_name":%q,"tool_input":%s,"tool_response":{"type":"text"}}`,
+		session, proj, tool, input)
 }
 
 // prepare gives the build its own folder: a home, a PATH on which

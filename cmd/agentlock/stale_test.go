@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentlock/agentlock/internal/sys/filedigest"
 	"github.com/agentlock/agentlock/internal/testkit/proctest"
 )
 
@@ -828,6 +829,57 @@ func TestHookTellsNothingWithoutAfterToolContext(t *testing.T) {
 	r := p.run("check", "--json", "src/a.go", "--session", "kimi-x")
 	requireExit(t, 0, r)
 	assert.Contains(t, r.Stdout, `"stale_view":"changed"`, "the view is stale all the same: %s", r.Stdout)
+}
+
+// The after-tool hook digests only the files whose status changed since
+// it last digested them (docs/read-versions.md#telling-the-model-early):
+// a read older than filedigest.RacyMargin records a status that proves
+// its content. Another session's change of the same size, the
+// modification time set back to the one read (what a change in the same
+// clock tick leaves), is still told, once, naming it; the file nobody
+// changed is never told. Real time: the files must be older than the
+// margin when read.
+func TestHookTellsASameSizeChangeOfASettledRead(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the files to be older than filedigest.RacyMargin")
+	}
+	p := hookProject(t)
+	p.write("src/a.go", "C0\n")
+	p.write("src/b.go", "K0\n")
+	file := filepath.Join(p.dir, "src/a.go")
+	info, err := os.Stat(file)
+	require.NoError(t, err)
+	time.Sleep(filedigest.RacyMargin + 100*time.Millisecond)
+	x := claudeAgent{t: t, p: p, id: "x"}
+	y := claudeAgent{t: t, p: p, id: "y"}
+	x.read("src/a.go")
+	x.read("src/b.go")
+	bash := func() string {
+		payload := mustJSON(map[string]any{"session_id": "x", "cwd": p.dir, "hook_event_name": "PostToolUse", "tool_name": "Bash",
+			"tool_input": map[string]string{"command": "ls"}, "tool_response": map[string]string{"output": "ok"}})
+		r := harness(t).Run(t, proctest.Cmd{Args: []string{"hook", "claude", "renew"}, Env: p.env, Dir: p.dir, Stdin: payload})
+		requireExit(t, 0, r)
+		return r.Stdout
+	}
+	require.Empty(t, bash(), "nothing changed")
+	require.Empty(t, bash(), "nothing changed")
+
+	require.Empty(t, y.write("src/a.go", "C1\n"))
+	require.NoError(t, os.Chtimes(file, info.ModTime(), info.ModTime()))
+	requireExit(t, 0, p.run("release", "--all", "--session", y.session()))
+	now, err := os.Stat(file)
+	require.NoError(t, err)
+	require.True(t, now.Size() == info.Size() && now.ModTime().Equal(info.ModTime()), "same size, same modification time")
+
+	notice := bash()
+	require.True(t, isEarlyNotice(notice), "told: %s", notice)
+	assert.Contains(t, notice, file+" changed since you (claude-x) read it")
+	assert.Contains(t, notice, "session "+y.session())
+	assert.NotContains(t, notice, "b.go", "b.go did not change")
+	assert.Empty(t, bash(), "told once")
+	assert.Empty(t, bash(), "told once")
+	assert.Contains(t, x.write("src/a.go", "C0\nX\n"), "changed since you (claude-x) read it", "the pre-edit check refuses")
+	assert.Equal(t, "C1\n", p.read("src/a.go"))
 }
 
 // status marks, for people and in --json, a held file whose holder's view

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/agentlock/agentlock/internal/sys/flock"
+	"github.com/agentlock/agentlock/internal/sys/plainfile"
 	"github.com/agentlock/agentlock/store"
 )
 
@@ -252,24 +253,17 @@ func removed(fd int) bool {
 // blocking: a FIFO planted in its place must not hang every command that
 // reads the registry. Anything but a regular file is refused.
 func openDocument(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	f, regular, err := plainfile.OpenRegular(path, 0)
 	if err != nil {
 		return nil, err
 	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		f.Close()
+	if !regular {
+		defer f.Close()
+		info, err := f.Stat()
+		if err != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("not a regular file but %s", TypeOf(info.Mode()))
-	}
-	// Reads of a regular file do not depend on O_NONBLOCK; clear it anyway
-	// so that the descriptor behaves as a plain open's.
-	if err := unix.SetNonblock(int(f.Fd()), false); err != nil {
-		f.Close()
-		return nil, &fs.PathError{Op: "fcntl", Path: path, Err: err}
 	}
 	return f, nil
 }

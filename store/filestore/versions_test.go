@@ -139,3 +139,22 @@ func TestVersionsConcurrentSeesKeepEveryPath(t *testing.T) {
 	assert.Empty(t, ds)
 	assert.Len(t, cs, 1, "one edit record, the last")
 }
+
+// A versions file that names a path twice (agentlock never writes one so,
+// a person's edit may) keeps the last line of it, and the order of the
+// last lines.
+func TestVersionsFileKeepsTheLastLineOfAPath(t *testing.T) {
+	line := func(path, digest string) string {
+		b, err := store.EncodeVersion(store.Version{Path: path, Digest: digest, At: time.Unix(1_800_000_000, 0)})
+		require.NoError(t, err)
+		return string(b) + "\n"
+	}
+	data := versionsHeader + "\n" + line("/p/a", "a1") + line("/p/b", "b1") + line("/p/c", "c1") + line("/p/a", "a2") + line("/p/b", "b2")
+	f := parseSessionFile("ref", []byte(data))
+	require.Empty(t, f.damaged)
+	var got []string
+	for _, v := range f.versions {
+		got = append(got, v.Path+"="+v.Digest)
+	}
+	assert.Equal(t, []string{"/p/c=c1", "/p/a=a2", "/p/b=b2"}, got)
+}

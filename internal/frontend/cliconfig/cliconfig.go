@@ -244,7 +244,13 @@ func (c *Config) Service() *session.Service {
 // NewService returns a new session service on this configuration, for one
 // command of a front end that runs many (an MCP server's tool call).
 func (c *Config) NewService() *session.Service {
-	return session.New(session.Config{Settings: c.Settings, Identity: c.Identity, WorkDir: c.WorkDir})
+	settings := c.Settings
+	if settings.Cache == nil {
+		// The working directory found once: the real paths of the
+		// command's relative paths start from it.
+		settings.Cache = workspace.NewCacheIn(c.WorkDir)
+	}
+	return session.New(session.Config{Settings: settings, Identity: c.Identity, WorkDir: c.WorkDir})
 }
 
 // Lazy returns a front end's configuration functions, resolved from flags

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentlock/agentlock/internal/sys/atomicfile"
+	"github.com/agentlock/agentlock/internal/sys/plainfile"
 	"github.com/agentlock/agentlock/internal/sys/procs"
 )
 
@@ -230,7 +231,7 @@ func parseName(name string) (procs.ID, bool) {
 // none. A record that cannot be parsed, or that names another process than
 // its file name, is an error.
 func Read(dir string, id procs.ID) (Record, bool, error) {
-	data, err := os.ReadFile(filepath.Join(dir, id.String()))
+	data, err := plainfile.ReadFile(filepath.Join(dir, id.String()))
 	if errors.Is(err, fs.ErrNotExist) {
 		return Record{}, false, nil
 	}

@@ -24,7 +24,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -47,10 +49,46 @@ type Sum struct {
 	// Digest names the content (see the package's doc).
 	Digest string
 	// Stat is the status of a regular file, "<size>:<mtime_ns>:<inode>"
-	// ("" for anything else): a status unchanged since a digest was taken
-	// says, cheaply though not surely, that the content is unchanged too
-	// (a hint for notices, never for the check).
+	// ("" for anything else), after its content was read: a hint, never
+	// proof, that the content is unchanged while it stays the same.
 	Stat string
+	// Key is the status of the regular file whose content Digest names,
+	// taken before its content was read (Key names the form); "" for
+	// anything else, where the system gives no status change time, or
+	// when the file changed while it was read. Changed is its status
+	// change time (ctime). See Racy for when an unchanged Key proves the
+	// content unchanged.
+	Key     string
+	Changed time.Time
+}
+
+// RacyMargin is how much older than the moment its status was taken a
+// file's status change time must be for its Key to prove, while it stays
+// the same, that the content is unchanged (Racy). It exceeds the coarsest
+// timestamps of the file systems agentlock expects (FAT's 2 s counts
+// modification times; the Linux kernel's coarse clock ticks every 1-10 ms):
+// a write after the status was taken then gives the file a status change
+// time later than the one seen.
+const RacyMargin = 2 * time.Second
+
+// Racy reports whether s's Key cannot prove the content unchanged: there
+// is none, or the file's status changed less than RacyMargin before
+// before, a time taken before Of began (a write in the same clock tick as
+// the one seen could leave every field of the status as it was). Git
+// calls such an index entry racily clean, for the same reason.
+//
+// A Key that is not racy and is the same later (StatKey) means that no
+// write changed the file since: every write, truncation or rename sets
+// the status change time to the clock, which no program can set back.
+// What escapes it is said in docs/read-versions.md: a write through a
+// shared memory mapping to a page already dirty (the kernel updates the
+// times only at the page's first write after it was flushed), the
+// system clock set back by more than RacyMargin, a single write call
+// started more than RacyMargin before the status was taken and still
+// copying, and a network file system whose server's clock lags this
+// machine's by more than RacyMargin.
+func (s Sum) Racy(before time.Time) bool {
+	return s.Key == "" || !s.Changed.Before(before.Add(-RacyMargin))
 }
 
 // Of returns the digest of the file at path, without following a final
@@ -72,9 +110,10 @@ func Of(path string) (Sum, error) {
 	case !mode.IsRegular():
 		return Sum{Digest: "special:" + special(mode)}, nil
 	case info.Size() > Limit:
-		return Sum{Digest: "stat:" + StatOf(info), Stat: StatOf(info)}, nil
+		key, changed := keyOf(info)
+		return Sum{Digest: "stat:" + StatOf(info), Stat: StatOf(info), Key: key, Changed: changed}, nil
 	}
-	f, err := openNoFollow(path)
+	f, regular, err := openNoFollow(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return Sum{Digest: Absent}, nil
@@ -82,27 +121,72 @@ func Of(path string) (Sum, error) {
 		return Sum{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
+	if !regular {
+		// Replaced between the status and the open: read again.
+		return Of(path)
+	}
 	st, err := f.Stat()
 	if err != nil {
 		return Sum{}, fmt.Errorf("read %s: %w", path, err)
 	}
-	if !st.Mode().IsRegular() {
-		// Replaced between the status and the open: read again.
-		return Of(path)
-	}
+	key, changed := keyOf(st)
 	h := xxhash.New()
-	n, err := io.CopyBuffer(h, io.LimitReader(f, Limit+1), make([]byte, 128<<10))
+	n, err := io.CopyBuffer(h, io.LimitReader(f, Limit+1), make([]byte, min(st.Size()+1, 128<<10)))
 	if err != nil {
 		return Sum{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	if st, err = f.Stat(); err != nil {
 		return Sum{}, fmt.Errorf("read %s: %w", path, err)
 	}
+	if after, _ := keyOf(st); after != key {
+		// Changed while read: what was hashed may be neither version.
+		key, changed = "", time.Time{}
+	}
 	if n > Limit {
 		// It grew past the limit while read: named as a large file.
 		return Sum{Digest: "stat:" + StatOf(st), Stat: StatOf(st)}, nil
 	}
-	return Sum{Digest: fmt.Sprintf("xxh64:%d:%016x", n, h.Sum64()), Stat: StatOf(st)}, nil
+	return Sum{Digest: fmt.Sprintf("xxh64:%d:%016x", n, h.Sum64()), Stat: StatOf(st), Key: key, Changed: changed}, nil
+}
+
+// StatKey returns the Key of the regular file at path as it is now,
+// without following a final symbolic link and without reading it: ""
+// for anything else, or where the system gives no status change time.
+// Equal to a Sum's Key that is not racy, it says the file's content is
+// still the one the Sum's Digest names (Sum.Racy).
+func StatKey(path string) (string, error) {
+	info, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotDir):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("status of %s: %w", path, err)
+	case !info.Mode().IsRegular():
+		return "", nil
+	}
+	key, _ := keyOf(info)
+	return key, nil
+}
+
+// keyOf returns a regular file's Key,
+// "<size>:<mtime_ns>:<inode>:<ctime_ns>:<device>", and its status change
+// time; "" where the system gives no status change time.
+func keyOf(info os.FileInfo) (string, time.Time) {
+	ino, ctime, dev, ok := status(info)
+	if !ok {
+		return "", time.Time{}
+	}
+	b := make([]byte, 0, 80)
+	b = strconv.AppendInt(b, info.Size(), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, info.ModTime().UnixNano(), 10)
+	b = append(b, ':')
+	b = strconv.AppendUint(b, ino, 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, ctime.UnixNano(), 10)
+	b = append(b, ':')
+	b = strconv.AppendUint(b, dev, 10)
+	return string(b), ctime
 }
 
 // StatOf is the status of a regular file as Sum.Stat names it.

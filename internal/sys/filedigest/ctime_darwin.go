@@ -1,0 +1,6 @@
+package filedigest
+
+import "syscall"
+
+// ctimeOf is a status's change time.
+func ctimeOf(st *syscall.Stat_t) (syscall.Timespec, bool) { return st.Ctimespec, true }
