@@ -60,8 +60,9 @@ var clineProgramPath string
 // edit is each run's last step: "session" (whoami, a new file and a free
 // edit through editor, locked by Cline's task, then editor of a held
 // file), "apply_patch" (a patch of a held file, then of a free one in a
-// second run), the wrapper run, and the early notice of a stale read
-// ("told-early").
+// second run), the wrapper run, the early notice of a stale read
+// ("told-early"), and the stale case ("stale": the stale write refused in
+// one task, the read again and the write in a second).
 func TestE2ECline(t *testing.T) {
 	e2eOnly(t)
 	prog := clineProgram(t)
@@ -69,6 +70,128 @@ func TestE2ECline(t *testing.T) {
 	t.Run("apply_patch", func(t *testing.T) { offline(t); e2eClinePatch(t, clineAgent, prog) })
 	t.Run("wrapper", func(t *testing.T) { offline(t); e2eWrapper(t, clineAgent, prog) })
 	t.Run("told-early", func(t *testing.T) { offline(t); e2eClineToldEarly(t, clineAgent, prog) })
+	t.Run("stale", func(t *testing.T) { offline(t); e2eClineStale(t, clineAgent, prog) })
+}
+
+// clineStaleRead is Cline's read of the file at path (absolute).
+func clineStaleRead(path string) mock.Step {
+	return mock.Step{Tool: "read_files", Args: map[string]any{"files": []any{map[string]any{"path": path}}}}
+}
+
+// e2eClineStale is the stale case (e2eStale) the way Cline allows, since
+// a refusal stops its whole task. Run 1, one task: the model reads
+// stale.txt with read_files; other-2 takes its lock, changes it and
+// releases it (a shell step); the model's write of the whole content it
+// read is refused: Cline stops the task, its log carries agentlock's
+// reason naming stale.txt and other-2, telling it to read it again and
+// that the file is reserved for it, and other-2's change is intact. The
+// refused session held stale.txt (the reservation) until its task ended:
+// the audit log records the refusal, then the session's finish releasing
+// that one lock, and the session is Finished without locks. Run 2, a new
+// task in the same repository: read_files of stale.txt, then the write of
+// its whole content, which goes through under the new task's lock,
+// other-2's change kept.
+//
+// The write is editor replacing all the text the model read with the new
+// content: Cline 3.0.65 has no tool that writes a whole file over an
+// existing one (its editor without old_text refuses an existing file,
+// "already exists"; its apply_patch, offered to GPT models instead of
+// editor, refuses an Add File of an existing file, "File already exists",
+// and a Delete File and Add File of one path in one patch as a duplicate).
+// Cline itself would apply this write over other-2's change (the old text
+// still matches once, giving "C0\nX\nC1\n"): the refusal is agentlock's.
+func e2eClineStale(t *testing.T, a agent, prog string) {
+	r, path, change := newStaleRun(t, a)
+	_, write := a.edit(path, "C0\n", "C0\nX\n")
+	r.start(t, []mock.Step{clineStaleRead(path), change, write})
+	out := r.runCancelled(t, a, prog)
+	if got := r.told(t, 0); !strings.Contains(got, "C0") {
+		t.Fatalf("read_files did not read stale.txt: the model read %q", got)
+	}
+	toldOnce(t, r.server.Requests())
+	first := r.clineSessions(t, a)
+	if len(first) != 1 {
+		t.Fatalf("run 1 registered the Cline sessions %+v, want one", first)
+	}
+	id := first[0].ID
+	stoppedWith(t, out, "the stale write", "stale.txt", "changed since you ("+id+")", staleWriter,
+		"read it again", "reserved for you (agentlock took its lock for "+id+")")
+	r.fileIs(t, "stale.txt", "C0\nC1\n", "other-2's change, after the stale write")
+	r.finished(t, id)
+	r.reservedUntilFinish(t, id)
+
+	_, write = a.edit(path, "C0\nC1\n", "C0\nC1\nX\n")
+	r.start(t, []mock.Step{clineStaleRead(path), write, shell("agentlock status --json > status.json 2>&1")})
+	args, env := a.configure(t, r, "do the scripted work")
+	res := proctest.Run(t, prog, proctest.Cmd{Args: args, Env: proctest.Env(r.home, r.tmp, append(env, "PATH="+r.bin+":"+systemPath)...), Dir: r.repo})
+	if res.Code != 0 || strings.Contains(res.Stdout, `"finishReason":"aborted"`) {
+		t.Fatalf("run 2 (read again, then the write): cline failed or stopped the task: %v", res)
+	}
+	if got := r.told(t, 0); !strings.Contains(got, "C1") {
+		t.Errorf("run 2's read_files did not read other-2's change: the model read %q", got)
+	}
+	if got := r.told(t, 1); strings.Contains(got, `"success":false`) || strings.Contains(got, "agentlock:") {
+		t.Errorf("run 2's write after a read again: the model read %q", got)
+	}
+	r.fileIs(t, "stale.txt", "C0\nC1\nX\n", "other-2's change is kept, the write after a read again made")
+	var second string
+	for _, s := range r.clineSessions(t, a) {
+		if s.ID != id {
+			second = s.ID
+		}
+	}
+	if l := r.locksIn(t, "status.json")["stale.txt"]; second == "" || l.Session != second || l.State != "locked" {
+		t.Errorf("during run 2, stale.txt's lock is %+v, want locked by run 2's session %q", l, second)
+	}
+	if second != "" {
+		r.finished(t, second)
+	}
+}
+
+// clineSessions are the sessions the runs registered for the agent (its
+// id prefix; not the holder's, not other-2's).
+func (r *e2eRun) clineSessions(t *testing.T, a agent) []session {
+	t.Helper()
+	var mine []session
+	for _, s := range decodeLines[session](t, "agentlock show", r.agentlock(t, "show", "--json")) {
+		if strings.HasPrefix(s.ID, a.cli.name+"-") {
+			mine = append(mine, s)
+		}
+	}
+	return mine
+}
+
+// reservedUntilFinish checks, in the audit log, that session id's write of
+// stale.txt was refused as stale, naming other-2 as the one who changed
+// it, and that id's finish came after it and released exactly one lock:
+// the reservation of stale.txt, held until the task ended.
+func (r *e2eRun) reservedUntilFinish(t *testing.T, id string) {
+	t.Helper()
+	type entry struct {
+		Action        string `json:"action"`
+		Path          string `json:"path"`
+		SessionID     string `json:"session_id"`
+		PreviousOwner string `json:"previous_owner"`
+		Released      int    `json:"released"`
+	}
+	entries := decodeLines[entry](t, "agentlock log", r.agentlock(t, "log", "--json", "--for", id))
+	refused := false
+	for _, e := range entries {
+		switch {
+		case e.SessionID != id:
+		case e.Action == "stale write":
+			if filepath.Base(e.Path) != "stale.txt" || e.PreviousOwner != staleWriter {
+				t.Errorf("the audit log's stale write is %+v, want stale.txt, changed by %s", e, staleWriter)
+			}
+			refused = true
+		case e.Action == "finish" && refused:
+			if e.Released != 1 {
+				t.Errorf("%s's finish released %d locks, want 1 (stale.txt, reserved by the refusal)", id, e.Released)
+			}
+			return
+		}
+	}
+	t.Errorf("the audit log holds no stale write of %s followed by its finish: %+v", id, entries)
 }
 
 // e2eClineToldEarly is the early notice of the stale case (e2eStale), for
@@ -81,7 +204,7 @@ func TestE2ECline(t *testing.T) {
 func e2eClineToldEarly(t *testing.T, a agent, prog string) {
 	r, path, change := newStaleRun(t, a)
 	r.start(t, []mock.Step{
-		{Tool: "read_files", Args: map[string]any{"files": []any{map[string]any{"path": path}}}},
+		clineStaleRead(path),
 		change,
 		shell("true"),
 	})
@@ -120,13 +243,38 @@ func (r *e2eRun) runCancelled(t *testing.T, a agent, prog string) string {
 // one-line reason naming the holder and the file.
 func deniedWith(t *testing.T, log, file, what string) {
 	t.Helper()
+	stoppedWith(t, log, what, "is locked by session "+holder, file)
+}
+
+// stoppedWith checks that Cline's log gives the task's stop (its
+// ControlledStopError line) with a reason that says each of want, and
+// nothing misleading; it returns that line.
+func stoppedWith(t *testing.T, log, what string, want ...string) string {
+	t.Helper()
 	for _, line := range strings.Split(log, "\n") {
-		if strings.Contains(line, "ControlledStopError") && strings.Contains(line, "is locked by session "+holder) && strings.Contains(line, file) {
-			t.Logf("%s: Cline stopped the task: %.500s", what, line)
-			return
+		if !strings.Contains(line, "ControlledStopError") || !containsAll(line, want) {
+			continue
+		}
+		t.Logf("%s: Cline stopped the task: %.700s", what, line)
+		for _, m := range misleading {
+			if strings.Contains(line, m) {
+				t.Errorf("%s: the reason says %q: %s", what, m, line)
+			}
+		}
+		return line
+	}
+	t.Errorf("%s: Cline's log does not give the task's stop with a reason saying %q:\n%s", what, want, log)
+	return ""
+}
+
+// containsAll reports whether s contains every one of subs.
+func containsAll(s string, subs []string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
 		}
 	}
-	t.Errorf("%s: Cline's log does not give the reason naming %s and %s:\n%s", what, holder, file, log)
+	return true
 }
 
 // clineLimits checks, and says on stderr, what the real Cline cannot do,
