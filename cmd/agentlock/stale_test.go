@@ -808,6 +808,45 @@ func TestHookTellsAStaleReadOnce(t *testing.T) {
 	}
 }
 
+// Two files changed at once are told together, one sentence each on one
+// line: no newline (a plugin passes its hook's output on as one line) and
+// no literal "\n" (an escaped newline reached the model so).
+func TestHookTellsTwoStaleFilesOnOneLine(t *testing.T) {
+	p := hookProject(t)
+	p.write("src/a.go", "A0\n")
+	p.write("src/b.go", "B0\n")
+	after := func(tool string, input map[string]string) string {
+		payload := mustJSON(map[string]any{"session_id": "x", "cwd": p.dir, "hook_event_name": "PostToolUse",
+			"tool_name": tool, "tool_input": input, "tool_response": map[string]string{"output": "ok"}})
+		r := harness(t).Run(t, proctest.Cmd{Args: []string{"hook", "claude", "renew"}, Env: p.env, Dir: p.dir, Stdin: payload})
+		requireExit(t, 0, r)
+		if r.Stdout == "" {
+			return ""
+		}
+		var out struct {
+			Specific map[string]string `json:"hookSpecificOutput"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(r.Stdout), &out), r.Stdout)
+		return out.Specific["additionalContext"]
+	}
+	for _, f := range []string{"src/a.go", "src/b.go"} {
+		require.Empty(t, after("Read", map[string]string{"file_path": filepath.Join(p.dir, f)}))
+	}
+	y := claudeAgent{t: t, p: p, id: "y"}
+	require.Empty(t, y.write("src/a.go", "A0\nA1\n"))
+	require.Empty(t, y.write("src/b.go", "B0\nB1\n"))
+	requireExit(t, 0, p.run("release", "--all", "--session", y.session()))
+
+	notice := after("Bash", map[string]string{"command": "ls"})
+	for _, f := range []string{"src/a.go", "src/b.go"} {
+		assert.Contains(t, notice, filepath.Join(p.dir, f)+" changed since you (claude-x) read it")
+	}
+	assert.Equal(t, 2, strings.Count(notice, "agentlock: "), "one sentence a file: %q", notice)
+	assert.NotContains(t, notice, "\n")
+	assert.NotContains(t, notice, `\n`, "no escaped newline between them")
+	assert.Empty(t, after("Bash", map[string]string{"command": "ls"}), "told once")
+}
+
 // The agents whose harness passes no after-tool hook's text to the model
 // (no after_tool_context: Kimi Code ignores a PostToolUse hook's output)
 // keep the renew hook's stdout empty, a stale read or not.

@@ -69,11 +69,14 @@ func (h run) tellUntold(ctx context.Context) {
 	if len(views) == 0 {
 		return
 	}
-	lines := make([]string, len(views))
+	// One sentence a file, escaped each, one after the other on one line:
+	// a newline between them reached the model as a literal "\n" once
+	// escaped, and a plugin passes its hook's output on as one line.
+	notices := make([]string, len(views))
 	for i, v := range views {
-		lines[i] = h.untoldNotice(v)
+		notices[i] = report.Escape(h.untoldNotice(v))
 	}
-	out, err := c.AfterToolContext(report.Escape(strings.Join(lines, "\n")))
+	out, err := c.AfterToolContext(strings.Join(notices, " "))
 	if err != nil {
 		h.res.warnf("%s renew hook: %v", name, err)
 		return
