@@ -1,3 +1,11 @@
+// The runtime's periodic GOMAXPROCS update (Go 1.25) starts a goroutine,
+// and with it a thread, in every process: a one-shot lock call or hook
+// lives a few milliseconds, long before any update could matter, and pays
+// for that thread (issue 33, docs/speed.md). Off here; GOMAXPROCS is still
+// set from the CPU limit at start.
+
+//go:debug updatemaxprocs=0
+
 // Command agentlock gives AI coding agents that share a repository advisory
 // locks on paths that outlive the one-shot shell command that took them,
 // and a registry of who works on what.
