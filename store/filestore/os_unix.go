@@ -253,16 +253,12 @@ func removed(fd int) bool {
 // blocking: a FIFO planted in its place must not hang every command that
 // reads the registry. Anything but a regular file is refused.
 func openDocument(path string) (*os.File, error) {
-	f, regular, err := plainfile.OpenRegular(path, 0)
+	f, info, err := plainfile.OpenRegular(path, 0)
 	if err != nil {
 		return nil, err
 	}
-	if !regular {
-		defer f.Close()
-		info, err := f.Stat()
-		if err != nil {
-			return nil, err
-		}
+	if !info.Mode().IsRegular() {
+		f.Close()
 		return nil, fmt.Errorf("not a regular file but %s", TypeOf(info.Mode()))
 	}
 	return f, nil

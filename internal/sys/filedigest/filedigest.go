@@ -113,7 +113,7 @@ func Of(path string) (Sum, error) {
 		key, changed := keyOf(info)
 		return Sum{Digest: "stat:" + StatOf(info), Stat: StatOf(info), Key: key, Changed: changed}, nil
 	}
-	f, regular, err := openNoFollow(path)
+	f, st, err := openNoFollow(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return Sum{Digest: Absent}, nil
@@ -121,13 +121,9 @@ func Of(path string) (Sum, error) {
 		return Sum{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
-	if !regular {
+	if !st.Mode().IsRegular() {
 		// Replaced between the status and the open: read again.
 		return Of(path)
-	}
-	st, err := f.Stat()
-	if err != nil {
-		return Sum{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	key, changed := keyOf(st)
 	h := xxhash.New()

@@ -14,9 +14,8 @@ import (
 // path as fs.ErrNotExist.
 var errNotDir = errors.New("not a folder")
 
-// openNoFollow opens a file for reading and reports whether it is a
-// regular file.
-func openNoFollow(path string) (f *os.File, regular bool, err error) {
+// openNoFollow opens a file for reading and returns its status.
+func openNoFollow(path string) (*os.File, os.FileInfo, error) {
 	return plainfile.OpenRegular(path, 0)
 }
 

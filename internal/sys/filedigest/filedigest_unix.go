@@ -17,8 +17,8 @@ var errNotDir = syscall.ENOTDIR
 
 // openNoFollow opens a file for reading without following a final
 // symbolic link and without blocking (a FIFO swapped in after the status
-// must not hang the caller), and reports whether it is a regular file.
-func openNoFollow(path string) (f *os.File, regular bool, err error) {
+// must not hang the caller), and returns its status.
+func openNoFollow(path string) (*os.File, os.FileInfo, error) {
 	return plainfile.OpenRegular(path, unix.O_NOFOLLOW)
 }
 

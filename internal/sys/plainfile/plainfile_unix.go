@@ -20,34 +20,27 @@ func Open(path string) (*os.File, error) {
 
 // OpenRegular opens path for reading without blocking on what is not a
 // regular file (a FIFO planted there must not hang the caller), flag
-// added to the open's flags (unix.O_NOFOLLOW, say). It reports whether
-// what it opened is a regular file: then the descriptor blocks again, and
-// the poller never sees it. Anything else is returned open too, for the
-// caller to name (its Stat) and close.
-func OpenRegular(path string, flag int) (f *os.File, regular bool, err error) {
+// added to the open's flags (unix.O_NOFOLLOW, say), and returns its
+// status: the caller reads it only when info says it is a regular file,
+// and closes it either way. The descriptor blocks again after the open
+// (a regular file's reads never wait), so the poller never sees it.
+func OpenRegular(path string, flag int) (f *os.File, info fs.FileInfo, err error) {
 	fd, err := open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|flag)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
-	var st unix.Stat_t
-	for {
-		err = unix.Fstat(fd, &st)
-		if err != unix.EINTR {
-			break
-		}
-	}
-	if err != nil {
+	// O_NONBLOCK is the only status flag the open set: clearing them all
+	// clears it.
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, 0); err != nil {
 		unix.Close(fd)
-		return nil, false, &fs.PathError{Op: "stat", Path: path, Err: err}
+		return nil, nil, &fs.PathError{Op: "fcntl", Path: path, Err: err}
 	}
-	regular = st.Mode&unix.S_IFMT == unix.S_IFREG
-	if regular {
-		if err := unix.SetNonblock(fd, false); err != nil {
-			unix.Close(fd)
-			return nil, false, &fs.PathError{Op: "fcntl", Path: path, Err: err}
-		}
+	f = os.NewFile(uintptr(fd), path)
+	if info, err = f.Stat(); err != nil {
+		f.Close()
+		return nil, nil, err
 	}
-	return os.NewFile(uintptr(fd), path), regular, nil
+	return f, info, nil
 }
 
 // open is open(2) with flags, retried on EINTR, its error os.Open's.
