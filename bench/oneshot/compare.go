@@ -71,7 +71,7 @@ func parseBuilds(spec string) ([]build, error) {
 // shares the machine's state of that moment, which the ratio of two
 // medians does not. floors, comma-separated programs, are timed the same
 // way once a round (bench/floor: a Go hello-world, one linking cobra and
-// viper). Then each build's size and its Go package initialisation
+// the YAML and TOML libraries). Then each build's size and its Go package initialisation
 // (GODEBUG=inittrace=1, median of n runs).
 func runCompare(spec, floors string, n int) error {
 	builds, err := parseBuilds(spec)

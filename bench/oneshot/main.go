@@ -187,8 +187,9 @@ func run(bin string, n, many int, contend time.Duration, only, floors, scanFloor
 		{name: "floor: dd fsync", cmd: []string{"dd", "if=" + filepath.Join(dir, "small", "registry.md"), "of=" + filepath.Join(dir, "copy.md"), "conv=fsync", "status=none"}},
 	}
 	// Programs that do nothing, to read a row's start-up against: a Go
-	// hello-world, and one that links cobra and viper (the design card's
-	// libraries) without using them.
+	// hello-world, and one that links the third-party libraries every
+	// agentlock process links (cobra, the YAML and TOML libraries) without
+	// using them.
 	for _, f := range strings.Split(floors, ",") {
 		if f != "" {
 			scenarios = append(scenarios, scenario{name: "floor: " + filepath.Base(f), cmd: []string{f}})

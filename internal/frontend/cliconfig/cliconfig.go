@@ -1,6 +1,6 @@
 // Package cliconfig resolves the configuration of one invocation of the
-// command line: from its flags and the environment (viper, flag >
-// environment > default), fresh for every process and never cached in a
+// command line: from its flags and the environment (flag > environment >
+// default, see sources), fresh for every process and never cached in a
 // package variable, so that tests and agents isolate by environment alone.
 // It also opens the workspaces the commands work in.
 package cliconfig
@@ -8,13 +8,11 @@ package cliconfig
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"time"
 
 	"github.com/spf13/pflag"
-	"github.com/spf13/viper"
 
 	"github.com/agentlock/agentlock/integrations"
 	"github.com/agentlock/agentlock/integrations/all"
@@ -90,8 +88,7 @@ var EnvBindings = [][2]string{
 
 // Load resolves the configuration of an invocation from its flags (the
 // root's persistent --session, --timeout and --json, parsed by then) and
-// the environment, with a new viper instance:
-// flag > environment > default.
+// the environment: flag > environment > default.
 func Load(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 	c, err := LoadSettings(flags, now)
 	if err != nil {
@@ -112,28 +109,21 @@ func Load(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 // of agentlock version more than the rest of its configuration
 // (docs/speed.md). It opens nothing.
 func LoadSettings(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
-	v := viper.New()
-	for _, b := range EnvBindings {
-		if err := v.BindEnv(b[0], b[1]); err != nil {
-			return nil, fmt.Errorf("configuration: %w", err)
-		}
-	}
-	for _, name := range []string{"session", "timeout", "json"} {
-		if err := v.BindPFlag(name, flags.Lookup(name)); err != nil {
-			return nil, fmt.Errorf("configuration: %w", err)
-		}
+	v, err := newSources(flags, os.Getenv)
+	if err != nil {
+		return nil, err
 	}
 	c := &Config{
 		Settings: workspace.Settings{
-			LockDir:      v.GetString("lock_dir"),
-			RegistryPath: v.GetString("registry_path"),
-			Home:         v.GetString("home"),
+			LockDir:      v.get("lock_dir"),
+			RegistryPath: v.get("registry_path"),
+			Home:         v.get("home"),
 			Now:          now,
-			Store:        workspace.StoreSpec{URL: v.GetString("store")},
+			Store:        workspace.StoreSpec{URL: v.get("store")},
 			Backends:     workspace.NewBackends(),
 		},
-		JSON:       v.GetBool("json"),
-		SearchPath: v.GetString("search_path"),
+		JSON:       v.getBool("json"),
+		SearchPath: v.get("search_path"),
 	}
 	if home, err := os.UserHomeDir(); err == nil {
 		c.Settings.UserHome = home
@@ -144,7 +134,6 @@ func LoadSettings(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 	if flags.Changed("timeout") {
 		timeoutVar = "--timeout"
 	}
-	var err error
 	for _, s := range []struct {
 		dst   *time.Duration
 		parse func(string) (time.Duration, error)
@@ -155,11 +144,11 @@ func LoadSettings(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 		{&c.Settings.ConflictCache, workspace.ParseConflictCache, "conflict_cache"},
 		{&c.Settings.SettleWindow, workspace.ParseSettleWindow, "settle_window"},
 	} {
-		if *s.dst, err = s.parse(v.GetString(s.key)); err != nil {
+		if *s.dst, err = s.parse(v.get(s.key)); err != nil {
 			c.Problems = append(c.Problems, err)
 		}
 	}
-	if c.Settings.StaleWrites, err = workspace.ParseStaleMode("AGENTLOCK_STALE_WRITES", v.GetString("stale_writes")); err != nil {
+	if c.Settings.StaleWrites, err = workspace.ParseStaleMode("AGENTLOCK_STALE_WRITES", v.get("stale_writes")); err != nil {
 		c.Problems = append(c.Problems, err)
 	}
 	if c.Settings.HookLocks, err = hookLockSettings(v); err != nil {
@@ -168,7 +157,7 @@ func LoadSettings(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 	if err := c.Settings.Absolute(); err != nil {
 		return nil, err
 	}
-	c.Identity = identityInputs(flags.Changed("session"), v.GetString("session"), v.GetString("session_env"))
+	c.Identity = identityInputs(flags.Changed("session"), v.get("session"), v.get("session_env"))
 	return c, nil
 }
 
@@ -178,10 +167,9 @@ func LoadSettings(flags *pflag.FlagSet, now func() time.Time) (*Config, error) {
 // environment, their harness's session among it.
 func (c *Config) loadAgents() error {
 	// The agents' variables (harness sessions, user folders, doctor's
-	// variables: some forty names) have no flag and no default, so viper
-	// would give os.Getenv's answer (an empty variable counts as unset
-	// either way) after binding and looking up a key for each, which every
-	// lock call and hook paid (docs/speed.md).
+	// variables: some forty names) have no flag and no default: they are
+	// read with os.Getenv (an empty variable counts as unset), not as
+	// keys of sources.
 	getenv := os.Getenv
 	c.WorkDir, _ = workspace.WorkDir()
 	c.Agents, c.AgentErrors = all.Load(all.DefaultSources(getenv, c.Settings.UserHome, c.WorkDir))
@@ -207,12 +195,12 @@ func (c *Config) loadAgents() error {
 // (AGENTLOCK_HOOK_LOCKS, AGENTLOCK_HOOK_IDLE, AGENTLOCK_HOOK_WAIT): a value
 // that cannot be used is an error, and unset stands in for it (the
 // project's, or the default).
-func hookLockSettings(v *viper.Viper) (workspace.HookLockSettings, error) {
+func hookLockSettings(v sources) (workspace.HookLockSettings, error) {
 	var h workspace.HookLockSettings
 	var errs [3]error
-	h.Lifetime, errs[0] = workspace.ParseLifetime(workspace.HookLocksVar, v.GetString("hook_locks"))
-	h.Idle, h.IdleSet, errs[1] = workspace.ParseHookIdle(workspace.HookIdleVar, v.GetString("hook_idle"))
-	h.Wait, h.WaitSet, errs[2] = workspace.ParseHookWait(workspace.HookWaitVar, v.GetString("hook_wait"))
+	h.Lifetime, errs[0] = workspace.ParseLifetime(workspace.HookLocksVar, v.get("hook_locks"))
+	h.Idle, h.IdleSet, errs[1] = workspace.ParseHookIdle(workspace.HookIdleVar, v.get("hook_idle"))
+	h.Wait, h.WaitSet, errs[2] = workspace.ParseHookWait(workspace.HookWaitVar, v.get("hook_wait"))
 	return h, errors.Join(errs[:]...)
 }
 

@@ -232,3 +232,35 @@ func TestLoadSettingsIsLoadWithoutTheAgents(t *testing.T) {
 	full.Settings.Backends, settings.Settings.Backends = nil, nil
 	assert.Equal(t, full.Settings, settings.Settings)
 }
+
+// A setting comes from its flag when the command line gives it (even
+// empty), else from its variable when set and not empty, else from the
+// flag's default; a key without a flag from its variable alone.
+func TestSourcesFlagOverEnvironmentOverDefault(t *testing.T) {
+	env := map[string]string{"AGENTLOCK_SESSION": "env-1", "AGENTLOCK_TIMEOUT": "", "AGENTLOCK_LOCK_WAIT": "2s"}
+	getenv := func(name string) string { return env[name] }
+	for _, tc := range []struct {
+		args             []string
+		session, timeout string
+		json             bool
+	}{
+		{nil, "env-1", "", false},
+		{[]string{"--session", "flag-1", "--json"}, "flag-1", "", true},
+		{[]string{"--session", "", "--timeout", "30"}, "", "30", false},
+		{[]string{"--json=false"}, "env-1", "", false},
+	} {
+		s, err := newSources(flags(t, tc.args...), getenv)
+		require.NoError(t, err)
+		assert.Equal(t, tc.session, s.get("session"), "%q", tc.args)
+		assert.Equal(t, "env-1", s.get("session_env"), "%q: the variable alone", tc.args)
+		assert.Equal(t, tc.timeout, s.get("timeout"), "%q: an empty variable is unset", tc.args)
+		assert.Equal(t, tc.json, s.getBool("json"), "%q", tc.args)
+		assert.Equal(t, "2s", s.get("lock_wait"), "%q", tc.args)
+		assert.Empty(t, s.get("home"), "%q: unset, no default", tc.args)
+	}
+
+	fs := pflag.NewFlagSet("agentlock", pflag.ContinueOnError)
+	fs.String("session", "", "")
+	_, err := newSources(fs, getenv)
+	require.ErrorContains(t, err, "no --timeout flag")
+}
