@@ -20,7 +20,7 @@
 #        after-tool hook of a session that read 1, 50 and 200 files, each run
 #        paired with flock(1) (median and 90th percentile of the paired
 #        ratios), and two floors (a Go hello-world, one linking cobra and
-#        viper); then each build's size and Go init time (inittrace).
+#        the YAML and TOML libraries); then each build's size and Go init time (inittrace).
 #
 # The binary is built as it is installed: static (CGO_ENABLED=0), so that
 # no process loads ld.so and libc before doing its work.
@@ -61,6 +61,8 @@ if [ "${1:-}" = mcp ]; then
   exit 0
 fi
 if [ "${1:-}" = serve ]; then
+  # agentlock serve runs the agentlock-mcp beside it.
+  CGO_ENABLED=0 go build -trimpath -o "$out/agentlock-mcp" ./cmd/agentlock-mcp
   echo "machine: $(uname -srm), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(go version | cut -d' ' -f3)"
   go run ./bench/serveidle -agentlock "$out/agentlock" -for "${2:-60}s"
   exit 0

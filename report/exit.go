@@ -3,7 +3,6 @@ package report
 import (
 	"errors"
 	"fmt"
-	"net/http"
 
 	"github.com/agentlock/agentlock/core"
 )
@@ -137,14 +136,26 @@ func HTTPStatus(err error) int {
 	}
 	switch code {
 	case ExitOK:
-		return http.StatusOK
+		return statusOK
 	case ExitUsage:
-		return http.StatusBadRequest
+		return statusBadRequest
 	case ExitRefused:
-		return http.StatusConflict
+		return statusConflict
 	}
-	return http.StatusInternalServerError
+	return statusInternalServerError
 }
+
+// The HTTP statuses of HTTPStatus, net/http's: this package does not
+// import net/http, which would link an HTTP client and server, TLS and
+// x509 into agentlock, whose every start (each lock call and hook) pays
+// their initialisation (docs/speed.md). The tests compare them with
+// net/http's.
+const (
+	statusOK                  = 200
+	statusBadRequest          = 400
+	statusConflict            = 409
+	statusInternalServerError = 500
+)
 
 // ErrorOf is the error record of err: its message and its exit code.
 func ErrorOf(err error) Error {

@@ -15,9 +15,9 @@ import (
 // command, the default build hands the whole command line over to
 // EtcdProgram, the build with the etcd store: this package decides
 // (NeedsEtcdBuild, EtcdProgramFor); the command line, which alone ends or
-// replaces its process, hands over. agentlock mcp is handed over the same
-// way, to MCPProgram (MCPProgramFor): no other program links the MCP Go
-// SDK.
+// replaces its process, hands over. agentlock mcp and agentlock serve are
+// handed over the same way, to MCPProgram (MCPProgramFor): no other
+// program links the MCP Go SDK or an HTTP server.
 const (
 	// EtcdProgram is the build with the etcd store, found beside this
 	// program, else on PATH.
@@ -29,11 +29,12 @@ const (
 	// over to it, so that the checks of the agentlock on PATH compare that
 	// one, the program hooks run.
 	FrontVar = "AGENTLOCK_FRONT"
-	// MCPProgram serves agentlock mcp, found like EtcdProgram: the one
-	// program that links the MCP Go SDK, whose package initialisation
-	// every start of a program linking it pays (docs/speed.md), so that no
-	// lock call or hook does. agentlock mcp hands its command line over to
-	// it (MCPProgramFor).
+	// MCPProgram serves agentlock mcp and agentlock serve, found like
+	// EtcdProgram: the one program that links the MCP Go SDK and the
+	// dashboard's HTTP server, whose package initialisation every start of
+	// a program linking them pays (docs/speed.md), so that no lock call or
+	// hook does. agentlock mcp and agentlock serve hand their command line
+	// over to it (MCPProgramFor).
 	MCPProgram = "agentlock-mcp"
 )
 

@@ -1,9 +1,10 @@
-// Command agentlock-mcp is agentlock's MCP server: agentlock mcp runs it in
-// its place, with the same command line, so that agentlock itself, which
-// every lock call and hook starts, does not link the MCP Go SDK. Install it
+// Command agentlock-mcp is agentlock's MCP server and dashboard: agentlock
+// mcp and agentlock serve run it in their place, with the same command
+// line, so that agentlock itself, which every lock call and hook starts,
+// links neither the MCP Go SDK nor an HTTP server. Install it
 // with agentlock (go install ./cmd/... from the source tree; the release
 // archives, npm and Homebrew ship both). See package mcpprogram and
-// docs/mcp.md.
+// docs/mcp.md and docs/dashboard.md.
 package main
 
 import (

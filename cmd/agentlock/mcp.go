@@ -1,12 +1,9 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/agentlock/agentlock/internal/frontend/mcpcmd"
-	"github.com/agentlock/agentlock/workspace"
 )
 
 // MCPOptions are what agentlock mcp runs with.
@@ -34,12 +31,4 @@ func newCmdMCP(f *Factory, runF func(*MCPOptions) error) *cobra.Command {
 
 // mcpRun runs agentlock-mcp in place of this process with the command
 // line; it returns only the error of a hand-over that could not happen.
-func mcpRun(opts *MCPOptions) error {
-	p := thisProcess(opts.Args)
-	bin := workspace.MCPProgramFor(p)
-	if bin == "" {
-		return fmt.Errorf("agentlock mcp is served by %s, which is neither beside this agentlock nor on PATH: %s",
-			workspace.MCPProgram, workspace.MCPInstall(moduleVersion()))
-	}
-	return execIn(bin, p, nil)
-}
+func mcpRun(opts *MCPOptions) error { return serverRun("agentlock mcp", opts.Args) }

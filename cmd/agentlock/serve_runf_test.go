@@ -5,11 +5,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentlock/agentlock/internal/frontend/servecmd"
 	"github.com/agentlock/agentlock/report"
 )
 
 func TestRunFServe(t *testing.T) {
-	requireCommon(t, "serve", newCmdServe, func(o *ServeOptions) func() (*config, error) { return o.Config }, false)
+	requireCommon[ServeOptions](t, "serve", newCmdServe, nil, true)
 
 	r := runfRun(t, "serve", newCmdServe)
 	require.NoError(t, r.Err)
@@ -24,11 +25,15 @@ func TestRunFServe(t *testing.T) {
 	require.True(t, r.Opts.Open)
 	require.Equal(t, "t0k", r.Opts.Token)
 	require.True(t, r.Opts.ReadOnly)
+	// The command line is handed over as it was given: agentlock-mcp
+	// parses the flags again and serves with them (its tests, in package
+	// mcpprogram, have what the root's flags do).
+	require.Equal(t, []string{"serve", "--addr", "0.0.0.0:8000", "--open", "--token", "t0k", "--read-only"}, r.Opts.Args)
 	requireUsage(t, runfRun(t, "serve", newCmdServe, "8000"), `unknown command "8000" for "agentlock serve"`)
 
-	// The address is checked before anything is opened: off loopback
-	// only with a token.
-	cfg := func() (*config, error) { t.Fatal("the address is checked first"); return nil, nil }
+	// The address is checked before anything is opened or handed over:
+	// off loopback only with a token.
+	handOver := func(string, []string) error { t.Fatal("the address is checked first"); return nil }
 	for _, tc := range []struct{ addr, token, want string }{
 		{"0.0.0.0:7420", "", "not a loopback address"},
 		{":7420", "", "not a loopback address"},
@@ -37,9 +42,22 @@ func TestRunFServe(t *testing.T) {
 		{"localhost", "", "--addr localhost: "},
 		{"127.0.0.1", "t", "missing port"},
 	} {
-		err := serveRun(t.Context(), &ServeOptions{IO: testFactory(t).IO, Config: cfg, Addr: tc.addr, Token: tc.token})
+		err := serveRun(&ServeOptions{IO: testFactory(t).IO, HandOver: handOver, Options: servecmd.Options{Addr: tc.addr, Token: tc.token}})
 		require.Error(t, err, tc.addr)
 		require.Equal(t, report.ExitUsage, report.ExitCode(err), "%s: %v", tc.addr, err)
 		require.Contains(t, err.Error(), tc.want)
 	}
+}
+
+// An address the dashboard may listen on is handed over with the command
+// line, to agentlock-mcp, which serves it.
+func TestServeHandsItsCommandLineOver(t *testing.T) {
+	var command string
+	var args []string
+	handOver := func(c string, a []string) error { command, args = c, a; return nil }
+	given := []string{"serve", "--addr", "127.0.0.1:0", "--read-only"}
+	require.NoError(t, serveRun(&ServeOptions{IO: testFactory(t).IO, HandOver: handOver, Args: given,
+		Options: servecmd.Options{Addr: "127.0.0.1:0", ReadOnly: true}}))
+	require.Equal(t, "agentlock serve", command)
+	require.Equal(t, given, args)
 }

@@ -10,13 +10,13 @@ import (
 	"fmt"
 	"github.com/agentlock/agentlock/audit"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/internal/frontend/dashboard/listenaddr"
 	"github.com/agentlock/agentlock/report"
 	"github.com/agentlock/agentlock/session"
 	"github.com/agentlock/agentlock/workspace"
@@ -55,7 +55,7 @@ func (s *Server) secure(next http.Handler) http.Handler {
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("Cache-Control", "no-store")
-		if s.opts.Token == "" && !loopbackHost(r.Host) {
+		if s.opts.Token == "" && !listenaddr.Loopback(r.Host) {
 			httpError(w, report.Usagef(http.StatusMisdirectedRequest, "this dashboard answers only to a loopback host name (localhost, 127.0.0.1, [::1]); start it with --token to serve other names"))
 			return
 		}
@@ -87,38 +87,6 @@ func (s *Server) tokenOf(r *http.Request) (ok, fromQuery bool) {
 		return true, true
 	}
 	return false, false
-}
-
-// loopbackHost reports whether a Host header names this machine's
-// loopback interface.
-func loopbackHost(host string) bool {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// CheckAddr refuses to listen on an address that is not loopback without
-// a token: the page shows who works on what and releases locks.
-func CheckAddr(addr, token string) error {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("--addr %s: %w", addr, err)
-	}
-	// A port that is no number from 0 to 65535 (nor a service name the
-	// system knows) is the user's typo, not a failure to listen.
-	if _, err := net.LookupPort("tcp", port); err != nil {
-		return fmt.Errorf("--addr %s: the port %q is not a port number (0 to 65535; 0 picks a free one)", addr, port)
-	}
-	if token == "" && !loopbackHost(host) {
-		return fmt.Errorf("--addr %s is not a loopback address: anyone who can reach it could read the registry and release locks; give --token too", addr)
-	}
-	return nil
 }
 
 // sameOrigin checks a state-changing request: the CSRF token of the page,

@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentlock/agentlock/core"
+	"github.com/agentlock/agentlock/internal/frontend/dashboard/listenaddr"
 	"github.com/agentlock/agentlock/internal/sys/agentproc"
 	"github.com/agentlock/agentlock/internal/sys/procs"
 	"github.com/agentlock/agentlock/report"
@@ -238,14 +239,14 @@ func TestLoopbackOnlyWithoutToken(t *testing.T) {
 		"127.0.0.1:7420": true, "localhost:0": true, "[::1]:7420": true,
 		"0.0.0.0:7420": false, ":7420": false, "192.168.1.2:80": false, "[::]:7420": false,
 	} {
-		err := CheckAddr(addr, "")
+		err := listenaddr.Check(addr, "")
 		assert.Equal(t, ok, err == nil, "%s: %v", addr, err)
-		assert.NoError(t, CheckAddr(addr, "t"), "with a token: %s", addr)
+		assert.NoError(t, listenaddr.Check(addr, "t"), "with a token: %s", addr)
 	}
 	// A port that is no port is refused before anything listens, token
 	// or not.
 	for _, addr := range []string{"127.0.0.1:notaport", "127.0.0.1:99999", "127.0.0.1:-1", "0.0.0.0:65536"} {
-		assert.ErrorContains(t, CheckAddr(addr, "t"), "is not a port number", addr)
+		assert.ErrorContains(t, listenaddr.Check(addr, "t"), "is not a port number", addr)
 	}
 }
 

@@ -36,7 +36,7 @@ func (s *Server) ListenAndServe(ctx context.Context, addr, token string, open bo
 	return nil
 }
 
-// Listen listens on addr (host:port, see CheckAddr) for Serve; a port
+// Listen listens on addr (host:port, see listenaddr.Check) for Serve; a port
 // another program holds is said so, with what to do.
 func Listen(addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)

@@ -53,7 +53,7 @@ type Options struct {
 	// "Authorization: Bearer" or X-Agentlock-Token header, a token query
 	// parameter (which also sets a cookie for the page's own requests),
 	// or that cookie. Required to listen on an address that is not
-	// loopback (see CheckAddr).
+	// loopback (see listenaddr.Check).
 	Token string
 	// Audit receives the line of every release made from the page, as
 	// agentlock release --force prints it; nil discards them.

@@ -33,3 +33,19 @@ func TestEtcdProjectNeedsTheEtcdBuild(t *testing.T) {
 	opts, _, errOut = options(dir, "mcp")
 	require.Equal(t, 0, Main(opts), errOut.String())
 }
+
+// The dashboard of a project on etcd needs the etcd build of this
+// program too, and says so before it listens.
+func TestEtcdProjectNeedsTheEtcdBuildToServeThePage(t *testing.T) {
+	dir := hermetic(t)
+	for _, d := range []string{".git", workspace.HomeDirName} {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, d), 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, workspace.HomeDirName, workspace.StoreFile),
+		[]byte("store=etcd://127.0.0.1:1/team\n"), 0o644))
+	opts, out, errOut := options(dir, "serve", "--addr", "127.0.0.1:0")
+	require.Equal(t, report.ExitEnv, Main(opts))
+	require.Empty(t, out.String())
+	require.Regexp(t, `^agentlock: the project keeps its locks in an etcd store, and this agentlock-mcp was built without it .*go build -tags etcd -o \S+ ./cmd/agentlock-mcp .*\n$`, errOut.String())
+	require.NotContains(t, errOut.String(), "serving the dashboard")
+}

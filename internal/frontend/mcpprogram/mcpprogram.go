@@ -1,13 +1,15 @@
 // Package mcpprogram is agentlock-mcp (workspace.MCPProgram; its main is
-// cmd/agentlock-mcp), the program that serves agentlock mcp: agentlock's
-// mcp command hands its command line over to it, so that the MCP Go SDK,
-// whose package initialisation costs every process that links it about a
-// millisecond of processor time, is linked into no program that a lock
-// call or a hook starts (docs/speed.md). It parses the command line
-// agentlock does (cmdutil.GlobalFlags, mcpcmd), serves it with package
-// mcpserver, prints its version as agentlock does, and lists the tools of
-// a server for agentlock doctor (list-tools), whose check must not link
-// the SDK either.
+// cmd/agentlock-mcp), the program that serves agentlock mcp and agentlock
+// serve: agentlock's mcp and serve commands hand their command line over
+// to it, so that the MCP Go SDK, whose package initialisation costs every
+// process that links it about a millisecond of processor time, and the
+// dashboard's HTTP server (net/http, crypto/tls, html/template: 0.3x
+// flock(1) a process) are linked into no program that a lock call or a
+// hook starts (docs/speed.md). It parses the command lines agentlock does
+// (cmdutil.GlobalFlags, mcpcmd, servecmd), serves MCP with package
+// mcpserver and the page with package dashboard, prints its version as
+// agentlock does, and lists the tools of a server for agentlock doctor
+// (list-tools), whose check must not link the SDK either.
 package mcpprogram
 
 import (
@@ -84,10 +86,12 @@ func Main(opts Options) int {
 func newRoot(opts Options, serve func(*cliconfig.Config) error) (*cobra.Command, func() error) {
 	root := &cobra.Command{
 		Use:   workspace.MCPProgram,
-		Short: "agentlock's MCP server: agentlock mcp runs it",
+		Short: "agentlock's MCP server and dashboard: agentlock mcp and agentlock serve run it",
 		Long: `agentlock-mcp serves agentlock's tools to agent CLIs over the Model Context
-Protocol. agentlock mcp runs it in its place with the same command line, so
-that no other program of agentlock links the MCP Go SDK (docs/mcp.md).`,
+Protocol, and the dashboard. agentlock mcp and agentlock serve run it in
+their place with the same command line, so that no other program of
+agentlock links the MCP Go SDK or an HTTP server (docs/mcp.md,
+docs/dashboard.md).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return cmdutil.UnknownCommand(cmd, args[0])
@@ -102,7 +106,7 @@ that no other program of agentlock links the MCP Go SDK (docs/mcp.md).`,
 	root.SetOut(opts.Out)
 	root.SetErr(opts.ErrOut)
 	root.SetIn(opts.In)
-	_, lenient, done := cliconfig.Lazy(cmdutil.GlobalFlags(root), opts.Now)
+	strict, lenient, done := cliconfig.Lazy(cmdutil.GlobalFlags(root), opts.Now)
 	root.AddCommand(mcpcmd.New(func(cmd *cobra.Command) error {
 		c, err := lenient()
 		if err != nil {
@@ -112,7 +116,7 @@ that no other program of agentlock links the MCP Go SDK (docs/mcp.md).`,
 			return serve(c)
 		}
 		return run(cmd.Context(), opts, c)
-	}), newCmdVersion(opts, lenient), newCmdListTools(opts))
+	}), newCmdServe(opts, strict, serve), newCmdVersion(opts, lenient), newCmdListTools(opts))
 	cmdutil.UsageArgs(root)
 	return root, done
 }
@@ -126,11 +130,8 @@ that no other program of agentlock links the MCP Go SDK (docs/mcp.md).`,
 func run(ctx context.Context, opts Options, c *cliconfig.Config) error {
 	if _, err := c.Service().Workspace(ctx); errors.Is(err, workspace.ErrNoRemote) {
 		// The project is on etcd, and this build lacks the store: every
-		// tool call would fail opening it, naming agentlock-etcd, which
-		// serves no MCP. Say once which build can.
-		return fmt.Errorf("the project keeps its locks in an etcd store, and this %s was built without it (go install builds it so): "+
-			"build it with the store, CGO_ENABLED=0 go build -tags etcd -o %s ./cmd/%s in agentlock's source tree, as the release archives, npm and Homebrew ship it (docs/teams.md)",
-			workspace.MCPProgram, selfOr(workspace.MCPProgram), workspace.MCPProgram)
+		// tool call would fail opening it.
+		return etcdBuildNeeded()
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()

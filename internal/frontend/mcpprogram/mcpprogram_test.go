@@ -160,3 +160,29 @@ func TestListTools(t *testing.T) {
 	require.Contains(t, errOut.String(), "not a server", "the server's standard error is the program's")
 	require.Contains(t, errOut.String(), "initialize")
 }
+
+// agentlock serve, handed over, is served with the configuration of its
+// command line, strictly (an invalid setting is a usage error, as in
+// agentlock), and an address it must not listen on is refused before
+// anything is resolved.
+func TestServeConfigurationFromTheCommandLine(t *testing.T) {
+	c, err := served(t, "serve", "--addr", "127.0.0.1:0", "--session", "claude-1", "--timeout", "30")
+	require.NoError(t, err)
+	require.NotNil(t, c)
+	require.Equal(t, "claude-1", c.Identity.Flag)
+	require.Equal(t, 30*time.Second, c.Settings.Timeout)
+
+	c, err = served(t, "serve", "--timeout", "-5")
+	require.Nil(t, c)
+	require.Equal(t, report.ExitUsage, report.ExitCode(err))
+	require.ErrorContains(t, err, "--timeout")
+
+	c, err = served(t, "serve", "--addr", "0.0.0.0:7420")
+	require.Nil(t, c, "nothing resolved for an address that is refused")
+	require.Equal(t, report.ExitUsage, report.ExitCode(err))
+	require.ErrorContains(t, err, "give --token too")
+
+	c, err = served(t, "serve", "extra")
+	require.Nil(t, c)
+	require.Equal(t, report.ExitUsage, report.ExitCode(err))
+}
