@@ -98,6 +98,10 @@ const midTokenBreaks = `(() => {
 func layoutProject(t *testing.T) *project {
 	t.Helper()
 	p := newProject(t)
+	// A project as deep as a developer's checkout, whatever the temporary
+	// folder: its path in the page's header must wrap on a phone too.
+	p.dir = filepath.Join(p.dir, "src", "github.com", "example-organisation", "a-repository-with-a-long-name")
+	require.NoError(t, os.MkdirAll(filepath.Join(p.dir, ".git"), 0o755))
 	requireExit(t, 0, p.run("init"))
 	sessions := []struct{ id, work string }{
 		{"claude-code-7f3a9c2e-41b8-4d5e-9a7c-0b1e2d3f4a5b", "refactor the authentication middleware: split login() and session refresh"},
