@@ -20,7 +20,8 @@
 #        after-tool hook of a session that read 1, 50 and 200 files, each run
 #        paired with flock(1) (median and 90th percentile of the paired
 #        ratios), and two floors (a Go hello-world, one linking cobra and
-#        the YAML and TOML libraries); then each build's size and Go init time (inittrace).
+#        the YAML and TOML libraries); then each build's size and Go init
+#        time (inittrace).
 #
 # The binary is built as it is installed: static (CGO_ENABLED=0), so that
 # no process loads ld.so and libc before doing its work.

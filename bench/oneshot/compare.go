@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/agentlock/agentlock/internal/sys/filedigest"
 )
 
 // build is one agentlock binary of a side-by-side run (-compare), with the
@@ -71,8 +73,8 @@ func parseBuilds(spec string) ([]build, error) {
 // shares the machine's state of that moment, which the ratio of two
 // medians does not. floors, comma-separated programs, are timed the same
 // way once a round (bench/floor: a Go hello-world, one linking cobra and
-// the YAML and TOML libraries). Then each build's size and its Go package initialisation
-// (GODEBUG=inittrace=1, median of n runs).
+// the YAML and TOML libraries). Then each build's size and its Go package
+// initialisation (GODEBUG=inittrace=1, median of n runs).
 func runCompare(spec, floors string, n int) error {
 	builds, err := parseBuilds(spec)
 	if err != nil {
@@ -248,7 +250,7 @@ func readViews(builds []build) error {
 			}
 		}
 	}
-	time.Sleep(2100 * time.Millisecond)
+	time.Sleep(filedigest.RacyMargin + 100*time.Millisecond)
 	for _, b := range builds {
 		for _, n := range viewCounts {
 			for i := range n {

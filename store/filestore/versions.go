@@ -97,7 +97,7 @@ type damagedLine struct {
 // parseSessionFile reads a versions file's content, ref naming it.
 func parseSessionFile(ref string, data []byte) sessionFile {
 	var f sessionFile
-	at := map[string]int{} // the index of each path's version
+	seen := map[string]bool{} // the paths of f.versions
 	for line := range bytes.Lines(data) {
 		line = bytes.TrimRight(line, "\n")
 		switch {
@@ -115,16 +115,12 @@ func parseSessionFile(ref string, data []byte) sessionFile {
 				f.damaged = append(f.damaged, damagedLine{slices.Clone(line), err.(*store.DamagedError)})
 				continue
 			}
-			if i, twice := at[v.Path]; twice {
-				// A path recorded twice (never written so) keeps its last.
-				f.versions = slices.Delete(f.versions, i, i+1)
-				for p, j := range at {
-					if j > i {
-						at[p] = j - 1
-					}
-				}
+			if seen[v.Path] {
+				// A path recorded twice (never written so) keeps its last:
+				// the scan only then, not for every line.
+				f.versions = slices.DeleteFunc(f.versions, func(x store.Version) bool { return x.Path == v.Path })
 			}
-			at[v.Path] = len(f.versions)
+			seen[v.Path] = true
 			f.versions = append(f.versions, v)
 		}
 	}
